@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { artifactSchema } from './artifact';
+
+export const EXECUTION_STATUSES = ['ok', 'error', 'timeout', 'interrupted', 'oom', 'killed'] as const;
+export const executionStatusSchema = z.enum(EXECUTION_STATUSES);
+export type ExecutionStatus = z.infer<typeof executionStatusSchema>;
+
+export const streamNameSchema = z.enum(['stdout', 'stderr']);
+export type StreamName = z.infer<typeof streamNameSchema>;
+
+export const displaySchema = z.object({
+  mime: z.string(),
+  data: z.string().describe('base64 for binary mime types, text otherwise'),
+  encoding: z.enum(['base64', 'utf8']),
+});
+export type Display = z.infer<typeof displaySchema>;
+
+export const executionErrorSchema = z.object({
+  name: z.string(),
+  value: z.string(),
+  traceback: z.string(),
+});
+export type ExecutionError = z.infer<typeof executionErrorSchema>;
+
+export const executionResultSchema = z.object({
+  executionId: z.string(),
+  sessionId: z.string(),
+  status: executionStatusSchema,
+  stdout: z.string(),
+  stderr: z.string(),
+  result: z.string().optional().describe('repr of the last expression'),
+  error: executionErrorSchema.optional(),
+  displays: z.array(displaySchema),
+  truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }),
+  durationMs: z.number(),
+  exitCode: z.number().int().optional(),
+  files: z.array(z.object({ path: z.string(), size: z.number().int() })),
+  artifacts: z.array(artifactSchema),
+  stateLost: z.boolean().describe('true when the container had to be restarted: variables are gone'),
+  message: z.string().optional().describe('plain-language note on timeouts, OOM, restarts'),
+});
+export type ExecutionResult = z.infer<typeof executionResultSchema>;

@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { limitsSchema } from './limits';
+
+export const LANGUAGES = ['python', 'javascript', 'bash'] as const;
+export const languageSchema = z.enum(LANGUAGES);
+export type Language = z.infer<typeof languageSchema>;
+
+/** Lifecycle of a session: starting → ready ⇄ busy → (restarting → ready) → stopping → stopped. */
+export const SESSION_STATES = ['starting', 'ready', 'busy', 'restarting', 'stopping', 'stopped', 'failed'] as const;
+export const sessionStateSchema = z.enum(SESSION_STATES);
+export type SessionState = z.infer<typeof sessionStateSchema>;
+
+export const channelKindSchema = z.enum(['socket', 'attach']);
+export type ChannelKind = z.infer<typeof channelKindSchema>;
+
+export const sessionInfoSchema = z.object({
+  id: z.string(),
+  language: languageSchema,
+  image: z.string(),
+  environment: z.string().optional(),
+  state: sessionStateSchema,
+  channel: channelKindSchema,
+  limits: limitsSchema,
+  containerId: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string(),
+  runs: z.number().int(),
+  fromPool: z.boolean(),
+  client: z.string().optional(),
+});
+export type SessionInfo = z.infer<typeof sessionInfoSchema>;
