@@ -1,0 +1,87 @@
+import type { Limits } from '../../shared/domain/limits';
+import type { ContainerSpec } from './docker-client';
+
+export const SANDBOX_USER = '10001:10001';
+export const WORKSPACE_DIR = '/workspace';
+export const AGENT_DIR = '/run/sandpit';
+export const AGENT_SOCKET = `${AGENT_DIR}/agent.sock`;
+
+export interface ProfileInput {
+  name: string;
+  image: string;
+  limits: Limits;
+  labels: Record<string, string>;
+  workspaceVolume: string;
+  /** Host directory bind-mounted at /run/sandpit for the unix-socket channel; absent for attach. */
+  agentHostDir?: string;
+  /** Docker network to join; absent means NetworkMode none. */
+  network?: string;
+  runtime?: string;
+  env?: Record<string, string>;
+  cmd?: string[];
+  /** Extra named volumes: name → mount point (e.g. the session's package dir). */
+  volumes?: Record<string, string>;
+}
+
+/**
+ * The hardened profile of every session container (DESIGN.md §3), in one place.
+ * Never host namespaces, never the Docker socket, no host bind mount but the agent dir.
+ */
+export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
+  const { limits } = input;
+  const memory = limits.memoryMb * 1024 * 1024;
+  const mounts: Array<Record<string, unknown>> = [
+    { Type: 'volume', Source: input.workspaceVolume, Target: WORKSPACE_DIR, ReadOnly: false },
+  ];
+  for (const [name, target] of Object.entries(input.volumes ?? {})) {
+    mounts.push({ Type: 'volume', Source: name, Target: target, ReadOnly: false });
+  }
+  if (input.agentHostDir) {
+    mounts.push({ Type: 'bind', Source: input.agentHostDir, Target: AGENT_DIR, ReadOnly: false });
+  }
+  const hostConfig: Record<string, unknown> = {
+    CapDrop: ['ALL'],
+    SecurityOpt: ['no-new-privileges'],
+    ReadonlyRootfs: true,
+    Privileged: false,
+    Init: true,
+    Memory: memory,
+    MemorySwap: memory,
+    NanoCpus: Math.round(limits.cpus * 1e9),
+    PidsLimit: limits.pids,
+    Ulimits: [
+      { Name: 'nofile', Soft: 1024, Hard: 1024 },
+      { Name: 'fsize', Soft: limits.workspaceMb * 1024 * 1024, Hard: limits.workspaceMb * 1024 * 1024 },
+      { Name: 'core', Soft: 0, Hard: 0 },
+    ],
+    Tmpfs: { '/tmp': `rw,nosuid,nodev,size=${limits.tmpMb}m` },
+    Mounts: mounts,
+    NetworkMode: input.network ?? 'none',
+    IpcMode: 'private',
+    PidMode: '',
+    LogConfig: { Type: 'json-file', Config: { 'max-size': '1m', 'max-file': '1' } },
+    RestartPolicy: { Name: 'no' },
+    AutoRemove: false,
+  };
+  if (input.runtime) hostConfig.Runtime = input.runtime;
+  return {
+    name: input.name,
+    image: input.image,
+    cmd: input.cmd,
+    env: {
+      SANDPIT_CHANNEL: input.agentHostDir ? `socket:${AGENT_SOCKET}` : 'stdio',
+      SANDPIT_WORKSPACE: WORKSPACE_DIR,
+      ...input.env,
+    },
+    labels: input.labels,
+    user: SANDBOX_USER,
+    workingDir: WORKSPACE_DIR,
+    openStdin: !input.agentHostDir,
+    hostConfig,
+  };
+}
+
+/** The size-capped, tmpfs-backed named volume behind /workspace (StorageOpt is not portable). */
+export function workspaceVolumeOptions(limits: Limits): Record<string, string> {
+  return { type: 'tmpfs', device: 'tmpfs', o: `size=${limits.workspaceMb}m,uid=10001,gid=10001,mode=0755` };
+}

@@ -1,0 +1,139 @@
+import type { Readable, Writable } from 'node:stream';
+
+/** Everything Sandpit asks of a Docker engine. One dockerode implementation; tests of others may fake it. */
+export interface DockerClient {
+  /** Where the engine is: `local` when it speaks over a unix socket on this machine. */
+  readonly endpoint: EngineEndpoint;
+  ping(timeoutMs?: number): Promise<EngineVersion>;
+
+  createContainer(spec: ContainerSpec): Promise<string>;
+  startContainer(id: string): Promise<void>;
+  killContainer(id: string, signal?: string): Promise<void>;
+  removeContainer(id: string): Promise<void>;
+  inspectContainer(id: string): Promise<ContainerState>;
+  waitContainer(id: string): Promise<number>;
+  attachContainer(id: string): Promise<AttachedStreams>;
+  exec(id: string, argv: string[], options?: ExecOptions): Promise<ExecResult>;
+  listContainers(labels: Record<string, string | true>): Promise<ContainerSummary[]>;
+
+  putArchive(id: string, dir: string, tar: Buffer): Promise<void>;
+  getArchive(id: string, path: string): Promise<Readable>;
+
+  createVolume(spec: VolumeSpec): Promise<string>;
+  removeVolume(name: string): Promise<void>;
+  listVolumes(labels: Record<string, string | true>): Promise<VolumeSummary[]>;
+
+  imageExists(tag: string): Promise<boolean>;
+  buildImage(context: Buffer, options: BuildOptions, onLog?: (line: string) => void): Promise<void>;
+  importImage(rootfsTar: Readable, tag: string): Promise<void>;
+  removeImage(tag: string): Promise<void>;
+
+  createNetwork(spec: NetworkSpec): Promise<string>;
+  removeNetwork(id: string): Promise<void>;
+  connectNetwork(networkId: string, containerId: string, aliases?: string[]): Promise<void>;
+
+  /** Follows the engine's events for containers with these labels; returns a stop function. */
+  watchEvents(labels: Record<string, string | true>, onEvent: (event: EngineEvent) => void, onEnd: (error?: Error) => void): Promise<() => void>;
+}
+
+export interface EngineEndpoint {
+  kind: 'local' | 'remote';
+  /** Human description: the socket path or host:port. */
+  address: string;
+}
+
+export interface EngineVersion {
+  version: string;
+  apiVersion: string;
+  os: string;
+  runtimes: string[];
+}
+
+export interface ContainerSpec {
+  name?: string;
+  image: string;
+  cmd?: string[];
+  env: Record<string, string>;
+  labels: Record<string, string>;
+  user: string;
+  workingDir: string;
+  openStdin: boolean;
+  /** The raw HostConfig (built by container-profile.ts only). */
+  hostConfig: Record<string, unknown>;
+  networkingConfig?: Record<string, unknown>;
+}
+
+export interface ContainerState {
+  id: string;
+  running: boolean;
+  status: string;
+  exitCode: number;
+  oomKilled: boolean;
+  pid: number;
+  labels: Record<string, string>;
+  ipAddress?: string;
+}
+
+export interface ContainerSummary {
+  id: string;
+  names: string[];
+  state: string;
+  labels: Record<string, string>;
+}
+
+export interface VolumeSpec {
+  name: string;
+  labels: Record<string, string>;
+  driverOpts?: Record<string, string>;
+}
+
+export interface VolumeSummary {
+  name: string;
+  labels: Record<string, string>;
+}
+
+export interface NetworkSpec {
+  name: string;
+  labels: Record<string, string>;
+  internal: boolean;
+}
+
+export interface BuildOptions {
+  tag: string;
+  dockerfile?: string;
+  buildArgs?: Record<string, string>;
+  labels?: Record<string, string>;
+  networkMode?: string;
+}
+
+export interface ExecOptions {
+  user?: string;
+  env?: Record<string, string>;
+  workingDir?: string;
+  stdin?: Buffer;
+  timeoutMs?: number;
+  maxOutputBytes?: number;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface AttachedStreams {
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable;
+  close(): void;
+}
+
+export interface EngineEvent {
+  type: string;
+  action: string;
+  id: string;
+  labels: Record<string, string>;
+  exitCode?: number;
+  time: number;
+}

@@ -1,0 +1,31 @@
+import { SandpitError } from '../../shared/api/errors';
+import type { EngineEndpoint } from './docker-client';
+
+const UNREACHABLE = ['ECONNREFUSED', 'ENOENT', 'EACCES', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH'];
+
+/** How to get a Docker engine running, in plain words. */
+export function dockerFixHint(endpoint: EngineEndpoint): string {
+  return endpoint.kind === 'local'
+    ? `Start Docker (Docker Desktop, or "sudo systemctl start docker" / "sudo dockerd" on Linux) and make sure ${endpoint.address} is readable by this user.`
+    : `Check that the Docker engine at ${endpoint.address} is running and reachable, or unset DOCKER_HOST to use the local one.`;
+}
+
+/** Maps a dockerode/docker-modem failure to a stable SandpitError. SandpitErrors pass through. */
+export function mapDockerError(error: unknown, what: string, endpoint: EngineEndpoint): SandpitError {
+  if (error instanceof SandpitError) {
+    return error.code === 'INTERNAL' && /did not finish within/.test(error.message)
+      ? new SandpitError('DOCKER_UNAVAILABLE', `The Docker engine did not answer (${what}). ${dockerFixHint(endpoint)}`)
+      : error;
+  }
+  const e = error as { code?: string; statusCode?: number; message?: string; json?: { message?: string } };
+  const message = e.json?.message ?? e.message ?? String(error);
+  if ((e.code && UNREACHABLE.includes(e.code)) || /socket hang up|connect E|ECONNREFUSED/i.test(message)) {
+    return new SandpitError('DOCKER_UNAVAILABLE', `Docker is not running or not reachable at ${endpoint.address}. ${dockerFixHint(endpoint)}`, { cause: message });
+  }
+  if (e.statusCode === 404 && /image/i.test(message)) {
+    return new SandpitError('IMAGE_MISSING', `The image is not available: ${message}. Build it with "npm run build:images".`);
+  }
+  if (e.statusCode === 404) return new SandpitError('NOT_FOUND', `${what}: ${message}`);
+  if (e.statusCode === 409) return new SandpitError('CONFLICT', `${what}: ${message}`);
+  return new SandpitError('INTERNAL', `Docker failed to ${what}: ${message}`, { statusCode: e.statusCode });
+}

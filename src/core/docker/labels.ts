@@ -1,0 +1,34 @@
+/** Labels on every container, volume and network Sandpit creates. The reaper trusts nothing else. */
+export const LABEL = {
+  managed: 'dev.sandpit.managed',
+  instance: 'dev.sandpit.instance',
+  session: 'dev.sandpit.session',
+  ownerHost: 'dev.sandpit.owner-host',
+  ownerPid: 'dev.sandpit.owner-pid',
+  ownerStart: 'dev.sandpit.owner-start',
+  pool: 'dev.sandpit.pool',
+  role: 'dev.sandpit.role',
+} as const;
+
+export interface InstanceIdentity {
+  /** Random per running core. */
+  instanceId: string;
+  host: string;
+  pid: number;
+  /** The process's start time as the OS reports it (Linux: /proc/<pid>/stat field 22), '' when unknown. */
+  processStart: string;
+}
+
+export function instanceLabels(identity: InstanceIdentity): Record<string, string> {
+  return {
+    [LABEL.managed]: 'true',
+    [LABEL.instance]: identity.instanceId,
+    [LABEL.ownerHost]: identity.host,
+    [LABEL.ownerPid]: String(identity.pid),
+    [LABEL.ownerStart]: identity.processStart,
+  };
+}
+
+export function sessionLabels(identity: InstanceIdentity, sessionId: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { ...instanceLabels(identity), [LABEL.session]: sessionId, ...extra };
+}
