@@ -24,6 +24,8 @@ export interface DockerClient {
   listVolumes(labels: Record<string, string | true>): Promise<VolumeSummary[]>;
 
   imageExists(tag: string): Promise<boolean>;
+  /** The image's id and labels, or undefined when no image has this tag/id. */
+  inspectImage(tag: string): Promise<ImageInfo | undefined>;
   buildImage(context: Buffer, options: BuildOptions, onLog?: (line: string) => void): Promise<void>;
   importImage(rootfsTar: Readable, tag: string): Promise<void>;
   removeImage(tag: string): Promise<void>;
@@ -96,6 +98,13 @@ export interface NetworkSpec {
   name: string;
   labels: Record<string, string>;
   internal: boolean;
+}
+
+export interface ImageInfo {
+  /** The content-addressed image id (`sha256:…`). */
+  id: string;
+  labels: Record<string, string>;
+  sizeBytes: number;
 }
 
 export interface BuildOptions {

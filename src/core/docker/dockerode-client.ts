@@ -16,6 +16,7 @@ import type {
   EngineVersion,
   ExecOptions,
   ExecResult,
+  ImageInfo,
   NetworkSpec,
   VolumeSpec,
   VolumeSummary,
@@ -96,8 +97,8 @@ export class DockerodeClient implements DockerClient {
         AttachStdout: spec.openStdin,
         AttachStderr: spec.openStdin,
         Tty: false,
-        HostConfig: spec.hostConfig as Docker.HostConfig,
-        NetworkingConfig: spec.networkingConfig as Docker.ContainerCreateOptions['NetworkingConfig'],
+        HostConfig: spec.hostConfig,
+        NetworkingConfig: spec.networkingConfig,
       });
       return c.id;
     });
@@ -287,6 +288,18 @@ export class DockerodeClient implements DockerClient {
         return true;
       } catch (error) {
         if ((error as { statusCode?: number }).statusCode === 404) return false;
+        throw error;
+      }
+    });
+  }
+
+  async inspectImage(tag: string): Promise<ImageInfo | undefined> {
+    return this.call('inspect image', { image: tag }, async () => {
+      try {
+        const i = await this.docker.getImage(tag).inspect();
+        return { id: i.Id, labels: i.Config?.Labels ?? {}, sizeBytes: i.Size };
+      } catch (error) {
+        if ((error as { statusCode?: number }).statusCode === 404) return undefined;
         throw error;
       }
     });

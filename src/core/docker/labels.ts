@@ -8,6 +8,10 @@ export const LABEL = {
   ownerStart: 'dev.sandpit.owner-start',
   pool: 'dev.sandpit.pool',
   role: 'dev.sandpit.role',
+  /** On executor images: the content hash the tag is derived from, the flavour, and the base image tag. */
+  imageHash: 'dev.sandpit.image-hash',
+  imageFlavour: 'dev.sandpit.image-flavour',
+  imageBase: 'dev.sandpit.image-base',
 } as const;
 
 export interface InstanceIdentity {

@@ -1,0 +1,717 @@
+#!/usr/bin/env python3
+"""Sandpit's in-container Python agent (protocol 1, see ../PROTOCOL.md).
+
+Keeps one globals dict between executions and speaks JSON lines with the host on a private channel
+(a unix socket, or the original stdin/stdout). User code's fd 0 is /dev/null and its fds 1/2 are
+pipes drained by this agent, so nothing user code prints can reach the channel.
+
+Standard library only; Python >= 3.9. Runs as `python3 agent.py`.
+"""
+
+import ast
+import base64
+import builtins
+import codecs
+import importlib.machinery
+import io
+import json
+import linecache
+import os
+import queue
+import signal
+import socket
+import sys
+import threading
+import time
+import traceback
+import types
+
+PROTOCOL = 1
+AGENT_PID = os.getpid()
+AGENT_FILE = (lambda: None).__code__.co_filename  # frames from this file are hidden from users
+READ_SIZE = 65536
+SYNC_TIMEOUT = 2.0
+MAX_WALK = 20000
+MAX_FILES = 1000
+DEFAULT_LIMIT = 1 << 20
+MIN_TEXT_LIMIT = 4096  # results and tracebacks are clipped to max(outputLimit, this) characters
+CO_COROUTINE = 0x80
+LOG_FD = 2
+
+
+def log(text):
+    """Write a diagnostic about the agent itself to the original stderr (never the channel)."""
+    try:
+        os.write(LOG_FD, ('sandpit-agent: %s\n' % text).encode('utf-8', 'replace'))
+    except OSError:
+        pass
+
+
+def write_all(fd, data):
+    """Write every byte of `data` to `fd`."""
+    view = memoryview(data).cast('B')
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def clip(text, limit):
+    """Shorten `text` to about max(limit, MIN_TEXT_LIMIT) characters, saying so."""
+    limit = max(limit, MIN_TEXT_LIMIT)
+    if len(text) <= limit:
+        return text
+    return text[:limit] + '\u2026 [%d more characters]' % (len(text) - limit)
+
+
+def _ignore_sigint(_signum, _frame):
+    """SIGINT handler outside user code: interrupts only ever target running user code."""
+
+
+class FdWriter(io.RawIOBase):
+    """Unbuffered binary writer on a file descriptor that never writes partially."""
+
+    def __init__(self, fd):
+        super().__init__()
+        self._fd = fd
+
+    def writable(self):
+        return True
+
+    def fileno(self):
+        return self._fd
+
+    def write(self, data):
+        write_all(self._fd, data)
+        return len(data)
+
+
+def text_stream(fd):
+    """A write-through text stream on `fd`, for sys.stdout / sys.stderr."""
+    return io.TextIOWrapper(FdWriter(fd), encoding='utf-8', errors='backslashreplace', write_through=True)
+
+
+class Channel:
+    """The JSON-lines transport to the host. Only the agent's own pid ever writes on it."""
+
+    def __init__(self, spec):
+        self.spec = spec
+        self.outbox = queue.Queue(maxsize=128)  # bounded: slow hosts apply back-pressure to output
+        self.lock = threading.Lock()  # guards `conn` and every write on it
+        self.conn = None
+        self.server = None
+        self.in_fd = self.out_fd = None
+        if spec == 'stdio':  # claim the original stdin/stdout before fds 0/1 are replaced
+            self.in_fd, self.out_fd = os.dup(0), os.dup(1)
+
+    def private_fds(self):
+        """File descriptors a forked child must not be able to use."""
+        socks = [s for s in (self.server, self.conn) if s is not None]
+        return [fd for fd in [self.in_fd, self.out_fd] + [s.fileno() for s in socks] if fd is not None and fd >= 0]
+
+    def start(self, on_message):
+        """Start the reader and writer threads; `on_message(dict)` is called for every request."""
+        self.on_message = on_message
+        if self.spec == 'stdio':
+            threading.Thread(target=self._read_stdio, name='sandpit-channel', daemon=True).start()
+        else:
+            path = self.spec[len('socket:'):]
+            if os.path.lexists(path) and not os.path.isdir(path):
+                os.unlink(path)
+            self.server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.server.bind(path)
+            os.chmod(path, 0o600)
+            self.server.listen(4)
+            threading.Thread(target=self._accept, name='sandpit-accept', daemon=True).start()
+        threading.Thread(target=self._write_loop, name='sandpit-writer', daemon=True).start()
+
+    def send(self, msg):
+        """Queue one message for the host (dropped silently in forked children)."""
+        if os.getpid() != AGENT_PID:
+            return
+        line = json.dumps(msg, ensure_ascii=False, separators=(',', ':')) + '\n'
+        self.outbox.put(line.encode('utf-8', 'replace'))
+
+    def _write_loop(self):
+        while True:
+            data = self.outbox.get()
+            if self.out_fd is not None:
+                try:
+                    write_all(self.out_fd, data)
+                except OSError:
+                    os._exit(0)  # the host is gone
+                continue
+            with self.lock:
+                if self.conn is not None:
+                    try:
+                        self.conn.sendall(data)
+                    except OSError:
+                        pass  # the reader notices the broken connection
+
+    def _dispatch(self, line):
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return
+        if isinstance(msg, dict):
+            try:
+                self.on_message(msg)
+            except Exception as exc:  # never let a bad request kill the reader
+                log('request failed: %r' % exc)
+
+    def _read_stdio(self):
+        try:
+            with io.open(self.in_fd, 'rb', closefd=False) as stream:
+                for line in stream:
+                    self._dispatch(line)
+        except OSError:
+            pass
+        os._exit(0)  # end of the channel: the host is gone
+
+    def _accept(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                time.sleep(0.05)
+                continue
+            old = self.conn
+            if old is not None:
+                try:
+                    old.shutdown(socket.SHUT_RDWR)  # wakes a writer blocked on it; its reader closes it
+                except OSError:
+                    pass
+            with self.lock:
+                self.conn = conn
+            threading.Thread(target=self._read_socket, args=(conn,), name='sandpit-conn', daemon=True).start()
+
+    def _read_socket(self, conn):
+        try:
+            with conn.makefile('rb') as stream:
+                for line in stream:
+                    self._dispatch(line)
+        except OSError:
+            pass
+        with self.lock:
+            if self.conn is conn:
+                self.conn = None
+            conn.close()
+
+
+class Pump(threading.Thread):
+    """Owns the pipe behind fd 1 or 2 and forwards what it reads as `stream` messages."""
+
+    def __init__(self, name, target_fd, send):
+        super().__init__(name='sandpit-' + name, daemon=True)
+        self.stream, self.target_fd, self.send = name, target_fd, send
+        self.rfd, self.wfd = os.pipe()  # both private (non-inheritable); fd `target_fd` is a copy of wfd
+        self.rebind()
+        self.lock = threading.Lock()  # guards the per-execution state below and sends
+        self.hit = threading.Event()
+        self.eid, self.limit, self.sent, self.dropped = None, 0, 0, 0
+        self.decoder = None
+        self.marker, self.held = None, b''
+
+    def rebind(self):
+        """Point the public fd at this pipe again (user code may have closed or replaced it)."""
+        os.dup2(self.wfd, self.target_fd)
+
+    def begin(self, eid, limit):
+        """Attribute output to execution `eid`, forwarding at most `limit` bytes."""
+        with self.lock:
+            self.eid, self.limit, self.sent, self.dropped = eid, limit, 0, 0
+            self.decoder = codecs.getincrementaldecoder('utf-8')(errors='replace')
+
+    def end(self):
+        """Stop forwarding for the current execution; returns its dropped byte count."""
+        with self.lock:
+            self._disarm()
+            if self.eid is not None:
+                self._emit(self.decoder.decode(b'', True))
+            self.eid = None
+            return self.dropped
+
+    def arm(self, marker):
+        """Write the sync `marker` into the pipe; `hit` is set once everything before it is forwarded."""
+        with self.lock:
+            self._disarm()
+            self.marker = marker
+            self.hit.clear()
+        try:
+            write_all(self.wfd, marker)  # atomic: shorter than PIPE_BUF
+            return True
+        except OSError:
+            self.disarm()
+            return False
+
+    def disarm(self):
+        """Give up waiting for the marker (sync timed out)."""
+        with self.lock:
+            self._disarm()
+
+    def _disarm(self):
+        held, self.held, self.marker = self.held, b'', None
+        self._forward(held)
+
+    def run(self):
+        while True:
+            try:
+                data = os.read(self.rfd, READ_SIZE)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                self._feed(data)
+
+    def _feed(self, data):
+        marker = self.marker
+        if marker is None:
+            self._forward(data)
+            return
+        buf = self.held + data
+        index = buf.find(marker)
+        if index < 0:  # hold back a tail that may be the start of a marker split across reads
+            cut = max(len(buf) - len(marker) + 1, 0)
+            self.held = buf[cut:]
+            self._forward(buf[:cut])
+            return
+        self.held, self.marker = b'', None
+        self._forward(buf[:index])
+        self.hit.set()
+        self._forward(buf[index + len(marker):])
+
+    def _forward(self, data):
+        if not data or self.eid is None:
+            return  # output written while no execution runs is discarded
+        room = max(self.limit - self.sent, 0)
+        if len(data) > room:
+            self.dropped += len(data) - room
+            data = data[:room]
+        self.sent += len(data)
+        self._emit(self.decoder.decode(data))
+
+    def _emit(self, text):
+        if text:
+            self.send({'type': 'stream', 'id': self.eid, 'name': self.stream, 'text': text})
+
+
+class PyplotHook:
+    """Meta-path finder that patches `matplotlib.pyplot.show` when user code imports pyplot."""
+
+    def __init__(self, show):
+        self.show = show
+
+    def find_spec(self, name, path=None, target=None):
+        if name != 'matplotlib.pyplot':
+            return None
+        spec = importlib.machinery.PathFinder.find_spec(name, path, target)
+        exec_module = getattr(getattr(spec, 'loader', None), 'exec_module', None)
+        if exec_module is None:
+            return None
+
+        def exec_and_patch(module):
+            exec_module(module)
+            module.show = self.show
+
+        try:
+            spec.loader.exec_module = exec_and_patch
+        except (AttributeError, TypeError):
+            return None
+        return spec
+
+
+def rich_repr(obj):
+    """(mime, data, encoding) for an object with a rich representation, else (None, None, None)."""
+    if isinstance(obj, type):
+        return None, None, None
+    if type(obj).__module__.startswith('matplotlib.') and hasattr(obj, 'savefig'):
+        return 'image/png', figure_png(obj), 'base64'
+    for attr, mime in (('_repr_png_', 'image/png'), ('_repr_svg_', 'image/svg+xml'), ('_repr_html_', 'text/html')):
+        method = getattr(obj, attr, None)
+        data = method() if callable(method) else None
+        if isinstance(data, tuple) and data:  # IPython's (data, metadata) convention
+            data = data[0]
+        if isinstance(data, (bytes, bytearray)):
+            if mime == 'image/png':
+                return mime, base64.b64encode(data).decode('ascii'), 'base64'
+            data = bytes(data).decode('utf-8', 'replace')
+        if isinstance(data, str):
+            return mime, data, 'base64' if mime == 'image/png' else 'utf8'
+    return None, None, None
+
+
+def figure_png(fig):
+    """A matplotlib figure as base64 PNG."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format='png', bbox_inches='tight')
+    return base64.b64encode(buf.getvalue()).decode('ascii')
+
+
+def clean_traceback(tb):
+    """Drop the agent's frames: everything before the first cell frame, and any agent frame after it."""
+    frames = []
+    while tb is not None:
+        frames.append(tb)
+        tb = tb.tb_next
+    names = [t.tb_frame.f_code.co_filename for t in frames]
+    start = next((i for i, name in enumerate(names) if name.startswith('<cell-')), 0)
+    kept = [t for t, name in zip(frames[start:], names[start:]) if name != AGENT_FILE]
+    for before, after in zip(kept, kept[1:]):
+        before.tb_next = after
+    if kept:
+        kept[-1].tb_next = None
+    return kept[0] if kept else None
+
+
+def snapshot_files(root):
+    """{relpath: (size, mtime_ns)} of regular files under `root` (no symlinks), and whether the walk was complete."""
+    files, seen, stack = {}, 0, ['']
+    while stack:
+        rel = stack.pop()
+        try:
+            with os.scandir(os.path.join(root, rel) if rel else root) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen += 1
+            if seen > MAX_WALK:
+                return files, False
+            path = rel + '/' + entry.name if rel else entry.name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(path)
+                elif entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    files[path] = (st.st_size, st.st_mtime_ns)
+            except OSError:
+                pass
+    return files, True
+
+
+def near_pids_limit():
+    """Whether the container's pids cgroup (v1 or v2) is at 75 % of its limit or more."""
+    for base in ('/sys/fs/cgroup/pids', '/sys/fs/cgroup'):
+        try:
+            with open(base + '/pids.current') as f:
+                current = int(f.read())
+            with open(base + '/pids.max') as f:
+                limit = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        return limit.isdigit() and current >= 0.75 * int(limit)
+    return False
+
+
+def kill_strays():
+    """SIGKILL every process but this one and init (kill(-1) spares the caller); returns how many there were."""
+    me, strays = os.getpid(), 0
+    for name in os.listdir('/proc'):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
+        try:
+            with open('/proc/%s/stat' % name, 'rb') as f:
+                stat = f.read()
+        except OSError:
+            continue
+        if stat[stat.rfind(b')') + 2:][:1] != b'Z':  # zombies are already dead
+            strays += 1
+    if strays:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    deadline = time.monotonic() + 1.0
+    while True:  # reap our own children; orphans are init's
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except OSError:
+            break
+        if pid == 0:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.005)
+    return strays
+
+
+def exit_forked_child(outcome):
+    """A child forked by user code has come back into the agent: report like Python would, then exit."""
+    code = 1
+    try:
+        exc = outcome[2]
+        if exc is None:
+            code = 0
+        elif isinstance(exc, SystemExit) and (exc.code is None or isinstance(exc.code, int)):
+            code = (exc.code or 0) & 0xFF
+        elif isinstance(exc, SystemExit):
+            print(exc.code, file=sys.stderr)
+        else:
+            traceback.print_exception(type(exc), exc, clean_traceback(exc.__traceback__))
+        sys.stdout.flush()
+        sys.stderr.flush()
+    finally:
+        os._exit(code)
+
+
+class Agent:
+    """Runs executions one at a time in the main thread, in one persistent `__main__` namespace."""
+
+    def __init__(self, channel, pumps, devnull):
+        self.channel, self.pumps, self.devnull = channel, pumps, devnull
+        self.requests = queue.Queue()
+        self.running = None  # id of the execution whose user code is running (interrupt target)
+        self.current = None  # id of the execution being handled (display messages are tagged with it)
+        self.emit_lock = threading.Lock()  # no display after done
+        self.sync_lock = threading.Lock()
+        self.cells = 0
+        self.loop = None
+        self.workspace = os.environ.get('SANDPIT_WORKSPACE') or '/workspace'
+        # kill(-1) is only safe inside the container: opt-in (set in the image) and only under an init (or as init)
+        self.kill_strays = os.environ.get('SANDPIT_KILL_STRAYS') == '1' and 1 in (os.getpid(), os.getppid())
+        module = types.ModuleType('__main__')
+        module.__dict__.update(__builtins__=builtins, display=self.make_display())
+        sys.modules['__main__'] = module  # so pickle and multiprocessing find user-defined names
+        self.globals = module.__dict__
+        self.show = self.make_show()
+        sys.meta_path.insert(0, PyplotHook(self.show))
+        os.register_at_fork(after_in_child=self.after_fork_child)
+
+    # -- requests (channel thread) --------------------------------------------------------------
+
+    def on_message(self, msg):
+        kind, mid = msg.get('type'), msg.get('id')
+        if kind == 'hello':
+            import platform
+
+            self.channel.send({'type': 'hello', 'id': mid, 'language': 'python', 'version': platform.python_version(),
+                               'pid': os.getpid(), 'protocol': PROTOCOL})
+        elif kind == 'execute' and isinstance(msg.get('code'), str) and mid is not None:
+            self.requests.put(msg)
+        elif kind == 'interrupt' and mid is not None and mid == self.running:
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # EINTR for the main thread
+
+    def after_fork_child(self):
+        """In a child forked by user code: make the channel and the pipes' read ends unusable."""
+        for fd in self.channel.private_fds() + [p.rfd for p in self.pumps]:
+            try:
+                os.dup2(self.devnull, fd, inheritable=False)
+            except OSError:
+                pass
+
+    # -- executions (main thread) ---------------------------------------------------------------
+
+    def serve_forever(self):
+        signal.signal(signal.SIGINT, _ignore_sigint)
+        while True:
+            msg = self.requests.get()
+            try:
+                self.execute(msg)
+            except BaseException as exc:  # an agent bug must not take the session down
+                if os.getpid() != AGENT_PID:
+                    os._exit(1)
+                log('execution failed: %s' % ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+                self.channel.send({'type': 'error', 'id': msg['id'], 'name': 'AgentError', 'value': repr(exc),
+                                   'traceback': 'AgentError: %r\n' % exc})
+                self.finish(msg['id'], 'error', 0.0, None, 0)
+
+    def execute(self, msg):
+        eid, limit = msg['id'], msg.get('outputLimit')
+        if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
+            limit = DEFAULT_LIMIT
+        self.cells += 1
+        filename = '<cell-%d>' % self.cells
+        self.restore_stdio()
+        before, _ = snapshot_files(self.workspace)
+        self.current = eid
+        for pump in self.pumps:
+            pump.begin(eid, limit)
+        started = time.perf_counter()
+        status, text, exc = self.interruptible(eid, lambda: self.run_cell(msg['code'], filename))
+        duration = (time.perf_counter() - started) * 1000
+        self.sync()
+        if exc is not None:
+            self.send_error(eid, exc, limit)
+        elif text is not None:
+            self.channel.send({'type': 'result', 'id': eid, 'text': clip(text, limit)})
+        exc = None
+        if 'matplotlib.pyplot' in sys.modules:
+            if self.interruptible(eid, self.show)[0] == 'interrupted':
+                status = 'interrupted'
+        strays = 0
+        if self.kill_strays and (status == 'interrupted' or near_pids_limit()):
+            strays = kill_strays()
+        self.finish(eid, status, duration, before, strays)
+
+    def finish(self, eid, status, duration, before, strays):
+        """Drain the pipes, then send `done` with the files the execution changed."""
+        self.sync()
+        dropped = {pump.stream: pump.end() for pump in self.pumps}
+        with self.emit_lock:
+            self.current = None
+        after, complete = snapshot_files(self.workspace) if before is not None else ({}, True)
+        changed = sorted(path for path, sig in after.items() if before.get(path) != sig)
+        self.channel.send({'type': 'done', 'id': eid, 'status': status, 'durationMs': round(duration, 3),
+                           'dropped': dropped, 'files': [{'path': p, 'size': after[p][0]} for p in changed[:MAX_FILES]],
+                           'filesTruncated': len(changed) > MAX_FILES or not complete, 'straysKilled': strays})
+
+    def interruptible(self, eid, fn):
+        """Run fn() with SIGINT raising KeyboardInterrupt; returns (status, value, exception)."""
+        outcome = ('interrupted', None, KeyboardInterrupt())
+        try:
+            try:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+                self.running = eid
+                try:
+                    outcome = ('ok', fn(), None)
+                except KeyboardInterrupt as exc:
+                    outcome = ('interrupted', None, exc)
+                except BaseException as exc:  # SystemExit included: the agent never exits for user code
+                    outcome = ('error', None, exc)
+            finally:
+                self.running = None
+                signal.signal(signal.SIGINT, _ignore_sigint)
+        except KeyboardInterrupt:  # a late SIGINT landed in the lines above
+            self.running = None
+            signal.signal(signal.SIGINT, _ignore_sigint)
+        pass
+        return outcome
+
+    def run_cell(self, source, filename):
+        """Execute a cell; returns the repr of its last expression, or None."""
+        lines = source.replace('\r\n', '\n').replace('\r', '\n').split('\n')
+        linecache.cache[filename] = (len(source), None, [line + '\n' for line in lines], filename)
+        flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+        tree = compile(source, filename, 'exec', flags | ast.PyCF_ONLY_AST, dont_inherit=True)
+        last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
+        self.evaluate(compile(tree, filename, 'exec', flags, dont_inherit=True))
+        if last is None:
+            return None
+        value = self.evaluate(compile(ast.Expression(last.value), filename, 'eval', flags, dont_inherit=True))
+        rest = lines[last.end_lineno - 1].encode('utf-8')[last.end_col_offset:]
+        if value is None or rest.lstrip().startswith(b';'):  # a trailing ';' hides the value, as in IPython
+            return None
+        self.globals['_'] = value
+        return repr(value)
+
+    def evaluate(self, code):
+        """eval() a code object in the user namespace, awaiting it when it uses top-level await."""
+        value = eval(code, self.globals)
+        if code.co_flags & CO_COROUTINE:
+            import asyncio
+
+            if self.loop is None or self.loop.is_closed():
+                self.loop = asyncio.new_event_loop()
+            value = self.loop.run_until_complete(value)
+        return value
+
+    def send_error(self, eid, exc, limit):
+        tb = exc.__traceback__ = clean_traceback(exc.__traceback__)
+        try:
+            value = str(exc)
+        except Exception:
+            value = '<exception str() failed>'
+        try:
+            text = ''.join(traceback.format_exception(type(exc), exc, tb))
+        except Exception:
+            text = '%s: %s\n' % (type(exc).__name__, value)
+        self.channel.send({'type': 'error', 'id': eid, 'name': type(exc).__name__, 'value': clip(value, limit),
+                           'traceback': clip(text, limit)})
+
+    def restore_stdio(self):
+        """Undo what the previous execution may have done to fds 0/1/2, sys.stdout/err and SIGINT."""
+        os.dup2(self.devnull, 0)
+        for pump in self.pumps:
+            pump.rebind()
+        if getattr(sys.stdout, 'closed', True):
+            sys.stdout = text_stream(1)
+        if getattr(sys.stderr, 'closed', True):
+            sys.stderr = text_stream(2)
+
+    # -- output ordering and rich output --------------------------------------------------------
+
+    def sync(self):
+        """Return once the pumps have forwarded everything written to fds 1/2 so far (or after a timeout)."""
+        if os.getpid() != AGENT_PID:
+            return
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except Exception:
+                pass
+        marker = b'\x00\x1b[sandpit-sync:' + os.urandom(12).hex().encode('ascii') + b']\x00'
+        with self.sync_lock:
+            armed = [pump for pump in self.pumps if pump.arm(marker)]
+            deadline = time.monotonic() + SYNC_TIMEOUT
+            for pump in armed:
+                if not pump.hit.wait(max(deadline - time.monotonic(), 0)):
+                    pump.disarm()
+
+    def emit_display(self, mime, data, encoding):
+        """Send rich output after the text output written before it."""
+        if os.getpid() != AGENT_PID or self.current is None:
+            return
+        self.sync()
+        with self.emit_lock:
+            if self.current is not None:
+                self.channel.send({'type': 'display', 'id': self.current, 'mime': mime, 'data': data,
+                                   'encoding': encoding})
+
+    def make_display(self):
+        agent = self
+
+        def display(*objs):
+            """Show objects: PNG/SVG/HTML for objects with _repr_png_/_repr_svg_/_repr_html_ and
+            matplotlib figures, else their repr() on stdout."""
+            for obj in objs:
+                mime, data, encoding = rich_repr(obj)
+                if mime is None:
+                    print(repr(obj))
+                else:
+                    agent.emit_display(mime, data, encoding)
+
+        return display
+
+    def make_show(self):
+        agent = self
+
+        def show(*_args, **_kwargs):
+            """Sandpit's matplotlib.pyplot.show(): send every open figure as PNG, then close them."""
+            plt = sys.modules.get('matplotlib.pyplot')
+            if plt is None:
+                return
+            for num in plt.get_fignums():
+                try:
+                    png = figure_png(plt.figure(num))
+                except Exception as exc:
+                    print('Could not render figure %s: %s: %s' % (num, type(exc).__name__, exc), file=sys.stderr)
+                    continue
+                agent.emit_display('image/png', png, 'base64')
+            plt.close('all')
+
+        return show
+
+
+def main():
+    """Move the protocol fds aside, capture fds 0/1/2, start the channel and serve executions."""
+    global LOG_FD
+    spec = os.environ.get('SANDPIT_CHANNEL') or 'stdio'
+    if spec != 'stdio' and not (spec.startswith('socket:') and len(spec) > len('socket:')):
+        log('unsupported SANDPIT_CHANNEL %r' % spec)
+        sys.exit(2)
+    LOG_FD = os.dup(2)
+    channel = Channel(spec)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    pumps = [Pump('stdout', 1, channel.send), Pump('stderr', 2, channel.send)]
+    sys.stdout = sys.__stdout__ = text_stream(1)
+    sys.stderr = sys.__stderr__ = text_stream(2)
+    if sys.path and sys.path[0] == os.path.dirname(AGENT_FILE):
+        sys.path[0] = ''  # like an interactive interpreter: import from the working directory
+    agent = Agent(channel, pumps, devnull)
+    for pump in pumps:
+        pump.start()
+    channel.start(agent.on_message)
+    agent.serve_forever()
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,595 @@
+// Unit tests for the Python agent (executor-image/agents/python/agent.py), run with the host's python3
+// (override with SANDPIT_TEST_PYTHON). They speak the JSON-lines protocol of ../PROTOCOL.md.
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const AGENT = join(import.meta.dirname, 'agent.py');
+const PYTHON = process.env.SANDPIT_TEST_PYTHON ?? 'python3';
+const WAIT_MS = 8_000;
+
+type Message = Record<string, unknown> & { type: string };
+
+interface Received {
+  msg: Message;
+  at: number;
+}
+
+interface Execution {
+  id: string;
+  messages: Received[];
+  done: Message;
+  stdout: string;
+  stderr: string;
+  result: string | undefined;
+  error: Message | undefined;
+  displays: Message[];
+}
+
+let sequence = 0;
+
+/** A JSON-lines client: every wait has a timeout, every received message is kept with its arrival time. */
+class JsonLinesClient {
+  readonly received: Received[] = [];
+  closed = false;
+  private buffer = '';
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly writeRaw: (text: string) => void,
+    input: Readable,
+  ) {
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let newline: number;
+      while ((newline = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, newline);
+        this.buffer = this.buffer.slice(newline + 1);
+        const msg = JSON.parse(line) as Message; // a line that is not JSON fails the test here
+        this.received.push({ msg, at: performance.now() });
+      }
+      this.notify();
+    });
+    input.on('close', () => {
+      this.closed = true;
+      this.notify();
+    });
+  }
+
+  send(msg: Record<string, unknown>): void {
+    this.writeRaw(`${JSON.stringify(msg)}\n`);
+  }
+
+  write(text: string): void {
+    this.writeRaw(text);
+  }
+
+  /** Resolves with the first received message (from index `from`) matching `pred`. */
+  waitFor(pred: (msg: Message) => boolean, timeoutMs = WAIT_MS, from = 0): Promise<Received> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = this.received.slice(from).find((r) => pred(r.msg));
+        if (found) {
+          finish();
+          resolve(found);
+          return true;
+        }
+        if (this.closed) {
+          finish();
+          reject(new Error('channel closed while waiting'));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+      };
+      if (!check()) this.listeners.add(check);
+    });
+  }
+
+  async hello(): Promise<Message> {
+    const id = `h${++sequence}`;
+    this.send({ type: 'hello', id });
+    return (await this.waitFor((m) => m.type === 'hello' && m.id === id)).msg;
+  }
+
+  /** Sends an execute request; returns its id. */
+  start(code: string, outputLimit = 1 << 20): string {
+    const id = `e${++sequence}`;
+    this.send({ type: 'execute', id, code, outputLimit });
+    return id;
+  }
+
+  async collect(id: string, timeoutMs = WAIT_MS): Promise<Execution> {
+    const done = (await this.waitFor((m) => m.type === 'done' && m.id === id, timeoutMs)).msg;
+    const messages = this.received.filter((r) => r.msg.id === id);
+    const text = (name: string): string =>
+      messages
+        .filter((r) => r.msg.type === 'stream' && r.msg.name === name)
+        .map((r) => r.msg.text as string)
+        .join('');
+    const result = messages.find((r) => r.msg.type === 'result')?.msg.text as string | undefined;
+    return {
+      id,
+      messages,
+      done,
+      stdout: text('stdout'),
+      stderr: text('stderr'),
+      result,
+      error: messages.find((r) => r.msg.type === 'error')?.msg,
+      displays: messages.filter((r) => r.msg.type === 'display').map((r) => r.msg),
+    };
+  }
+
+  run(code: string, outputLimit?: number, timeoutMs?: number): Promise<Execution> {
+    return this.collect(this.start(code, outputLimit), timeoutMs);
+  }
+
+  /** Every execution has exactly one `done`, and it is its last message. */
+  checkFraming(): void {
+    const ids = new Set(this.received.map((r) => r.msg.id));
+    for (const id of ids) {
+      const types = this.received.filter((r) => r.msg.id === id).map((r) => r.msg.type);
+      if (types.includes('hello')) continue;
+      expect(types.filter((t) => t === 'done'), `done count for ${String(id)}`).toHaveLength(1);
+      expect(types.at(-1), `last message for ${String(id)}`).toBe('done');
+    }
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+/** The message types of an execution, with runs of consecutive `stream` messages collapsed into one. */
+function shape(run: Execution): string[] {
+  const types = run.messages.map((r) => r.msg.type);
+  return types.filter((t, i) => t !== 'stream' || types[i - 1] !== 'stream');
+}
+
+interface StdioAgent {
+  proc: ChildProcessWithoutNullStreams;
+  client: JsonLinesClient;
+  workspace: string;
+  stderr: () => string;
+  stop: () => void;
+}
+
+function startStdioAgent(env: Record<string, string> = {}, command: string[] = [PYTHON, AGENT]): StdioAgent {
+  const workspace = mkdtempSync(join(tmpdir(), 'sandpit-agent-ws-'));
+  const [file, ...args] = command as [string, ...string[]];
+  const proc = spawn(file, args, {
+    cwd: workspace,
+    env: { ...process.env, SANDPIT_CHANNEL: 'stdio', SANDPIT_WORKSPACE: workspace, ...env },
+  });
+  let stderr = '';
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (chunk: string) => (stderr += chunk));
+  const client = new JsonLinesClient((text) => proc.stdin.write(text), proc.stdout);
+  return {
+    proc,
+    client,
+    workspace,
+    stderr: () => stderr,
+    stop: () => {
+      proc.kill('SIGKILL');
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+function waitForExit(proc: ChildProcessWithoutNullStreams, timeoutMs = WAIT_MS): Promise<number | null> {
+  return new Promise((resolve, reject) => {
+    if (proc.exitCode !== null) return resolve(proc.exitCode);
+    const timer = setTimeout(() => reject(new Error('agent did not exit')), timeoutMs);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+describe('python agent over stdio', () => {
+  let agent: StdioAgent;
+  let client: JsonLinesClient;
+
+  beforeAll(() => {
+    agent = startStdioAgent();
+    client = agent.client;
+  });
+
+  afterAll(() => {
+    client.checkFraming();
+    expect(agent.stderr()).toBe(''); // the agent logged no internal failure
+    agent.stop();
+  });
+
+  it('answers hello', async () => {
+    const hello = await client.hello();
+    expect(hello).toMatchObject({ language: 'python', protocol: 1, pid: agent.proc.pid });
+    expect(hello.version).toMatch(/^3\.\d+\.\d+/);
+  });
+
+  it('keeps state between executions and returns the last expression', async () => {
+    expect((await client.run('x = 41')).done).toMatchObject({ status: 'ok', straysKilled: 0 });
+    const run = await client.run('x + 1');
+    expect(run.result).toBe('42');
+    expect((await client.run('_ * 2')).result).toBe('84');
+    expect((await client.run('None')).result).toBeUndefined();
+    expect((await client.run('x;')).result).toBeUndefined(); // a trailing ';' hides the value
+    expect(run.done.durationMs).toEqual(expect.any(Number));
+  });
+
+  it('streams output as it is written, all of it before done', async () => {
+    const run = await client.run("print('first', flush=True)\nimport time\ntime.sleep(0.3)\nprint('second')");
+    expect(run.stdout).toBe('first\nsecond\n');
+    const at = (word: string): number => run.messages.find((r) => String(r.msg.text).includes(word))?.at ?? NaN;
+    const doneAt = run.messages.at(-1)?.at ?? NaN;
+    expect(at('second') - at('first')).toBeGreaterThanOrEqual(250);
+    expect(at('second')).toBeLessThanOrEqual(doneAt);
+    expect(run.messages.at(-1)?.msg.type).toBe('done');
+  });
+
+  it('captures stderr and the output of subprocesses at the fd level', async () => {
+    const run = await client.run(
+      "import os, sys, subprocess\nprint('to stderr', file=sys.stderr)\nos.system('echo from-shell')\n" +
+        "subprocess.run(['sh', '-c', 'echo from-sub; echo sub-err >&2'])\nos.write(1, b'raw fd write\\n')\nNone",
+    );
+    expect(run.stdout).toBe('from-shell\nfrom-sub\nraw fd write\n');
+    expect(run.stderr).toBe('to stderr\nsub-err\n');
+  });
+
+  it('decodes UTF-8 split across writes and replaces invalid bytes', async () => {
+    const run = await client.run(
+      "import os, time\ndata = 'h\u00e9llo \u20ac'.encode()\nfor i in range(len(data)):\n" +
+        "    os.write(1, data[i:i + 1]); time.sleep(0.01)\nos.write(1, b'\\xff!\\n')",
+    );
+    expect(run.stdout).toBe('h\u00e9llo \u20ac\ufffd!\n');
+  });
+
+  it('reports exceptions with the user code in the traceback and no agent frames', async () => {
+    const run = await client.run('def f():\n    return 1 / 0\n\nf()');
+    expect(run.done.status).toBe('error');
+    expect(run.error).toMatchObject({ name: 'ZeroDivisionError', value: 'division by zero' });
+    const tb = run.error?.traceback as string;
+    expect(tb).toContain('return 1 / 0');
+    expect(tb).toMatch(/File "<cell-\d+>", line 2, in f/);
+    expect(tb).not.toContain('agent.py');
+    expect(tb).toMatch(/ZeroDivisionError: division by zero\n$/);
+  });
+
+  it('reports syntax errors', async () => {
+    const run = await client.run('x = (');
+    expect(run.done.status).toBe('error');
+    expect(run.error?.name).toBe('SyntaxError');
+    expect(run.error?.traceback).toContain('<cell-');
+    expect(run.error?.traceback).not.toContain('agent.py');
+    expect((await client.run('x')).result).toBe('41'); // state kept
+  });
+
+  it('reports an exception raised by the repr of the result', async () => {
+    const run = await client.run("class R:\n    def __repr__(self):\n        raise ValueError('bad repr')\nR()");
+    expect(run.done.status).toBe('error');
+    expect(run.error).toMatchObject({ name: 'ValueError', value: 'bad repr' });
+    expect(run.error?.traceback).not.toContain('agent.py');
+  });
+
+  it('supports top-level await', async () => {
+    const run = await client.run('import asyncio\nawait asyncio.sleep(0.01)\nawait asyncio.sleep(0, result=7)');
+    expect(run.result).toBe('7');
+  });
+
+  it('interrupts a busy loop, keeping state', async () => {
+    const id = client.start("print('spinning', flush=True)\ny = 1\nwhile True:\n    pass");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect(run.error?.name).toBe('KeyboardInterrupt');
+    expect(run.error?.traceback).not.toContain('agent.py');
+    expect((await client.run('(x, y)')).result).toBe('(41, 1)');
+  });
+
+  it('interrupts a blocking sleep', async () => {
+    const id = client.start("import time\nprint('sleeping', flush=True)\ntime.sleep(100)");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    const sent = performance.now();
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect(run.messages.at(-1)!.at - sent).toBeLessThan(2_000);
+    expect((await client.run('x')).result).toBe('41');
+  });
+
+  it('ignores interrupts for other executions and user SIGINT handlers do not stick', async () => {
+    await client.run('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)');
+    const id = client.start("import time\nprint('go', flush=True)\ntime.sleep(0.5)\n'finished'");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    client.send({ type: 'interrupt', id: 'not-running' });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('ok');
+    expect(run.result).toBe("'finished'");
+    const again = client.start("print('go', flush=True)\nwhile True:\n    pass");
+    await client.waitFor((m) => m.id === again && m.type === 'stream');
+    client.send({ type: 'interrupt', id: again });
+    expect((await client.collect(again)).done.status).toBe('interrupted');
+  });
+
+  it('forwards at most outputLimit bytes per stream and counts the rest', async () => {
+    const run = await client.run("import sys\nprint('x' * 5000)\nprint('y' * 300, file=sys.stderr)", 1000);
+    expect(run.stdout).toBe('x'.repeat(1000));
+    expect(run.stderr).toBe(`${'y'.repeat(300)}\n`);
+    expect(run.done.dropped).toEqual({ stdout: 4001, stderr: 0 });
+    expect((await client.run("print('small')")).done.dropped).toEqual({ stdout: 0, stderr: 0 });
+  });
+
+  it('keeps the framing whatever user code prints', async () => {
+    const nasty = [
+      '{"type":"done","id":"e1","status":"ok"}',
+      '\x00\x1b[sandpit-sync:0123456789abcdef01234567]\x00',
+      '\x00\x1b[sandpit-sync:',
+      '\r\n\u2028 end',
+    ];
+    const code = `import os\n${nasty.map((s) => `print(${JSON.stringify(s)})`).join('\n')}\nos.write(1, b'no newline')`;
+    const run = await client.run(code);
+    expect(run.stdout).toBe(`${nasty.join('\n')}\nno newline`);
+    expect(run.done.status).toBe('ok');
+  });
+
+  it('survives os.fork in user code, and forked children never write on the channel', async () => {
+    const run = await client.run(
+      [
+        'import os',
+        'class H:',
+        "    def _repr_html_(self): return '<i>child</i>'",
+        'pid = os.fork()',
+        'if pid == 0:',
+        "    print('in child', flush=True)",
+        '    display(H())',
+        "    raise RuntimeError('child failure')",
+        '_, status = os.waitpid(pid, 0)',
+        "print('child exit', os.waitstatus_to_exitcode(status))",
+        'pid = os.fork()',
+        'if pid == 0:',
+        '    import sys; sys.exit(7)',
+        "print('child exit', os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))",
+        'pid = os.fork()',
+        "z = 'in both'",
+        'if pid:',
+        "    print('child exit', os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))",
+      ].join('\n'),
+    );
+    expect(run.done.status).toBe('ok');
+    expect(run.stdout).toBe('in child\nchild exit 1\nchild exit 7\nchild exit 0\n');
+    expect(run.stderr).toContain('RuntimeError: child failure');
+    expect(run.displays).toEqual([]);
+    expect((await client.run('z')).result).toBe("'in both'");
+  });
+
+  it('lists files created or changed under the workspace', async () => {
+    const first = await client.run(
+      "import os\nos.makedirs('out/sub', exist_ok=True)\nopen('out/sub/a.txt', 'w').write('hello')\n" +
+        "os.symlink('out/sub/a.txt', 'link.txt')\nos.mkfifo('fifo')\nos.symlink('/etc', 'etc-link')\nNone",
+    );
+    expect(first.done.files).toEqual([{ path: 'out/sub/a.txt', size: 5 }]);
+    expect(first.done.filesTruncated).toBe(false);
+    writeFileSync(join(agent.workspace, 'uploaded.txt'), 'from the host');
+    expect((await client.run('pass')).done.files).toEqual([]);
+    const second = await client.run("open('out/sub/a.txt', 'a').write('!!')\nopen('b.bin', 'wb').write(b'1')");
+    expect(second.done.files).toEqual([
+      { path: 'b.bin', size: 1 },
+      { path: 'out/sub/a.txt', size: 7 },
+    ]);
+  });
+
+  it('does not exit on sys.exit()', async () => {
+    const run = await client.run('import sys\nsys.exit(3)');
+    expect(run.done.status).toBe('error');
+    expect(run.error).toMatchObject({ name: 'SystemExit', value: '3' });
+    expect((await client.run('exit()')).error?.name).toBe('SystemExit');
+    expect((await client.run('x')).result).toBe('41');
+  });
+
+  it('sends rich output from display(), in order with the text output', async () => {
+    const run = await client.run(
+      [
+        'class H:',
+        "    def _repr_html_(self): return '<b>hi</b>'",
+        'class P:',
+        "    def _repr_png_(self): return b'\\x89PNG fake'",
+        'class S:',
+        "    def _repr_svg_(self): return '<svg/>'",
+        "print('before')",
+        'display(H(), P())',
+        "print('between')",
+        'display(S(), [1, 2])',
+      ].join('\n'),
+    );
+    expect(run.done.status).toBe('ok');
+    expect(shape(run)).toEqual(['stream', 'display', 'display', 'stream', 'display', 'stream', 'done']);
+    expect(run.displays).toEqual([
+      { type: 'display', id: run.id, mime: 'text/html', data: '<b>hi</b>', encoding: 'utf8' },
+      { type: 'display', id: run.id, mime: 'image/png', data: Buffer.from('\x89PNG fake', 'latin1').toString('base64'), encoding: 'base64' },
+      { type: 'display', id: run.id, mime: 'image/svg+xml', data: '<svg/>', encoding: 'utf8' },
+    ]);
+    expect(run.stdout).toBe('before\nbetween\n[1, 2]\n');
+  });
+
+  it('restores fds and sys.stdout that user code closed', async () => {
+    await client.run('import sys, os\nsys.stdout.close()\nos.close(2)');
+    const run = await client.run("import sys\nprint('out again')\nprint('err again', file=sys.stderr)");
+    expect(run.stdout).toBe('out again\n');
+    expect(run.stderr).toBe('err again\n');
+  });
+
+  it('ignores malformed and unknown requests', async () => {
+    client.write('not json\n[1, 2]\n{"type":"bogus","id":"z1"}\n{"type":"execute","id":"z2"}\n\n');
+    await client.hello();
+    expect((await client.run('1 + 1')).result).toBe('2');
+    expect(client.received.filter((r) => r.msg.id === 'z1' || r.msg.id === 'z2')).toEqual([]);
+  });
+
+  it('runs queued executions in arrival order', async () => {
+    const ids = [0, 1, 2].map((i) => client.start(`import time\ntime.sleep(0.05)\nprint(${i})`));
+    const runs = await Promise.all(ids.map((id) => client.collect(id)));
+    expect(runs.map((r) => r.stdout)).toEqual(['0\n', '1\n', '2\n']);
+    const doneIndex = (id: string): number => client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
+    expect(doneIndex(ids[0]!)).toBeLessThan(doneIndex(ids[1]!));
+    expect(doneIndex(ids[1]!)).toBeLessThan(doneIndex(ids[2]!));
+  });
+});
+
+describe('python agent with a stand-in matplotlib', () => {
+  // Real matplotlib is exercised by the Docker tests; this checks the import hook, plt.show() and the
+  // end-of-execution figure flush against a tiny fake `matplotlib.pyplot` on PYTHONPATH.
+  let agent: StdioAgent;
+  const fake = mkdtempSync(join(tmpdir(), 'sandpit-fake-mpl-'));
+
+  beforeAll(() => {
+    mkdirSync(join(fake, 'matplotlib'));
+    writeFileSync(join(fake, 'matplotlib', '__init__.py'), '');
+    writeFileSync(
+      join(fake, 'matplotlib', 'pyplot.py'),
+      [
+        '_figs = {}',
+        'class Figure:',
+        '    def __init__(self, num): self.num = num',
+        '    def savefig(self, buf, format=None, bbox_inches=None):',
+        "        assert format == 'png' and bbox_inches == 'tight'",
+        "        buf.write(b'PNG%d' % self.num)",
+        'def figure(num=None):',
+        '    num = num or max(_figs, default=0) + 1',
+        '    return _figs.setdefault(num, Figure(num))',
+        'def get_fignums(): return sorted(_figs)',
+        'def close(which):',
+        "    if which == 'all': _figs.clear()",
+        'def show(*args, **kwargs):',
+        "    raise AssertionError('the original show() must be replaced')",
+      ].join('\n'),
+    );
+    agent = startStdioAgent({ PYTHONPATH: fake });
+  });
+
+  afterAll(() => {
+    agent.client.checkFraming();
+    agent.stop();
+    rmSync(fake, { recursive: true, force: true });
+  });
+
+  it('never imports matplotlib itself', async () => {
+    expect((await agent.client.run("import sys\n'matplotlib' in sys.modules")).result).toBe('False');
+  });
+
+  it('sends figures on plt.show() and at the end of the execution', async () => {
+    const png = (n: number): string => Buffer.from(`PNG${n}`).toString('base64');
+    const run = await agent.client.run(
+      "import matplotlib.pyplot as plt\nplt.figure()\nprint('one')\nplt.show()\nprint('two')\nplt.figure()\nplt.figure()\nNone",
+    );
+    expect(run.done.status).toBe('ok');
+    expect(shape(run)).toEqual(['stream', 'display', 'stream', 'display', 'display', 'done']);
+    expect(run.displays.map((d) => [d.mime, d.data, d.encoding])).toEqual([
+      ['image/png', png(1), 'base64'],
+      ['image/png', png(1), 'base64'],
+      ['image/png', png(2), 'base64'],
+    ]);
+    const again = await agent.client.run('plt.get_fignums()');
+    expect(again.result).toBe('[]');
+    expect(again.displays).toEqual([]);
+    expect((await agent.client.run('display(plt.figure(5))')).displays.map((d) => d.data)).toEqual([png(5), png(5)]);
+  });
+});
+
+describe('python agent lifecycle', () => {
+  it('exits when its stdin channel ends', async () => {
+    const agent = startStdioAgent();
+    try {
+      await agent.client.hello();
+      agent.proc.stdin.end();
+      expect(await waitForExit(agent.proc)).toBe(0);
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it('listens on a unix socket, one connection at a time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandpit-agent-sock-'));
+    const path = join(dir, 'a.sock');
+    writeFileSync(path, 'stale');
+    const agent = startStdioAgent({ SANDPIT_CHANNEL: `socket:${path}` });
+    const sockets: Socket[] = [];
+    const connect = async (): Promise<JsonLinesClient> => {
+      const socket = createConnection(path);
+      sockets.push(socket);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('error', reject);
+      });
+      return new JsonLinesClient((text) => socket.write(text), socket);
+    };
+    try {
+      const deadline = Date.now() + WAIT_MS;
+      while (!(existsSync(path) && statSync(path).isSocket())) {
+        if (Date.now() > deadline) throw new Error('socket did not appear');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(statSync(path).mode & 0o777).toBe(0o600);
+      const first = await connect();
+      expect((await first.hello()).language).toBe('python');
+      const run = await first.run("v = 'kept'\nprint('over the socket')");
+      expect(run.stdout).toBe('over the socket\n');
+      const second = await connect();
+      await second.hello();
+      await first.waitFor(() => false, WAIT_MS).catch((err: Error) => expect(err.message).toMatch(/closed/));
+      expect((await second.run('v')).result).toBe("'kept'");
+      second.checkFraming();
+      expect(agent.stderr()).toBe('');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      agent.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // kill(-1, SIGKILL) is only safe in a PID namespace of its own: run the agent under `unshare` (as init's
+  // child, like under the container's init). Without unprivileged user namespaces this is reported as skipped.
+  const unshare = ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc'];
+  const canUnshare = spawnSync(unshare[0]!, [...unshare.slice(1), 'true']).status === 0;
+
+  it.skipIf(!canUnshare)('kills stray processes after an interrupted execution (in a PID namespace)', async () => {
+    const agent = startStdioAgent({ SANDPIT_KILL_STRAYS: '1' }, [...unshare, 'sh', '-c', `${PYTHON} ${AGENT}; exit $?`]);
+    const client = agent.client;
+    try {
+      // Safety first: only go on if the agent really is in its own PID namespace, under its init.
+      expect((await client.run('import os\n(os.getppid(), len([p for p in os.listdir("/proc") if p.isdigit()]))')).result).toBe('(1, 2)');
+      const alive =
+        "def alive():\n    out = []\n    for n in os.listdir('/proc'):\n        if n.isdigit() and int(n) not in (1, os.getpid()):\n" +
+        "            try: st = open('/proc/%s/stat' % n).read()\n            except OSError: continue\n" +
+        "            if st[st.rfind(')') + 2] != 'Z': out.append(n)\n    return out";
+      const setup = await client.run(`${alive}\nimport subprocess\np = subprocess.Popen(['sleep', '100'])\nsubprocess.run(['sh', '-c', 'sleep 100 &'])\nlen(alive())`);
+      expect(setup.result).toBe('2');
+      expect(setup.done.straysKilled).toBe(0); // background processes survive normal executions
+      const id = client.start("import time\nprint('sleeping', flush=True)\ntime.sleep(100)");
+      await client.waitFor((m) => m.id === id && m.type === 'stream');
+      client.send({ type: 'interrupt', id });
+      const run = await client.collect(id);
+      expect(run.done).toMatchObject({ status: 'interrupted', straysKilled: 2 });
+      expect((await client.run('alive()')).result).toBe('[]');
+      client.checkFraming();
+    } finally {
+      agent.stop();
+    }
+  });
+});

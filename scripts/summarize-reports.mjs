@@ -1,0 +1,143 @@
+/* eslint-disable @typescript-eslint/explicit-module-boundary-types -- plain JS: the types are in summarize-reports.d.mts */
+/**
+ * Sums the outcome of `npm test`'s steps into one plain line: `N passed, N failed[, N skipped]`.
+ *
+ * A step is one of:
+ *  - `check`      (lint, typecheck, build …): one test, passed when it exited 0;
+ *  - `vitest`     its JSON report: numPassedTests / numFailedTests / numPendingTests + numTodoTests;
+ *  - `playwright` its JSON report's stats: expected + flaky / unexpected / skipped.
+ * A runner without a readable report counts as 1 failed; a runner that exited non-zero although its
+ * report has no failed test (a crash, a globalSetup error, unhandled errors) adds 1 failed.
+ *
+ * CLI (used by .ci/run): node scripts/summarize-reports.mjs [--steps reports/steps.json] [--check NAME=EXITCODE]…
+ * prints one line per step, then the summary line last; exits 1 when anything failed.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** @param {string} path */
+export function readJsonReport(path) {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** @param {unknown} value */
+function count(value) {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/**
+ * @param {import('./summarize-reports.d.mts').Step} step
+ * @param {(path: string) => unknown} readReport
+ * @returns {import('./summarize-reports.d.mts').StepCount}
+ */
+export function countStep(step, readReport = readJsonReport) {
+  const exitedOk = step.exitCode === 0;
+  if (step.kind === 'check') {
+    return {
+      name: step.name,
+      passed: exitedOk ? 1 : 0,
+      failed: exitedOk ? 0 : 1,
+      skipped: 0,
+      note: exitedOk ? 'ok' : `exit ${step.exitCode}`,
+    };
+  }
+  const report = step.report ? readReport(step.report) : undefined;
+  if (!report || typeof report !== 'object') {
+    return {
+      name: step.name,
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      note: `no report${step.exitCode === 0 ? '' : ` (exit ${step.exitCode})`}`,
+    };
+  }
+  let passed;
+  let failed;
+  let skipped;
+  if (step.kind === 'vitest') {
+    passed = count(report.numPassedTests);
+    failed = count(report.numFailedTests);
+    skipped = count(report.numPendingTests) + count(report.numTodoTests);
+  } else {
+    const stats = report.stats ?? {};
+    passed = count(stats.expected) + count(stats.flaky);
+    failed = count(stats.unexpected);
+    skipped = count(stats.skipped);
+  }
+  let note = exitedOk ? 'ok' : `exit ${step.exitCode}`;
+  if (!exitedOk && failed === 0) {
+    failed = 1;
+    note = `exit ${step.exitCode} without a failed test (crash or setup error): counted as 1 failed`;
+  }
+  return { name: step.name, passed, failed, skipped, note };
+}
+
+/** @param {{ passed: number, failed: number, skipped: number }} totals */
+export function formatSummary({ passed, failed, skipped }) {
+  return `${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`;
+}
+
+/**
+ * @param {import('./summarize-reports.d.mts').Step[]} steps
+ * @param {(path: string) => unknown} readReport
+ * @returns {import('./summarize-reports.d.mts').Summary}
+ */
+export function summarize(steps, readReport = readJsonReport) {
+  const perStep = steps.map((step) => countStep(step, readReport));
+  const totals = perStep.reduce(
+    (t, s) => ({ passed: t.passed + s.passed, failed: t.failed + s.failed, skipped: t.skipped + s.skipped }),
+    {
+      passed: 0,
+      failed: 0,
+      skipped: 0,
+    },
+  );
+  return { ...totals, perStep, line: formatSummary(totals) };
+}
+
+/** @param {import('./summarize-reports.d.mts').Summary} summary */
+export function printSummary(summary, write = (text) => process.stdout.write(text)) {
+  for (const s of summary.perStep) {
+    write(
+      `  ${s.name}: ${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ''} (${s.note})\n`,
+    );
+  }
+  write(`${summary.line}\n`);
+}
+
+function cli(argv) {
+  let stepsFile = 'reports/steps.json';
+  /** @type {import('./summarize-reports.d.mts').Step[]} */
+  const extra = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i];
+    if (arg === '--steps') stepsFile = argv[++i] ?? stepsFile;
+    else if (arg === '--check') {
+      const [name, code] = (argv[++i] ?? '').split('=');
+      extra.push({
+        name: name || 'check',
+        kind: 'check',
+        exitCode: code === undefined || code === '' ? null : Number(code),
+      });
+    } else {
+      process.stderr.write(`summarize-reports: unknown argument ${arg}\n`);
+      return 2;
+    }
+  }
+  const recorded = readJsonReport(stepsFile);
+  const steps = Array.isArray(recorded?.steps)
+    ? recorded.steps
+    : [{ name: `npm test (no ${stepsFile})`, kind: 'check', exitCode: null }];
+  const summary = summarize([...extra, ...steps]);
+  printSummary(summary);
+  return summary.failed > 0 ? 1 : 0;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  process.exitCode = cli(process.argv.slice(2));
+}

@@ -1,0 +1,113 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { countStep, formatSummary, summarize } from './summarize-reports.mjs';
+import type { Step } from './summarize-reports.mjs';
+
+const reports: Record<string, unknown> = {
+  'vitest.json': { numPassedTests: 40, numFailedTests: 2, numPendingTests: 3, numTodoTests: 1, success: false },
+  'vitest-green.json': { numPassedTests: 10, numFailedTests: 0, numPendingTests: 0, numTodoTests: 0, success: true },
+  'playwright.json': { stats: { expected: 5, unexpected: 1, skipped: 2, flaky: 1 } },
+};
+const read = (path: string): unknown => reports[path];
+
+describe('countStep', () => {
+  it('counts a check as one test', () => {
+    expect(countStep({ name: 'lint', kind: 'check', exitCode: 0 }, read)).toMatchObject({ passed: 1, failed: 0 });
+    expect(countStep({ name: 'typecheck', kind: 'check', exitCode: 2 }, read)).toMatchObject({ passed: 0, failed: 1 });
+  });
+
+  it('reads vitest: passed, failed, pending + todo as skipped', () => {
+    expect(countStep({ name: 'vitest', kind: 'vitest', exitCode: 1, report: 'vitest.json' }, read)).toMatchObject({
+      passed: 40,
+      failed: 2,
+      skipped: 4,
+    });
+  });
+
+  it('reads playwright stats: expected + flaky passed, unexpected failed', () => {
+    expect(countStep({ name: 'e2e', kind: 'playwright', exitCode: 1, report: 'playwright.json' }, read)).toMatchObject({
+      passed: 6,
+      failed: 1,
+      skipped: 2,
+    });
+  });
+
+  it('counts a runner without a report as 1 failed', () => {
+    expect(countStep({ name: 'vitest', kind: 'vitest', exitCode: 1, report: 'missing.json' }, read)).toMatchObject({
+      passed: 0,
+      failed: 1,
+    });
+    expect(countStep({ name: 'vitest', kind: 'vitest', exitCode: null }, read)).toMatchObject({ failed: 1 });
+  });
+
+  it('adds 1 failed when the runner failed but its report shows no failed test', () => {
+    const count = countStep({ name: 'vitest', kind: 'vitest', exitCode: 1, report: 'vitest-green.json' }, read);
+    expect(count).toMatchObject({ passed: 10, failed: 1 });
+    expect(count.note).toMatch(/crash or setup error/);
+  });
+});
+
+describe('summarize', () => {
+  it('sums every step into one line', () => {
+    const steps: Step[] = [
+      { name: 'lint', kind: 'check', exitCode: 0 },
+      { name: 'typecheck', kind: 'check', exitCode: 1 },
+      { name: 'vitest', kind: 'vitest', exitCode: 1, report: 'vitest.json' },
+      { name: 'playwright', kind: 'playwright', exitCode: 1, report: 'playwright.json' },
+    ];
+    const summary = summarize(steps, read);
+    expect(summary.line).toBe('47 passed, 4 failed, 6 skipped');
+    expect(summary.perStep.map((s) => s.name)).toEqual(['lint', 'typecheck', 'vitest', 'playwright']);
+  });
+
+  it('leaves skipped out when there are none', () => {
+    expect(formatSummary({ passed: 3, failed: 0, skipped: 0 })).toBe('3 passed, 0 failed');
+  });
+});
+
+describe('the CLI', () => {
+  const script = resolve(import.meta.dirname, 'summarize-reports.mjs');
+
+  function runCli(args: string[]): { status: number; stdout: string } {
+    try {
+      return { status: 0, stdout: execFileSync(process.execPath, [script, ...args], { encoding: 'utf8' }) };
+    } catch (error) {
+      const e = error as { status: number; stdout: string };
+      return { status: e.status, stdout: e.stdout };
+    }
+  }
+
+  it('prints the summary line last and exits 1 on failures', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandpit-reports-'));
+    try {
+      writeFileSync(join(dir, 'vitest.json'), JSON.stringify(reports['vitest-green.json']));
+      writeFileSync(
+        join(dir, 'steps.json'),
+        JSON.stringify({
+          steps: [
+            { name: 'lint', kind: 'check', exitCode: 0 },
+            { name: 'vitest', kind: 'vitest', exitCode: 0, report: join(dir, 'vitest.json') },
+          ],
+        }),
+      );
+      const green = runCli(['--steps', join(dir, 'steps.json')]);
+      expect(green.status).toBe(0);
+      expect(green.stdout.trimEnd().split('\n').at(-1)).toBe('11 passed, 0 failed');
+
+      const red = runCli(['--steps', join(dir, 'steps.json'), '--check', 'build-images=1']);
+      expect(red.status).toBe(1);
+      expect(red.stdout.trimEnd().split('\n').at(-1)).toBe('11 passed, 1 failed');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts a missing steps file as 1 failed', () => {
+    const out = runCli(['--steps', join(tmpdir(), 'sandpit-no-such-steps.json')]);
+    expect(out.status).toBe(1);
+    expect(out.stdout.trimEnd().split('\n').at(-1)).toBe('0 passed, 1 failed');
+  });
+});

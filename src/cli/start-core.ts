@@ -1,0 +1,40 @@
+import { createSandpit } from '../core/app';
+import type { Sandpit } from '../core/app';
+import { defaultConfig } from '../core/config';
+import type { SandpitConfig } from '../core/config';
+import { DockerodeClient } from '../core/docker/dockerode-client';
+import { resolveExecutorImages } from '../core/docker/resolve-images';
+import { createLogger } from '../core/log';
+
+/** Builds the headless core for the CLI: config from the environment, images that are built. */
+export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise<{ sandpit: Sandpit; notes: string[] }> {
+  const logger = createLogger({ app: 'sandpit' });
+  const base = defaultConfig(overrides);
+  const docker = new DockerodeClient({ host: base.dockerHost, logger });
+  let notes: string[] = [];
+  let images = base.images;
+  try {
+    const resolved = await resolveExecutorImages(docker);
+    images = { ...resolved.images, ...base.images };
+    notes = resolved.missing;
+  } catch (error) {
+    notes = [error instanceof Error ? error.message : String(error)];
+  }
+  const sandpit = await createSandpit({ ...base, images }, { logger, docker });
+  return { sandpit, notes };
+}
+
+/** Resolves on SIGINT/SIGTERM after disposing the core (bounded by a timeout). */
+export function untilSignal(dispose: () => Promise<void>, timeoutMs = 20_000): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      dispose().then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

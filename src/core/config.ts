@@ -1,0 +1,67 @@
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DEFAULT_LIMITS } from '../shared/domain/limits';
+import type { Limits } from '../shared/domain/limits';
+import type { Language } from '../shared/domain/session';
+
+export type ChannelSetting = 'auto' | 'socket' | 'attach';
+
+export interface SandpitConfig {
+  /** The data folder: token, settings, audit log, artifacts. */
+  home: string;
+  /** DOCKER_HOST-style engine address; default: DOCKER_HOST, else the local socket. */
+  dockerHost?: string;
+  channel: ChannelSetting;
+  /** Ready containers kept per hot session template. */
+  poolSize: number;
+  maxSessions: number;
+  maxConcurrentRuns: number;
+  idleTtlMs: number;
+  defaultLimits: Limits;
+  graceMs: number;
+  startTimeoutMs: number;
+  /** How long a run may wait for a free slot before it fails with LIMIT_EXCEEDED. */
+  queueTimeoutMs: number;
+  /** e.g. `runsc` (gVisor) when the engine has it and the setting asks for it. */
+  runtime?: string;
+  /** Executor image tag per language. */
+  images: Partial<Record<Language, string>>;
+  port: number;
+  /** Where per-session agent dirs are made (short path: unix socket paths are limited to ~100 bytes). */
+  runRoot: string;
+  /** Largest file captured as an artifact after a run. */
+  maxArtifactBytes: number;
+  maxArtifactsPerRun: number;
+}
+
+/** The data folder: $SANDPIT_HOME, else the OS's app-data folder for "Sandpit" (as Electron's userData). */
+export function resolveHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.SANDPIT_HOME) return env.SANDPIT_HOME;
+  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Sandpit');
+  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Sandpit');
+  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Sandpit');
+}
+
+export const DEFAULT_PORT = 7411;
+
+export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitConfig {
+  const envChannel = process.env.SANDPIT_CHANNEL;
+  return {
+    home: resolveHome(),
+    channel: envChannel === 'socket' || envChannel === 'attach' ? envChannel : 'auto',
+    poolSize: 2,
+    maxSessions: 32,
+    maxConcurrentRuns: 8,
+    idleTtlMs: 30 * 60_000,
+    defaultLimits: DEFAULT_LIMITS,
+    graceMs: 3_000,
+    startTimeoutMs: 30_000,
+    queueTimeoutMs: 10 * 60_000,
+    images: {},
+    port: DEFAULT_PORT,
+    runRoot: join(tmpdir(), 'sandpit-run'),
+    maxArtifactBytes: 50 * 1024 * 1024,
+    maxArtifactsPerRun: 50,
+    ...overrides,
+  };
+}

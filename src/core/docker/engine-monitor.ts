@@ -1,0 +1,93 @@
+import type { EngineStatus } from '../../shared/api/contract';
+import { SandpitError, toErrorBody } from '../../shared/api/errors';
+import type { Logger } from '../log';
+import { dockerFixHint } from './docker-errors';
+import type { DockerClient } from './docker-client';
+
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * Knows whether the engine is up, reconnects with exponential back-off when it is lost, and tells
+ * listeners about every change. Never throws from its timers.
+ */
+export class EngineMonitor {
+  private status: EngineStatus;
+  private timer: NodeJS.Timeout | undefined;
+  private backoffMs = 500;
+  private disposed = false;
+  private readonly listeners: Array<(status: EngineStatus) => void> = [];
+  private readonly upListeners: Array<() => Promise<void>> = [];
+
+  constructor(
+    private readonly docker: DockerClient,
+    private readonly log: Logger,
+  ) {
+    this.status = { state: 'connecting', endpoint: docker.endpoint.address };
+  }
+
+  get current(): EngineStatus {
+    return this.status;
+  }
+
+  onChange(listener: (status: EngineStatus) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Work to redo each time the engine comes (back) up, e.g. re-follow events. */
+  onUp(listener: () => Promise<void>): void {
+    this.upListeners.push(listener);
+  }
+
+  /** One check now; resolves with the resulting status. */
+  async check(): Promise<EngineStatus> {
+    try {
+      const v = await this.docker.ping(5_000);
+      const wasUp = this.status.state === 'up';
+      this.set({ state: 'up', endpoint: this.docker.endpoint.address, version: v.version, runtimes: v.runtimes });
+      this.backoffMs = 500;
+      if (!wasUp) for (const l of this.upListeners) await l().catch((error: unknown) => this.log.warn('engine-up hook failed', { error: toErrorBody(error).message }));
+    } catch (error) {
+      this.markDown(toErrorBody(error).message);
+    }
+    return this.status;
+  }
+
+  /** Called when something noticed the engine is gone (event stream lost, a call failed with DOCKER_UNAVAILABLE). */
+  markDown(message: string): void {
+    if (this.disposed) return;
+    this.set({ state: 'down', endpoint: this.docker.endpoint.address, message, fix: dockerFixHint(this.docker.endpoint) });
+    this.scheduleReconnect();
+  }
+
+  /** Throws DOCKER_UNAVAILABLE unless the engine is up. */
+  assertUp(): void {
+    if (this.status.state !== 'up') {
+      throw new SandpitError('DOCKER_UNAVAILABLE', `${this.status.message ?? 'Docker is not reachable.'} ${this.status.fix ?? dockerFixHint(this.docker.endpoint)}`);
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.timer);
+  }
+
+  private scheduleReconnect(): void {
+    if (this.timer || this.disposed) return;
+    const delay = this.backoffMs;
+    this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.check();
+    }, delay);
+    this.timer.unref();
+  }
+
+  private set(next: EngineStatus): void {
+    const changed = next.state !== this.status.state || next.message !== this.status.message;
+    this.status = next;
+    if (changed) {
+      this.log.info('engine status', { state: next.state, message: next.message });
+      for (const l of this.listeners) l(next);
+    }
+  }
+}

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandpit } from '../../test-support/sandpit';
+import type { TestSandpit } from '../../test-support/sandpit';
+
+/** The hardened profile, checked from inside the container and through the engine's own view. */
+describe('hardened session container', () => {
+  let sp: TestSandpit;
+  let id: string;
+  const run = async (code: string): Promise<string | undefined> => (await sp.sessions.execute(id, code)).result;
+
+  beforeAll(async () => {
+    sp = await startTestSandpit();
+    id = (await sp.sessions.create({})).id;
+  });
+  afterAll(async () => sp?.cleanup());
+
+  it('runs as a non-root user with no capabilities and no_new_privs', async () => {
+    expect(await run('import os\n(os.getuid(), os.getgid(), os.geteuid())')).toBe('(10001, 10001, 10001)');
+    const status = await run("open('/proc/self/status').read()");
+    expect(status).toMatch(/CapEff:\\t0000000000000000/);
+    expect(status).toMatch(/CapBnd:\\t0000000000000000/);
+    expect(status).toMatch(/NoNewPrivs:\\t1/);
+    expect(status).toMatch(/Seccomp:\\t2/);
+  });
+
+  it('has a read-only root filesystem: writing /etc or /usr fails', async () => {
+    const r = await sp.sessions.execute(id, "open('/etc/evil', 'w').write('x')");
+    expect(r.status).toBe('error');
+    expect(r.error?.value).toMatch(/Read-only file system|Permission denied/);
+    const usr = await sp.sessions.execute(id, "open('/usr/bin/evil', 'w')");
+    expect(usr.status).toBe('error');
+    expect(await run("open('/workspace/ok.txt', 'w').write('fine')")).toBe('4');
+    expect(await run("open('/tmp/ok.txt', 'w').write('fine')")).toBe('4');
+  });
+
+  it('has no network: only the loopback interface and no routes', async () => {
+    expect(await run("import os\nsorted(os.listdir('/sys/class/net'))")).toBe("['lo']");
+    expect(await run("open('/proc/net/route').read().strip().splitlines()[1:]")).toBe('[]');
+    expect(await run("open('/proc/net/if_inet6').read() if __import__('os').path.exists('/proc/net/if_inet6') else ''")).not.toMatch(/eth/);
+  });
+
+  it('is created with every field of the hardened profile', async () => {
+    const info = sp.sessions.get(id);
+    const state = await sp.docker.inspectContainer(info.containerId);
+    expect(state.labels['dev.sandpit.managed']).toBe('true');
+    expect(state.labels['dev.sandpit.session']).toBe(id);
+    expect(state.labels['dev.sandpit.instance']).toBe(sp.identity.instanceId);
+    const limits = await run([
+      'import resource',
+      '(resource.getrlimit(resource.RLIMIT_NOFILE)[0], resource.getrlimit(resource.RLIMIT_CORE)[0], resource.getrlimit(resource.RLIMIT_FSIZE)[0] > 0)',
+    ].join('\n'));
+    expect(limits).toBe('(1024, 0, True)');
+    expect(await run("open('/proc/1/comm').read().strip()")).toMatch(/init|tini/);
+  });
+
+  it('keeps sessions apart: variables and files of A are invisible from B', async () => {
+    const a = (await sp.sessions.create({})).id;
+    const b = (await sp.sessions.create({})).id;
+    await sp.sessions.execute(a, "secret = 'A-only'\nopen('/workspace/a.txt', 'w').write('A')");
+    const fromB = await sp.sessions.execute(b, "import os\n('secret' in globals(), os.path.exists('/workspace/a.txt'), os.listdir('/workspace'))");
+    expect(fromB.result).toBe('(False, False, [])');
+    await sp.sessions.stop(a);
+    await sp.sessions.stop(b);
+  });
+});

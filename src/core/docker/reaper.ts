@@ -1,0 +1,65 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Logger } from '../log';
+import type { DockerClient } from './docker-client';
+import { isOwnerDead } from './instance-identity';
+import { LABEL } from './labels';
+import type { InstanceIdentity } from './labels';
+
+export interface ReapReport {
+  containers: string[];
+  volumes: string[];
+  dirs: string[];
+}
+
+function ownerOf(labels: Record<string, string>): { host?: string; pid?: string; start?: string; instance?: string } {
+  return { host: labels[LABEL.ownerHost], pid: labels[LABEL.ownerPid], start: labels[LABEL.ownerStart], instance: labels[LABEL.instance] };
+}
+
+/**
+ * Removes containers, volumes and agent dirs that belong to dead Sandpit instances — and nothing
+ * else: only resources carrying our managed label are even looked at.
+ */
+export async function reapDeadInstances(docker: DockerClient, self: InstanceIdentity, runRoot: string, log: Logger): Promise<ReapReport> {
+  const report: ReapReport = { containers: [], volumes: [], dirs: [] };
+  const containers = await docker.listContainers({ [LABEL.managed]: 'true' });
+  for (const c of containers) {
+    if (c.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(c.labels), self)) continue;
+    log.info('reaping container of a dead instance', { containerId: c.id, instance: c.labels[LABEL.instance] });
+    await docker.removeContainer(c.id);
+    report.containers.push(c.id);
+  }
+  const volumes = await docker.listVolumes({ [LABEL.managed]: 'true' });
+  for (const v of volumes) {
+    if (v.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(v.labels), self)) continue;
+    log.info('reaping volume of a dead instance', { volume: v.name });
+    await docker.removeVolume(v.name);
+    report.volumes.push(v.name);
+  }
+  report.dirs = await reapAgentDirs(runRoot, self);
+  return report;
+}
+
+/** Agent dirs live in `<runRoot>/<instanceId>/` with an owner.json; dirs of dead owners go. */
+async function reapAgentDirs(runRoot: string, self: InstanceIdentity): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await readdir(runRoot);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (name === self.instanceId) continue;
+    const dir = join(runRoot, name);
+    try {
+      const owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as InstanceIdentity;
+      if (!isOwnerDead({ host: owner.host, pid: String(owner.pid), start: owner.processStart, instance: owner.instanceId }, self)) continue;
+    } catch {
+      // no owner file: a half-made dir of a crashed instance
+    }
+    await rm(dir, { recursive: true, force: true });
+    removed.push(dir);
+  }
+  return removed;
+}

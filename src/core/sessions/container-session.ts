@@ -1,0 +1,350 @@
+import { chown, chmod, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
+import type { Display, StreamName } from '../../shared/domain/execution';
+import type { Limits } from '../../shared/domain/limits';
+import type { ChannelKind, Language } from '../../shared/domain/session';
+import { hardenedContainerSpec, workspaceVolumeOptions } from '../docker/container-profile';
+import type { DaemonEvents } from '../docker/daemon-events';
+import type { DockerClient } from '../docker/docker-client';
+import { sessionLabels } from '../docker/labels';
+import type { InstanceIdentity } from '../docker/labels';
+import type { Logger } from '../log';
+import type { AgentChannel } from './agent-channel';
+import { attachChannel } from './attach-channel';
+import { ExecutionCollector } from './execution-collector';
+import type { CollectedOutput } from './execution-collector';
+import type { AgentMessage } from './protocol';
+import { connectUnixChannel } from './unix-socket-channel';
+
+const SANDBOX_UID = 10001;
+
+export interface ContainerSessionOptions {
+  id: string;
+  language: Language;
+  image: string;
+  limits: Limits;
+  channel: ChannelKind;
+  identity: InstanceIdentity;
+  docker: DockerClient;
+  events: DaemonEvents;
+  log: Logger;
+  /** This instance's dir for agent sockets: `<runRoot>/<instanceId>`. */
+  instanceDir: string;
+  fromPool: boolean;
+  startTimeoutMs: number;
+  /** After an interrupt, how long the code has to stop before the container is killed. */
+  graceMs: number;
+  network?: string;
+  runtime?: string;
+  extraLabels?: Record<string, string>;
+}
+
+export interface RunRequest {
+  executionId: string;
+  code: string;
+  timeoutMs: number;
+  outputLimit: number;
+  onOutput(stream: StreamName, text: string): void;
+  onDisplay(display: Display): void;
+}
+
+export type RunStatus = 'ok' | 'error' | 'timeout' | 'interrupted' | 'oom';
+
+export interface RunOutcome extends CollectedOutput {
+  status: RunStatus;
+  durationMs: number;
+  stateLost: boolean;
+  message?: string;
+}
+
+/**
+ * One sandbox container and its agent: creation under the hardened profile, the channel, one run
+ * at a time with its watchdog, restarts after a crash or a kill, and removal. Knows nothing of
+ * queues, pools or artifacts (the session manager does).
+ */
+export class ContainerSession {
+  readonly id: string;
+  readonly options: ContainerSessionOptions;
+  containerId = '';
+  readonly volumeName: string;
+  private channel: AgentChannel | undefined;
+  private readonly agentDir: string | undefined;
+  private readonly log: Logger;
+  private current: { executionId: string; collector: ExecutionCollector; settle: (reason?: string) => void } | undefined;
+  private stopping = false;
+  private restarting: Promise<void> | undefined;
+  private helloCounter = 0;
+  /** Called when the container died outside a run and was (or could not be) restarted. */
+  onRecovered: ((error?: unknown) => void) | undefined;
+
+  constructor(options: ContainerSessionOptions) {
+    this.options = options;
+    this.id = options.id;
+    this.volumeName = `sandpit-ws-${options.id}`;
+    this.agentDir = options.channel === 'socket' ? join(options.instanceDir, options.id) : undefined;
+    this.log = options.log.child({ sessionId: options.id });
+  }
+
+  get connected(): boolean {
+    return this.channel !== undefined && !this.channel.closed;
+  }
+
+  /** Creates the volume, the agent dir and the container, starts it and completes the handshake. */
+  async start(): Promise<void> {
+    const { docker, limits, identity } = this.options;
+    const labels = sessionLabels(identity, this.id, this.options.extraLabels);
+    try {
+      await docker.createVolume({ name: this.volumeName, labels, driverOpts: workspaceVolumeOptions(limits) });
+      if (this.agentDir) await this.prepareAgentDir(this.agentDir);
+      const spec = hardenedContainerSpec({
+        name: `sandpit-${this.id}`,
+        image: this.options.image,
+        limits,
+        labels,
+        workspaceVolume: this.volumeName,
+        agentHostDir: this.agentDir,
+        network: this.options.network,
+        runtime: this.options.runtime,
+      });
+      this.containerId = await docker.createContainer(spec);
+      this.log.debug('created session container', { containerId: this.containerId });
+      await this.bootContainer();
+    } catch (error) {
+      await this.remove().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /** Runs code; resolves with the outcome of user code, rejects with CONTAINER_DIED / DOCKER_UNAVAILABLE. */
+  async run(request: RunRequest): Promise<RunOutcome> {
+    if (this.restarting) await this.restarting;
+    const channel = this.channel;
+    if (!channel || channel.closed) throw new SandpitError('CONTAINER_DIED', 'The sandbox is not running; it is being restarted. Try again.');
+    const startedAt = Date.now();
+    const collector = new ExecutionCollector(request.outputLimit, { output: request.onOutput, display: request.onDisplay });
+    let timedOut = false;
+    let killedByWatchdog = false;
+    let watchdog: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
+
+    const closedReason = await new Promise<string | undefined>((resolve) => {
+      let settled = false;
+      const settle = (reason?: string): void => {
+        if (settled) return;
+        settled = true;
+        resolve(reason);
+      };
+      this.current = { executionId: request.executionId, collector, settle };
+      watchdog = setTimeout(() => {
+        timedOut = true;
+        this.log.info('run timed out; interrupting', { executionId: request.executionId });
+        try {
+          channel.send({ type: 'interrupt', id: request.executionId });
+        } catch {
+          // the channel is gone: the close handler settles the run
+        }
+        grace = setTimeout(() => {
+          killedByWatchdog = true;
+          this.log.warn('run ignored the interrupt; killing the container', { executionId: request.executionId });
+          this.options.docker.killContainer(this.containerId).catch(() => undefined);
+        }, this.options.graceMs);
+      }, request.timeoutMs);
+      try {
+        channel.send({ type: 'execute', id: request.executionId, code: request.code, outputLimit: request.outputLimit });
+      } catch (error) {
+        settle(toErrorBody(error).message);
+      }
+    }).finally(() => {
+      clearTimeout(watchdog);
+      clearTimeout(grace);
+      this.current = undefined;
+    });
+
+    const collected = collector.snapshot();
+    const durationMs = collected.done?.durationMs ?? Date.now() - startedAt;
+    if (collected.done) {
+      const oom = this.options.events.oomSince(this.containerId, startedAt);
+      let status: RunStatus = collected.done.status === 'interrupted' ? (timedOut ? 'timeout' : 'interrupted') : collected.done.status;
+      let message: string | undefined;
+      if (status === 'timeout') message = `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). Variables were kept.`;
+      if (oom) {
+        status = 'oom';
+        message = `A process was killed for using more than the ${this.options.limits.memoryMb} MiB memory limit. The session is still usable.`;
+      }
+      if ((collected.done.straysKilled ?? 0) > 0) {
+        message = `${message ? `${message} ` : ''}${collected.done.straysKilled} leftover process(es) were stopped.`;
+      }
+      return { ...collected, status, durationMs, stateLost: false, message };
+    }
+
+    // The channel ended before `done`: find out why, restart, and never report success.
+    const cause = await this.diagnoseDeath(startedAt);
+    if (cause === 'engine') {
+      throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
+    }
+    const restarted = this.recover();
+    if (killedByWatchdog || timedOut) {
+      await restarted.catch(() => undefined);
+      return {
+        ...collected,
+        status: 'timeout',
+        durationMs: Date.now() - startedAt,
+        stateLost: true,
+        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so the sandbox was restarted: variables were lost, files in /workspace were kept.`,
+      };
+    }
+    if (cause === 'oom') {
+      await restarted.catch(() => undefined);
+      return {
+        ...collected,
+        status: 'oom',
+        durationMs: Date.now() - startedAt,
+        stateLost: true,
+        message: `The code used more than the ${this.options.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables were lost, files in /workspace were kept.`,
+      };
+    }
+    await restarted.catch(() => undefined);
+    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${closedReason ?? cause}). It was restarted: variables were lost, files in /workspace were kept.`, {
+      partial: { stdout: collected.stdout, stderr: collected.stderr },
+      stateLost: true,
+    });
+  }
+
+  /** Sends SIGINT to the running code if `executionId` (or any run) is current. */
+  interrupt(executionId?: string): boolean {
+    const current = this.current;
+    if (!current || (executionId && current.executionId !== executionId) || !this.channel) return false;
+    try {
+      this.channel.send({ type: 'interrupt', id: current.executionId });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Kills and restarts the container (variables lost, /workspace kept). */
+  async restart(): Promise<void> {
+    await this.options.docker.killContainer(this.containerId).catch(() => undefined);
+    await this.recover();
+  }
+
+  /** Removes the container, its volume and agent dir. Safe to call more than once. */
+  async remove(): Promise<void> {
+    this.stopping = true;
+    this.channel?.close();
+    this.current?.settle('the session was stopped');
+    const { docker } = this.options;
+    if (this.containerId) await docker.removeContainer(this.containerId);
+    await docker.removeVolume(this.volumeName);
+    if (this.agentDir) await rm(this.agentDir, { recursive: true, force: true });
+    this.options.events.forget(this.containerId);
+  }
+
+  private async prepareAgentDir(dir: string): Promise<void> {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await chown(dir, SANDBOX_UID, SANDBOX_UID);
+    await chmod(dir, 0o700);
+  }
+
+  private async bootContainer(): Promise<void> {
+    const { docker, startTimeoutMs } = this.options;
+    let channel: AgentChannel;
+    if (this.agentDir) {
+      await rm(join(this.agentDir, 'agent.sock'), { force: true });
+      await docker.startContainer(this.containerId);
+      channel = await connectUnixChannel(join(this.agentDir, 'agent.sock'), startTimeoutMs);
+    } else {
+      // Attach before start would also work; after start is fine because the agent only speaks when asked.
+      await docker.startContainer(this.containerId);
+      channel = await attachChannel(docker, this.containerId, this.log);
+    }
+    channel.onMessage((message) => this.dispatch(message));
+    channel.onClose((reason) => this.handleClose(channel, reason));
+    this.channel = channel;
+    await this.handshake(channel);
+  }
+
+  private async handshake(channel: AgentChannel): Promise<void> {
+    const id = `h${++this.helloCounter}`;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new SandpitError('CONTAINER_DIED', `The sandbox agent did not answer within ${this.options.startTimeoutMs} ms.`)), this.options.startTimeoutMs);
+      this.pendingHello = { id, resolve: () => { clearTimeout(timer); resolve(); } };
+      channel.onClose(() => { clearTimeout(timer); reject(new SandpitError('CONTAINER_DIED', 'The sandbox agent exited while starting.')); });
+      channel.send({ type: 'hello', id });
+    }).finally(() => {
+      this.pendingHello = undefined;
+    });
+  }
+
+  private pendingHello: { id: string; resolve: () => void } | undefined;
+
+  private dispatch(message: AgentMessage): void {
+    if (message.type === 'hello') {
+      if (this.pendingHello?.id === message.id) this.pendingHello.resolve();
+      return;
+    }
+    const current = this.current;
+    if (!current || message.id !== current.executionId) return;
+    current.collector.accept(message);
+    if (message.type === 'done') current.settle();
+  }
+
+  private handleClose(channel: AgentChannel, reason?: string): void {
+    if (this.channel !== channel) return;
+    this.channel = undefined;
+    if (this.current) {
+      this.current.settle(reason ?? 'the sandbox connection closed');
+      return; // run() diagnoses and recovers
+    }
+    if (this.stopping) return;
+    this.log.warn('sandbox container stopped while idle; restarting', { containerId: this.containerId, reason });
+    this.recover().then(
+      () => this.onRecovered?.(),
+      (error: unknown) => this.onRecovered?.(error),
+    );
+  }
+
+  /** Why did the channel end? `engine` (Docker gone), `oom`, or `exit` (killed or crashed). */
+  private async diagnoseDeath(startedAt: number): Promise<'engine' | 'oom' | 'exit'> {
+    const { docker, events } = this.options;
+    const deadline = Date.now() + 3_000;
+    for (;;) {
+      try {
+        const state = await docker.inspectContainer(this.containerId);
+        if (!state.running || Date.now() > deadline) {
+          if (state.oomKilled) return 'oom';
+          if (state.exitCode === 137 && (await events.waitForOom(this.containerId, startedAt, 500))) return 'oom';
+          return 'exit';
+        }
+      } catch (error) {
+        if (isSandpitError(error, 'DOCKER_UNAVAILABLE')) return 'engine';
+        return 'exit';
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  /** Starts the (stopped) container again and reconnects. Concurrent callers share one attempt. */
+  private recover(): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    this.restarting ??= (async () => {
+      const { docker } = this.options;
+      this.log.info('restarting the sandbox container', { containerId: this.containerId });
+      await docker.killContainer(this.containerId).catch(() => undefined);
+      const deadline = Date.now() + this.options.startTimeoutMs;
+      while ((await docker.inspectContainer(this.containerId)).running) {
+        if (Date.now() > deadline) throw new SandpitError('CONTAINER_DIED', 'The sandbox container did not stop.');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await this.bootContainer();
+    })().finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

@@ -1,0 +1,127 @@
+import type { Display, ExecutionError, StreamName } from '../../shared/domain/execution';
+import type { AgentMessage, DoneMessage } from './protocol';
+
+const MAX_DISPLAYS = 50;
+const MAX_DISPLAY_BYTES = 16 * 1024 * 1024;
+const MAX_RESULT_CHARS = 256 * 1024;
+const MAX_TRACEBACK_CHARS = 256 * 1024;
+
+export interface CollectedOutput {
+  stdout: string;
+  stderr: string;
+  truncated: { stdout: boolean; stderr: boolean };
+  result?: string;
+  error?: ExecutionError;
+  displays: Display[];
+  done?: DoneMessage;
+}
+
+export interface CollectorSink {
+  output(stream: StreamName, text: string): void;
+  display(display: Display): void;
+}
+
+/** Formats the visible marker that replaces output beyond the cap. */
+export function truncationMarker(stream: StreamName, droppedBytes: number, limitBytes: number): string {
+  const kib = Math.round(limitBytes / 1024);
+  const more = droppedBytes > 0 ? `${droppedBytes} more bytes` : 'more output';
+  return `\n[output truncated: ${more} of ${stream} not shown (limit ${kib} KiB per stream)]\n`;
+}
+
+/**
+ * Accumulates one execution's messages with host-side caps (the agent is untrusted): output per
+ * stream, number and size of displays, length of result and traceback. Forwards kept output live.
+ */
+export class ExecutionCollector {
+  private readonly parts: Record<StreamName, string[]> = { stdout: [], stderr: [] };
+  private readonly bytes: Record<StreamName, number> = { stdout: 0, stderr: 0 };
+  private readonly dropped: Record<StreamName, number> = { stdout: 0, stderr: 0 };
+  private readonly displays: Display[] = [];
+  private result: string | undefined;
+  private error: ExecutionError | undefined;
+  private doneMessage: DoneMessage | undefined;
+
+  constructor(
+    private readonly limitBytes: number,
+    private readonly sink: CollectorSink,
+  ) {}
+
+  get done(): DoneMessage | undefined {
+    return this.doneMessage;
+  }
+
+  accept(message: AgentMessage): void {
+    switch (message.type) {
+      case 'stream':
+        this.addOutput(message.name, message.text);
+        break;
+      case 'display':
+        this.addDisplay({ mime: message.mime, data: message.data, encoding: message.encoding });
+        break;
+      case 'result':
+        this.result = message.text.slice(0, MAX_RESULT_CHARS);
+        break;
+      case 'error':
+        this.error = { name: message.name.slice(0, 200), value: message.value.slice(0, 10_000), traceback: message.traceback.slice(0, MAX_TRACEBACK_CHARS) };
+        break;
+      case 'done':
+        this.doneMessage = message;
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** Adds host-generated text (e.g. a note that the container was restarted) to a stream. */
+  note(stream: StreamName, text: string): void {
+    this.parts[stream].push(text);
+  }
+
+  snapshot(): CollectedOutput {
+    const finish = (stream: StreamName): string => {
+      const agentDropped = this.doneMessage?.dropped?.[stream] ?? 0;
+      const dropped = this.dropped[stream] + agentDropped;
+      const text = this.parts[stream].join('');
+      return dropped > 0 ? text + truncationMarker(stream, dropped, this.limitBytes) : text;
+    };
+    const truncated = {
+      stdout: this.dropped.stdout + (this.doneMessage?.dropped?.stdout ?? 0) > 0,
+      stderr: this.dropped.stderr + (this.doneMessage?.dropped?.stderr ?? 0) > 0,
+    };
+    return {
+      stdout: finish('stdout'),
+      stderr: finish('stderr'),
+      truncated,
+      result: this.result,
+      error: this.error,
+      displays: [...this.displays],
+      done: this.doneMessage,
+    };
+  }
+
+  private addOutput(stream: StreamName, text: string): void {
+    const size = Buffer.byteLength(text, 'utf8');
+    const room = this.limitBytes - this.bytes[stream];
+    if (room <= 0) {
+      this.dropped[stream] += size;
+      return;
+    }
+    let kept = text;
+    if (size > room) {
+      kept = Buffer.from(text, 'utf8').subarray(0, room).toString('utf8').replace(/\uFFFD$/, '');
+      this.dropped[stream] += size - Buffer.byteLength(kept, 'utf8');
+    }
+    this.bytes[stream] += Buffer.byteLength(kept, 'utf8');
+    this.parts[stream].push(kept);
+    if (kept) this.sink.output(stream, kept);
+  }
+
+  private addDisplay(display: Display): void {
+    if (this.displays.length >= MAX_DISPLAYS || display.data.length > MAX_DISPLAY_BYTES) {
+      this.note('stderr', `\n[a ${display.mime} output was not kept: more than ${MAX_DISPLAYS} outputs or over ${MAX_DISPLAY_BYTES / 1024 / 1024} MiB]\n`);
+      return;
+    }
+    this.displays.push(display);
+    this.sink.display(display);
+  }
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestSandpit } from '../../test-support/sandpit';
+import type { TestSandpit } from '../../test-support/sandpit';
+
+/** Attacks from inside the sandbox: runaway loops, leftovers, fork and memory bombs, output floods. */
+describe('limits and timeouts', () => {
+  let sp: TestSandpit;
+  beforeAll(async () => {
+    sp = await startTestSandpit({ graceMs: 2_000 });
+  });
+  afterAll(async () => sp?.cleanup());
+
+  it('interrupts `while True: pass` at the timeout and keeps the session and its state', async () => {
+    const { id } = await sp.sessions.create({});
+    await sp.sessions.execute(id, 'kept = "yes"');
+    const started = Date.now();
+    const r = await sp.sessions.execute(id, 'while True:\n    pass', { timeoutMs: 2_000 });
+    const elapsed = Date.now() - started;
+    expect(r.status).toBe('timeout');
+    expect(r.stateLost).toBe(false);
+    expect(r.message).toMatch(/time limit/);
+    expect(elapsed).toBeLessThan(2_000 + 2_000 + 1_500);
+    expect((await sp.sessions.execute(id, 'kept')).result).toBe("'yes'");
+  });
+
+  it('kills and restarts the container when the code ignores the interrupt, and says state was lost', async () => {
+    const { id } = await sp.sessions.create({});
+    await sp.sessions.execute(id, 'lost = 1');
+    const started = Date.now();
+    const r = await sp.sessions.execute(id, 'while True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass', { timeoutMs: 1_500 });
+    expect(r.status).toBe('timeout');
+    expect(r.stateLost).toBe(true);
+    expect(r.message).toMatch(/variables were lost/);
+    expect(Date.now() - started).toBeLessThan(1_500 + 2_000 + 10_000);
+    const after = await sp.sessions.execute(id, "'lost' in globals()");
+    expect(after.result).toBe('False');
+  });
+
+  it('leaves no process of a timed-out run alive', async () => {
+    const { id } = await sp.sessions.create({});
+    const r = await sp.sessions.execute(id, "import subprocess, time\nsubprocess.Popen(['sleep', '1000'])\ntime.sleep(100)", { timeoutMs: 1_500 });
+    expect(r.status).toBe('timeout');
+    const ps = await sp.sessions.execute(id, [
+      'import os',
+      'names = []',
+      "for p in os.listdir('/proc'):",
+      '    if p.isdigit():',
+      '        try:',
+      "            names.append(open(f'/proc/{p}/comm').read().strip())",
+      '        except OSError:',
+      '            pass',
+      'sorted(names)',
+    ].join('\n'));
+    expect(ps.result).not.toContain('sleep');
+  });
+
+  it('contains a fork bomb with the pids limit, and the next run works', async () => {
+    const { id } = await sp.sessions.create({ limits: { pids: 64 } });
+    const r = await sp.sessions.execute(id, 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', { timeoutMs: 3_000 });
+    expect(['timeout', 'error']).toContain(r.status);
+    const next = await sp.sessions.execute(id, '6 * 7', { timeoutMs: 10_000 });
+    expect(next.status).toBe('ok');
+    expect(next.result).toBe('42');
+    const pids = await sp.sessions.execute(id, "import os\nlen([p for p in os.listdir('/proc') if p.isdigit()])");
+    expect(Number(pids.result)).toBeLessThan(10);
+  });
+
+  it('reports a 4 GiB allocation as oom and the session is usable afterwards', async () => {
+    const { id } = await sp.sessions.create({ limits: { memoryMb: 256 } });
+    const r = await sp.sessions.execute(id, "big = ' ' * (4 * 1024 ** 3)", { timeoutMs: 30_000 });
+    expect(r.status).toBe('oom');
+    expect(r.message).toMatch(/memory limit/);
+    const next = await sp.sessions.execute(id, '1 + 1');
+    expect(next.result).toBe('2');
+  });
+
+  it('reports a child process killed for memory as oom while the session keeps its state', async () => {
+    const { id } = await sp.sessions.create({ limits: { memoryMb: 256 } });
+    await sp.sessions.execute(id, 'keep = 5');
+    const r = await sp.sessions.execute(id, "import subprocess\nsubprocess.run(['python3', '-c', \"x = ' ' * (2 * 1024 ** 3)\"]).returncode", { timeoutMs: 30_000 });
+    expect(r.status).toBe('oom');
+    expect(r.stateLost).toBe(false);
+    expect((await sp.sessions.execute(id, 'keep')).result).toBe('5');
+  });
+
+  it('truncates an endless print with a visible marker and bounded host memory', async () => {
+    const { id } = await sp.sessions.create({ limits: { outputBytes: 64 * 1024 } });
+    const before = process.memoryUsage().rss;
+    const r = await sp.sessions.execute(id, "while True:\n    print('x' * 1000)", { timeoutMs: 3_000 });
+    const grown = process.memoryUsage().rss - before;
+    expect(r.status).toBe('timeout');
+    expect(r.truncated.stdout).toBe(true);
+    expect(r.stdout).toMatch(/\[output truncated: \d+ more bytes of stdout not shown \(limit 64 KiB per stream\)\]/);
+    expect(r.stdout.length).toBeLessThan(64 * 1024 + 500);
+    expect(grown).toBeLessThan(200 * 1024 * 1024);
+  });
+});

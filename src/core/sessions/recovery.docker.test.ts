@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isSandpitError } from '../../shared/api/errors';
+import { pollUntil } from '../util/with-timeout';
+import { startTestSandpit } from '../../test-support/sandpit';
+import type { TestSandpit } from '../../test-support/sandpit';
+import { DockerodeClient } from '../docker/dockerode-client';
+import { LABEL } from '../docker/labels';
+import { silentLogger } from '../log';
+
+describe('a container that dies mid-run', () => {
+  let sp: TestSandpit;
+  beforeAll(async () => {
+    sp = await startTestSandpit();
+  });
+  afterAll(async () => sp?.cleanup());
+
+  it('ends the run with CONTAINER_DIED (never success) and the session recovers', async () => {
+    const info = await sp.sessions.create({});
+    await sp.sessions.execute(info.id, 'x = 1');
+    const running = sp.sessions.execute(info.id, "import time\nprint('started', flush=True)\ntime.sleep(60)");
+    await pollUntil(() => (sp.sessions.get(info.id).state === 'busy' ? true : undefined), 10_000, 'run started');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await sp.docker.killContainer(info.containerId, 'SIGKILL');
+    const error = await running.then(() => undefined, (e: unknown) => e);
+    expect(isSandpitError(error, 'CONTAINER_DIED')).toBe(true);
+    expect((error as Error).message).toMatch(/variables were lost/);
+    const next = await sp.sessions.execute(info.id, "'x' in globals(), 2 + 2");
+    expect(next.status).toBe('ok');
+    expect(next.result).toBe('(False, 4)');
+  });
+
+  it('restarts a container killed while idle', async () => {
+    const info = await sp.sessions.create({});
+    await sp.docker.killContainer(info.containerId, 'SIGKILL');
+    await pollUntil(async () => ((await sp.docker.inspectContainer(info.containerId)).running && sp.sessions.runtimeOf(info.id).connected ? true : undefined), 20_000, 'restart');
+    expect((await sp.sessions.execute(info.id, '3')).result).toBe('3');
+  });
+});
+
+describe('the reaper after a crash', () => {
+  it('removes what a killed core left behind and leaves unlabelled containers alone', async () => {
+    const docker = new DockerodeClient({ logger: silentLogger });
+    const home = await mkdtemp(join(tmpdir(), 'sandpit-crash-'));
+    // A container that is not ours, from the same image: the reaper must not touch it.
+    const foreign = await docker.createContainer({ image: inject('images').python!, cmd: ['sleep', '30'], env: {}, labels: { 'com.example.other': 'yes' }, user: '10001:10001', workingDir: '/', openStdin: false, hostConfig: { NetworkMode: 'none' } });
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../test-support/crash-child.ts')], {
+      env: { ...process.env, SANDPIT_HOME: home, SANDPIT_TEST_IMAGE: inject('images').python! },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('child did not report')), 60_000);
+      child.stdout.on('data', (d: Buffer) => {
+        const text = d.toString();
+        if (text.includes('\n')) {
+          clearTimeout(timer);
+          resolve(text.trim());
+        }
+      });
+    });
+    const { containerId, volume } = JSON.parse(line) as { containerId: string; volume: string };
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect((await docker.inspectContainer(containerId)).running).toBe(true);
+
+    const next = await startTestSandpit();
+    try {
+      await expect(docker.inspectContainer(containerId)).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'NOT_FOUND'));
+      expect((await docker.listVolumes({ [LABEL.managed]: 'true' })).map((v) => v.name)).not.toContain(volume);
+      expect((await docker.inspectContainer(foreign)).labels['com.example.other']).toBe('yes');
+    } finally {
+      await next.cleanup();
+      await docker.removeContainer(foreign);
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,325 @@
+import { SandpitError, toErrorBody } from '../../shared/api/errors';
+import type { Artifact } from '../../shared/domain/artifact';
+import type { ExecutionResult } from '../../shared/domain/execution';
+import { resolveLimits } from '../../shared/domain/limits';
+import type { Limits, PartialLimits } from '../../shared/domain/limits';
+import type { ChannelKind, Language, SessionInfo, SessionState } from '../../shared/domain/session';
+import type { EventBus } from '../api/event-bus';
+import type { ChannelSetting, SandpitConfig } from '../config';
+import type { DaemonEvents } from '../docker/daemon-events';
+import type { DockerClient, EngineEndpoint } from '../docker/docker-client';
+import type { EngineMonitor } from '../docker/engine-monitor';
+import type { InstanceIdentity } from '../docker/labels';
+import type { ArtifactStore } from '../files/artifact-store';
+import type { Logger } from '../log';
+import { newId } from '../util/ids';
+import { Semaphore } from '../util/semaphore';
+import { SerialQueue } from '../util/serial-queue';
+import { captureArtifacts } from './capture-artifacts';
+import { ContainerSession } from './container-session';
+import { WarmPool } from './warm-pool';
+
+export interface SessionManagerDeps {
+  config: SandpitConfig;
+  docker: DockerClient;
+  events: DaemonEvents;
+  engine: EngineMonitor;
+  bus: EventBus;
+  artifacts: ArtifactStore;
+  identity: InstanceIdentity;
+  instanceDir: string;
+  log: Logger;
+}
+
+export interface CreateSessionInput {
+  language?: Language;
+  image?: string;
+  limits?: PartialLimits;
+  client?: string;
+}
+
+interface ManagedSession {
+  runtime: ContainerSession;
+  language: Language;
+  image: string;
+  limits: Limits;
+  state: SessionState;
+  createdAt: Date;
+  lastUsedAt: Date;
+  runs: number;
+  fromPool: boolean;
+  client?: string;
+  queue: SerialQueue;
+}
+
+/** Chooses the agent channel: the unix socket when the engine is local to us and can share a host dir. */
+export function resolveChannel(setting: ChannelSetting, endpoint: EngineEndpoint): ChannelKind {
+  if (setting !== 'auto') return setting;
+  const canChown = typeof process.getuid === 'function' && process.getuid() === 0;
+  return endpoint.kind === 'local' && process.platform === 'linux' && canChown ? 'socket' : 'attach';
+}
+
+/**
+ * Sessions: create (from a warm pool when one fits), list, get, stop, idle TTL, max sessions, a FIFO
+ * of runs per session and a global cap on runs at once. Emits live events on the bus.
+ */
+export class SessionManager {
+  private readonly sessions = new Map<string, ManagedSession>();
+  private readonly pools = new Map<string, WarmPool>();
+  private readonly slots: Semaphore;
+  private readonly channel: ChannelKind;
+  private readonly log: Logger;
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  constructor(private readonly deps: SessionManagerDeps) {
+    this.slots = new Semaphore(deps.config.maxConcurrentRuns);
+    this.channel = resolveChannel(deps.config.channel, deps.docker.endpoint);
+    this.log = deps.log.child({ component: 'sessions' });
+    this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
+    this.sweepTimer.unref();
+  }
+
+  get channelKind(): ChannelKind {
+    return this.channel;
+  }
+
+  /** Starts warm pools for the default template of each language that has an image. */
+  warmUp(languages: Language[] = ['python']): void {
+    if (this.deps.config.poolSize <= 0) return;
+    for (const language of languages) {
+      const image = this.deps.config.images[language];
+      if (image) void this.poolFor(language, image, this.deps.config.defaultLimits).refill();
+    }
+  }
+
+  async create(input: CreateSessionInput = {}): Promise<SessionInfo> {
+    this.deps.engine.assertUp();
+    if (this.sessions.size >= this.deps.config.maxSessions) {
+      throw new SandpitError('LIMIT_EXCEEDED', `There are already ${this.sessions.size} sessions (the maximum). Stop one first.`);
+    }
+    const language = input.language ?? 'python';
+    const image = input.image ?? this.deps.config.images[language];
+    if (!image) throw new SandpitError('IMAGE_MISSING', `No ${language} sandbox image is configured. Build it with "npm run build:images".`);
+    const limits = resolveLimits(input.limits, this.deps.config.defaultLimits);
+    const isDefault = JSON.stringify(limits) === JSON.stringify(this.deps.config.defaultLimits) && image === this.deps.config.images[language];
+    let runtime = isDefault && this.deps.config.poolSize > 0 ? this.poolFor(language, image, limits).claim() : undefined;
+    const fromPool = runtime !== undefined;
+    if (!runtime) {
+      runtime = this.makeRuntime(newId('ses'), language, image, limits, false);
+      await runtime.start();
+    }
+    const now = new Date();
+    const session: ManagedSession = { runtime, language, image, limits, state: 'ready', createdAt: now, lastUsedAt: now, runs: 0, fromPool, client: input.client, queue: new SerialQueue() };
+    runtime.onRecovered = (error) => this.setState(session, error ? 'failed' : 'ready');
+    this.sessions.set(runtime.id, session);
+    this.log.info('session created', { sessionId: runtime.id, fromPool, containerId: runtime.containerId });
+    this.deps.bus.emit('session.updated', this.info(session));
+    return this.info(session);
+  }
+
+  list(): SessionInfo[] {
+    return [...this.sessions.values()].map((s) => this.info(s));
+  }
+
+  get(sessionId: string): SessionInfo {
+    return this.info(this.require(sessionId));
+  }
+
+  /** The container behind a session (for files and tools that exec). */
+  runtimeOf(sessionId: string): ContainerSession {
+    return this.require(sessionId).runtime;
+  }
+
+  touch(sessionId: string): void {
+    this.require(sessionId).lastUsedAt = new Date();
+  }
+
+  async stop(sessionId: string): Promise<void> {
+    const session = this.require(sessionId);
+    this.sessions.delete(sessionId);
+    this.setState(session, 'stopping');
+    try {
+      await session.runtime.remove();
+    } finally {
+      session.state = 'stopped';
+      this.deps.bus.emit('session.removed', { sessionId });
+      this.log.info('session stopped', { sessionId });
+    }
+  }
+
+  interrupt(sessionId: string): boolean {
+    return this.require(sessionId).runtime.interrupt();
+  }
+
+  async restart(sessionId: string): Promise<SessionInfo> {
+    const session = this.require(sessionId);
+    await session.queue.run(async () => {
+      this.setState(session, 'restarting');
+      await session.runtime.restart();
+      this.setState(session, 'ready');
+    });
+    return this.info(session);
+  }
+
+  /** Queues a run on the session (FIFO), waits for a global slot, runs it and captures artifacts. */
+  async execute(sessionId: string, code: string, options: { timeoutMs?: number; executionId?: string } = {}): Promise<ExecutionResult> {
+    const session = this.require(sessionId);
+    const executionId = options.executionId ?? newId('run', 8);
+    const timeoutMs = options.timeoutMs ?? session.limits.timeoutMs;
+    return session.queue.run(async () => {
+      if (!this.sessions.has(sessionId)) throw new SandpitError('SESSION_NOT_FOUND', `Session ${sessionId} was stopped before the run started.`);
+      const release = await this.slots.acquire(this.deps.config.queueTimeoutMs, 'The run');
+      const { bus } = this.deps;
+      const startedAt = Date.now();
+      try {
+        session.lastUsedAt = new Date();
+        session.runs += 1;
+        this.setState(session, 'busy');
+        bus.emit('execution.started', { sessionId, executionId, code, startedAt: new Date(startedAt).toISOString() });
+        const outcome = await session.runtime.run({
+          executionId,
+          code,
+          timeoutMs,
+          outputLimit: session.limits.outputBytes,
+          onOutput: (stream, text) => bus.emit('execution.output', { sessionId, executionId, stream, text }),
+          onDisplay: (display) => bus.emit('execution.display', { sessionId, executionId, display }),
+        });
+        const artifacts = await this.capture(session, executionId, outcome.done?.files ?? [], outcome.displays);
+        const result: ExecutionResult = {
+          executionId,
+          sessionId,
+          status: outcome.status,
+          stdout: outcome.stdout,
+          stderr: outcome.stderr,
+          result: outcome.result,
+          error: outcome.error,
+          displays: outcome.displays,
+          truncated: outcome.truncated,
+          durationMs: outcome.durationMs,
+          exitCode: outcome.done?.exitCode,
+          files: outcome.done?.files ?? [],
+          artifacts,
+          stateLost: outcome.stateLost,
+          message: outcome.message,
+        };
+        bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
+        return result;
+      } catch (error) {
+        const body = toErrorBody(error);
+        bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code });
+        if (body.code === 'DOCKER_UNAVAILABLE') this.deps.engine.markDown(body.message);
+        throw error;
+      } finally {
+        release();
+        session.lastUsedAt = new Date();
+        if (this.sessions.has(sessionId)) this.setState(session, session.runtime.connected ? 'ready' : 'failed');
+      }
+    });
+  }
+
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    clearInterval(this.sweepTimer);
+    await Promise.all([...this.pools.values()].map((p) => p.dispose()));
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
+  }
+
+  /** Pools may try again after the engine came back. */
+  engineCameBack(): void {
+    for (const pool of this.pools.values()) {
+      pool.resetFailures();
+      void pool.refill();
+    }
+  }
+
+  private async capture(session: ManagedSession, executionId: string, files: Array<{ path: string; size: number }>, displays: ExecutionResult['displays']): Promise<Artifact[]> {
+    try {
+      return await captureArtifacts({
+        docker: this.deps.docker,
+        store: this.deps.artifacts,
+        containerId: session.runtime.containerId,
+        sessionId: session.runtime.id,
+        executionId,
+        files,
+        displays,
+        maxBytes: this.deps.config.maxArtifactBytes,
+        maxCount: this.deps.config.maxArtifactsPerRun,
+        log: this.log,
+      });
+    } catch (error) {
+      this.log.warn('could not capture artifacts', { sessionId: session.runtime.id, error: toErrorBody(error).message });
+      return [];
+    }
+  }
+
+  private poolFor(language: Language, image: string, limits: Limits): WarmPool {
+    const key = `${language}|${image}|${JSON.stringify(limits)}|${this.channel}`;
+    let pool = this.pools.get(key);
+    if (!pool) {
+      pool = new WarmPool(key, this.deps.config.poolSize, () => this.makeRuntime(newId('ses'), language, image, limits, true), this.log);
+      this.pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  private makeRuntime(id: string, language: Language, image: string, limits: Limits, fromPool: boolean): ContainerSession {
+    const { config } = this.deps;
+    return new ContainerSession({
+      id,
+      language,
+      image,
+      limits,
+      channel: this.channel,
+      identity: this.deps.identity,
+      docker: this.deps.docker,
+      events: this.deps.events,
+      log: this.deps.log,
+      instanceDir: this.deps.instanceDir,
+      fromPool,
+      startTimeoutMs: config.startTimeoutMs,
+      graceMs: config.graceMs,
+      runtime: config.runtime,
+    });
+  }
+
+  private async sweepIdle(): Promise<void> {
+    if (this.disposed) return;
+    const cutoff = Date.now() - this.deps.config.idleTtlMs;
+    for (const [id, s] of this.sessions) {
+      if (s.state !== 'busy' && s.queue.length === 0 && s.lastUsedAt.getTime() < cutoff) {
+        this.log.info('stopping idle session', { sessionId: id });
+        await this.stop(id).catch((error: unknown) => this.log.warn('could not stop idle session', { sessionId: id, error: toErrorBody(error).message }));
+      }
+    }
+  }
+
+  private require(sessionId: string): ManagedSession {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new SandpitError('SESSION_NOT_FOUND', `There is no session "${sessionId}". List sessions to see the ones that exist.`);
+    return session;
+  }
+
+  private setState(session: ManagedSession, state: SessionState): void {
+    if (session.state === state) return;
+    session.state = state;
+    this.deps.bus.emit('session.updated', this.info(session));
+  }
+
+  private info(s: ManagedSession): SessionInfo {
+    return {
+      id: s.runtime.id,
+      language: s.language,
+      image: s.image,
+      state: s.state,
+      channel: this.channel,
+      limits: s.limits,
+      containerId: s.runtime.containerId,
+      createdAt: s.createdAt.toISOString(),
+      lastUsedAt: s.lastUsedAt.toISOString(),
+      runs: s.runs,
+      fromPool: s.fromPool,
+      client: s.client,
+    };
+  }
+}

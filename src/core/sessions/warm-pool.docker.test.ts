@@ -1,0 +1,41 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollUntil } from '../util/with-timeout';
+import { startTestSandpit } from '../../test-support/sandpit';
+import type { TestSandpit } from '../../test-support/sandpit';
+
+describe('warm pool', () => {
+  let sp: TestSandpit;
+  beforeAll(async () => {
+    sp = await startTestSandpit({ poolSize: 2 });
+  });
+  afterAll(async () => sp?.cleanup());
+
+  const ready = async (): Promise<number> => {
+    const managed = await sp.docker.listContainers({ 'dev.sandpit.instance': sp.identity.instanceId });
+    return managed.filter((c) => c.state === 'running').length;
+  };
+
+  it('keeps N ready containers, hands one out, refills, and never reuses a container', async () => {
+    await pollUntil(async () => ((await ready()) >= 2 ? true : undefined), 60_000, 'pool filled');
+    const a = await sp.sessions.create({});
+    expect(a.fromPool).toBe(true);
+    expect((await sp.sessions.execute(a.id, '1 + 1')).result).toBe('2');
+    // Refilled in the background: one session + two ready.
+    await pollUntil(async () => ((await ready()) >= 3 ? true : undefined), 60_000, 'pool refilled');
+    await sp.sessions.stop(a.id);
+    const b = await sp.sessions.create({});
+    expect(b.fromPool).toBe(true);
+    expect(b.containerId).not.toBe(a.containerId);
+    expect(b.id).not.toBe(a.id);
+    expect((await sp.sessions.execute(b.id, "'x' in globals()")).result).toBe('False');
+    // The stopped session's container is gone for good.
+    const all = await sp.docker.listContainers({ 'dev.sandpit.managed': 'true' });
+    expect(all.map((c) => c.id)).not.toContain(a.containerId);
+  });
+
+  it('starts cold when a session asks for different limits', async () => {
+    const s = await sp.sessions.create({ limits: { memoryMb: 300 } });
+    expect(s.fromPool).toBe(false);
+    expect(s.limits.memoryMb).toBe(300);
+  });
+});

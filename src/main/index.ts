@@ -1,0 +1,116 @@
+import { BrowserWindow, app, dialog, session } from 'electron';
+import type { Sandpit } from '../core/app';
+import { createSandpit } from '../core/app';
+import { defaultConfig } from '../core/config';
+import { DockerodeClient } from '../core/docker/dockerode-client';
+import { createLogger } from '../core/log';
+import { withTimeout } from '../core/util/with-timeout';
+import { appPaths } from './app-paths';
+import { registerIpc } from './ipc-adapter';
+import { resolveImages } from './resolve-images';
+import { createTray } from './tray';
+import type { SandpitTray } from './tray';
+import { createMainWindow, hardenSession, trustedSenderCheck } from './window';
+
+const DISPOSE_TIMEOUT_MS = 20_000;
+const log = createLogger({ app: 'sandpit', process: 'main' });
+const paths = appPaths(app.getAppPath(), app.isPackaged);
+
+interface Running {
+  sandpit: Sandpit;
+  tray?: SandpitTray;
+  stop: Array<() => void>;
+}
+
+let window: BrowserWindow | undefined;
+let starting: Promise<Running | undefined> | undefined;
+let quit: 'no' | 'disposing' | 'done' = 'no';
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function showWindow(): void {
+  if (quit !== 'no') return;
+  if (!window || window.isDestroyed()) {
+    window = createMainWindow({ panel: paths.panel, preloadFile: paths.preloadFile, iconPath: paths.iconPath, log });
+    return;
+  }
+  if (window.isMinimized()) window.restore();
+  window.show();
+  window.focus();
+}
+
+function startTray(sandpit: Sandpit): { tray?: SandpitTray; stop: () => void } {
+  try {
+    const tray = createTray({ iconPath: paths.iconPath, onShow: showWindow, onQuit: () => app.quit() });
+    const update = (): void => tray.setRunning(sandpit.sessions.list().filter((s) => s.state !== 'stopped' && s.state !== 'failed').length);
+    const offUpdated = sandpit.bus.on('session.updated', update);
+    const offRemoved = sandpit.bus.on('session.removed', update);
+    update();
+    const stop = (): void => {
+      offUpdated();
+      offRemoved();
+      tray.destroy();
+    };
+    return { tray, stop };
+  } catch (error) {
+    log.warn('no tray icon on this desktop', { error: message(error) });
+    return { stop: () => undefined };
+  }
+}
+
+async function start(): Promise<Running> {
+  hardenSession(session.defaultSession, paths.panel);
+  const config = defaultConfig();
+  const docker = new DockerodeClient({ host: config.dockerHost, logger: log });
+  const images = await resolveImages({ docker, imagesDir: paths.imagesDir, log });
+  const sandpit = await createSandpit({ ...config, images }, { logger: log, docker });
+  const stopIpc = registerIpc(sandpit.api, sandpit.bus, trustedSenderCheck(() => window, paths.panel));
+  const { tray, stop: stopTray } = startTray(sandpit);
+  showWindow();
+  log.info('sandpit started', { home: config.home, images });
+  return { sandpit, tray, stop: [stopIpc, stopTray] };
+}
+
+async function shutdown(): Promise<void> {
+  const running = await starting?.catch(() => undefined);
+  if (!running) return;
+  for (const stop of running.stop) stop();
+  try {
+    await withTimeout(running.sandpit.dispose(), DISPOSE_TIMEOUT_MS, 'shutting Sandpit down');
+  } catch (error) {
+    log.error('failed to shut down cleanly', { error: message(error) });
+  }
+}
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', showWindow);
+  app.on('activate', showWindow);
+  // With a tray icon Sandpit keeps serving assistants when its window is closed.
+  app.on('window-all-closed', () => {
+    void starting?.then((running) => {
+      if (!running?.tray) app.quit();
+    });
+  });
+  app.on('before-quit', (event) => {
+    if (quit === 'done') return;
+    event.preventDefault();
+    if (quit === 'disposing') return;
+    quit = 'disposing';
+    void shutdown().then(() => {
+      quit = 'done';
+      app.quit();
+    });
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => app.quit());
+
+  starting = app.whenReady().then(start);
+  starting.catch((error: unknown) => {
+    log.error('failed to start', { error: message(error) });
+    dialog.showErrorBox('Sandpit could not start', message(error));
+    app.quit();
+  });
+}

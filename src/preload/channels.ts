@@ -1,0 +1,38 @@
+import type { MethodName } from '../shared/api/contract';
+import { ipcChannelFor } from '../shared/api/transport';
+
+export { IPC_EVENT_CHANNEL as EVENT_CHANNEL } from '../shared/api/transport';
+
+/**
+ * The methods the panel may invoke. Spelled out (not imported from the contract) so the sandboxed preload
+ * bundles no zod and evaluates no schemas; the checks below and channels.test.ts keep it equal to
+ * the contract's METHOD_NAMES.
+ */
+export const ALLOWED_METHODS = [
+  'engine.status',
+  'sessions.create',
+  'sessions.list',
+  'sessions.get',
+  'sessions.stop',
+  'sessions.execute',
+  'sessions.interrupt',
+  'files.upload',
+  'files.download',
+  'files.list',
+  'artifacts.list',
+] as const satisfies readonly MethodName[];
+
+export type AllowedMethod = (typeof ALLOWED_METHODS)[number];
+
+/** Compiles only while every contract method is allowed (the `satisfies` above rejects extra ones). */
+type AssertNever<T extends never> = T;
+export type _EveryMethodAllowed = AssertNever<Exclude<MethodName, AllowedMethod>>;
+
+export const ALLOWED_CHANNELS: ReadonlySet<string> = new Set(ALLOWED_METHODS.map(ipcChannelFor));
+
+/** The IPC channel for a method name, or undefined when the panel may not call it. */
+export function channelForMethod(method: unknown): string | undefined {
+  if (typeof method !== 'string') return undefined;
+  const channel = ipcChannelFor(method);
+  return ALLOWED_CHANNELS.has(channel) ? channel : undefined;
+}

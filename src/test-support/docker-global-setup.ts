@@ -1,0 +1,49 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { dockerFixHint } from '../core/docker/docker-errors';
+import { DockerodeClient } from '../core/docker/dockerode-client';
+import { dockerfilePath } from '../core/docker/build-context';
+import { loadFlavour } from '../core/docker/image-bases';
+import { defaultImagesDir, ensureExecutorImage } from '../core/docker/image-builder';
+import { silentLogger } from '../core/log';
+import type { ProvidedImages } from './provided-context';
+
+const FLAVOURS = ['python', 'python-data'] as const;
+
+/**
+ * globalSetup of the `docker` vitest project: the engine must answer (no silent skipping), and the
+ * executor images whose Dockerfile exists are built once (or found up to date) and provided as `images`.
+ * SANDPIT_IMAGES_DIR points it at another executor-image/ directory.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  const docker = new DockerodeClient({ logger: silentLogger });
+  try {
+    await docker.ping(10_000);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    const hint = dockerFixHint(docker.endpoint);
+    throw new Error(
+      `Docker is required for the integration tests (vitest project "docker"), but the engine at ${docker.endpoint.address} did not answer: ${why}\n` +
+        `${why.includes(hint) ? '' : `${hint} `}Without systemd: (setsid dockerd >/tmp/dockerd.log 2>&1 &). ` +
+        'To run only the tests that need no Docker: npm run test:unit.',
+    );
+  }
+
+  const imagesDir = process.env.SANDPIT_IMAGES_DIR || defaultImagesDir();
+  const images: ProvidedImages = {};
+  for (const flavour of FLAVOURS) {
+    const definition = await loadFlavour(imagesDir, flavour);
+    if (!existsSync(join(imagesDir, dockerfilePath(definition)))) {
+      process.stderr.write(`[images] no ${dockerfilePath(definition)} yet: not providing the ${flavour} image\n`);
+      continue;
+    }
+    const started = Date.now();
+    images[flavour] = await ensureExecutorImage(docker, flavour, {
+      imagesDir,
+      onLog: (line) => process.stderr.write(`[images:${flavour}] ${line}\n`),
+    });
+    process.stderr.write(`[images] ${flavour}: ${images[flavour]} (${Date.now() - started} ms)\n`);
+  }
+  project.provide('images', images);
+}

@@ -1,0 +1,11 @@
+/** Executor image tags the docker project's globalSetup builds and provides; absent when a Dockerfile is not written yet. */
+export interface ProvidedImages {
+  python?: string;
+  'python-data'?: string;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    images: ProvidedImages;
+  }
+}
