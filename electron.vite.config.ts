@@ -17,7 +17,9 @@ function devCspPlugin(): Plugin {
     name: 'sandpit:dev-csp',
     apply: 'serve',
     transformIndexHtml: (html) =>
-      html.replace("script-src 'self'", "script-src 'self' 'unsafe-inline'").replace("connect-src 'self'", "connect-src 'self' ws://localhost:*"),
+      html
+        .replace("script-src 'self'", "script-src 'self' 'unsafe-inline'")
+        .replace("connect-src 'self'", "connect-src 'self' ws://localhost:*"),
   };
 }
 

@@ -4,7 +4,9 @@
  *
  * A step is one of:
  *  - `check`      (lint, typecheck, build …): one test, passed when it exited 0;
- *  - `vitest`     its JSON report: numPassedTests / numFailedTests / numPendingTests + numTodoTests;
+ *  - `vitest`     its JSON report: numPassedTests / numFailedTests / numPendingTests + numTodoTests, plus
+ *                 1 failed per test file that failed with no failed test in it (an import or beforeAll
+ *                 error: vitest then reports that file's tests as skipped);
  *  - `playwright` its JSON report's stats: expected + flaky / unexpected / skipped.
  * A runner without a readable report counts as 1 failed; a runner that exited non-zero although its
  * report has no failed test (a crash, a globalSetup error, unhandled errors) adds 1 failed.
@@ -59,10 +61,19 @@ export function countStep(step, readReport = readJsonReport) {
   let passed;
   let failed;
   let skipped;
+  let brokenFiles = 0;
   if (step.kind === 'vitest') {
     passed = count(report.numPassedTests);
     failed = count(report.numFailedTests);
     skipped = count(report.numPendingTests) + count(report.numTodoTests);
+    // A file whose import or beforeAll failed reports its tests as skipped: count the file as 1 failed.
+    const files = Array.isArray(report.testResults) ? report.testResults : [];
+    brokenFiles = files.filter(
+      (f) =>
+        f?.status === 'failed' &&
+        !(Array.isArray(f.assertionResults) && f.assertionResults.some((a) => a?.status === 'failed')),
+    ).length;
+    failed += brokenFiles;
   } else {
     const stats = report.stats ?? {};
     passed = count(stats.expected) + count(stats.flaky);
@@ -70,6 +81,7 @@ export function countStep(step, readReport = readJsonReport) {
     skipped = count(stats.skipped);
   }
   let note = exitedOk ? 'ok' : `exit ${step.exitCode}`;
+  if (brokenFiles > 0) note += `; ${brokenFiles} file(s) failed outside a test (import or hook): 1 failed each`;
   if (!exitedOk && failed === 0) {
     failed = 1;
     note = `exit ${step.exitCode} without a failed test (crash or setup error): counted as 1 failed`;

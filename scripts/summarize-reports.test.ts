@@ -43,6 +43,24 @@ describe('countStep', () => {
     expect(countStep({ name: 'vitest', kind: 'vitest', exitCode: null }, read)).toMatchObject({ failed: 1 });
   });
 
+  it('counts a test file that failed outside its tests (import, beforeAll) as 1 failed', () => {
+    const report = {
+      numPassedTests: 3,
+      numFailedTests: 1,
+      numPendingTests: 5,
+      numTodoTests: 0,
+      testResults: [
+        { status: 'passed', assertionResults: [{ status: 'passed' }, { status: 'passed' }] },
+        { status: 'failed', assertionResults: [{ status: 'passed' }, { status: 'failed' }] },
+        { status: 'failed', assertionResults: [{ status: 'skipped' }, { status: 'skipped' }, { status: 'skipped' }] },
+        { status: 'failed', assertionResults: [{ status: 'skipped' }, { status: 'skipped' }] },
+      ],
+    };
+    const count = countStep({ name: 'vitest', kind: 'vitest', exitCode: 1, report: 'r.json' }, () => report);
+    expect(count).toMatchObject({ passed: 3, failed: 3, skipped: 5 });
+    expect(count.note).toMatch(/2 file\(s\) failed outside a test/);
+  });
+
   it('adds 1 failed when the runner failed but its report shows no failed test', () => {
     const count = countStep({ name: 'vitest', kind: 'vitest', exitCode: 1, report: 'vitest-green.json' }, read);
     expect(count).toMatchObject({ passed: 10, failed: 1 });

@@ -1,4 +1,5 @@
-import { BrowserWindow, app, dialog, session } from 'electron';
+import { app, dialog, session } from 'electron';
+import type { BrowserWindow } from 'electron';
 import type { Sandpit } from '../core/app';
 import { createSandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
@@ -24,6 +25,8 @@ interface Running {
 
 let window: BrowserWindow | undefined;
 let starting: Promise<Running | undefined> | undefined;
+/** True once IPC is registered: no window exists before it can talk to the core. */
+let ready = false;
 let quit: 'no' | 'disposing' | 'done' = 'no';
 
 function message(error: unknown): string {
@@ -31,7 +34,7 @@ function message(error: unknown): string {
 }
 
 function showWindow(): void {
-  if (quit !== 'no') return;
+  if (!ready || quit !== 'no') return;
   if (!window || window.isDestroyed()) {
     window = createMainWindow({ panel: paths.panel, preloadFile: paths.preloadFile, iconPath: paths.iconPath, log });
     return;
@@ -44,7 +47,8 @@ function showWindow(): void {
 function startTray(sandpit: Sandpit): { tray?: SandpitTray; stop: () => void } {
   try {
     const tray = createTray({ iconPath: paths.iconPath, onShow: showWindow, onQuit: () => app.quit() });
-    const update = (): void => tray.setRunning(sandpit.sessions.list().filter((s) => s.state !== 'stopped' && s.state !== 'failed').length);
+    const update = (): void =>
+      tray.setRunning(sandpit.sessions.list().filter((s) => s.state !== 'stopped' && s.state !== 'failed').length);
     const offUpdated = sandpit.bus.on('session.updated', update);
     const offRemoved = sandpit.bus.on('session.removed', update);
     update();
@@ -66,8 +70,13 @@ async function start(): Promise<Running> {
   const docker = new DockerodeClient({ host: config.dockerHost, logger: log });
   const images = await resolveImages({ docker, imagesDir: paths.imagesDir, log });
   const sandpit = await createSandpit({ ...config, images }, { logger: log, docker });
-  const stopIpc = registerIpc(sandpit.api, sandpit.bus, trustedSenderCheck(() => window, paths.panel));
+  const stopIpc = registerIpc(
+    sandpit.api,
+    sandpit.bus,
+    trustedSenderCheck(() => window, paths.panel),
+  );
   const { tray, stop: stopTray } = startTray(sandpit);
+  ready = true;
   showWindow();
   log.info('sandpit started', { home: config.home, images });
   return { sandpit, tray, stop: [stopIpc, stopTray] };
@@ -89,10 +98,11 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   app.on('second-instance', showWindow);
   app.on('activate', showWindow);
-  // With a tray icon Sandpit keeps serving assistants when its window is closed.
+  // With a tray icon Sandpit keeps serving assistants when its window is closed. Not on Linux: there
+  // the tray may be invisible (no status notifier), which would leave no way to quit.
   app.on('window-all-closed', () => {
     void starting?.then((running) => {
-      if (!running?.tray) app.quit();
+      if (!running?.tray || process.platform === 'linux') app.quit();
     });
   });
   app.on('before-quit', (event) => {

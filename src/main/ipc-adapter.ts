@@ -11,7 +11,10 @@ export type TrustedSenderCheck = (frame: WebFrameMain | null | undefined) => boo
 
 const PANEL_CONTEXT: CallContext = { transport: 'ipc', client: 'panel' };
 
-const DENIED: Envelope<never> = { ok: false, error: { code: 'DENIED', message: 'This window is not the Sandpit panel, so it may not call Sandpit.' } };
+const DENIED: Envelope<never> = {
+  ok: false,
+  error: { code: 'DENIED', message: 'This window is not the Sandpit panel, so it may not call Sandpit.' },
+};
 
 function allWindows(): WebContents[] {
   return BrowserWindow.getAllWindows().map((window) => window.webContents);
@@ -22,7 +25,12 @@ function allWindows(): WebContents[] {
  * that the call comes from our panel's top frame before dispatching; live events go to trusted panels only.
  * Returns the function that removes everything it registered.
  */
-export function registerIpc(api: Handlers, bus: EventBus, isTrustedSender: TrustedSenderCheck, targets: () => WebContents[] = allWindows): () => void {
+export function registerIpc(
+  api: Handlers,
+  bus: EventBus,
+  isTrustedSender: TrustedSenderCheck,
+  targets: () => WebContents[] = allWindows,
+): () => void {
   const channels = METHOD_NAMES.map((name) => {
     const channel = ipcChannelFor(name);
     ipcMain.handle(channel, async (event: IpcMainInvokeEvent, input: unknown): Promise<Envelope<unknown>> => {
@@ -34,7 +42,8 @@ export function registerIpc(api: Handlers, bus: EventBus, isTrustedSender: Trust
 
   const stopEvents = bus.onAny((name, payload) => {
     for (const contents of targets()) {
-      if (!contents.isDestroyed() && isTrustedSender(contents.mainFrame)) contents.send(IPC_EVENT_CHANNEL, name, payload);
+      if (!contents.isDestroyed() && isTrustedSender(contents.mainFrame))
+        contents.send(IPC_EVENT_CHANNEL, name, payload);
     }
   });
 

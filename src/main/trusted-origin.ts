@@ -12,7 +12,9 @@ export function devServerUrl(raw: string | undefined, isPackaged: boolean): stri
   if (isPackaged || !raw) return undefined;
   try {
     const url = new URL(raw);
-    return url.protocol === 'http:' && url.hostname === 'localhost' && url.username === '' && url.password === '' ? url.href : undefined;
+    return url.protocol === 'http:' && url.hostname === 'localhost' && url.username === '' && url.password === ''
+      ? url.href
+      : undefined;
   } catch {
     return undefined;
   }

@@ -14,14 +14,17 @@ export interface MainWindowOptions {
 }
 
 /**
- * Session-wide rules for the panel: every permission request and check is refused, and app files
- * (our file:// panel, our local dev server) get the strict CSP header.
+ * Session-wide rules for the panel: every permission request and check is refused, and the built panel
+ * (file://) gets the strict CSP as a header too. index.html's meta tag carries the same policy, so it holds
+ * wherever the header is not applied; the dev server's pages get only the meta tag, which electron.vite.config
+ * relaxes in `serve` for React refresh and HMR.
  */
 export function hardenSession(session: Session, panel: PanelLocation): void {
   session.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
   session.setPermissionCheckHandler(() => false);
   session.webRequest.onHeadersReceived((details, callback) => {
-    callback(isPanelUrl(details.url, panel) ? { responseHeaders: withPanelCsp(details.responseHeaders) } : {});
+    const appFile = details.url.startsWith('file:') && isPanelUrl(details.url, panel);
+    callback(appFile ? { responseHeaders: withPanelCsp(details.responseHeaders) } : {});
   });
 }
 
@@ -69,16 +72,26 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
   window.once('ready-to-show', () => window.show());
 
   const loaded = panel.devUrl ? window.loadURL(panel.devUrl) : window.loadFile(panel.rendererFile);
-  loaded.catch((error: unknown) => log.error('failed to load the panel', { error: error instanceof Error ? error.message : String(error) }));
+  loaded.catch((error: unknown) =>
+    log.error('failed to load the panel', { error: error instanceof Error ? error.message : String(error) }),
+  );
   return window;
 }
 
 /** The IPC sender check: the call must come from this window's top frame while it shows our panel. */
-export function trustedSenderCheck(getWindow: () => BrowserWindow | undefined, panel: PanelLocation): (frame: WebFrameMain | null | undefined) => boolean {
+export function trustedSenderCheck(
+  getWindow: () => BrowserWindow | undefined,
+  panel: PanelLocation,
+): (frame: WebFrameMain | null | undefined) => boolean {
   return (frame) => {
     const window = getWindow();
     if (!frame || !window || window.isDestroyed()) return false;
     const top = window.webContents.mainFrame;
-    return frame.parent === null && frame.processId === top.processId && frame.routingId === top.routingId && isPanelUrl(frame.url, panel);
+    return (
+      frame.parent === null &&
+      frame.processId === top.processId &&
+      frame.routingId === top.routingId &&
+      isPanelUrl(frame.url, panel)
+    );
   };
 }

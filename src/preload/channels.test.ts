@@ -18,7 +18,18 @@ describe('preload channel allow-list', () => {
 
   it('maps allowed methods to their channel and refuses everything else', () => {
     for (const name of METHOD_NAMES) expect(channelForMethod(name)).toBe(ipcChannelFor(name));
-    for (const bad of ['event', 'sessions', 'sessions.create ', 'constructor', '__proto__', '', 42, undefined, null, { toString: () => 'engine.status' }]) {
+    for (const bad of [
+      'event',
+      'sessions',
+      'sessions.create ',
+      'constructor',
+      '__proto__',
+      '',
+      42,
+      undefined,
+      null,
+      { toString: () => 'engine.status' },
+    ]) {
       expect(channelForMethod(bad)).toBeUndefined();
     }
   });

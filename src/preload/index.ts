@@ -8,7 +8,10 @@ const bridge: SandpitBridge = {
   invoke(method: string, input: unknown): Promise<unknown> {
     const channel = channelForMethod(method);
     if (!channel) {
-      return Promise.resolve({ ok: false, error: { code: 'NOT_FOUND', message: `Unknown method "${String(method)}".` } });
+      return Promise.resolve({
+        ok: false,
+        error: { code: 'NOT_FOUND', message: `Unknown method "${String(method)}".` },
+      });
     }
     return ipcRenderer.invoke(channel, input);
   },

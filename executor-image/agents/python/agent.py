@@ -18,6 +18,7 @@ import json
 import linecache
 import os
 import queue
+import select
 import signal
 import socket
 import sys
@@ -30,6 +31,7 @@ PROTOCOL = 1
 AGENT_PID = os.getpid()
 AGENT_FILE = (lambda: None).__code__.co_filename  # frames from this file are hidden from users
 READ_SIZE = 65536
+COALESCE = 0.002  # a pump gathers what arrives within 2 ms into one message (fewer, larger chunks)
 SYNC_TIMEOUT = 2.0
 MAX_WALK = 20000
 MAX_FILES = 1000
@@ -133,6 +135,8 @@ class Channel:
     def _write_loop(self):
         while True:
             data = self.outbox.get()
+            if data is None:  # queued by _read_stdio at the end of the channel
+                os._exit(0)
             if self.out_fd is not None:
                 try:
                     write_all(self.out_fd, data)
@@ -164,7 +168,11 @@ class Channel:
                     self._dispatch(line)
         except OSError:
             pass
-        os._exit(0)  # end of the channel: the host is gone
+        try:  # end of the channel: send what is already queued (briefly), then exit
+            self.outbox.put(None, timeout=1.0)
+            time.sleep(2.0)
+        finally:
+            os._exit(0)
 
     def _accept(self):
         while True:
@@ -254,13 +262,23 @@ class Pump(threading.Thread):
     def run(self):
         while True:
             try:
-                data = os.read(self.rfd, READ_SIZE)
+                data = self._read()
             except OSError:
                 return
             if not data:
                 return
             with self.lock:
                 self._feed(data)
+
+    def _read(self):
+        data = os.read(self.rfd, READ_SIZE)
+        deadline = time.monotonic() + COALESCE
+        while data and len(data) < READ_SIZE and self.marker is None:  # no waiting while a sync is pending
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.rfd], [], [], left)[0]:
+                break
+            data += os.read(self.rfd, READ_SIZE - len(data))
+        return data
 
     def _feed(self, data):
         marker = self.marker
@@ -460,13 +478,15 @@ class Agent:
         self.requests = queue.Queue()
         self.running = None  # id of the execution whose user code is running (interrupt target)
         self.current = None  # id of the execution being handled (display messages are tagged with it)
+        self.accepted = set()  # ids of executions queued or being handled
+        self.cancelled = set()  # ids interrupted before their code started
         self.emit_lock = threading.Lock()  # no display after done
         self.sync_lock = threading.Lock()
         self.cells = 0
         self.loop = None
         self.workspace = os.environ.get('SANDPIT_WORKSPACE') or '/workspace'
         # kill(-1) is only safe inside the container: opt-in (set in the image) and only under an init (or as init)
-        self.kill_strays = os.environ.get('SANDPIT_KILL_STRAYS') == '1' and 1 in (os.getpid(), os.getppid())
+        self.may_kill_strays = os.environ.get('SANDPIT_KILL_STRAYS') == '1' and 1 in (os.getpid(), os.getppid())
         module = types.ModuleType('__main__')
         module.__dict__.update(__builtins__=builtins, display=self.make_display())
         sys.modules['__main__'] = module  # so pickle and multiprocessing find user-defined names
@@ -478,16 +498,22 @@ class Agent:
     # -- requests (channel thread) --------------------------------------------------------------
 
     def on_message(self, msg):
+        """Handle one request from the host (channel thread)."""
         kind, mid = msg.get('type'), msg.get('id')
+        if not isinstance(mid, (str, int)):
+            return
         if kind == 'hello':
             import platform
 
             self.channel.send({'type': 'hello', 'id': mid, 'language': 'python', 'version': platform.python_version(),
                                'pid': os.getpid(), 'protocol': PROTOCOL})
-        elif kind == 'execute' and isinstance(msg.get('code'), str) and mid is not None:
+        elif kind == 'execute' and isinstance(msg.get('code'), str) and mid not in self.accepted:
+            self.accepted.add(mid)
             self.requests.put(msg)
-        elif kind == 'interrupt' and mid is not None and mid == self.running:
-            signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # EINTR for the main thread
+        elif kind == 'interrupt' and mid in self.accepted:
+            self.cancelled.add(mid)  # seen by run_cell if the code has not started yet
+            if mid == self.running:
+                signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # EINTR for the main thread
 
     def after_fork_child(self):
         """In a child forked by user code: make the channel and the pipes' read ends unusable."""
@@ -500,6 +526,7 @@ class Agent:
     # -- executions (main thread) ---------------------------------------------------------------
 
     def serve_forever(self):
+        """Run the queued executions, one at a time, for ever (main thread)."""
         signal.signal(signal.SIGINT, _ignore_sigint)
         while True:
             msg = self.requests.get()
@@ -514,6 +541,7 @@ class Agent:
                 self.finish(msg['id'], 'error', 0.0, None, 0)
 
     def execute(self, msg):
+        """Handle one `execute` request, from the first output to `done`."""
         eid, limit = msg['id'], msg.get('outputLimit')
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 0:
             limit = DEFAULT_LIMIT
@@ -525,19 +553,19 @@ class Agent:
         for pump in self.pumps:
             pump.begin(eid, limit)
         started = time.perf_counter()
-        status, text, exc = self.interruptible(eid, lambda: self.run_cell(msg['code'], filename))
+        status, text, exc = self.interruptible(eid, lambda: self.run_cell(eid, msg['code'], filename))
         duration = (time.perf_counter() - started) * 1000
         self.sync()
         if exc is not None:
             self.send_error(eid, exc, limit)
         elif text is not None:
             self.channel.send({'type': 'result', 'id': eid, 'text': clip(text, limit)})
-        exc = None
+        exc = None  # let the traceback's frames go
         if 'matplotlib.pyplot' in sys.modules:
             if self.interruptible(eid, self.show)[0] == 'interrupted':
                 status = 'interrupted'
         strays = 0
-        if self.kill_strays and (status == 'interrupted' or near_pids_limit()):
+        if self.may_kill_strays and (status == 'interrupted' or near_pids_limit()):
             strays = kill_strays()
         self.finish(eid, status, duration, before, strays)
 
@@ -547,6 +575,8 @@ class Agent:
         dropped = {pump.stream: pump.end() for pump in self.pumps}
         with self.emit_lock:
             self.current = None
+        self.accepted.discard(eid)
+        self.cancelled.discard(eid)
         after, complete = snapshot_files(self.workspace) if before is not None else ({}, True)
         changed = sorted(path for path, sig in after.items() if before.get(path) != sig)
         self.channel.send({'type': 'done', 'id': eid, 'status': status, 'durationMs': round(duration, 3),
@@ -572,11 +602,14 @@ class Agent:
         except KeyboardInterrupt:  # a late SIGINT landed in the lines above
             self.running = None
             signal.signal(signal.SIGINT, _ignore_sigint)
-        pass
+        if os.getpid() != AGENT_PID:
+            exit_forked_child(outcome)
         return outcome
 
-    def run_cell(self, source, filename):
+    def run_cell(self, eid, source, filename):
         """Execute a cell; returns the repr of its last expression, or None."""
+        if eid in self.cancelled:
+            raise KeyboardInterrupt
         lines = source.replace('\r\n', '\n').replace('\r', '\n').split('\n')
         linecache.cache[filename] = (len(source), None, [line + '\n' for line in lines], filename)
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
@@ -604,6 +637,7 @@ class Agent:
         return value
 
     def send_error(self, eid, exc, limit):
+        """Send an `error` message for an exception raised by user code."""
         tb = exc.__traceback__ = clean_traceback(exc.__traceback__)
         try:
             value = str(exc)
@@ -617,7 +651,7 @@ class Agent:
                            'traceback': clip(text, limit)})
 
     def restore_stdio(self):
-        """Undo what the previous execution may have done to fds 0/1/2, sys.stdout/err and SIGINT."""
+        """Undo what the previous execution may have done to fds 0/1/2 and sys.stdout/err."""
         os.dup2(self.devnull, 0)
         for pump in self.pumps:
             pump.rebind()
@@ -656,6 +690,7 @@ class Agent:
                                    'encoding': encoding})
 
     def make_display(self):
+        """The display() function injected into the user namespace."""
         agent = self
 
         def display(*objs):
@@ -671,6 +706,7 @@ class Agent:
         return display
 
     def make_show(self):
+        """The replacement for matplotlib.pyplot.show()."""
         agent = self
 
         def show(*_args, **_kwargs):

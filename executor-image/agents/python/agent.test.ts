@@ -144,7 +144,10 @@ class JsonLinesClient {
     for (const id of ids) {
       const types = this.received.filter((r) => r.msg.id === id).map((r) => r.msg.type);
       if (types.includes('hello')) continue;
-      expect(types.filter((t) => t === 'done'), `done count for ${String(id)}`).toHaveLength(1);
+      expect(
+        types.filter((t) => t === 'done'),
+        `done count for ${String(id)}`,
+      ).toHaveLength(1);
       expect(types.at(-1), `last message for ${String(id)}`).toBe('done');
     }
   }
@@ -328,6 +331,17 @@ describe('python agent over stdio', () => {
     expect((await client.collect(again)).done.status).toBe('interrupted');
   });
 
+  it('honours an interrupt that arrives before the code starts, even for a queued execution', async () => {
+    const busy = client.start('while True:\n    pass');
+    client.send({ type: 'interrupt', id: busy });
+    const first = client.start("import time\ntime.sleep(0.3)\nprint('A')");
+    const queued = client.start("print('B')");
+    client.send({ type: 'interrupt', id: queued });
+    expect((await client.collect(busy)).done.status).toBe('interrupted');
+    expect(await client.collect(first)).toMatchObject({ stdout: 'A\n', done: { status: 'ok' } });
+    expect(await client.collect(queued)).toMatchObject({ stdout: '', done: { status: 'interrupted' } });
+  });
+
   it('forwards at most outputLimit bytes per stream and counts the rest', async () => {
     const run = await client.run("import sys\nprint('x' * 5000)\nprint('y' * 300, file=sys.stderr)", 1000);
     expect(run.stdout).toBe('x'.repeat(1000));
@@ -422,7 +436,13 @@ describe('python agent over stdio', () => {
     expect(shape(run)).toEqual(['stream', 'display', 'display', 'stream', 'display', 'stream', 'done']);
     expect(run.displays).toEqual([
       { type: 'display', id: run.id, mime: 'text/html', data: '<b>hi</b>', encoding: 'utf8' },
-      { type: 'display', id: run.id, mime: 'image/png', data: Buffer.from('\x89PNG fake', 'latin1').toString('base64'), encoding: 'base64' },
+      {
+        type: 'display',
+        id: run.id,
+        mime: 'image/png',
+        data: Buffer.from('\x89PNG fake', 'latin1').toString('base64'),
+        encoding: 'base64',
+      },
       { type: 'display', id: run.id, mime: 'image/svg+xml', data: '<svg/>', encoding: 'utf8' },
     ]);
     expect(run.stdout).toBe('before\nbetween\n[1, 2]\n');
@@ -446,7 +466,8 @@ describe('python agent over stdio', () => {
     const ids = [0, 1, 2].map((i) => client.start(`import time\ntime.sleep(0.05)\nprint(${i})`));
     const runs = await Promise.all(ids.map((id) => client.collect(id)));
     expect(runs.map((r) => r.stdout)).toEqual(['0\n', '1\n', '2\n']);
-    const doneIndex = (id: string): number => client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
+    const doneIndex = (id: string): number =>
+      client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
     expect(doneIndex(ids[0]!)).toBeLessThan(doneIndex(ids[1]!));
     expect(doneIndex(ids[1]!)).toBeLessThan(doneIndex(ids[2]!));
   });
@@ -513,12 +534,34 @@ describe('python agent with a stand-in matplotlib', () => {
 });
 
 describe('python agent lifecycle', () => {
-  it('exits when its stdin channel ends', async () => {
+  it('exits when its stdin channel ends, after sending what it has queued', async () => {
     const agent = startStdioAgent();
     try {
-      await agent.client.hello();
-      agent.proc.stdin.end();
+      agent.client.send({ type: 'hello', id: 'last-words' });
+      agent.proc.stdin.end(); // replies already queued are still sent
+      await agent.client.waitFor((m) => m.type === 'hello' && m.id === 'last-words');
       expect(await waitForExit(agent.proc)).toBe(0);
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it('attributes background output to the running execution and never sends it after done', async () => {
+    const agent = startStdioAgent();
+    const client = agent.client;
+    try {
+      const code =
+        "import threading, time, os\ndef tick():\n    while True:\n        print('tick'); os.write(2, b'tock\\n'); time.sleep(0.002)\n" +
+        'threading.Thread(target=tick, daemon=True).start()\ntime.sleep(0.05)';
+      expect((await client.run(code)).stdout).toMatch(/^(tick\n)+$/);
+      for (let i = 0; i < 20; i++) {
+        const run = await client.run(`print('cell ${i}')\nimport time\ntime.sleep(0.01)`);
+        expect(run.stdout).toContain(`cell ${i}`); // print() from two threads may interleave
+        expect(run.stderr).toMatch(/^(tock\n)*$/);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100)); // idle output is discarded, not sent
+      client.checkFraming();
+      expect(client.received.filter((r) => r.msg.id === undefined || r.msg.id === null)).toEqual([]);
     } finally {
       agent.stop();
     }
@@ -569,16 +612,25 @@ describe('python agent lifecycle', () => {
   const canUnshare = spawnSync(unshare[0]!, [...unshare.slice(1), 'true']).status === 0;
 
   it.skipIf(!canUnshare)('kills stray processes after an interrupted execution (in a PID namespace)', async () => {
-    const agent = startStdioAgent({ SANDPIT_KILL_STRAYS: '1' }, [...unshare, 'sh', '-c', `${PYTHON} ${AGENT}; exit $?`]);
+    const agent = startStdioAgent({ SANDPIT_KILL_STRAYS: '1' }, [
+      ...unshare,
+      'sh',
+      '-c',
+      `${PYTHON} ${AGENT}; exit $?`,
+    ]);
     const client = agent.client;
     try {
       // Safety first: only go on if the agent really is in its own PID namespace, under its init.
-      expect((await client.run('import os\n(os.getppid(), len([p for p in os.listdir("/proc") if p.isdigit()]))')).result).toBe('(1, 2)');
+      expect(
+        (await client.run('import os\n(os.getppid(), len([p for p in os.listdir("/proc") if p.isdigit()]))')).result,
+      ).toBe('(1, 2)');
       const alive =
         "def alive():\n    out = []\n    for n in os.listdir('/proc'):\n        if n.isdigit() and int(n) not in (1, os.getpid()):\n" +
         "            try: st = open('/proc/%s/stat' % n).read()\n            except OSError: continue\n" +
         "            if st[st.rfind(')') + 2] != 'Z': out.append(n)\n    return out";
-      const setup = await client.run(`${alive}\nimport subprocess\np = subprocess.Popen(['sleep', '100'])\nsubprocess.run(['sh', '-c', 'sleep 100 &'])\nlen(alive())`);
+      const setup = await client.run(
+        `${alive}\nimport subprocess\np = subprocess.Popen(['sleep', '100'])\nsubprocess.run(['sh', '-c', 'sleep 100 &'])\nlen(alive())`,
+      );
       expect(setup.result).toBe('2');
       expect(setup.done.straysKilled).toBe(0); // background processes survive normal executions
       const id = client.start("import time\nprint('sleeping', flush=True)\ntime.sleep(100)");

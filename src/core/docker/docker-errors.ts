@@ -22,7 +22,7 @@ export function mapDockerError(error: unknown, what: string, endpoint: EngineEnd
   if ((e.code && UNREACHABLE.includes(e.code)) || /socket hang up|connect E|ECONNREFUSED/i.test(message)) {
     return new SandpitError('DOCKER_UNAVAILABLE', `Docker is not running or not reachable at ${endpoint.address}. ${dockerFixHint(endpoint)}`, { cause: message });
   }
-  if (e.statusCode === 404 && /image/i.test(message)) {
+  if (e.statusCode === 404 && /no such image|image .* not found|pull access denied/i.test(message)) {
     return new SandpitError('IMAGE_MISSING', `The image is not available: ${message}. Build it with "npm run build:images".`);
   }
   if (e.statusCode === 404) return new SandpitError('NOT_FOUND', `${what}: ${message}`);

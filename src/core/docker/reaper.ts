@@ -1,4 +1,4 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log';
 import type { DockerClient } from './docker-client';
@@ -26,18 +26,27 @@ export async function reapDeadInstances(docker: DockerClient, self: InstanceIden
   for (const c of containers) {
     if (c.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(c.labels), self)) continue;
     log.info('reaping container of a dead instance', { containerId: c.id, instance: c.labels[LABEL.instance] });
-    await docker.removeContainer(c.id);
-    report.containers.push(c.id);
+    if (await attempt(() => docker.removeContainer(c.id), log, { containerId: c.id })) report.containers.push(c.id);
   }
   const volumes = await docker.listVolumes({ [LABEL.managed]: 'true' });
   for (const v of volumes) {
     if (v.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(v.labels), self)) continue;
     log.info('reaping volume of a dead instance', { volume: v.name });
-    await docker.removeVolume(v.name);
-    report.volumes.push(v.name);
+    if (await attempt(() => docker.removeVolume(v.name), log, { volume: v.name })) report.volumes.push(v.name);
   }
   report.dirs = await reapAgentDirs(runRoot, self);
   return report;
+}
+
+/** One removal; a failure is logged and the reaper goes on with the rest. */
+async function attempt(remove: () => Promise<void>, log: Logger, fields: Record<string, string>): Promise<boolean> {
+  try {
+    await remove();
+    return true;
+  } catch (error) {
+    log.warn('reaper could not remove a leftover', { ...fields, error: error instanceof Error ? error.message : String(error) });
+    return false;
+  }
 }
 
 /** Agent dirs live in `<runRoot>/<instanceId>/` with an owner.json; dirs of dead owners go. */
@@ -56,7 +65,9 @@ async function reapAgentDirs(runRoot: string, self: InstanceIdentity): Promise<s
       const owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as InstanceIdentity;
       if (!isOwnerDead({ host: owner.host, pid: String(owner.pid), start: owner.processStart, instance: owner.instanceId }, self)) continue;
     } catch {
-      // no owner file: a half-made dir of a crashed instance
+      // No owner file: a half-made dir of a crashed instance — unless it is brand new (still being made).
+      const age = await stat(dir).then((s) => Date.now() - s.mtimeMs, () => 0);
+      if (age < 60_000) continue;
     }
     await rm(dir, { recursive: true, force: true });
     removed.push(dir);

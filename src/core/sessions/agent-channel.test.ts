@@ -6,7 +6,14 @@ import { pollUntil } from '../util/with-timeout';
 import { LineChannel } from './agent-channel';
 import type { AgentMessage } from './protocol';
 
-function setup(): { channel: LineChannel; input: PassThrough; output: PassThrough; dispose: ReturnType<typeof vi.fn>; messages: AgentMessage[]; closes: Array<string | undefined> } {
+function setup(): {
+  channel: LineChannel;
+  input: PassThrough;
+  output: PassThrough;
+  dispose: ReturnType<typeof vi.fn>;
+  messages: AgentMessage[];
+  closes: Array<string | undefined>;
+} {
   const input = new PassThrough();
   const output = new PassThrough();
   const dispose = vi.fn();
@@ -20,7 +27,8 @@ function setup(): { channel: LineChannel; input: PassThrough; output: PassThroug
 
 function readAll(stream: PassThrough): string {
   const chunks: Buffer[] = [];
-  for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) chunks.push(chunk);
+  for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null)
+    chunks.push(chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -61,7 +69,12 @@ describe('LineChannel', () => {
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('');
     expect(JSON.parse(lines[0] ?? '')).toEqual({ type: 'hello', id: 'h1' });
-    expect(JSON.parse(lines[1] ?? '')).toEqual({ type: 'execute', id: 'e1', code: 'print(1)\nprint(2)', outputLimit: 1024 });
+    expect(JSON.parse(lines[1] ?? '')).toEqual({
+      type: 'execute',
+      id: 'e1',
+      code: 'print(1)\nprint(2)',
+      outputLimit: 1024,
+    });
   });
 
   it('closes once when the input ends, calls dispose once, and reports a clean close', async () => {

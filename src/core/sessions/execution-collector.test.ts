@@ -34,11 +34,15 @@ function display(n: number, data = 'AAAA'): AgentMessage {
 
 describe('truncationMarker', () => {
   it('names the stream, the dropped bytes and the limit in KiB', () => {
-    expect(truncationMarker('stdout', 1234, 1024 * 1024)).toBe('\n[output truncated: 1234 more bytes of stdout not shown (limit 1024 KiB per stream)]\n');
+    expect(truncationMarker('stdout', 1234, 1024 * 1024)).toBe(
+      '\n[output truncated: 1234 more bytes of stdout not shown (limit 1024 KiB per stream)]\n',
+    );
   });
 
   it('says "more output" when the number of dropped bytes is unknown', () => {
-    expect(truncationMarker('stderr', 0, 2048)).toBe('\n[output truncated: more output of stderr not shown (limit 2 KiB per stream)]\n');
+    expect(truncationMarker('stderr', 0, 2048)).toBe(
+      '\n[output truncated: more output of stderr not shown (limit 2 KiB per stream)]\n',
+    );
   });
 });
 
@@ -68,7 +72,9 @@ describe('ExecutionCollector', () => {
     c.accept(stream('stdout', 'c'.repeat(50))); // all dropped
     c.accept(stream('stderr', 'e'.repeat(1024))); // exactly at the cap: nothing dropped
     const out = c.snapshot();
-    expect(out.stdout).toBe(`${'a'.repeat(1000)}${'b'.repeat(24)}\n[output truncated: 126 more bytes of stdout not shown (limit 1 KiB per stream)]\n`);
+    expect(out.stdout).toBe(
+      `${'a'.repeat(1000)}${'b'.repeat(24)}\n[output truncated: 126 more bytes of stdout not shown (limit 1 KiB per stream)]\n`,
+    );
     expect(out.stderr).toBe('e'.repeat(1024));
     expect(out.truncated).toEqual({ stdout: true, stderr: false });
   });
@@ -99,8 +105,12 @@ describe('ExecutionCollector', () => {
     c.accept(stream('stderr', '𝄞'.repeat(300))); // 4 bytes each: 256 fit exactly
     c.accept(stream('stderr', 'é'.repeat(3)));
     const out = c.snapshot();
-    expect(out.stdout).toBe(`${'x'.repeat(1022)}\n[output truncated: 6 more bytes of stdout not shown (limit 1 KiB per stream)]\n`);
-    expect(out.stderr).toBe(`${'𝄞'.repeat(256)}\n[output truncated: 182 more bytes of stderr not shown (limit 1 KiB per stream)]\n`);
+    expect(out.stdout).toBe(
+      `${'x'.repeat(1022)}\n[output truncated: 6 more bytes of stdout not shown (limit 1 KiB per stream)]\n`,
+    );
+    expect(out.stderr).toBe(
+      `${'𝄞'.repeat(256)}\n[output truncated: 182 more bytes of stderr not shown (limit 1 KiB per stream)]\n`,
+    );
     expect(out.stdout).not.toContain('\uFFFD');
     expect(out.stderr).not.toContain('\uFFFD');
     expect(sink.outputs.map((o) => o.text).join('')).not.toContain('\uFFFD');
@@ -121,7 +131,9 @@ describe('ExecutionCollector', () => {
     c.accept(stream('stderr', 'small'));
     c.accept(done({ dropped: { stdout: 500, stderr: 7 } }));
     const out = c.snapshot();
-    expect(out.stdout.endsWith('\n[output truncated: 506 more bytes of stdout not shown (limit 1 KiB per stream)]\n')).toBe(true);
+    expect(
+      out.stdout.endsWith('\n[output truncated: 506 more bytes of stdout not shown (limit 1 KiB per stream)]\n'),
+    ).toBe(true);
     expect(out.stderr).toBe('small\n[output truncated: 7 more bytes of stderr not shown (limit 1 KiB per stream)]\n');
     expect(out.truncated).toEqual({ stdout: true, stderr: true });
   });
@@ -153,7 +165,13 @@ describe('ExecutionCollector', () => {
   it('caps the result, the error name, value and traceback', () => {
     const c = new ExecutionCollector(1024, recordingSink());
     c.accept({ type: 'result', id: 'e1', text: 'r'.repeat(300 * 1024) });
-    c.accept({ type: 'error', id: 'e1', name: 'N'.repeat(500), value: 'v'.repeat(20_000), traceback: 't'.repeat(300 * 1024) });
+    c.accept({
+      type: 'error',
+      id: 'e1',
+      name: 'N'.repeat(500),
+      value: 'v'.repeat(20_000),
+      traceback: 't'.repeat(300 * 1024),
+    });
     const out = c.snapshot();
     expect(out.result).toHaveLength(256 * 1024);
     expect(out.error?.name).toHaveLength(200);

@@ -27,7 +27,7 @@ describe('limits and timeouts', () => {
     const { id } = await sp.sessions.create({});
     await sp.sessions.execute(id, 'lost = 1');
     const started = Date.now();
-    const r = await sp.sessions.execute(id, 'while True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass', { timeoutMs: 1_500 });
+    const r = await sp.sessions.execute(id, 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', { timeoutMs: 1_500 });
     expect(r.status).toBe('timeout');
     expect(r.stateLost).toBe(true);
     expect(r.message).toMatch(/variables were lost/);

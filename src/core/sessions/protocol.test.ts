@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, createLineSplitter, encodeHostMessage, parseAgentLine } from './protocol';
 import type { HostMessage } from './protocol';
 
-function splitter(maxLineBytes?: number): { push: (chunk: Buffer | string) => void; lines: string[]; overflows: () => number } {
+function splitter(maxLineBytes?: number): {
+  push: (chunk: Buffer | string) => void;
+  lines: string[];
+  overflows: () => number;
+} {
   const lines: string[] = [];
   let overflows = 0;
   const push = createLineSplitter(
@@ -12,7 +16,11 @@ function splitter(maxLineBytes?: number): { push: (chunk: Buffer | string) => vo
     },
     maxLineBytes,
   );
-  return { push: (chunk) => push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk), lines, overflows: () => overflows };
+  return {
+    push: (chunk) => push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk),
+    lines,
+    overflows: () => overflows,
+  };
 }
 
 describe('createLineSplitter', () => {
@@ -131,15 +139,25 @@ describe('parseAgentLine', () => {
   });
 
   it('drops unknown fields of a valid message', () => {
-    expect(parseAgentLine('{"type":"result","id":"e1","text":"2","extra":true}')).toEqual({ type: 'result', id: 'e1', text: '2' });
+    expect(parseAgentLine('{"type":"result","id":"e1","text":"2","extra":true}')).toEqual({
+      type: 'result',
+      id: 'e1',
+      text: '2',
+    });
   });
 
-  it.each(['', 'not json', '{"type":"result"', '{"type":"result","id":"e1","text":"2"} trailing', 'null', '42', '"result"', '[]'])(
-    'returns undefined for the non-message %j',
-    (line) => {
-      expect(parseAgentLine(line)).toBeUndefined();
-    },
-  );
+  it.each([
+    '',
+    'not json',
+    '{"type":"result"',
+    '{"type":"result","id":"e1","text":"2"} trailing',
+    'null',
+    '42',
+    '"result"',
+    '[]',
+  ])('returns undefined for the non-message %j', (line) => {
+    expect(parseAgentLine(line)).toBeUndefined();
+  });
 
   it.each([
     ['an unknown type', { type: 'surprise', id: 'e1' }],

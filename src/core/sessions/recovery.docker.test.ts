@@ -47,7 +47,7 @@ describe('the reaper after a crash', () => {
     const home = await mkdtemp(join(tmpdir(), 'sandpit-crash-'));
     // A container that is not ours, from the same image: the reaper must not touch it.
     const foreign = await docker.createContainer({ image: inject('images').python!, cmd: ['sleep', '30'], env: {}, labels: { 'com.example.other': 'yes' }, user: '10001:10001', workingDir: '/', openStdin: false, hostConfig: { NetworkMode: 'none' } });
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../test-support/crash-child.ts')], {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../test-support/crash-child.mts')], {
       env: { ...process.env, SANDPIT_HOME: home, SANDPIT_TEST_IMAGE: inject('images').python! },
       stdio: ['ignore', 'pipe', 'inherit'],
     });

@@ -8,7 +8,8 @@ import type { Transport } from './transport';
 export type SandpitEvent = { [E in EventName]: { name: E; payload: EventPayload<E> } }[EventName];
 
 /** Methods whose every input field is optional may be called without an input. */
-type InputArgs<M extends MethodName> = Partial<MethodInput<M>> extends MethodInput<M> ? [input?: MethodInput<M>] : [input: MethodInput<M>];
+type InputArgs<M extends MethodName> =
+  Record<never, never> extends MethodInput<M> ? [input?: MethodInput<M>] : [input: MethodInput<M>];
 
 export interface SandpitClient {
   readonly transport: Transport['kind'];

@@ -13,8 +13,10 @@ export interface HttpTransportOptions {
   maxRetryMs?: number;
 }
 
-const UNREACHABLE = 'Cannot reach Sandpit. Check that "sandpit serve" (or the Sandpit app) is still running, then reload this page.';
-const UNAUTHORIZED = 'This page has no valid access token. Open the panel again with the link Sandpit printed when it started.';
+const UNREACHABLE =
+  'Cannot reach Sandpit. Check that "sandpit serve" (or the Sandpit app) is still running, then reload this page.';
+const UNAUTHORIZED =
+  'This page has no valid access token. Open the panel again with the link Sandpit printed when it started.';
 
 function looksLikeEnvelope(value: unknown): boolean {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';

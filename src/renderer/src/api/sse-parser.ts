@@ -40,7 +40,12 @@ export class SseParser {
 
   private line(line: string, out: SseMessage[]): void {
     if (line === '') {
-      if (this.data.length > 0) out.push({ event: this.event || 'message', data: this.data.join('\n'), ...(this.lastEventId === undefined ? {} : { id: this.lastEventId }) });
+      if (this.data.length > 0)
+        out.push({
+          event: this.event || 'message',
+          data: this.data.join('\n'),
+          ...(this.lastEventId === undefined ? {} : { id: this.lastEventId }),
+        });
       this.event = '';
       this.data = [];
       return;
@@ -58,7 +63,11 @@ export class SseParser {
 }
 
 /** Reads a fetch body as an event stream until it ends or the signal aborts. */
-export async function readSse(body: ReadableStream<Uint8Array>, parser: SseParser, onMessage: (message: SseMessage) => void): Promise<void> {
+export async function readSse(
+  body: ReadableStream<Uint8Array>,
+  parser: SseParser,
+  onMessage: (message: SseMessage) => void,
+): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   try {

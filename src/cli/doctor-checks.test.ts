@@ -1,0 +1,109 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SandpitError } from '../shared/api/errors';
+import type { DockerClient, EngineEndpoint, EngineVersion } from '../core/docker/docker-client';
+import { dockerFixHint } from '../core/docker/docker-errors';
+import { checkDataFolder, checkDocker, checkNode, formatChecks } from './doctor-checks';
+
+const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
+
+function fakeDocker(ping: () => Promise<EngineVersion>): DockerClient {
+  return { endpoint: LOCAL, ping } as Partial<DockerClient> as DockerClient;
+}
+
+describe('checkNode', () => {
+  it('refuses Node 23 with how to fix it', () => {
+    const result = checkNode('23.11.0');
+    expect(result.ok).toBe(false);
+    expect(result.detail).toContain('23.11.0');
+    expect(result.fix).toContain('Node.js 24');
+  });
+
+  it.each(['24.0.0', '24.21.0', '25.1.0'])('accepts Node %s', (version) => {
+    const result = checkNode(version);
+    expect(result).toEqual({ name: 'Node.js', ok: true, detail: `v${version}` });
+  });
+
+  it('checks the running Node by default', () => {
+    expect(checkNode().detail).toBe(`v${process.versions.node}`);
+  });
+});
+
+describe('checkDataFolder', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sandpit-doctor-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('accepts a writable folder and leaves nothing behind', async () => {
+    const result = await checkDataFolder(dir);
+    expect(result).toEqual({ name: 'Data folder', ok: true, detail: dir });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('creates a missing folder', async () => {
+    const home = join(dir, 'a', 'b');
+    expect((await checkDataFolder(home)).ok).toBe(true);
+    expect(await readdir(join(dir, 'a'))).toEqual(['b']);
+  });
+
+  it('refuses a path under a file, with the path, the reason and a fix', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'x');
+    const home = join(file, 'home');
+    const result = await checkDataFolder(home);
+    expect(result.ok).toBe(false);
+    expect(result.detail).toContain(home);
+    expect(result.detail).toMatch(/ENOTDIR|EEXIST/);
+    expect(result.fix).toContain('SANDPIT_HOME');
+  });
+});
+
+describe('checkDocker', () => {
+  it('fails with the reason and how to start Docker when the engine does not answer', async () => {
+    const docker = fakeDocker(() => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'Docker is not running.')));
+    const result = await checkDocker(docker);
+    expect(result.ok).toBe(false);
+    expect(result.name).toBe('Docker engine');
+    expect(result.detail).toBe('Docker is not running.');
+    expect(result.fix).toBe(dockerFixHint(LOCAL));
+  });
+
+  it('reports the version and endpoint, and gVisor when the engine has it', async () => {
+    const version: EngineVersion = { version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
+    const result = await checkDocker(fakeDocker(() => Promise.resolve(version)));
+    expect(result).toEqual({
+      name: 'Docker engine',
+      ok: true,
+      detail: '27.3.1 (API 1.47) at /var/run/docker.sock, gVisor available',
+    });
+    const plain = await checkDocker(fakeDocker(() => Promise.resolve({ ...version, runtimes: ['runc'] })));
+    expect(plain.detail).not.toContain('gVisor');
+  });
+});
+
+describe('formatChecks', () => {
+  it('prints one line per check, and the fix under a failed one', () => {
+    const text = formatChecks([
+      { name: 'Node.js', ok: true, detail: 'v24.1.0' },
+      { name: 'Docker engine', ok: false, detail: 'not running', fix: 'Start Docker.' },
+      { name: 'Sandbox images', ok: false, detail: 'missing' },
+    ]);
+    expect(text).toBe(
+      ['✓ Node.js: v24.1.0', '✗ Docker engine: not running', '    → Start Docker.', '✗ Sandbox images: missing'].join(
+        '\n',
+      ),
+    );
+  });
+
+  it('prints nothing for no checks', () => {
+    expect(formatChecks([])).toBe('');
+  });
+});

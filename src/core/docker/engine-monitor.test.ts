@@ -1,0 +1,219 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { EngineStatus } from '../../shared/api/contract';
+import { SandpitError } from '../../shared/api/errors';
+import { silentLogger } from '../log';
+import type { Logger } from '../log';
+import type { DockerClient, EngineEndpoint, EngineVersion } from './docker-client';
+import { dockerFixHint } from './docker-errors';
+import { EngineMonitor } from './engine-monitor';
+
+const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
+const VERSION: EngineVersion = { version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
+const DOWN_MESSAGE = 'Docker is not running or not reachable at /var/run/docker.sock.';
+
+/** A fake engine whose ping fails `failures` times, then answers; it records when it was pinged. */
+function fakeDocker(
+  failures: number,
+  endpoint: EngineEndpoint = LOCAL,
+): { docker: DockerClient; pings: number[]; setFailures: (n: number) => void } {
+  const pings: number[] = [];
+  let left = failures;
+  const docker = {
+    endpoint,
+    ping: () => {
+      pings.push(Date.now());
+      if (left > 0) {
+        left -= 1;
+        return Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', DOWN_MESSAGE));
+      }
+      return Promise.resolve(VERSION);
+    },
+  } as Partial<DockerClient> as DockerClient;
+  return { docker, pings, setFailures: (n) => (left = n) };
+}
+
+function recordChanges(monitor: EngineMonitor): EngineStatus[] {
+  const changes: EngineStatus[] = [];
+  monitor.onChange((s) => changes.push(s));
+  return changes;
+}
+
+function thrown(run: () => void): SandpitError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(SandpitError);
+    return error as SandpitError;
+  }
+  throw new Error('expected a throw');
+}
+
+let monitor: EngineMonitor | undefined;
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+
+afterEach(() => {
+  monitor?.dispose();
+  monitor = undefined;
+  vi.useRealTimers();
+});
+
+describe('EngineMonitor', () => {
+  it('starts as connecting and refuses work until the engine is up', () => {
+    monitor = new EngineMonitor(fakeDocker(0).docker, silentLogger);
+    expect(monitor.current).toEqual({ state: 'connecting', endpoint: '/var/run/docker.sock' });
+    const error = thrown(() => monitor?.assertUp());
+    expect(error.code).toBe('DOCKER_UNAVAILABLE');
+    expect(error.message).toContain(dockerFixHint(LOCAL));
+  });
+
+  it('is up with the version and runtimes after a successful ping', async () => {
+    monitor = new EngineMonitor(fakeDocker(0).docker, silentLogger);
+    const status = await monitor.check();
+    expect(status).toEqual({
+      state: 'up',
+      endpoint: '/var/run/docker.sock',
+      version: '27.3.1',
+      runtimes: ['runc', 'runsc'],
+    });
+    expect(monitor.current).toEqual(status);
+    expect(() => monitor?.assertUp()).not.toThrow();
+  });
+
+  it('is down with the reason and a fix after a failed ping, and assertUp says both', async () => {
+    monitor = new EngineMonitor(fakeDocker(1).docker, silentLogger);
+    const status = await monitor.check();
+    expect(status).toEqual({
+      state: 'down',
+      endpoint: '/var/run/docker.sock',
+      message: DOWN_MESSAGE,
+      fix: dockerFixHint(LOCAL),
+    });
+    const error = thrown(() => monitor?.assertUp());
+    expect(error.code).toBe('DOCKER_UNAVAILABLE');
+    expect(error.message).toBe(`${DOWN_MESSAGE} ${dockerFixHint(LOCAL)}`);
+    expect(error.message).toMatch(/Start Docker/);
+  });
+
+  it('reconnects with back-off: down → up, notifying each change once and running the up hooks', async () => {
+    const { docker, pings } = fakeDocker(2);
+    monitor = new EngineMonitor(docker, silentLogger);
+    const changes = recordChanges(monitor);
+    const hook = vi.fn(() => Promise.resolve());
+    monitor.onUp(hook);
+    const t0 = Date.now();
+
+    await monitor.check();
+    expect(monitor.current.state).toBe('down');
+    await vi.advanceTimersByTimeAsync(499);
+    expect(pings).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1); // 500 ms: second try, fails again
+    expect(pings).toHaveLength(2);
+    expect(monitor.current.state).toBe('down');
+    await vi.advanceTimersByTimeAsync(999);
+    expect(pings).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1); // 1000 ms later: third try succeeds
+    expect(pings.map((t) => t - t0)).toEqual([0, 500, 1500]);
+    expect(monitor.current.state).toBe('up');
+
+    expect(changes.map((c) => c.state)).toEqual(['down', 'up']);
+    expect(hook).toHaveBeenCalledTimes(1);
+
+    // Once up it stops retrying.
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(pings).toHaveLength(3);
+  });
+
+  it('doubles the back-off up to 30 s', async () => {
+    const { docker, pings } = fakeDocker(Number.MAX_SAFE_INTEGER);
+    monitor = new EngineMonitor(docker, silentLogger);
+    await monitor.check();
+    await vi.advanceTimersByTimeAsync(500 + 1_000 + 2_000 + 4_000 + 8_000 + 16_000 + 30_000 + 30_000);
+    const gaps = pings.slice(1).map((t, i) => t - (pings[i] ?? 0));
+    expect(gaps).toEqual([500, 1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000]);
+  });
+
+  it('starts the back-off over after the engine was up again', async () => {
+    const { docker, pings, setFailures } = fakeDocker(1);
+    monitor = new EngineMonitor(docker, silentLogger);
+    await monitor.check();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(monitor.current.state).toBe('up');
+
+    setFailures(0);
+    monitor.markDown('the event stream ended');
+    const lostAt = Date.now();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(pings.at(-1)).toBe(lostAt + 500);
+    expect(monitor.current.state).toBe('up');
+  });
+
+  it('schedules one reconnect however often it is told the engine is down', async () => {
+    const { docker, pings } = fakeDocker(0);
+    monitor = new EngineMonitor(docker, silentLogger);
+    monitor.markDown('lost');
+    monitor.markDown('lost');
+    monitor.markDown('lost again');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(pings).toHaveLength(1);
+    expect(monitor.current.state).toBe('up');
+  });
+
+  it('notifies a change of the reason while down, but not a repeat of the same status', () => {
+    const { docker } = fakeDocker(0);
+    monitor = new EngineMonitor(docker, silentLogger);
+    const changes = recordChanges(monitor);
+    monitor.markDown('lost');
+    monitor.markDown('lost');
+    monitor.markDown('refused');
+    expect(changes.map((c) => c.message)).toEqual(['lost', 'refused']);
+  });
+
+  it('runs the up hooks on every return of the engine, not on every successful check', async () => {
+    const { docker } = fakeDocker(0);
+    monitor = new EngineMonitor(docker, silentLogger);
+    const hook = vi.fn(() => Promise.resolve());
+    monitor.onUp(hook);
+    await monitor.check();
+    await monitor.check();
+    expect(hook).toHaveBeenCalledTimes(1);
+    monitor.markDown('lost');
+    await vi.advanceTimersByTimeAsync(500);
+    expect(hook).toHaveBeenCalledTimes(2);
+  });
+
+  it('stays up and logs when an up hook fails', async () => {
+    const warnings: string[] = [];
+    const log: Logger = { ...silentLogger, warn: (message) => warnings.push(message) };
+    monitor = new EngineMonitor(fakeDocker(0).docker, log);
+    const later = vi.fn(() => Promise.resolve());
+    monitor.onUp(() => Promise.reject(new Error('events failed')));
+    monitor.onUp(later);
+    const status = await monitor.check();
+    expect(status.state).toBe('up');
+    expect(later).toHaveBeenCalledTimes(1);
+    expect(warnings).toEqual(['engine-up hook failed']);
+  });
+
+  it('stops reconnecting once disposed', async () => {
+    const { docker, pings } = fakeDocker(1);
+    monitor = new EngineMonitor(docker, silentLogger);
+    await monitor.check();
+    monitor.dispose();
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(pings).toHaveLength(1);
+    monitor.markDown('after dispose');
+    expect(monitor.current.message).toBe(DOWN_MESSAGE);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('gives a remote-engine fix for a remote endpoint', async () => {
+    const remote: EngineEndpoint = { kind: 'remote', address: 'tcp://10.0.0.5:2376' };
+    monitor = new EngineMonitor(fakeDocker(1, remote).docker, silentLogger);
+    await monitor.check();
+    expect(monitor.current.fix).toBe(dockerFixHint(remote));
+    expect(monitor.current.fix).toContain('DOCKER_HOST');
+  });
+});

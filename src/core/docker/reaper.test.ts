@@ -1,0 +1,162 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../log';
+import type { ContainerSummary, DockerClient, VolumeSummary } from './docker-client';
+import { currentIdentity, markInstanceAlive, markInstanceDead, processStartTime } from './instance-identity';
+import { LABEL, instanceLabels } from './labels';
+import type { InstanceIdentity } from './labels';
+import { reapDeadInstances } from './reaper';
+
+function exitedPid(): number {
+  const child = spawnSync(process.execPath, ['-e', '']);
+  if (child.status !== 0) throw new Error('could not run a short-lived child process');
+  return child.pid;
+}
+
+const me: InstanceIdentity = currentIdentity();
+const dead: InstanceIdentity = { instanceId: 'inst-dead', host: me.host, pid: exitedPid(), processStart: '12345' };
+const live: InstanceIdentity = {
+  instanceId: 'inst-live',
+  host: me.host,
+  pid: process.ppid,
+  processStart: processStartTime(process.ppid),
+};
+const remote: InstanceIdentity = {
+  instanceId: 'inst-remote',
+  host: `${me.host}-elsewhere`,
+  pid: dead.pid,
+  processStart: '1',
+};
+/** Another core in this same process, disposed without cleaning up. */
+const disposedHere: InstanceIdentity = { ...me, instanceId: 'inst-disposed-here' };
+
+function matches(labels: Record<string, string>, filter: Record<string, string | true>): boolean {
+  return Object.entries(filter).every(([key, value]) => (value === true ? key in labels : labels[key] === value));
+}
+
+/** Only what the reaper calls; list calls filter by label as the engine does. */
+function fakeDocker(
+  containers: ContainerSummary[],
+  volumes: VolumeSummary[],
+): { docker: DockerClient; removedContainers: string[]; removedVolumes: string[] } {
+  const removedContainers: string[] = [];
+  const removedVolumes: string[] = [];
+  const docker = {
+    endpoint: { kind: 'local', address: '/var/run/docker.sock' },
+    listContainers: (labels: Record<string, string | true>) =>
+      Promise.resolve(containers.filter((c) => matches(c.labels, labels))),
+    removeContainer: (id: string) => {
+      removedContainers.push(id);
+      return Promise.resolve();
+    },
+    listVolumes: (labels: Record<string, string | true>) =>
+      Promise.resolve(volumes.filter((v) => matches(v.labels, labels))),
+    removeVolume: (name: string) => {
+      removedVolumes.push(name);
+      return Promise.resolve();
+    },
+  } as Partial<DockerClient> as DockerClient;
+  return { docker, removedContainers, removedVolumes };
+}
+
+function container(id: string, labels: Record<string, string>): ContainerSummary {
+  return { id, names: [`/${id}`], state: 'running', labels };
+}
+
+function unmanaged(identity: InstanceIdentity): Record<string, string> {
+  const labels = instanceLabels(identity);
+  delete labels[LABEL.managed];
+  return labels;
+}
+
+let runRoot: string;
+
+beforeEach(async () => {
+  runRoot = await mkdtemp(join(tmpdir(), 'sandpit-reaper-'));
+});
+
+afterEach(async () => {
+  await rm(runRoot, { recursive: true, force: true });
+});
+
+async function agentDir(name: string, owner?: InstanceIdentity): Promise<string> {
+  const dir = join(runRoot, name);
+  await mkdir(join(dir, 'ses-1'), { recursive: true });
+  if (owner) await writeFile(join(dir, 'owner.json'), JSON.stringify(owner));
+  return dir;
+}
+
+describe('reapDeadInstances', () => {
+  it('removes the containers and volumes of dead owners and nothing else', async () => {
+    const { docker, removedContainers, removedVolumes } = fakeDocker(
+      [
+        container('c-dead', { ...instanceLabels(dead), [LABEL.session]: 'ses-1' }),
+        container('c-disposed-here', instanceLabels(disposedHere)),
+        container('c-live', instanceLabels(live)),
+        container('c-remote', instanceLabels(remote)),
+        container('c-mine', instanceLabels(me)),
+        container('c-unmanaged', unmanaged(dead)),
+        container('c-not-true', { ...instanceLabels(dead), [LABEL.managed]: 'false' }),
+        container('c-foreign', { 'com.example.app': 'x' }),
+      ],
+      [
+        { name: 'v-dead', labels: instanceLabels(dead) },
+        { name: 'v-live', labels: instanceLabels(live) },
+        { name: 'v-remote', labels: instanceLabels(remote) },
+        { name: 'v-mine', labels: instanceLabels(me) },
+        { name: 'v-unmanaged', labels: unmanaged(dead) },
+      ],
+    );
+    markInstanceAlive(me.instanceId);
+    try {
+      const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+      expect(removedContainers.sort()).toEqual(['c-dead', 'c-disposed-here']);
+      expect(removedVolumes).toEqual(['v-dead']);
+      expect(report.containers.sort()).toEqual(['c-dead', 'c-disposed-here']);
+      expect(report.volumes).toEqual(['v-dead']);
+    } finally {
+      markInstanceDead(me.instanceId);
+    }
+  });
+
+  it("never removes its own instance's resources, even after the instance was marked dead (on quit)", async () => {
+    const { docker, removedContainers, removedVolumes } = fakeDocker(
+      [container('c-mine', instanceLabels(me))],
+      [{ name: 'v-mine', labels: instanceLabels(me) }],
+    );
+    markInstanceDead(me.instanceId);
+    const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+    expect(removedContainers).toEqual([]);
+    expect(removedVolumes).toEqual([]);
+    expect(report).toEqual({ containers: [], volumes: [], dirs: [] });
+  });
+
+  it('removes the agent dirs of dead owners and keeps live, remote and its own', async () => {
+    const { docker } = fakeDocker([], []);
+    const deadDir = await agentDir(dead.instanceId, dead);
+    const halfMade = await agentDir('inst-half-made');
+    const longAgo = new Date(Date.now() - 5 * 60_000);
+    await utimes(halfMade, longAgo, longAgo);
+    // A dir without owner.json that is brand new may be an instance starting right now: kept.
+    const starting = await agentDir('inst-starting');
+    const liveDir = await agentDir(live.instanceId, live);
+    const remoteDir = await agentDir(remote.instanceId, remote);
+    const mine = await agentDir(me.instanceId);
+    const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+    expect(report.dirs.sort()).toEqual([deadDir, halfMade].sort());
+    expect((await readdir(runRoot)).sort()).toEqual([live.instanceId, remote.instanceId, me.instanceId, 'inst-starting'].sort());
+    expect(await readdir(starting)).toEqual(['ses-1']);
+    expect((await readdir(liveDir)).sort()).toEqual(['owner.json', 'ses-1']);
+    expect((await readdir(remoteDir)).sort()).toEqual(['owner.json', 'ses-1']);
+    expect(await readdir(mine)).toEqual(['ses-1']);
+  });
+
+  it('copes with a run root that does not exist yet', async () => {
+    const { docker } = fakeDocker([], []);
+    const report = await reapDeadInstances(docker, me, join(runRoot, 'missing'), silentLogger);
+    expect(report).toEqual({ containers: [], volumes: [], dirs: [] });
+  });
+});

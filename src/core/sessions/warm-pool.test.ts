@@ -1,0 +1,243 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../log';
+import { pollUntil } from '../util/with-timeout';
+import type { ContainerSession } from './container-session';
+import { WarmPool } from './warm-pool';
+
+/** Just what the pool uses of a ContainerSession: start, remove, connected. */
+class FakeSession {
+  connected = false;
+  removed = 0;
+  started = false;
+  private finishStart: ((error?: Error) => void) | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly factory: FakeFactory,
+  ) {}
+
+  start(): Promise<void> {
+    this.factory.starting += 1;
+    this.factory.maxStarting = Math.max(this.factory.maxStarting, this.factory.starting);
+    return new Promise<void>((resolve, reject) => {
+      this.finishStart = (error) => {
+        this.factory.starting -= 1;
+        if (error) return reject(error);
+        this.started = true;
+        this.connected = true;
+        resolve();
+      };
+      if (this.factory.autoStart) this.succeed();
+      else if (this.factory.failNext > 0) {
+        this.factory.failNext -= 1;
+        this.fail(new Error('engine said no'));
+      }
+    });
+  }
+
+  succeed(): void {
+    this.finishStart?.();
+  }
+
+  fail(error: Error): void {
+    this.finishStart?.(error);
+  }
+
+  remove(): Promise<void> {
+    this.removed += 1;
+    this.connected = false;
+    return Promise.resolve();
+  }
+}
+
+class FakeFactory {
+  readonly made: FakeSession[] = [];
+  starting = 0;
+  maxStarting = 0;
+  autoStart: boolean;
+  failNext = 0;
+
+  constructor(autoStart = true) {
+    this.autoStart = autoStart;
+  }
+
+  readonly make = (): ContainerSession => {
+    const session = new FakeSession(`ses-${this.made.length + 1}`, this);
+    this.made.push(session);
+    return session as unknown as ContainerSession;
+  };
+}
+
+function fake(session: ContainerSession | undefined): FakeSession {
+  if (!session) throw new Error('expected a session');
+  return session as unknown as FakeSession;
+}
+
+describe('WarmPool', () => {
+  it('fills up to its size, starting one sandbox at a time', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    const filled = pool.refill();
+    for (let n = 1; n <= 3; n += 1) {
+      await pollUntil(() => (factory.made.length === n ? true : undefined), 2_000, `sandbox ${n} to be made`);
+      expect(factory.starting).toBe(1);
+      factory.made[n - 1]?.succeed();
+    }
+    await filled;
+    expect(pool.available).toBe(3);
+    expect(factory.made).toHaveLength(3);
+    expect(factory.maxStarting).toBe(1);
+    await pool.dispose();
+  });
+
+  it('does not start a second round of filling while one is running', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', 1, factory.make, silentLogger);
+    const first = pool.refill();
+    const second = pool.refill();
+    expect(factory.made).toHaveLength(1);
+    factory.made[0]?.succeed();
+    await Promise.all([first, second]);
+    expect(pool.available).toBe(1);
+    expect(factory.made).toHaveLength(1);
+    await pool.dispose();
+  });
+
+  it('hands out a ready sandbox on claim and refills behind it', async () => {
+    const factory = new FakeFactory();
+    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    await pool.refill();
+    const claimed = fake(pool.claim());
+    expect(claimed.started).toBe(true);
+    expect(claimed.connected).toBe(true);
+    expect(claimed.id).toBe('ses-1');
+    await pool.refill();
+    expect(pool.available).toBe(2);
+    expect(factory.made).toHaveLength(3);
+    await pool.dispose();
+  });
+
+  it('returns undefined when empty, so the caller starts one cold', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', 1, factory.make, silentLogger);
+    expect(pool.claim()).toBeUndefined();
+    expect(factory.made).toHaveLength(1); // the claim started a refill
+    factory.made[0]?.succeed();
+    await pool.dispose();
+  });
+
+  it('never hands out the same sandbox twice', async () => {
+    const factory = new FakeFactory();
+    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    const seen = new Set<string>();
+    for (let round = 0; round < 6; round += 1) {
+      await pool.refill();
+      const claimed = fake(pool.claim());
+      expect(seen.has(claimed.id)).toBe(false);
+      seen.add(claimed.id);
+    }
+    expect(seen.size).toBe(6);
+    await pool.dispose();
+    // Disposing the pool leaves claimed sandboxes to their sessions.
+    expect(factory.made.filter((s) => seen.has(s.id)).every((s) => s.removed === 0)).toBe(true);
+  });
+
+  it('discards (removes) sandboxes that lost their connection and hands out the next live one', async () => {
+    const factory = new FakeFactory();
+    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    await pool.refill();
+    const [first, second, third] = factory.made;
+    if (!first || !second || !third) throw new Error('expected three sandboxes');
+    first.connected = false;
+    second.connected = false;
+    const claimed = fake(pool.claim());
+    expect(claimed).toBe(third);
+    expect(first.removed).toBe(1);
+    expect(second.removed).toBe(1);
+    expect(third.removed).toBe(0);
+    await pool.dispose();
+  });
+
+  it('returns undefined when every ready sandbox lost its connection', async () => {
+    const factory = new FakeFactory();
+    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    await pool.refill();
+    for (const s of factory.made) s.connected = false;
+    expect(pool.claim()).toBeUndefined();
+    expect(factory.made.slice(0, 2).map((s) => s.removed)).toEqual([1, 1]);
+    await pool.dispose();
+  });
+
+  it('removes the ready sandboxes on dispose and makes no more', async () => {
+    const factory = new FakeFactory();
+    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    await pool.refill();
+    await pool.dispose();
+    expect(factory.made.map((s) => s.removed)).toEqual([1, 1]);
+    expect(pool.available).toBe(0);
+    expect(pool.claim()).toBeUndefined();
+    await pool.refill();
+    expect(factory.made).toHaveLength(2);
+  });
+
+  it('removes a sandbox that finishes starting after dispose', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    void pool.refill();
+    const disposed = pool.dispose();
+    factory.made[0]?.succeed();
+    await disposed;
+    expect(factory.made).toHaveLength(1);
+    expect(factory.made[0]?.removed).toBe(1);
+    expect(pool.available).toBe(0);
+  });
+
+  it('stops after 3 failed starts in a row until resetFailures', async () => {
+    const factory = new FakeFactory(false);
+    factory.failNext = 3;
+    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    await pool.refill();
+    expect(factory.made).toHaveLength(3);
+    expect(pool.available).toBe(0);
+
+    expect(pool.claim()).toBeUndefined();
+    await pool.refill();
+    expect(factory.made).toHaveLength(3);
+
+    pool.resetFailures();
+    factory.autoStart = true;
+    await pool.refill();
+    expect(pool.available).toBe(2);
+    expect(factory.made).toHaveLength(5);
+    await pool.dispose();
+  });
+
+  it('counts only consecutive failures', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    const filled = pool.refill();
+    // fail, fail, succeed, fail, fail, succeed, succeed: never 3 in a row.
+    const plan = [false, false, true, false, false, true, true];
+    for (let n = 0; n < plan.length; n += 1) {
+      await pollUntil(() => (factory.made.length === n + 1 ? true : undefined), 2_000, `sandbox ${n + 1}`);
+      if (plan[n]) factory.made[n]?.succeed();
+      else factory.made[n]?.fail(new Error('flaky'));
+    }
+    await filled;
+    expect(pool.available).toBe(3);
+    await pool.dispose();
+  });
+
+  it('shrinks and grows with resize', async () => {
+    const factory = new FakeFactory();
+    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    await pool.refill();
+    pool.resize(1);
+    expect(pool.available).toBe(1);
+    expect(factory.made.filter((s) => s.removed === 1)).toHaveLength(2);
+    pool.resize(2);
+    await pool.refill();
+    expect(pool.available).toBe(2);
+    await pool.dispose();
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it, vi } from 'vitest';
+import type { SandpitClient, SandpitEvent } from '../../../shared/api/client';
+import type { SessionInfo } from '../../../shared/domain/session';
+import { SandpitError } from '../../../shared/api/errors';
+import { DEFAULT_LIMITS } from '../../../shared/domain/limits';
+import { connectPanel, createPanelStore } from './panel-store';
+
+function session(id: string, createdAt: string, state: SessionInfo['state'] = 'ready'): SessionInfo {
+  return {
+    id,
+    language: 'python',
+    image: 'sandpit/python:1',
+    state,
+    channel: 'socket',
+    limits: DEFAULT_LIMITS,
+    containerId: `c-${id}`,
+    createdAt,
+    lastUsedAt: createdAt,
+    runs: 0,
+    fromPool: false,
+  };
+}
+
+function fakeClient(
+  answers: Record<string, (input: unknown) => unknown>,
+): SandpitClient & { emit: (e: SandpitEvent) => void } {
+  let listener: ((e: SandpitEvent) => void) | undefined;
+  return {
+    transport: 'ipc',
+    call: vi.fn((name: string, input?: unknown) => {
+      const answer = answers[name];
+      if (!answer) return Promise.reject(new SandpitError('NOT_FOUND', `no ${name}`));
+      try {
+        return Promise.resolve(answer(input));
+      } catch (error) {
+        return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+      }
+    }) as unknown as SandpitClient['call'],
+    subscribe: (l) => {
+      listener = l;
+      return () => (listener = undefined);
+    },
+    emit: (e) => listener?.(e),
+  };
+}
+
+const up = { state: 'up' as const, endpoint: '/var/run/docker.sock', version: '20.10.24' };
+
+describe('panel store', () => {
+  it('loads engine status and sessions (newest first), then follows live events', async () => {
+    const client = fakeClient({
+      'engine.status': () => up,
+      'sessions.list': () => ({
+        sessions: [session('a', '2026-01-01T00:00:00Z'), session('b', '2026-01-02T00:00:00Z')],
+      }),
+    });
+    const store = createPanelStore(client);
+    const stop = connectPanel(store, client);
+    await vi.waitFor(() => expect(store.getState().connection).toBe('ready'));
+    expect(store.getState().engine).toEqual(up);
+    expect(store.getState().sessions.map((s) => s.id)).toEqual(['b', 'a']);
+
+    client.emit({ name: 'session.updated', payload: session('a', '2026-01-01T00:00:00Z', 'busy') });
+    client.emit({ name: 'session.updated', payload: session('c', '2026-01-03T00:00:00Z') });
+    client.emit({ name: 'session.removed', payload: { sessionId: 'b' } });
+    client.emit({ name: 'engine.status', payload: { state: 'down', endpoint: 'x', message: 'gone', fix: 'start it' } });
+    expect(store.getState().sessions.map((s) => [s.id, s.state])).toEqual([
+      ['c', 'ready'],
+      ['a', 'busy'],
+    ]);
+    expect(store.getState().engine).toMatchObject({ state: 'down', fix: 'start it' });
+    stop();
+  });
+
+  it('says in plain words when the core cannot be reached', async () => {
+    const client = fakeClient({});
+    const store = createPanelStore(client);
+    await store.getState().load();
+    expect(store.getState()).toMatchObject({ connection: 'unreachable', problem: 'no engine.status' });
+  });
+
+  it('shows a failed action until dismissed and tracks pending stops', async () => {
+    let release: () => void = () => undefined;
+    const client = fakeClient({
+      'sessions.create': () => {
+        throw new SandpitError(
+          'IMAGE_MISSING',
+          'No python sandbox image is configured. Build it with "npm run build:images".',
+        );
+      },
+      'sessions.stop': () => new Promise<unknown>((resolve) => (release = () => resolve({ stopped: true }))),
+    });
+    const store = createPanelStore(client);
+    await store.getState().createSession('python');
+    expect(store.getState().actionError).toMatch(/build:images/);
+    expect(store.getState().pending).toEqual([]);
+    store.getState().dismissError();
+    expect(store.getState().actionError).toBeUndefined();
+
+    const stopping = store.getState().stopSession('s1');
+    expect(store.getState().pending).toEqual(['s1']);
+    release();
+    await stopping;
+    expect(store.getState().pending).toEqual([]);
+  });
+});
