@@ -75,7 +75,7 @@ export async function createSandpit(config: SandpitConfig, options: CreateSandpi
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ sessions, engine, docker, events, artifacts }),
+    api: createSandpitApi({ config, sessions, engine, docker, artifacts, bus }),
     bus,
     docker,
     engine,

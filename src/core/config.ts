@@ -32,6 +32,12 @@ export interface SandpitConfig {
   /** Largest file captured as an artifact after a run. */
   maxArtifactBytes: number;
   maxArtifactsPerRun: number;
+  /** PEP 503 index for pip installs (a private or offline mirror works). */
+  pipIndexUrl: string;
+  npmRegistryUrl: string;
+  /** Docker network the short-lived package installer joins (sessions themselves have none). */
+  installNetwork: string;
+  installTimeoutMs: number;
 }
 
 /** The data folder: $SANDPIT_HOME, else the OS's app-data folder for "Sandpit" (as Electron's userData). */
@@ -62,6 +68,10 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     runRoot: join(tmpdir(), 'sandpit-run'),
     maxArtifactBytes: 50 * 1024 * 1024,
     maxArtifactsPerRun: 50,
+    pipIndexUrl: process.env.SANDPIT_PIP_INDEX_URL ?? 'https://pypi.org/simple',
+    npmRegistryUrl: process.env.SANDPIT_NPM_REGISTRY_URL ?? 'https://registry.npmjs.org/',
+    installNetwork: process.env.SANDPIT_INSTALL_NETWORK ?? 'bridge',
+    installTimeoutMs: 10 * 60_000,
     ...overrides,
   };
 }

@@ -14,12 +14,18 @@ export const ALLOWED_METHODS = [
   'sessions.list',
   'sessions.get',
   'sessions.stop',
+  'sessions.restart',
   'sessions.execute',
   'sessions.interrupt',
-  'files.upload',
-  'files.download',
+  'sessions.runCommand',
+  'sessions.runFile',
+  'packages.install',
+  'packages.check',
+  'files.write',
+  'files.read',
   'files.list',
   'artifacts.list',
+  'artifacts.read',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

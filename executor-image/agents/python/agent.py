@@ -12,6 +12,7 @@ import ast
 import base64
 import builtins
 import codecs
+import importlib
 import importlib.machinery
 import io
 import json
@@ -548,6 +549,7 @@ class Agent:
         self.cells += 1
         filename = '<cell-%d>' % self.cells
         self.restore_stdio()
+        importlib.invalidate_caches()  # packages installed since the last run are importable at once
         before, _ = snapshot_files(self.workspace)
         self.current = eid
         for pump in self.pumps:

@@ -1,26 +1,44 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
-import type { DaemonEvents } from '../docker/daemon-events';
-import type { EngineMonitor } from '../docker/engine-monitor';
+import { SandpitError } from '../../shared/api/errors';
+import type { Language } from '../../shared/domain/session';
+import type { SandpitConfig } from '../config';
 import type { DockerClient } from '../docker/docker-client';
+import type { EngineMonitor } from '../docker/engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
-import { detectMime } from '../files/mime';
 import type { SessionManager } from '../sessions/session-manager';
-import { listWorkspace, readWorkspaceFile, writeWorkspaceFile } from '../sessions/session-files';
+import type { EventBus } from './event-bus';
+import { DefaultSessions } from './default-sessions';
+import { fileHandlers } from './file-handlers';
+import { packageHandlers } from './package-handlers';
+import { runHandlers } from './run-handlers';
 
 /** Who is calling: used for default sessions, ownership, approvals and the audit log. */
 export interface CallContext {
   transport: 'ipc' | 'http' | 'mcp-http' | 'mcp-stdio' | 'rest' | 'internal';
+  /** The client's own name (MCP clientInfo.name, "panel", "rest"). */
   client?: string;
+  /**
+   * Who owns the sandboxes this caller makes and may touch: an MCP session, a token. Undefined is
+   * the panel, which sees and manages every session.
+   */
+  principal?: string;
 }
 
 export type Handlers = { [M in MethodName]: (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>> };
 
 export interface SandpitApiDeps {
+  config: SandpitConfig;
   sessions: SessionManager;
   engine: EngineMonitor;
   docker: DockerClient;
-  events: DaemonEvents;
   artifacts: ArtifactStore;
+  bus: EventBus;
+}
+
+/** What the per-area handler files receive: the deps plus session resolution with ownership. */
+export interface HandlerKit extends SandpitApiDeps {
+  /** The session a call targets: the given id (if the caller may use it) or the caller's default session. */
+  target(sessionId: string | undefined, context: CallContext, language?: Language): Promise<string>;
 }
 
 /**
@@ -28,31 +46,72 @@ export interface SandpitApiDeps {
  * these handlers; none has a second code path.
  */
 export function createSandpitApi(deps: SandpitApiDeps): Handlers {
-  const { sessions, engine, docker, artifacts } = deps;
+  const { sessions, engine, artifacts } = deps;
+  const defaults = new DefaultSessions(sessions, deps.bus);
+  const kit: HandlerKit = {
+    ...deps,
+    target: async (sessionId, context, language) => {
+      if (sessionId) {
+        sessions.access(sessionId, context.principal);
+        return sessionId;
+      }
+      return defaults.resolve(context.principal ?? 'panel', language ?? 'python', context.client);
+    },
+  };
   return {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
-    'sessions.create': async (input, context) => sessions.create({ ...input, client: input.client ?? context.client }),
-    'sessions.list': async () => ({ sessions: sessions.list() }),
-    'sessions.get': async ({ sessionId }) => sessions.get(sessionId),
-    'sessions.stop': async ({ sessionId }) => {
+    'sessions.create': async (input, context) =>
+      sessions.create({
+        language: input.language,
+        image: input.image,
+        limits: input.limits,
+        client: input.client ?? context.client,
+        owner: context.principal,
+        idleTtlMs: input.idleTimeoutMinutes === undefined ? undefined : input.idleTimeoutMinutes * 60_000,
+        // dependencies are installed by the packages handler right after creation (see below)
+      }).then(async (info) => {
+        if (!input.dependencies?.length) return info;
+        try {
+          const { results } = await packageHandlers(kit)['packages.install']({ sessionId: info.id, packages: input.dependencies }, context);
+          const failed = results.filter((r) => !r.ok);
+          if (failed.length > 0) {
+            throw new SandpitError('INVALID_INPUT', `Could not install ${failed.map((f) => `${f.package} (${f.error ?? 'failed'})`).join(', ')}.`, { results });
+          }
+          return sessions.get(info.id);
+        } catch (error) {
+          await sessions.stop(info.id).catch(() => undefined);
+          throw error;
+        }
+      }),
+    'sessions.list': async (_input, context) => ({ sessions: sessions.listFor(context.principal) }),
+    'sessions.get': async ({ sessionId }, context) => sessions.access(sessionId, context.principal),
+    'sessions.stop': async ({ sessionId }, context) => {
+      sessions.access(sessionId, context.principal);
       await sessions.stop(sessionId);
       return { sessionId, stopped: true };
     },
-    'sessions.execute': async ({ sessionId, code, timeoutMs }) => sessions.execute(sessionId, code, { timeoutMs }),
-    'sessions.interrupt': async ({ sessionId }) => ({ interrupted: sessions.interrupt(sessionId) }),
-    'files.upload': async ({ sessionId, path, contentBase64 }) => {
-      sessions.touch(sessionId);
-      return writeWorkspaceFile(docker, sessions.runtimeOf(sessionId).containerId, path, Buffer.from(contentBase64, 'base64'));
+    'sessions.restart': async ({ sessionId }, context) => {
+      sessions.access(sessionId, context.principal);
+      return sessions.restart(sessionId);
     },
-    'files.download': async ({ sessionId, path }) => {
-      sessions.touch(sessionId);
-      const file = await readWorkspaceFile(docker, sessions.runtimeOf(sessionId).containerId, path);
-      return { path: file.path, size: file.content.length, mime: detectMime(file.path, file.content.subarray(0, 64)), contentBase64: file.content.toString('base64') };
+    'sessions.interrupt': async ({ sessionId }, context) => {
+      sessions.access(sessionId, context.principal);
+      return { interrupted: sessions.interrupt(sessionId) };
     },
-    'files.list': async ({ sessionId, path }) => {
-      sessions.touch(sessionId);
-      return { path, entries: await listWorkspace(docker, sessions.runtimeOf(sessionId).containerId, path) };
+    ...runHandlers(kit),
+    ...packageHandlers(kit),
+    ...fileHandlers(kit),
+    'artifacts.list': async ({ sessionId, limit }, context) => {
+      if (sessionId) sessions.access(sessionId, context.principal);
+      else if (context.principal !== undefined) {
+        const mine = new Set(sessions.listFor(context.principal).map((s) => s.id));
+        return { artifacts: (await artifacts.list({ limit: 10_000 })).filter((a) => mine.has(a.sessionId)).slice(0, limit) };
+      }
+      return { artifacts: await artifacts.list({ sessionId, limit }) };
     },
-    'artifacts.list': async ({ sessionId, limit }) => ({ artifacts: await artifacts.list({ sessionId, limit }) }),
+    'artifacts.read': async ({ sha256 }) => {
+      const { artifact, content } = await artifacts.get(sha256);
+      return { artifact, contentBase64: content.toString('base64') };
+    },
   };
 }

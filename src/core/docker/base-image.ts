@@ -80,7 +80,9 @@ export async function ensureBase(
 
   if (
     options.refresh &&
-    (source === 'bootstrap' || !definition.registry || !(await docker.imageExists(definition.registry)))
+    (source === 'bootstrap' ||
+      !definition.registry ||
+      (source === 'auto' && !(await docker.imageExists(definition.registry))))
   ) {
     onLog(`removing ${tag} to bootstrap it again`);
     await docker.removeImage(tag);

@@ -5,13 +5,16 @@ export const SANDBOX_USER = '10001:10001';
 export const WORKSPACE_DIR = '/workspace';
 export const AGENT_DIR = '/run/sandpit';
 export const AGENT_SOCKET = `${AGENT_DIR}/agent.sock`;
+/** Where runtime-installed packages live (on the session's import path: PYTHONPATH / NODE_PATH). */
+export const PACKAGES_DIR = '/opt/sandpit/packages';
 
 export interface ProfileInput {
   name: string;
   image: string;
   limits: Limits;
   labels: Record<string, string>;
-  workspaceVolume: string;
+  /** The size-capped volume behind /workspace; absent for helper containers that need none. */
+  workspaceVolume?: string;
   /** Host directory bind-mounted at /run/sandpit for the unix-socket channel; absent for attach. */
   agentHostDir?: string;
   /** Docker network to join; absent means NetworkMode none. */
@@ -30,9 +33,8 @@ export interface ProfileInput {
 export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   const { limits } = input;
   const memory = limits.memoryMb * 1024 * 1024;
-  const mounts: Array<Record<string, unknown>> = [
-    { Type: 'volume', Source: input.workspaceVolume, Target: WORKSPACE_DIR, ReadOnly: false },
-  ];
+  const mounts: Array<Record<string, unknown>> = [];
+  if (input.workspaceVolume) mounts.push({ Type: 'volume', Source: input.workspaceVolume, Target: WORKSPACE_DIR, ReadOnly: false });
   for (const [name, target] of Object.entries(input.volumes ?? {})) {
     mounts.push({ Type: 'volume', Source: name, Target: target, ReadOnly: false });
   }

@@ -12,6 +12,8 @@ export interface DockerClient {
   removeContainer(id: string): Promise<void>;
   inspectContainer(id: string): Promise<ContainerState>;
   waitContainer(id: string): Promise<number>;
+  /** Runs a container to completion (create → start → wait ≤ timeout → logs → remove); kills it on timeout. */
+  runToCompletion(spec: ContainerSpec, options: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult>;
   attachContainer(id: string): Promise<AttachedStreams>;
   exec(id: string, argv: string[], options?: ExecOptions): Promise<ExecResult>;
   listContainers(labels: Record<string, string | true>): Promise<ContainerSummary[]>;

@@ -156,6 +156,26 @@ export class DockerodeClient implements DockerClient {
     }, 24 * 3_600_000);
   }
 
+  async runToCompletion(spec: ContainerSpec, options: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult> {
+    const id = await this.createContainer(spec);
+    try {
+      await this.startContainer(id);
+      let timedOut = false;
+      const exitCode = await withTimeout(this.waitContainer(id), options.timeoutMs, 'helper container').catch(async () => {
+        timedOut = true;
+        await this.killContainer(id);
+        return -1;
+      });
+      const logs = await this.call('read container logs', { containerId: id }, async () => {
+        const raw = await this.docker.getContainer(id).logs({ stdout: true, stderr: true, follow: false });
+        return demuxBuffer(raw, options.maxOutputBytes);
+      });
+      return { exitCode, stdout: logs.stdout, stderr: logs.stderr, timedOut };
+    } finally {
+      await this.removeContainer(id).catch(() => undefined);
+    }
+  }
+
   async attachContainer(id: string): Promise<AttachedStreams> {
     return this.call('attach to container', { containerId: id }, async () => {
       const container = this.docker.getContainer(id);
@@ -426,6 +446,29 @@ export class DockerodeClient implements DockerClient {
       (stream as unknown as { destroy(): void }).destroy();
     };
   }
+}
+
+/** Splits Docker's multiplexed log format (8-byte frame headers) into stdout and stderr, each capped. */
+export function demuxBuffer(raw: Buffer, maxBytes: number): { stdout: string; stderr: string } {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let outBytes = 0;
+  let errBytes = 0;
+  let at = 0;
+  while (at + 8 <= raw.length) {
+    const stream = raw[at];
+    const size = raw.readUInt32BE(at + 4);
+    const frame = raw.subarray(at + 8, at + 8 + size);
+    at += 8 + size;
+    if (stream === 2) {
+      if (errBytes < maxBytes) err.push(frame.subarray(0, maxBytes - errBytes));
+      errBytes += frame.length;
+    } else {
+      if (outBytes < maxBytes) out.push(frame.subarray(0, maxBytes - outBytes));
+      outBytes += frame.length;
+    }
+  }
+  return { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
 }
 
 function splitTag(tag: string): [string, string] {

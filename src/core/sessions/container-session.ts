@@ -4,7 +4,7 @@ import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/erro
 import type { Display, StreamName } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind, Language } from '../../shared/domain/session';
-import { hardenedContainerSpec, workspaceVolumeOptions } from '../docker/container-profile';
+import { PACKAGES_DIR, hardenedContainerSpec, workspaceVolumeOptions } from '../docker/container-profile';
 import type { DaemonEvents } from '../docker/daemon-events';
 import type { DockerClient } from '../docker/docker-client';
 import { sessionLabels } from '../docker/labels';
@@ -68,6 +68,8 @@ export class ContainerSession {
   readonly options: ContainerSessionOptions;
   containerId = '';
   readonly volumeName: string;
+  /** Runtime-installed packages: a disk volume at PACKAGES_DIR, shared with the installer helper. */
+  readonly packagesVolume: string;
   private channel: AgentChannel | undefined;
   private readonly agentDir: string | undefined;
   private readonly log: Logger;
@@ -82,6 +84,7 @@ export class ContainerSession {
     this.options = options;
     this.id = options.id;
     this.volumeName = `sandpit-ws-${options.id}`;
+    this.packagesVolume = `sandpit-pkg-${options.id}`;
     this.agentDir = options.channel === 'socket' ? join(options.instanceDir, options.id) : undefined;
     this.log = options.log.child({ sessionId: options.id });
   }
@@ -96,6 +99,7 @@ export class ContainerSession {
     const labels = sessionLabels(identity, this.id, this.options.extraLabels);
     try {
       await docker.createVolume({ name: this.volumeName, labels, driverOpts: workspaceVolumeOptions(limits) });
+      await docker.createVolume({ name: this.packagesVolume, labels });
       if (this.agentDir) await this.prepareAgentDir(this.agentDir);
       const spec = hardenedContainerSpec({
         name: `sandpit-${this.id}`,
@@ -103,6 +107,7 @@ export class ContainerSession {
         limits,
         labels,
         workspaceVolume: this.volumeName,
+        volumes: { [this.packagesVolume]: PACKAGES_DIR },
         agentHostDir: this.agentDir,
         network: this.options.network,
         runtime: this.options.runtime,
@@ -122,7 +127,10 @@ export class ContainerSession {
     const channel = this.channel;
     if (!channel || channel.closed) throw new SandpitError('CONTAINER_DIED', 'The sandbox is not running; it is being restarted. Try again.');
     const startedAt = Date.now();
-    const collector = new ExecutionCollector(request.outputLimit, { output: request.onOutput, display: request.onDisplay });
+    const collector = new ExecutionCollector(request.outputLimit, {
+      output: (stream, text) => request.onOutput(stream, text),
+      display: (display) => request.onDisplay(display),
+    });
     let timedOut = false;
     let killedByWatchdog = false;
     let watchdog: NodeJS.Timeout | undefined;
@@ -237,6 +245,7 @@ export class ContainerSession {
     const { docker } = this.options;
     if (this.containerId) await docker.removeContainer(this.containerId);
     await docker.removeVolume(this.volumeName);
+    await docker.removeVolume(this.packagesVolume);
     if (this.agentDir) await rm(this.agentDir, { recursive: true, force: true });
     this.options.events.forget(this.containerId);
   }

@@ -36,6 +36,9 @@ export interface CreateSessionInput {
   image?: string;
   limits?: PartialLimits;
   client?: string;
+  /** Who may use the session (an MCP session, a token); undefined = the panel only. */
+  owner?: string;
+  idleTtlMs?: number;
 }
 
 interface ManagedSession {
@@ -49,6 +52,9 @@ interface ManagedSession {
   runs: number;
   fromPool: boolean;
   client?: string;
+  owner?: string;
+  idleTtlMs: number;
+  packages: string[];
   queue: SerialQueue;
 }
 
@@ -78,6 +84,10 @@ export class SessionManager {
     this.log = deps.log.child({ component: 'sessions' });
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
     this.sweepTimer.unref();
+  }
+
+  get logger(): Logger {
+    return this.log;
   }
 
   get channelKind(): ChannelKind {
@@ -110,7 +120,22 @@ export class SessionManager {
       await runtime.start();
     }
     const now = new Date();
-    const session: ManagedSession = { runtime, language, image, limits, state: 'ready', createdAt: now, lastUsedAt: now, runs: 0, fromPool, client: input.client, queue: new SerialQueue() };
+    const session: ManagedSession = {
+      runtime,
+      language,
+      image,
+      limits,
+      state: 'ready',
+      createdAt: now,
+      lastUsedAt: now,
+      runs: 0,
+      fromPool,
+      client: input.client,
+      owner: input.owner,
+      idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
+      packages: [],
+      queue: new SerialQueue(),
+    };
     runtime.onRecovered = (error) => this.setState(session, error ? 'failed' : 'ready');
     this.sessions.set(runtime.id, session);
     this.log.info('session created', { sessionId: runtime.id, fromPool, containerId: runtime.containerId });
@@ -124,6 +149,55 @@ export class SessionManager {
 
   get(sessionId: string): SessionInfo {
     return this.info(this.require(sessionId));
+  }
+
+  /**
+   * Refuses a session that belongs to someone else (as if it did not exist, so ids leak nothing).
+   * `principal` undefined is the panel, which sees every session.
+   */
+  access(sessionId: string, principal: string | undefined): SessionInfo {
+    const session = this.require(sessionId);
+    if (principal !== undefined && session.owner !== principal) {
+      throw new SandpitError('SESSION_NOT_FOUND', `There is no session "${sessionId}" for this client. List sessions to see yours.`);
+    }
+    return this.info(session);
+  }
+
+  /** Sessions a principal may see (all of them for the panel). */
+  listFor(principal: string | undefined): SessionInfo[] {
+    return [...this.sessions.values()].filter((s) => principal === undefined || s.owner === principal).map((s) => this.info(s));
+  }
+
+  /** Stops every session a principal owns (e.g. when its MCP session ends). */
+  async stopOwnedBy(principal: string): Promise<number> {
+    const ids = [...this.sessions.entries()].filter(([, s]) => s.owner === principal).map(([id]) => id);
+    await Promise.all(ids.map((id) => this.stop(id).catch(() => undefined)));
+    return ids.length;
+  }
+
+  /** Runs work on the session's FIFO (after queued runs), e.g. installs or commands. */
+  async enqueue<T>(sessionId: string, work: (runtime: ContainerSession) => Promise<T>): Promise<T> {
+    const session = this.require(sessionId);
+    return session.queue.run(async () => {
+      if (!this.sessions.has(sessionId)) throw new SandpitError('SESSION_NOT_FOUND', `Session ${sessionId} was stopped.`);
+      const release = await this.slots.acquire(this.deps.config.queueTimeoutMs, 'The command');
+      session.lastUsedAt = new Date();
+      this.setState(session, 'busy');
+      try {
+        return await work(session.runtime);
+      } finally {
+        release();
+        session.lastUsedAt = new Date();
+        if (this.sessions.has(sessionId)) this.setState(session, session.runtime.connected ? 'ready' : 'failed');
+      }
+    });
+  }
+
+  /** Remembers packages installed at run time (shown in the panel; "save as environment" uses them). */
+  recordPackages(sessionId: string, packages: string[]): void {
+    const session = this.require(sessionId);
+    for (const p of packages) if (!session.packages.includes(p)) session.packages.push(p);
+    this.deps.bus.emit('session.updated', this.info(session));
   }
 
   /** The container behind a session (for files and tools that exec). */
@@ -285,9 +359,8 @@ export class SessionManager {
 
   private async sweepIdle(): Promise<void> {
     if (this.disposed) return;
-    const cutoff = Date.now() - this.deps.config.idleTtlMs;
     for (const [id, s] of this.sessions) {
-      if (s.state !== 'busy' && s.queue.length === 0 && s.lastUsedAt.getTime() < cutoff) {
+      if (s.state !== 'busy' && s.queue.length === 0 && s.lastUsedAt.getTime() < Date.now() - s.idleTtlMs) {
         this.log.info('stopping idle session', { sessionId: id });
         await this.stop(id).catch((error: unknown) => this.log.warn('could not stop idle session', { sessionId: id, error: toErrorBody(error).message }));
       }
@@ -320,6 +393,8 @@ export class SessionManager {
       runs: s.runs,
       fromPool: s.fromPool,
       client: s.client,
+      packages: [...s.packages],
+      idleTimeoutMs: s.idleTtlMs,
     };
   }
 }

@@ -31,14 +31,14 @@ export class WarmPool {
       void session.remove().catch(() => undefined);
       session = this.ready.shift();
     }
-    this.refill();
+    void this.refill();
     return session;
   }
 
   resize(size: number): void {
     this.size = size;
     while (this.ready.length > size) void this.ready.pop()?.remove().catch(() => undefined);
-    this.refill();
+    void this.refill();
   }
 
   /** Starts filling if below size; resolves when this round of filling ends. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { artifactSchema, fileEntrySchema } from '../domain/artifact';
 import { displaySchema, executionResultSchema, executionStatusSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
+import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
 import { languageSchema, sessionInfoSchema } from '../domain/session';
 
 /**
@@ -10,6 +11,7 @@ import { languageSchema, sessionInfoSchema } from '../domain/session';
  */
 
 const sessionIdSchema = z.string().min(1).max(64).describe('Session id');
+const optionalSessionIdSchema = sessionIdSchema.optional().describe("Session id; default: the caller's own default session (created on first use)");
 
 export const engineStatusSchema = z.object({
   state: z.enum(['up', 'down', 'connecting']),
@@ -31,6 +33,8 @@ export const methods = {
       language: languageSchema.default('python').describe('Language of the session'),
       image: z.string().min(1).max(256).optional().describe('Executor image tag (default: the language image)'),
       limits: partialLimitsSchema.optional().describe('Overrides of the default limits'),
+      dependencies: z.array(packageSpecSchema).max(100).optional().describe('Packages installed before the session is handed out'),
+      idleTimeoutMinutes: z.number().int().min(1).max(24 * 60).optional().describe('Stop the session after this many idle minutes'),
       client: z.string().max(128).optional().describe('Name of the client that asked for it'),
     }),
     output: sessionInfoSchema,
@@ -47,9 +51,14 @@ export const methods = {
     input: z.object({ sessionId: sessionIdSchema }),
     output: z.object({ sessionId: z.string(), stopped: z.boolean() }),
   },
+  'sessions.restart': {
+    input: z.object({ sessionId: sessionIdSchema }),
+    output: sessionInfoSchema,
+  },
   'sessions.execute': {
     input: z.object({
-      sessionId: sessionIdSchema,
+      sessionId: optionalSessionIdSchema,
+      language: languageSchema.optional().describe('Language, when the default session has to be created'),
       code: z.string().max(1024 * 1024).describe('Source code to run'),
       timeoutMs: z.number().int().min(100).max(24 * 3_600_000).optional().describe('Timeout of this run in ms'),
     }),
@@ -59,25 +68,62 @@ export const methods = {
     input: z.object({ sessionId: sessionIdSchema }),
     output: z.object({ interrupted: z.boolean() }),
   },
-  'files.upload': {
+  'sessions.runCommand': {
     input: z.object({
-      sessionId: sessionIdSchema,
+      sessionId: optionalSessionIdSchema,
+      command: z.string().min(1).max(64 * 1024).describe('Shell command, run with sh -c in /workspace'),
+      timeoutMs: z.number().int().min(100).max(3_600_000).optional().describe('Timeout in ms (default: the session limit)'),
+    }),
+    output: commandResultSchema,
+  },
+  'sessions.runFile': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
+      path: z.string().min(1).max(4096).describe('File in /workspace to run'),
+      timeoutMs: z.number().int().min(100).max(24 * 3_600_000).optional(),
+    }),
+    output: executionResultSchema,
+  },
+  'packages.install': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
+      packages: z.array(packageSpecSchema).min(1).max(100).describe('Package names, optionally with a version (pip: numpy==2.1, npm: lodash@4)'),
+    }),
+    output: z.object({ results: z.array(packageOutcomeSchema) }),
+  },
+  'packages.check': {
+    input: z.object({ sessionId: optionalSessionIdSchema, packages: z.array(packageSpecSchema).min(1).max(200) }),
+    output: z.object({ packages: z.array(z.object({ name: z.string(), installed: z.boolean(), version: z.string().optional() })) }),
+  },
+  'files.write': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
       path: z.string().min(1).max(4096).describe('Path relative to /workspace'),
-      contentBase64: z.string().describe('File content, base64'),
+      content: z.string().max(64 * 1024 * 1024).describe('File content'),
+      encoding: z.enum(['utf8', 'base64']).default('utf8').describe('How content is encoded'),
+      append: z.boolean().default(false).describe('Append to the file instead of replacing it'),
     }),
     output: z.object({ path: z.string(), size: z.number().int() }),
   },
-  'files.download': {
-    input: z.object({ sessionId: sessionIdSchema, path: z.string().min(1).max(4096) }),
-    output: z.object({ path: z.string(), size: z.number().int(), mime: z.string(), contentBase64: z.string() }),
+  'files.read': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
+      path: z.string().min(1).max(4096),
+      maxBytes: z.number().int().min(1).max(64 * 1024 * 1024).default(10 * 1024 * 1024),
+    }),
+    output: z.object({ path: z.string(), size: z.number().int(), mime: z.string(), encoding: z.enum(['utf8', 'base64']), content: z.string() }),
   },
   'files.list': {
-    input: z.object({ sessionId: sessionIdSchema, path: z.string().max(4096).default('') }),
+    input: z.object({ sessionId: optionalSessionIdSchema, path: z.string().max(4096).default('') }),
     output: z.object({ path: z.string(), entries: z.array(fileEntrySchema) }),
   },
   'artifacts.list': {
     input: z.object({ sessionId: z.string().optional(), limit: z.number().int().min(1).max(10_000).default(200) }),
     output: z.object({ artifacts: z.array(artifactSchema) }),
+  },
+  'artifacts.read': {
+    input: z.object({ sha256: z.string().regex(/^[a-f0-9]{64}$/) }),
+    output: z.object({ artifact: artifactSchema, contentBase64: z.string() }),
   },
 } as const;
 

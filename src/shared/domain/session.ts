@@ -27,5 +27,7 @@ export const sessionInfoSchema = z.object({
   runs: z.number().int(),
   fromPool: z.boolean(),
   client: z.string().optional(),
+  packages: z.array(z.string()).describe('Packages installed in this session at run time'),
+  idleTimeoutMs: z.number().int(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;

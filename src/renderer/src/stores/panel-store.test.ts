@@ -18,6 +18,8 @@ function session(id: string, createdAt: string, state: SessionInfo['state'] = 'r
     lastUsedAt: createdAt,
     runs: 0,
     fromPool: false,
+    packages: [],
+    idleTimeoutMs: 1_800_000,
   };
 }
 

@@ -1,0 +1,106 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SandpitError } from '../../shared/api/errors';
+import type { Logger } from '../log';
+
+/** 32 random bytes: 256 bits, 43 base64url characters. */
+export const TOKEN_BYTES = 32;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43,512}$/;
+
+/** Where the bearer token of a data folder lives. */
+export function tokenPath(home: string): string {
+  return join(home, 'token');
+}
+
+/** A fresh token: 256 random bits, base64url. */
+export function generateToken(): string {
+  return randomBytes(TOKEN_BYTES).toString('base64url');
+}
+
+/** Whether a token file's mode lets anyone but its owner read or write it (never on Windows, which has no such bits). */
+export function isLooserThanOwnerOnly(mode: number, platform: NodeJS.Platform = process.platform): boolean {
+  return platform !== 'win32' && (mode & 0o077) !== 0;
+}
+
+/**
+ * Reads `$SANDPIT_HOME/token`, creating it (exclusively, mode 0600) when absent. A file that others may
+ * read is tightened to 0600 with a warning; a file that holds no usable token (empty, too short) is
+ * replaced with a fresh one, also with a warning.
+ */
+export async function loadOrCreateToken(home: string, log?: Logger): Promise<string> {
+  const path = tokenPath(home);
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const existing = await readExisting(home, log);
+    if (existing !== undefined) return existing;
+    const token = generateToken();
+    try {
+      await writeExclusive(path, token);
+      log?.info('created the access token', { path });
+      return token;
+    } catch (error) {
+      // Another process created it between our read and our write: read theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  throw new SandpitError('CONFLICT', `Could not read or create the access token at ${path}.`);
+}
+
+/** Replaces the token with a fresh one (atomically: write a 0600 temp file, then rename over). */
+export async function rotateToken(home: string): Promise<string> {
+  const path = tokenPath(home);
+  await mkdir(home, { recursive: true, mode: 0o700 });
+  const token = generateToken();
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    await writeExclusive(temp, token);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+  return token;
+}
+
+/** Constant-time comparison; hashing first means neither the length nor a prefix leaks. */
+export function tokensEqual(a: string, b: string): boolean {
+  const da = createHash('sha256').update(a, 'utf8').digest();
+  const db = createHash('sha256').update(b, 'utf8').digest();
+  return timingSafeEqual(da, db);
+}
+
+/** A stable, non-secret name for whoever holds `token` (safe to log and to store as an owner). */
+export function principalOf(token: string): string {
+  return `token:${createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 16)}`;
+}
+
+async function readExisting(home: string, log: Logger | undefined): Promise<string | undefined> {
+  const path = tokenPath(home);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const info = await stat(path);
+  if (isLooserThanOwnerOnly(info.mode)) {
+    log?.warn('the access token file was readable by others; setting it to 0600', { path, mode: (info.mode & 0o777).toString(8) });
+    await chmod(path, 0o600);
+  }
+  const token = text.trim();
+  if (TOKEN_PATTERN.test(token)) return token;
+  log?.warn('the access token file holds no usable token (it needs at least 256 random bits); replacing it', { path });
+  return rotateToken(home);
+}
+
+async function writeExclusive(path: string, token: string): Promise<void> {
+  const handle = await open(path, 'wx', 0o600);
+  try {
+    await handle.writeFile(`${token}\n`, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
