@@ -25,6 +25,8 @@ export interface RawAgent {
   channel: AgentChannel;
   /** Sends `execute` and resolves once `done` arrives: the `result` text and the agent's own `durationMs`. */
   execute(code: string): Promise<RawReply>;
+  /** A `hello` round trip: the channel and the agent's reader/writer threads, no execution. */
+  hello(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,7 +84,15 @@ export async function startRawAgent(sandpit: Sandpit, image: string): Promise<Ra
         else ch.send({ type: 'execute', id: rid, code: message.code, outputLimit: config.defaultLimits.outputBytes });
       });
     await request({ type: 'hello' });
-    return { containerId, channel: ch, execute: (code) => request({ type: 'execute', code }), close };
+    return {
+      containerId,
+      channel: ch,
+      execute: (code) => request({ type: 'execute', code }),
+      hello: async () => {
+        await request({ type: 'hello' });
+      },
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

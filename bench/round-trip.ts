@@ -2,7 +2,7 @@
  * Round trip of `1+1`: (a) the raw agent channel over the unix socket (our own container and
  * connection), (b) the engine's `sessions.execute` on a socket-channel session, (c) the same on an
  * attach-channel session, (d) `docker exec … python3 -c "print(1+1)"` per call.
- * (a)–(c) are interleaved round-robin so background noise hits all three alike.
+ * (a)–(c), and a raw `hello` (channel only), are interleaved round-robin so background noise hits them alike.
  */
 import type { Sandpit } from '../src/core/app';
 import { now, progress, pythonImage, withCore } from './harness';
@@ -19,6 +19,8 @@ export interface RoundTripSummary {
   raw: Distribution;
   /** The agent's own `durationMs` for the raw runs: execution time inside the container, without transport. */
   agentReported: Distribution;
+  /** `hello` over the same raw channel: transport and the agent's channel threads, no execution. */
+  rawHello: Distribution;
   engineSocket: Distribution;
   engineAttach: Distribution;
   dockerExec: Distribution;
@@ -42,7 +44,7 @@ async function engineRun(sandpit: Sandpit, sessionId: string): Promise<number> {
 
 export async function run(): Promise<RoundTripSummary> {
   const image = await pythonImage();
-  const samples = { raw: [] as number[], socket: [] as number[], attach: [] as number[], exec: [] as number[], agent: [] as number[] };
+  const samples = { hello: [] as number[], raw: [] as number[], socket: [] as number[], attach: [] as number[], exec: [] as number[], agent: [] as number[] };
 
   await withCore({ channel: 'socket' }, (socketCore) =>
     withCore({ channel: 'attach' }, async (attachCore) => {
@@ -54,7 +56,15 @@ export async function run(): Promise<RoundTripSummary> {
         if (attachCore.sessions.channelKind !== 'attach' || socketCore.sessions.channelKind !== 'socket') throw new Error('channel settings were not honoured');
 
         let lastAgentMs = 0;
-        const variants: Array<{ key: 'raw' | 'socket' | 'attach'; once: () => Promise<number> }> = [
+        const variants: Array<{ key: 'hello' | 'raw' | 'socket' | 'attach'; once: () => Promise<number> }> = [
+          {
+            key: 'hello',
+            once: async () => {
+              const t0 = now();
+              await raw.hello();
+              return now() - t0;
+            },
+          },
           {
             key: 'raw',
             once: async () => {
@@ -70,7 +80,7 @@ export async function run(): Promise<RoundTripSummary> {
           { key: 'attach', once: () => engineRun(attachCore, attachSession.id) },
         ];
 
-        progress(`round-trip: ${WARMUP} warm-up + ${N} runs each of raw / engine socket / engine attach, interleaved`);
+        progress(`round-trip: ${WARMUP} warm-up + ${N} runs each of raw hello / raw / engine socket / engine attach, interleaved`);
         for (let i = 0; i < WARMUP + N; i++) {
           for (let k = 0; k < variants.length; k++) {
             const v = variants[(i + k) % variants.length];
@@ -101,6 +111,7 @@ export async function run(): Promise<RoundTripSummary> {
   const attach = summarize(samples.attach);
   const exec = summarize(samples.exec);
   const agent = summarize(samples.agent);
+  const hello = summarize(samples.hello);
   const overhead = socket.p50 - raw.p50;
   const attachOverhead = attach.p50 - raw.p50;
   const ratio = exec.p50 / socket.p50;
@@ -111,7 +122,8 @@ export async function run(): Promise<RoundTripSummary> {
       [...LATENCY_HEADERS],
       [
         latencyRow('(a) raw agent, unix socket', raw),
-        latencyRow('    of which in the agent', agent),
+        latencyRow('    user code (agent durationMs)', agent),
+        latencyRow('    raw hello (no execution)', hello),
         latencyRow('(b) engine API, socket', socket),
         latencyRow('(c) engine API, attach', attach),
         latencyRow('(d) docker exec python3 -c', exec),
@@ -130,6 +142,7 @@ export async function run(): Promise<RoundTripSummary> {
   return {
     raw: roundDistribution(raw),
     agentReported: roundDistribution(agent),
+    rawHello: roundDistribution(hello),
     engineSocket: roundDistribution(socket),
     engineAttach: roundDistribution(attach),
     dockerExec: roundDistribution(exec),

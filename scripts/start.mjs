@@ -58,6 +58,12 @@ function run(command, argv) {
   });
 }
 
+// The sandbox images first: a no-op (about a second) when they are up to date.
+const images = await run(process.execPath, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'build-images.ts')]);
+if (images !== 0) {
+  process.stderr.write('sandpit: the sandbox images could not be built (see above); starting anyway — "sandpit doctor" says what is missing.\n');
+}
+
 const electron = electronBinary();
 if (electron) {
   const built = await run(process.execPath, [

@@ -1,0 +1,66 @@
+import { SandpitError } from '../../shared/api/errors';
+import type { CallContext } from '../api/sandpit-api';
+import { SANDPIT_VERSION } from '../version';
+import { sendError, sendJson } from './http-errors';
+import type { HttpSandpit } from './http-sandpit';
+import { listRestEnvironments } from './rest-environments';
+import { restExecuteRequestSchema, runRestExecute } from './rest-execute';
+import type { HttpRoute } from './router';
+
+/** Health as anyone on this machine may see it: whether we and Docker are up, and our version. Nothing else. */
+export interface HealthBody {
+  ok: true;
+  engine: 'up' | 'down' | 'connecting';
+  version: string;
+}
+
+/** REST on top of the same API handlers as the panel and MCP: /health, /execute, /list-envs, /install. */
+export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
+  const log = sandpit.log.child({ component: 'rest' });
+  return [
+    {
+      path: '/health',
+      methods: ['GET'],
+      public: true,
+      handler: async (_req, res) => {
+        const body: HealthBody = { ok: true, engine: sandpit.engine.current.state, version: SANDPIT_VERSION };
+        sendJson(res, 200, body);
+      },
+    },
+    {
+      path: '/execute',
+      methods: ['POST'],
+      handler: async (_req, res, ctx) => {
+        const parsed = restExecuteRequestSchema.safeParse(ctx.body ?? {});
+        if (!parsed.success) {
+          sendError(res, parsed.error);
+          return;
+        }
+        const context: CallContext = { transport: 'rest', client: 'rest', principal: ctx.principal };
+        const gone = new AbortController();
+        const onClose = (): void => {
+          if (!res.writableEnded) gone.abort();
+        };
+        res.once('close', onClose);
+        try {
+          sendJson(res, 200, await runRestExecute(sandpit.api, parsed.data, context, gone.signal, log));
+        } catch (error) {
+          sendError(res, error);
+        } finally {
+          res.off('close', onClose);
+        }
+      },
+    },
+    {
+      path: '/list-envs',
+      methods: ['GET'],
+      handler: async (_req, res) => sendJson(res, 200, { environments: listRestEnvironments(sandpit.config.images) }),
+    },
+    {
+      path: '/install',
+      methods: ['POST'],
+      // STUB: the lead wires this to the install_packages feature (packages.install).
+      handler: async (_req, res) => sendError(res, new SandpitError('NOT_FOUND', 'install arrives with the MCP install_packages feature'), 501),
+    },
+  ];
+}
