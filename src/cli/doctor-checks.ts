@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { toErrorBody } from '../shared/api/errors';
 import type { DockerClient } from '../core/docker/docker-client';
 import { dockerFixHint } from '../core/docker/docker-errors';
 import { resolveExecutorImages } from '../core/docker/resolve-images';
+import { isLooserThanOwnerOnly, tokenPath } from '../core/http/token';
 
 export interface CheckResult {
   name: string;
@@ -50,6 +52,57 @@ export async function checkDataFolder(home: string): Promise<CheckResult> {
     return { name: 'Data folder', ok: true, detail: home };
   } catch (error) {
     return { name: 'Data folder', ok: false, detail: `${home}: ${toErrorBody(error).message}`, fix: 'Set SANDPIT_HOME to a folder you can write to.' };
+  }
+}
+
+/** Tries to listen on host:port: undefined when it could, else the error code (EADDRINUSE, EACCES …). */
+export function tryListen(port: number, host = '127.0.0.1'): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(undefined)));
+  });
+}
+
+/** Asks http://127.0.0.1:port/health whether a Sandpit answers there; its version when it does. */
+export async function probeSandpitHealth(port: number, timeoutMs = 2_000): Promise<{ version: string; engine: string } | undefined> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+    const body = (await response.json()) as { ok?: unknown; engine?: unknown; version?: unknown };
+    if (response.ok && body.ok === true && typeof body.engine === 'string' && typeof body.version === 'string') return { version: body.version, engine: body.engine };
+  } catch {
+    // Not an HTTP server, not ours, or too slow: not a healthy Sandpit.
+  }
+  return undefined;
+}
+
+/** The HTTP port is free, or a healthy Sandpit already serves on it. */
+export async function checkPort(port: number, probe: typeof probeSandpitHealth = probeSandpitHealth): Promise<CheckResult> {
+  const name = 'HTTP port';
+  const failure = await tryListen(port);
+  if (failure === undefined) return { name, ok: true, detail: `127.0.0.1:${port} is free` };
+  if (failure === 'EADDRINUSE') {
+    const sandpit = await probe(port);
+    if (sandpit) return { name, ok: true, detail: `127.0.0.1:${port} is used by a running Sandpit ${sandpit.version} (Docker ${sandpit.engine})` };
+    return { name, ok: false, detail: `127.0.0.1:${port} is used by another program`, fix: `Stop the program that uses port ${port}, or start Sandpit on another port: sandpit serve --port <N>.` };
+  }
+  return { name, ok: false, detail: `cannot listen on 127.0.0.1:${port}: ${failure}`, fix: `Start Sandpit on another port: sandpit serve --port <N>.` };
+}
+
+/** The access token file: absent (made on first start) or readable by its owner only. */
+export async function checkTokenFile(home: string, platform: NodeJS.Platform = process.platform): Promise<CheckResult> {
+  const name = 'Access token';
+  const path = tokenPath(home);
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) return { name, ok: false, detail: `${path} is not a file`, fix: `Remove ${path}; Sandpit makes a new token on its next start.` };
+    if (isLooserThanOwnerOnly(info.mode, platform)) {
+      return { name, ok: false, detail: `${path} can be read by other users (mode ${(info.mode & 0o777).toString(8)})`, fix: `chmod 600 ${path}` };
+    }
+    return { name, ok: true, detail: `${path} (owner only)` };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { name, ok: true, detail: `${path} will be created on first start` };
+    return { name, ok: false, detail: `${path}: ${toErrorBody(error).message}`, fix: 'Check the permissions of the data folder (SANDPIT_HOME).' };
   }
 }
 

@@ -1,15 +1,21 @@
 import { DEFAULT_PORT } from '../core/config';
-import { startHttpServer } from '../core/http/http-server';
-import { startCore, untilSignal } from './start-core';
+import { serveHttp, startCore, untilSignal } from './start-core';
 
 /** `sandpit serve`: the headless core on 127.0.0.1, until Ctrl-C. */
 export async function runServe(options: { port?: number }): Promise<number> {
   const { sandpit, notes } = await startCore(options.port === undefined ? {} : { port: options.port });
-  const http = await startHttpServer({ sandpit, port: options.port ?? sandpit.config.port ?? DEFAULT_PORT });
+  const served = await serveHttp(sandpit, options.port ?? sandpit.config.port ?? DEFAULT_PORT).catch(async (error: unknown) => {
+    await sandpit.dispose();
+    throw error;
+  });
+  const { http, token, tokenFile } = served;
   const engine = sandpit.engine.current;
   const lines = [
     `Sandpit is running at ${http.url}`,
+    `  MCP:         ${http.url}/mcp   (Streamable HTTP; send "Authorization: Bearer <token>")`,
+    `  web panel:   ${http.url}/#token=${token}   (this link holds the access token: keep it to yourself)`,
     `  health:      ${http.url}/health`,
+    `  token file:  ${tokenFile}`,
     `  data folder: ${sandpit.config.home}`,
     `  docker:      ${engine.state === 'up' ? `up (${engine.version ?? '?'})` : `DOWN — ${engine.message ?? ''} ${engine.fix ?? ''}`}`,
     ...notes.map((n) => `  note:        ${n}`),
@@ -17,7 +23,7 @@ export async function runServe(options: { port?: number }): Promise<number> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   await untilSignal(async () => {
-    await http.close();
+    await served.close();
     await sandpit.dispose();
   });
   return 0;

@@ -6,6 +6,7 @@ import { createSandpit } from '../core/app';
 import type { Sandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
 import type { SandpitConfig } from '../core/config';
+import type { DockerClient } from '../core/docker/docker-client';
 import { silentLogger } from '../core/log';
 
 export interface TestSandpit extends Sandpit {
@@ -13,8 +14,13 @@ export interface TestSandpit extends Sandpit {
   cleanup(): Promise<void>;
 }
 
+export interface TestSandpitOptions {
+  /** The engine client to use (e.g. a recording wrapper of the real one); default: a new real client. */
+  docker?: DockerClient;
+}
+
 /** A real core on the real engine with a throw-away data folder; no warm pool unless asked. */
-export async function startTestSandpit(overrides: Partial<SandpitConfig> = {}): Promise<TestSandpit> {
+export async function startTestSandpit(overrides: Partial<SandpitConfig> = {}, options: TestSandpitOptions = {}): Promise<TestSandpit> {
   const home = await mkdtemp(join(tmpdir(), 'sandpit-test-'));
   const images = inject('images');
   if (!images.python) throw new Error('The python executor image was not built by the docker globalSetup (is executor-image/python/Dockerfile there?).');
@@ -25,7 +31,7 @@ export async function startTestSandpit(overrides: Partial<SandpitConfig> = {}): 
     images: { python: images.python },
     ...overrides,
   });
-  const sandpit = await createSandpit(config, { logger: silentLogger });
+  const sandpit = await createSandpit(config, { logger: silentLogger, docker: options.docker });
   return {
     ...sandpit,
     cleanup: async () => {

@@ -13,9 +13,9 @@ const MAX_RUN_FILE_BYTES = 1024 * 1024;
 export function runHandlers(kit: HandlerKit): Pick<Handlers, RunMethods> {
   const { sessions, docker } = kit;
   return {
-    'sessions.execute': async ({ sessionId, language, code, timeoutMs }, context) => {
+    'sessions.execute': async ({ sessionId, language, code, timeoutMs, executionId }, context) => {
       const id = await kit.target(sessionId, context, language);
-      return sessions.execute(id, code, { timeoutMs });
+      return sessions.execute(id, code, { timeoutMs, executionId });
     },
     'sessions.runCommand': async ({ sessionId, command, timeoutMs }, context) => {
       const id = await kit.target(sessionId, context);
@@ -34,7 +34,7 @@ export function runHandlers(kit: HandlerKit): Pick<Handlers, RunMethods> {
         return { sessionId: id, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: Date.now() - started };
       });
     },
-    'sessions.runFile': async ({ sessionId, path, timeoutMs }, context) => {
+    'sessions.runFile': async ({ sessionId, path, timeoutMs, executionId }, context) => {
       const relative = fromWorkspacePath(path);
       const language = /\.py$/i.test(relative) ? 'python' : /\.(m?js|cjs)$/i.test(relative) ? 'javascript' : undefined;
       const id = await kit.target(sessionId, context, language);
@@ -44,7 +44,7 @@ export function runHandlers(kit: HandlerKit): Pick<Handlers, RunMethods> {
       }
       const file = await readWorkspaceFile(docker, info.containerId, relative, MAX_RUN_FILE_BYTES);
       // The file runs in the session's state (like IPython's %run -i): what it defines stays available.
-      return sessions.execute(id, file.content.toString('utf8'), { timeoutMs });
+      return sessions.execute(id, file.content.toString('utf8'), { timeoutMs, executionId });
     },
   } satisfies Pick<Handlers, MethodName & RunMethods>;
 }

@@ -7,6 +7,7 @@ import type { EngineMonitor } from '../docker/engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
 import type { SessionManager } from '../sessions/session-manager';
 import type { EventBus } from './event-bus';
+import { parsePackageSpecs } from '../environments/package-names';
 import { DefaultSessions } from './default-sessions';
 import { fileHandlers } from './file-handlers';
 import { packageHandlers } from './package-handlers';
@@ -60,8 +61,15 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
   };
   return {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
-    'sessions.create': async (input, context) =>
-      sessions.create({
+    'sessions.create': async (input, context) => {
+      // Dependencies are validated before any container starts (as packages.install does).
+      if (input.dependencies?.length) {
+        if ((input.language ?? 'python') !== 'python') {
+          throw new SandpitError('INVALID_INPUT', `Installing dependencies into ${input.language} sessions is not supported yet; Python sessions use pip.`);
+        }
+        parsePackageSpecs(input.dependencies, 'pip');
+      }
+      return sessions.create({
         language: input.language,
         image: input.image,
         limits: input.limits,
@@ -82,7 +90,8 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
           await sessions.stop(info.id).catch(() => undefined);
           throw error;
         }
-      }),
+      });
+    },
     'sessions.list': async (_input, context) => ({ sessions: sessions.listFor(context.principal) }),
     'sessions.get': async ({ sessionId }, context) => sessions.access(sessionId, context.principal),
     'sessions.stop': async ({ sessionId }, context) => {

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -50,6 +51,17 @@ export async function removeInstanceFile(home: string, pid: number = process.pid
   const current = await readInstanceFile(home);
   if (current !== undefined && current.pid !== pid) return;
   await rm(instanceFilePath(home), { force: true });
+}
+
+/** The same, synchronously: for a process 'exit' handler, where nothing asynchronous runs any more. */
+export function removeInstanceFileSync(home: string, pid: number = process.pid): void {
+  try {
+    const current = instanceInfoSchema.safeParse(JSON.parse(readFileSync(instanceFilePath(home), 'utf8')));
+    if (current.success && current.data.pid !== pid) return;
+    rmSync(instanceFilePath(home), { force: true });
+  } catch {
+    // Already gone or unreadable: nothing of ours to remove.
+  }
 }
 
 /** Whether process `pid` is alive (signal 0 probes without signalling). */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { chmod, link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import type { Logger } from '../log';
@@ -24,7 +24,7 @@ export function isLooserThanOwnerOnly(mode: number, platform: NodeJS.Platform = 
 }
 
 /**
- * Reads `$SANDPIT_HOME/token`, creating it (exclusively, mode 0600) when absent. A file that others may
+ * Reads `$SANDPIT_HOME/token`, creating it (exclusively, mode 0600, never half-written) when absent. A file that others may
  * read is tightened to 0600 with a warning; a file that holds no usable token (empty, too short) is
  * replaced with a fresh one, also with a warning.
  */
@@ -35,13 +35,18 @@ export async function loadOrCreateToken(home: string, log?: Logger): Promise<str
     const existing = await readExisting(home, log);
     if (existing !== undefined) return existing;
     const token = generateToken();
+    // Written whole to a private temp file, then linked into place: the link fails if another process
+    // got there first, and nobody ever reads a half-written token.
+    const temp = tempPathFor(path);
     try {
-      await writeExclusive(path, token);
+      await writeExclusive(temp, token);
+      await link(temp, path);
       log?.info('created the access token', { path });
       return token;
     } catch (error) {
-      // Another process created it between our read and our write: read theirs.
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    } finally {
+      await rm(temp, { force: true });
     }
   }
   throw new SandpitError('CONFLICT', `Could not read or create the access token at ${path}.`);
@@ -52,7 +57,7 @@ export async function rotateToken(home: string): Promise<string> {
   const path = tokenPath(home);
   await mkdir(home, { recursive: true, mode: 0o700 });
   const token = generateToken();
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const temp = tempPathFor(path);
   try {
     await writeExclusive(temp, token);
     await rename(temp, path);
@@ -93,6 +98,10 @@ async function readExisting(home: string, log: Logger | undefined): Promise<stri
   if (TOKEN_PATTERN.test(token)) return token;
   log?.warn('the access token file holds no usable token (it needs at least 256 random bits); replacing it', { path });
   return rotateToken(home);
+}
+
+function tempPathFor(path: string): string {
+  return `${path}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
 async function writeExclusive(path: string, token: string): Promise<void> {

@@ -191,32 +191,46 @@ export class ContainerSession {
     if (cause === 'engine') {
       throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
     }
-    const restarted = this.recover();
+    // Restart before answering, so the next run finds the session ready. A restart that fails because
+    // the engine is going away makes this an engine failure, not a sandbox one.
+    const recoverError = await this.recover().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (recoverError !== undefined && !(await this.engineAnswers())) {
+      throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
+    }
     if (killedByWatchdog || timedOut) {
-      await restarted.catch(() => undefined);
       return {
         ...collected,
         status: 'timeout',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so the sandbox was restarted: variables were lost, files in /workspace were kept.`,
+        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so the sandbox was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`,
       };
     }
     if (cause === 'oom') {
-      await restarted.catch(() => undefined);
       return {
         ...collected,
         status: 'oom',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `The code used more than the ${this.options.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables were lost, files in /workspace were kept.`,
+        message: `The code used more than the ${this.options.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`,
       };
     }
-    await restarted.catch(() => undefined);
-    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${closedReason ?? cause}). It was restarted: variables were lost, files in /workspace were kept.`, {
+    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${closedReason ?? cause}). It was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`, {
       partial: { stdout: collected.stdout, stderr: collected.stderr },
       stateLost: true,
     });
+  }
+
+  private async engineAnswers(): Promise<boolean> {
+    try {
+      await this.options.docker.ping(2_000);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** Sends SIGINT to the running code if `executionId` (or any run) is current. */
@@ -231,7 +245,7 @@ export class ContainerSession {
     }
   }
 
-  /** Kills and restarts the container (variables lost, /workspace kept). */
+  /** Kills and restarts the container (variables and /workspace files are lost: the workspace is a size-capped tmpfs). */
   async restart(): Promise<void> {
     await this.options.docker.killContainer(this.containerId).catch(() => undefined);
     await this.recover();

@@ -305,6 +305,20 @@ export class SessionManager {
       pool.resetFailures();
       void pool.refill();
     }
+    // Sessions whose containers stopped with the engine start the SAME container again (no duplicates).
+    for (const session of this.sessions.values()) {
+      if (session.runtime.connected) continue;
+      this.setState(session, 'restarting');
+      session.queue
+        .run(() => session.runtime.restart())
+        .then(
+          () => this.setState(session, 'ready'),
+          (error: unknown) => {
+            this.log.warn('could not restart a session after the engine came back', { sessionId: session.runtime.id, error: toErrorBody(error).message });
+            this.setState(session, 'failed');
+          },
+        );
+    }
   }
 
   private async capture(session: ManagedSession, executionId: string, files: Array<{ path: string; size: number }>, displays: ExecutionResult['displays']): Promise<Artifact[]> {

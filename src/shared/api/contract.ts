@@ -12,6 +12,11 @@ import { languageSchema, sessionInfoSchema } from '../domain/session';
 
 const sessionIdSchema = z.string().min(1).max(64).describe('Session id');
 const optionalSessionIdSchema = sessionIdSchema.optional().describe("Session id; default: the caller's own default session (created on first use)");
+const executionIdSchema = z
+  .string()
+  .regex(/^run-[a-z0-9]{8,40}$/)
+  .optional()
+  .describe("Id for this run, chosen by the caller so it can follow the run's live events (MCP progress, cancel); default: a fresh one");
 
 export const engineStatusSchema = z.object({
   state: z.enum(['up', 'down', 'connecting']),
@@ -61,6 +66,7 @@ export const methods = {
       language: languageSchema.optional().describe('Language, when the default session has to be created'),
       code: z.string().max(1024 * 1024).describe('Source code to run'),
       timeoutMs: z.number().int().min(100).max(24 * 3_600_000).optional().describe('Timeout of this run in ms'),
+      executionId: executionIdSchema,
     }),
     output: executionResultSchema,
   },
@@ -81,6 +87,7 @@ export const methods = {
       sessionId: optionalSessionIdSchema,
       path: z.string().min(1).max(4096).describe('File in /workspace to run'),
       timeoutMs: z.number().int().min(100).max(24 * 3_600_000).optional(),
+      executionId: executionIdSchema,
     }),
     output: executionResultSchema,
   },

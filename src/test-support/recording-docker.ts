@@ -1,0 +1,33 @@
+import type { ContainerSpec, DockerClient } from '../core/docker/docker-client';
+
+export interface RecordingDocker {
+  /** Pass this to createSandpit / startTestSandpit: the real client, with container creations recorded. */
+  docker: DockerClient;
+  /** Every container spec asked for, in order (createContainer and runToCompletion alike). */
+  readonly created: ContainerSpec[];
+  /** The recorded specs whose `dev.sandpit.role` label is `role` (e.g. `installer`). */
+  withRole(role: string): ContainerSpec[];
+}
+
+/** Wraps a DockerClient so tests can see which containers were asked for, with their argv. */
+export function recordingDocker(inner: DockerClient): RecordingDocker {
+  const created: ContainerSpec[] = [];
+  const docker = new Proxy(inner, {
+    get(target, property, receiver): unknown {
+      if (property === 'createContainer' || property === 'runToCompletion') {
+        const original = target[property] as (spec: ContainerSpec, ...rest: unknown[]) => Promise<unknown>;
+        return (spec: ContainerSpec, ...rest: unknown[]): Promise<unknown> => {
+          created.push(structuredClone(spec));
+          return original.call(target, spec, ...rest);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+  return {
+    docker,
+    created,
+    withRole: (role) => created.filter((s) => s.labels['dev.sandpit.role'] === role),
+  };
+}
