@@ -10,7 +10,6 @@ import type { SandpitConfig } from '../src/core/config';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { resolveExecutorImages } from '../src/core/docker/resolve-images';
 import { silentLogger } from '../src/core/log';
-import type { WarmPool } from '../src/core/sessions/warm-pool';
 
 /** Progress goes to stderr; results (tables) go to stdout. */
 export function progress(message: string): void {
@@ -72,24 +71,14 @@ export async function withCore<T>(overrides: Partial<SandpitConfig>, body: (sand
   }
 }
 
-/**
- * The warm pools of a core. SessionManager does not expose them, so this reads its private `pools`
- * map (bench-only; see the report: a public `poolStatus()` on SessionManager would replace this).
- */
-export function warmPools(sandpit: Sandpit): WarmPool[] {
-  const pools = (sandpit.sessions as unknown as { pools?: unknown }).pools;
-  if (!(pools instanceof Map)) throw new Error('SessionManager has no `pools` map any more: update bench/harness.ts (warmPools).');
-  return [...(pools as Map<string, WarmPool>).values()];
-}
-
 /** Waits until every warm pool of the core holds `size` ready (handshaken) containers. */
 export async function waitForFullPool(sandpit: Sandpit, size: number, timeoutMs = 120_000): Promise<number> {
   const started = now();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const pools = warmPools(sandpit);
-    if (pools.length > 0 && pools.every((p) => p.available >= size)) return now() - started;
-    if (Date.now() > deadline) throw new Error(`The warm pool did not fill to ${size} within ${timeoutMs} ms (${pools.map((p) => p.available).join(', ') || 'no pool'}).`);
+    const pools = sandpit.sessions.poolStatus();
+    if (pools.length > 0 && pools.every((p) => p.ready >= size)) return now() - started;
+    if (Date.now() > deadline) throw new Error(`The warm pool did not fill to ${size} within ${timeoutMs} ms (${pools.map((p) => p.ready).join(', ') || 'no pool'}).`);
     await sleep(10);
   }
 }

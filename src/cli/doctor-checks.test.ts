@@ -1,11 +1,23 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SandpitError } from '../shared/api/errors';
 import type { DockerClient, EngineEndpoint, EngineVersion } from '../core/docker/docker-client';
 import { dockerFixHint } from '../core/docker/docker-errors';
-import { checkDataFolder, checkDocker, checkNode, formatChecks } from './doctor-checks';
+import { tokenPath } from '../core/http/token';
+import {
+  checkDataFolder,
+  checkDocker,
+  checkNode,
+  checkPort,
+  checkTokenFile,
+  formatChecks,
+  probeSandpitHealth,
+} from './doctor-checks';
 
 const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
 
@@ -105,5 +117,90 @@ describe('formatChecks', () => {
 
   it('prints nothing for no checks', () => {
     expect(formatChecks([])).toBe('');
+  });
+});
+
+describe('checkTokenFile', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'sandpit-doctor-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('is fine when absent: it is made on first start', async () => {
+    const result = await checkTokenFile(dir);
+    expect(result).toEqual({
+      name: 'Access token',
+      ok: true,
+      detail: `${tokenPath(dir)} will be created on first start`,
+    });
+  });
+
+  it.runIf(process.platform !== 'win32')(
+    'accepts an owner-only file and refuses a looser one with the chmod to run',
+    async () => {
+      await writeFile(tokenPath(dir), 'x'.repeat(43), { mode: 0o600 });
+      expect((await checkTokenFile(dir)).ok).toBe(true);
+      await chmod(tokenPath(dir), 0o644);
+      const loose = await checkTokenFile(dir);
+      expect(loose.ok).toBe(false);
+      expect(loose.detail).toContain('644');
+      expect(loose.fix).toBe(`chmod 600 ${tokenPath(dir)}`);
+    },
+  );
+
+  it('refuses a token path that is not a file', async () => {
+    await mkdir(tokenPath(dir));
+    const result = await checkTokenFile(dir);
+    expect(result.ok).toBe(false);
+    expect(result.fix).toContain('Remove');
+  });
+});
+
+describe('checkPort', () => {
+  let server: Server | undefined;
+
+  afterEach(async () => {
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+    server = undefined;
+  });
+
+  async function listen(answer: (path: string) => { status: number; body: string }): Promise<number> {
+    server = createServer((req, res) => {
+      const { status, body } = answer(req.url ?? '/');
+      res.writeHead(status, { 'content-type': 'application/json' }).end(body);
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', () => resolve()));
+    return (server.address() as AddressInfo).port;
+  }
+
+  it('is fine when the port is free', async () => {
+    const port = await listen(() => ({ status: 200, body: '{}' }));
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+    server = undefined;
+    expect(await checkPort(port)).toEqual({ name: 'HTTP port', ok: true, detail: `127.0.0.1:${port} is free` });
+  });
+
+  it('is fine when a healthy Sandpit holds it', async () => {
+    const port = await listen(() => ({
+      status: 200,
+      body: JSON.stringify({ ok: true, engine: 'up', version: '0.1.0' }),
+    }));
+    expect(await probeSandpitHealth(port)).toEqual({ version: '0.1.0', engine: 'up' });
+    const result = await checkPort(port);
+    expect(result.ok).toBe(true);
+    expect(result.detail).toContain('running Sandpit 0.1.0');
+  });
+
+  it('is not fine when another program holds it, and says how to move', async () => {
+    const port = await listen(() => ({ status: 404, body: 'nope' }));
+    const result = await checkPort(port);
+    expect(result.ok).toBe(false);
+    expect(result.detail).toContain('another program');
+    expect(result.fix).toContain('--port');
   });
 });

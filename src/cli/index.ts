@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { toErrorBody } from '../shared/api/errors';
 import { runDoctor } from './doctor';
+import { runMcp } from './mcp';
 import { runServe } from './serve';
 
 const HELP = `Sandpit — run AI assistants' code in hardened Docker sandboxes.
@@ -26,6 +27,8 @@ async function main(argv: string[]): Promise<number> {
       }
       return runServe({ port });
     }
+    case 'mcp':
+      return runMcp();
     case 'doctor':
       return runDoctor();
     case undefined:

@@ -15,7 +15,7 @@ export function recordingDocker(inner: DockerClient): RecordingDocker {
   const docker = new Proxy(inner, {
     get(target, property, receiver): unknown {
       if (property === 'createContainer' || property === 'runToCompletion') {
-        const original = target[property] as (spec: ContainerSpec, ...rest: unknown[]) => Promise<unknown>;
+        const original = Reflect.get(target, property, target) as (spec: ContainerSpec, ...rest: unknown[]) => Promise<unknown>;
         return (spec: ContainerSpec, ...rest: unknown[]): Promise<unknown> => {
           created.push(structuredClone(spec));
           return original.call(target, spec, ...rest);

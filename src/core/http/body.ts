@@ -53,9 +53,17 @@ export function readJsonBody(req: IncomingMessage, limits: BodyLimits): Promise<
         finish(error as Error);
       }
     };
-    const onError = (error: Error): void => finish(new HttpError(400, 'INVALID_INPUT', `The request body could not be read: ${error.message}`, true));
-    const onClose = (): void => finish(new HttpError(400, 'INVALID_INPUT', 'The request was aborted before its body arrived.', true));
-    const timer = setTimeout(() => finish(new HttpError(408, 'INVALID_INPUT', `The request body did not arrive within ${limits.timeoutMs} ms.`, true)), limits.timeoutMs);
+    const onError = (error: Error): void =>
+      finish(new HttpError(400, 'INVALID_INPUT', `The request body could not be read: ${error.message}`, true));
+    const onClose = (): void =>
+      finish(new HttpError(400, 'INVALID_INPUT', 'The request was aborted before its body arrived.', true));
+    const timer = setTimeout(
+      () =>
+        finish(
+          new HttpError(408, 'INVALID_INPUT', `The request body did not arrive within ${limits.timeoutMs} ms.`, true),
+        ),
+      limits.timeoutMs,
+    );
     timer.unref();
     req.on('data', onData);
     req.on('end', onEnd);

@@ -68,7 +68,12 @@ export function methodHasBody(method: string): boolean {
   return BODY_METHODS.has(method);
 }
 
-function reject(status: number, code: ErrorBody['code'], message: string, headers?: Record<string, string>): GuardDecision {
+function reject(
+  status: number,
+  code: ErrorBody['code'],
+  message: string,
+  headers?: Record<string, string>,
+): GuardDecision {
   return { kind: 'reject', status, error: { code, message }, ...(headers ? { headers } : {}) };
 }
 
@@ -90,16 +95,28 @@ export function guardRequest(request: GuardRequest, settings: GuardSettings): Gu
   if (!request.isPublic) {
     const presented = bearerToken(headers.authorization);
     if (presented === undefined || !tokensEqual(presented, settings.token)) {
-      return reject(401, 'UNAUTHORIZED', 'A valid access token is required (Authorization: Bearer <token>). The token is in the "token" file of the Sandpit data folder.', {
-        'www-authenticate': 'Bearer realm="sandpit"',
-      });
+      return reject(
+        401,
+        'UNAUTHORIZED',
+        'A valid access token is required (Authorization: Bearer <token>). The token is in the "token" file of the Sandpit data folder.',
+        {
+          'www-authenticate': 'Bearer realm="sandpit"',
+        },
+      );
     }
     principal = principalOf(settings.token);
   }
   if (methodHasBody(method)) {
     const encoding = headers['content-encoding'];
-    if (!isJsonContentType(headers['content-type']) || (encoding !== undefined && encoding.toLowerCase() !== 'identity')) {
-      return reject(415, 'INVALID_INPUT', 'Send the body as JSON: Content-Type: application/json (UTF-8, not compressed).');
+    if (
+      !isJsonContentType(headers['content-type']) ||
+      (encoding !== undefined && encoding.toLowerCase() !== 'identity')
+    ) {
+      return reject(
+        415,
+        'INVALID_INPUT',
+        'Send the body as JSON: Content-Type: application/json (UTF-8, not compressed).',
+      );
     }
   }
   return { kind: 'allow', principal };

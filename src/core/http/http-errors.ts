@@ -40,7 +40,12 @@ export const BASE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   if (res.headersSent) {
     res.end();
@@ -56,8 +61,21 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
 }
 
 /** Writes the error envelope `{ ok: false, error }`; the status comes from the code unless given. */
-export function sendError(res: ServerResponse, error: unknown, status?: number, headers: Record<string, string> = {}): void {
-  const body: ErrorBody = toErrorBody(error);
-  const fallback = error instanceof HttpError ? error.status : httpStatusFor(body.code);
-  sendJson(res, status ?? fallback, { ok: false, error: body }, headers);
+export function sendError(
+  res: ServerResponse,
+  error: unknown,
+  status?: number,
+  headers: Record<string, string> = {},
+): void {
+  const body = toErrorBody(error);
+  sendErrorBody(res, status ?? (error instanceof HttpError ? error.status : httpStatusFor(body.code)), body, headers);
+}
+
+export function sendErrorBody(
+  res: ServerResponse,
+  status: number,
+  body: ErrorBody,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, { ok: false, error: body }, headers);
 }

@@ -6,7 +6,7 @@ import type { Logger } from '../log';
 import { apiRoutes } from './api-routes';
 import { closeAfterAnswer, readJsonBody } from './body';
 import { guardRequest, methodHasBody } from './guard';
-import { BASE_HEADERS, HttpError, sendError } from './http-errors';
+import { BASE_HEADERS, HttpError, sendError, sendErrorBody } from './http-errors';
 import { DEFAULT_HTTP_LIMITS } from './http-limits';
 import type { HttpLimits } from './http-limits';
 import type { HttpSandpit } from './http-sandpit';
@@ -52,12 +52,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   if (host !== '127.0.0.1' && host !== '::1') {
     throw new SandpitError('INVALID_INPUT', `Sandpit only listens on loopback (127.0.0.1 or ::1), not on ${host}.`);
   }
-  if (options.token.length < 43) throw new SandpitError('INVALID_INPUT', 'The access token must have at least 256 bits.');
+  if (options.token.length < 43)
+    throw new SandpitError('INVALID_INPUT', 'The access token must have at least 256 bits.');
   const { sandpit } = options;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const router = createRouter([...restRoutes(sandpit), ...apiRoutes(sandpit), ...(options.mounts ?? [])]);
   const log = sandpit.log.child({ component: 'http' });
-  const state: ServeState = { router, limits, log, token: options.token, port: 0, inFlight: new InFlightLimit(limits.maxInFlightPerToken), streams: new InFlightLimit(limits.maxStreamsPerToken) };
+  const state: ServeState = {
+    router,
+    limits,
+    log,
+    token: options.token,
+    port: 0,
+    inFlight: new InFlightLimit(limits.maxInFlightPerToken),
+    streams: new InFlightLimit(limits.maxStreamsPerToken),
+  };
 
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -72,7 +81,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   server.maxConnections = limits.maxConnections;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
-      reject(error.code === 'EADDRINUSE' ? new SandpitError('CONFLICT', `Port ${options.port} on ${host} is already in use. Pick another with --port.`) : error),
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new SandpitError('CONFLICT', `Port ${options.port} on ${host} is already in use. Pick another with --port.`)
+          : error,
+      ),
     );
     server.listen(options.port, host, () => resolve());
   });
@@ -113,10 +126,18 @@ async function handle(state: ServeState, req: IncomingMessage, res: ServerRespon
   }
   const route = state.router.find(url.pathname);
   const allowed = route !== undefined && isHttpMethod(method) && route.methods.includes(method);
-  const decision = guardRequest({ method, headers: req.headers, isPublic: allowed && route.public === true }, { port: state.port, token: state.token });
+  const decision = guardRequest(
+    { method, headers: req.headers, isPublic: allowed && route.public === true },
+    { port: state.port, token: state.token },
+  );
   if (decision.kind === 'reject') {
-    state.log.info('request refused', { method, path: url.pathname, status: decision.status, code: decision.error.code });
-    sendError(res, decision.error, decision.status, decision.headers);
+    state.log.info('request refused', {
+      method,
+      path: url.pathname,
+      status: decision.status,
+      code: decision.error.code,
+    });
+    sendErrorBody(res, decision.status, decision.error, decision.headers);
     return;
   }
   if (decision.kind === 'preflight') {
@@ -129,7 +150,9 @@ async function handle(state: ServeState, req: IncomingMessage, res: ServerRespon
     return;
   }
   if (!allowed) {
-    sendError(res, new SandpitError('NOT_FOUND', `${url.pathname} does not answer ${method}.`), 405, { allow: route.methods.join(', ') });
+    sendError(res, new SandpitError('NOT_FOUND', `${url.pathname} does not answer ${method}.`), 405, {
+      allow: route.methods.join(', '),
+    });
     return;
   }
   const principal = decision.principal ?? PUBLIC_PRINCIPAL;
@@ -137,7 +160,15 @@ async function handle(state: ServeState, req: IncomingMessage, res: ServerRespon
     const limit = route.streams?.includes(method) ? state.streams : state.inFlight;
     const release = limit.tryAcquire(decision.principal);
     if (!release) {
-      sendError(res, new SandpitError('LIMIT_EXCEEDED', `Too many requests at once (at most ${limit.max} per token). Retry shortly.`), 429, { 'retry-after': '1' });
+      sendError(
+        res,
+        new SandpitError(
+          'LIMIT_EXCEEDED',
+          `Too many requests at once (at most ${limit.max} per token). Retry shortly.`,
+        ),
+        429,
+        { 'retry-after': '1' },
+      );
       return;
     }
     res.once('close', release);

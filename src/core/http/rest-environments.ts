@@ -23,6 +23,9 @@ const ACCEPTED_ENVS = new Set(['python', 'default']);
 /** The one place that decides what `env` of POST /execute may name. Throws INVALID_INPUT otherwise. */
 export function checkRestEnv(env: string | undefined): void {
   if (env !== undefined && !ACCEPTED_ENVS.has(env)) {
-    throw new SandpitError('INVALID_INPUT', `Unknown environment "${env}": environments arrive with the environments feature (use "python" or leave env out).`);
+    throw new SandpitError(
+      'INVALID_INPUT',
+      `Unknown environment "${env}": environments arrive with the environments feature (use "python" or leave env out).`,
+    );
   }
 }

@@ -13,7 +13,11 @@ export const restExecuteRequestSchema = z
     code: z.string().max(1024 * 1024),
     language: languageSchema.default('python'),
     env: z.string().min(1).max(128).optional(),
-    timeout: z.number().positive().max(24 * 3_600).optional(),
+    timeout: z
+      .number()
+      .positive()
+      .max(24 * 3_600)
+      .optional(),
     files: z.record(z.string().min(1).max(4096), z.string()).optional(),
   })
   .strict();
@@ -45,7 +49,9 @@ export const EXIT_CODES: Record<ExecutionStatus, number> = {
 
 /** The REST answer for a finished run; the traceback and any plain-language note join stderr, as a script's would. */
 export function toRestResponse(result: ExecutionResult): RestExecuteResponse {
-  const extra = [result.error?.traceback, result.status === 'ok' ? undefined : result.message].filter((s): s is string => !!s);
+  const extra = [result.error?.traceback, result.status === 'ok' ? undefined : result.message].filter(
+    (s): s is string => !!s,
+  );
   let stderr = result.stderr;
   for (const text of extra) {
     if (stderr.includes(text)) continue;
@@ -63,14 +69,21 @@ export function toRestResponse(result: ExecutionResult): RestExecuteResponse {
  * One-shot run: a fresh session, the files uploaded, the code run, the session stopped — always, also
  * on error and when the client goes away (`signal`), which stops the run with it.
  */
-export async function runRestExecute(api: Handlers, request: RestExecuteRequest, context: CallContext, signal: AbortSignal, log: Logger): Promise<RestExecuteResponse> {
+export async function runRestExecute(
+  api: Handlers,
+  request: RestExecuteRequest,
+  context: CallContext,
+  signal: AbortSignal,
+  log: Logger,
+): Promise<RestExecuteResponse> {
   checkRestEnv(request.env);
   const session = await call(api, 'sessions.create', { language: request.language }, context);
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= call(api, 'sessions.stop', { sessionId: session.id }, context).then(
       () => undefined,
-      (error: unknown) => log.warn('could not stop the REST session', { sessionId: session.id, error: toErrorBody(error).message }),
+      (error: unknown) =>
+        log.warn('could not stop the REST session', { sessionId: session.id, error: toErrorBody(error).message }),
     ));
   const onAbort = (): void => void stop();
   signal.addEventListener('abort', onAbort, { once: true });
@@ -80,7 +93,12 @@ export async function runRestExecute(api: Handlers, request: RestExecuteRequest,
       await call(api, 'files.write', { sessionId: session.id, path, content, encoding: 'utf8' }, context);
     }
     const timeoutMs = request.timeout === undefined ? undefined : Math.max(100, Math.round(request.timeout * 1000));
-    const result = await call(api, 'sessions.execute', { sessionId: session.id, code: request.code, timeoutMs }, context);
+    const result = await call(
+      api,
+      'sessions.execute',
+      { sessionId: session.id, code: request.code, timeoutMs },
+      context,
+    );
     return toRestResponse(result);
   } finally {
     signal.removeEventListener('abort', onAbort);

@@ -60,7 +60,8 @@ export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
       path: '/install',
       methods: ['POST'],
       // STUB: the lead wires this to the install_packages feature (packages.install).
-      handler: async (_req, res) => sendError(res, new SandpitError('NOT_FOUND', 'install arrives with the MCP install_packages feature'), 501),
+      handler: async (_req, res) =>
+        sendError(res, new SandpitError('NOT_FOUND', 'install arrives with the MCP install_packages feature'), 501),
     },
   ];
 }

@@ -45,7 +45,9 @@ export function createRouter(routes: readonly HttpRoute[]): Router {
   }
   prefixes.sort((a, b) => b.path.length - a.path.length);
   return {
-    find: (path) => exact.get(path) ?? prefixes.find((r) => path === r.path || path.startsWith(r.path.endsWith('/') ? r.path : `${r.path}/`)),
+    find: (path) =>
+      exact.get(path) ??
+      prefixes.find((r) => path === r.path || path.startsWith(r.path.endsWith('/') ? r.path : `${r.path}/`)),
   };
 }
 

@@ -21,7 +21,12 @@ export function formatSse(name: string, payload: unknown): string {
  * Streams every bus event to the response as text/event-stream until the client goes away; resolves then.
  * Unsubscribes and stops the heartbeat on close; drops a client that stops reading.
  */
-export function streamBusEvents(bus: EventBus, req: IncomingMessage, res: ServerResponse, options: SseOptions = {}): Promise<void> {
+export function streamBusEvents(
+  bus: EventBus,
+  req: IncomingMessage,
+  res: ServerResponse,
+  options: SseOptions = {},
+): Promise<void> {
   const maxBuffered = options.maxBufferedBytes ?? MAX_BUFFERED_BYTES;
   res.writeHead(200, {
     ...BASE_HEADERS,

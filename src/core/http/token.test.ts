@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../log';
 import { silentLogger } from '../log';
-import { generateToken, isLooserThanOwnerOnly, loadOrCreateToken, principalOf, rotateToken, tokenPath, tokensEqual } from './token';
+import {
+  generateToken,
+  isLooserThanOwnerOnly,
+  loadOrCreateToken,
+  principalOf,
+  rotateToken,
+  tokenPath,
+  tokensEqual,
+} from './token';
 
 const posix = process.platform !== 'win32';
 

@@ -91,7 +91,10 @@ async function readExisting(home: string, log: Logger | undefined): Promise<stri
   }
   const info = await stat(path);
   if (isLooserThanOwnerOnly(info.mode)) {
-    log?.warn('the access token file was readable by others; setting it to 0600', { path, mode: (info.mode & 0o777).toString(8) });
+    log?.warn('the access token file was readable by others; setting it to 0600', {
+      path,
+      mode: (info.mode & 0o777).toString(8),
+    });
     await chmod(path, 0o600);
   }
   const token = text.trim();

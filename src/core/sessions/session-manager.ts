@@ -143,6 +143,11 @@ export class SessionManager {
     return this.info(session);
   }
 
+  /** The warm pools: how many ready containers each holds of how many, and whether it is filling. */
+  poolStatus(): Array<{ key: string; ready: number; size: number; filling: boolean }> {
+    return [...this.pools.values()].map((p) => ({ key: p.key, ready: p.available, size: p.targetSize, filling: p.filling }));
+  }
+
   list(): SessionInfo[] {
     return [...this.sessions.values()].map((s) => this.info(s));
   }

@@ -7,9 +7,11 @@ import type { ContainerSession } from './container-session';
  * the pool refills one container at a time in the background. A claimed container belongs to its
  * session for good: it is never returned to the pool.
  */
+const REFILL_DELAY_MS = 250;
+
 export class WarmPool {
   private readonly ready: ContainerSession[] = [];
-  private filling: Promise<void> | undefined;
+  private refilling: Promise<void> | undefined;
   private disposed = false;
   private failures = 0;
 
@@ -24,6 +26,14 @@ export class WarmPool {
     return this.ready.length;
   }
 
+  get filling(): boolean {
+    return this.refilling !== undefined;
+  }
+
+  get targetSize(): number {
+    return this.size;
+  }
+
   /** A ready session, or undefined when the pool is empty (the caller starts one cold). */
   claim(): ContainerSession | undefined {
     let session = this.ready.shift();
@@ -31,7 +41,10 @@ export class WarmPool {
       void session.remove().catch(() => undefined);
       session = this.ready.shift();
     }
-    void this.refill();
+    // Refill a moment later after a hit, so starting a container does not compete with the claimed
+    // session's first run; at once after a miss.
+    if (session) setTimeout(() => void this.refill(), REFILL_DELAY_MS).unref();
+    else void this.refill();
     return session;
   }
 
@@ -43,8 +56,8 @@ export class WarmPool {
 
   /** Starts filling if below size; resolves when this round of filling ends. */
   refill(): Promise<void> {
-    if (this.disposed || this.filling || this.ready.length >= this.size) return this.filling ?? Promise.resolve();
-    this.filling = (async () => {
+    if (this.disposed || this.refilling || this.ready.length >= this.size) return this.refilling ?? Promise.resolve();
+    this.refilling = (async () => {
       while (!this.disposed && this.ready.length < this.size && this.failures < 3) {
         const session = this.make();
         try {
@@ -61,9 +74,9 @@ export class WarmPool {
         }
       }
     })().finally(() => {
-      this.filling = undefined;
+      this.refilling = undefined;
     });
-    return this.filling;
+    return this.refilling;
   }
 
   /** Lets the pool try again after failures (e.g. when the engine came back). */
@@ -73,7 +86,7 @@ export class WarmPool {
 
   async dispose(): Promise<void> {
     this.disposed = true;
-    await this.filling?.catch(() => undefined);
+    await this.refilling?.catch(() => undefined);
     await Promise.all(this.ready.splice(0).map((s) => s.remove().catch(() => undefined)));
   }
 }

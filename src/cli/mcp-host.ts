@@ -1,0 +1,36 @@
+import type { Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { toErrorBody } from '../shared/api/errors';
+import { clientNameOf, createMcpServer } from '../core/mcp/create-mcp-server';
+import type { SandpitMcpServer } from '../core/mcp/create-mcp-server';
+import { withTimeout } from '../core/util/with-timeout';
+import { startCore } from './start-core';
+import { untilStdioEnd } from './until-stdio-end';
+
+const DISPOSE_TIMEOUT_MS = 30_000;
+
+/**
+ * `sandpit mcp` with no Sandpit running: hosts the core in this process and speaks MCP on stdin/stdout
+ * (`stdout` is the guarded JSON-RPC channel). When the client goes away the core is disposed: sessions
+ * stopped, containers removed.
+ */
+export async function hostMcpInProcess(stdout: Writable): Promise<void> {
+  const { sandpit, notes } = await startCore();
+  const log = sandpit.log.child({ component: 'mcp-stdio' });
+  for (const note of notes) log.warn(note);
+  const principal = `stdio:${process.pid}`;
+  let mcp: SandpitMcpServer | undefined;
+  mcp = createMcpServer({ sandpit, context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }) });
+  const transport = new StdioServerTransport(process.stdin, stdout);
+  transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });
+  try {
+    await mcp.server.connect(transport);
+    const reason = await untilStdioEnd();
+    log.info('MCP client gone; shutting down', { reason });
+  } finally {
+    await mcp.close().catch(() => undefined);
+    await withTimeout(sandpit.dispose(), DISPOSE_TIMEOUT_MS, 'Stopping the sessions').catch((error: unknown) =>
+      log.warn('could not dispose the core cleanly', { error: toErrorBody(error).message }),
+    );
+  }
+}

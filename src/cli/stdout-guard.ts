@@ -1,0 +1,29 @@
+import { format } from 'node:util';
+import { Writable } from 'node:stream';
+
+/**
+ * For `sandpit mcp`, where stdout is the JSON-RPC channel: from now on console.* and any other write to
+ * process.stdout go to stderr, and the returned stream is the only way left to the real stdout.
+ */
+export function protectStdout(): Writable {
+  const realWrite = process.stdout.write.bind(process.stdout) as (chunk: string | Uint8Array, callback: (error?: Error | null) => void) => boolean;
+  const toStderr = (...args: unknown[]): void => {
+    process.stderr.write(`${format(...args)}\n`);
+  };
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+  console.trace = toStderr;
+  console.dir = toStderr;
+  console.table = toStderr;
+  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+    const callback = rest.find((arg): arg is (error?: Error | null) => void => typeof arg === 'function');
+    const encoding = typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : undefined;
+    return callback ? process.stderr.write(chunk, encoding ?? 'utf8', callback) : process.stderr.write(chunk, encoding ?? 'utf8');
+  }) as typeof process.stdout.write;
+  return new Writable({
+    write(chunk: Buffer, _encoding, callback): void {
+      realWrite(chunk, (error) => callback(error ?? null));
+    },
+  });
+}

@@ -1,0 +1,80 @@
+import { z } from 'zod';
+import type { ExecutionResult } from '../../shared/domain/execution';
+import { executionStatusSchema } from '../../shared/domain/execution';
+import { artifactLinkSchema, imageContents, resourceLink, toArtifactLink } from './artifact-content';
+import type { ToolOutput } from './define-tool';
+import { formatBytes, formatDuration } from './tool-fields';
+import type { ToolKit } from './tool-kit';
+
+/** What execute_code and run_file return (snake_case view of the contract's ExecutionResult). */
+export const executionOutputShape = {
+  status: executionStatusSchema.describe('ok | error (the code raised) | timeout | interrupted | oom | killed'),
+  session_id: z.string().describe('Session the code ran in'),
+  execution_id: z.string().describe('Id of this run'),
+  stdout: z.string().describe('Printed output'),
+  stderr: z.string().describe('Error output (warnings, logging)'),
+  result: z.string().optional().describe('repr of the value of the last expression, if any'),
+  error: z
+    .object({ name: z.string(), value: z.string(), traceback: z.string() })
+    .optional()
+    .describe('The exception the code raised (status "error")'),
+  duration_ms: z.number().describe('How long the run took'),
+  truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).describe('Whether output was cut at the session limit'),
+  state_lost: z.boolean().describe('true when the sandbox had to be restarted: variables are gone, files kept'),
+  message: z.string().optional().describe('Plain-language note on timeouts, memory, restarts'),
+  artifacts: z.array(artifactLinkSchema).describe('Files the run created or changed, kept after the session ends'),
+};
+export type ExecutionOutput = z.infer<z.ZodObject<typeof executionOutputShape>>;
+
+export function toExecutionOutput(result: ExecutionResult): ExecutionOutput {
+  return {
+    status: result.status,
+    session_id: result.sessionId,
+    execution_id: result.executionId,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    ...(result.result === undefined ? {} : { result: result.result }),
+    ...(result.error === undefined ? {} : { error: result.error }),
+    duration_ms: result.durationMs,
+    truncated: result.truncated,
+    state_lost: result.stateLost,
+    ...(result.message === undefined ? {} : { message: result.message }),
+    artifacts: result.artifacts.map(toArtifactLink),
+  };
+}
+
+function section(label: string, text: string): string | undefined {
+  if (text === '') return undefined;
+  return `${label}:\n${text.endsWith('\n') ? text.slice(0, -1) : text}`;
+}
+
+/** The concise text a model reads: a status line, then only the parts that have something in them. */
+export function executionText(result: ExecutionResult): string {
+  const status = `${result.status} in ${formatDuration(result.durationMs)} (session ${result.sessionId})`;
+  const error = result.error ? (result.error.traceback.trim() !== '' ? result.error.traceback : `${result.error.name}: ${result.error.value}`) : '';
+  const files = result.artifacts.map((a) => `- ${a.path} (${a.mime}, ${formatBytes(a.size)}) sandpit://artifacts/${a.sha256}`).join('\n');
+  const parts = [
+    status,
+    section('stdout', result.stdout),
+    section('stderr', result.stderr),
+    result.result === undefined ? undefined : `result: ${result.result}`,
+    section('error', error),
+    result.message ? `note: ${result.message}` : undefined,
+    section('files', files),
+  ].filter((part): part is string => part !== undefined);
+  if (parts.length === 1 && result.status === 'ok') parts.push('(no output)');
+  return parts.join('\n');
+}
+
+/** A finished run as a tool result: text, structured output, inline pictures and a link per saved file. */
+export async function executionToolOutput(result: ExecutionResult, kit: ToolKit): Promise<ToolOutput<ExecutionOutput>> {
+  kit.artifacts.remember(result.artifacts);
+  const readArtifact = async (sha256: string): Promise<Buffer> =>
+    Buffer.from((await kit.call('artifacts.read', { sha256 })).contentBase64, 'base64');
+  const images = await imageContents(result.displays, result.artifacts, readArtifact).catch(() => []);
+  return {
+    structured: toExecutionOutput(result),
+    text: executionText(result),
+    content: [...images, ...result.artifacts.map(resourceLink)],
+  };
+}

@@ -1,0 +1,49 @@
+import type { MethodInput, MethodName, MethodOutput } from '../../shared/api/contract';
+import type { Artifact } from '../../shared/domain/artifact';
+import { call } from '../api/dispatcher';
+import type { CallContext } from '../api/sandpit-api';
+import type { Sandpit } from '../app';
+
+/** How many artifacts one MCP server remembers having handed out (oldest forgotten first). */
+const MAX_REMEMBERED_ARTIFACTS = 1_000;
+
+/** What every tool and resource of one MCP server works with: the one API, called as this client. */
+export interface ToolKit {
+  sandpit: Sandpit;
+  /** Who is calling, evaluated per call (the client name is only known after initialize). */
+  context(): CallContext;
+  /** The contract method `name`, validated and called as this client: the only way tools reach the core. */
+  call<M extends MethodName>(name: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
+  /** Artifacts this client was shown (so it may read them as resources after their session ended). */
+  artifacts: ArtifactMemory;
+}
+
+export interface ArtifactMemory {
+  remember(artifacts: readonly Artifact[]): void;
+  get(sha256: string): Artifact | undefined;
+  list(): Artifact[];
+}
+
+function createArtifactMemory(max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
+  const known = new Map<string, Artifact>();
+  return {
+    remember: (artifacts) => {
+      for (const artifact of artifacts) {
+        known.delete(artifact.sha256);
+        known.set(artifact.sha256, artifact);
+        if (known.size > max) known.delete(known.keys().next().value as string);
+      }
+    },
+    get: (sha256) => known.get(sha256),
+    list: () => [...known.values()].reverse(),
+  };
+}
+
+export function createToolKit(sandpit: Sandpit, context: () => CallContext): ToolKit {
+  return {
+    sandpit,
+    context,
+    call: (name, input) => call(sandpit.api, name, input, context()),
+    artifacts: createArtifactMemory(),
+  };
+}
