@@ -6,7 +6,7 @@ import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { Logger } from '../core/log';
 import { withTimeout } from '../core/util/with-timeout';
 import type { RunningInstance } from './find-instance';
-import { untilStdioEnd } from './until-stdio-end';
+import { untilStdioEnd, whileShuttingDown } from './until-stdio-end';
 
 const TERMINATE_TIMEOUT_MS = 5_000;
 
@@ -55,7 +55,9 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
   log.info('bridging stdio to the running Sandpit', { url: instance.url });
   const reason = await Promise.race([untilStdioEnd(), httpGone]);
   log.info('bridge ending', { reason });
-  await withTimeout(http.terminateSession(), TERMINATE_TIMEOUT_MS, 'Ending the MCP session').catch(() => undefined);
-  await http.close().catch(() => undefined);
-  await stdio.close().catch(() => undefined);
+  await whileShuttingDown(async () => {
+    await withTimeout(http.terminateSession(), TERMINATE_TIMEOUT_MS, 'Ending the MCP session').catch(() => undefined);
+    await http.close().catch(() => undefined);
+    await stdio.close().catch(() => undefined);
+  });
 }

@@ -5,7 +5,7 @@ import { clientNameOf, createMcpServer } from '../core/mcp/create-mcp-server';
 import type { SandpitMcpServer } from '../core/mcp/create-mcp-server';
 import { withTimeout } from '../core/util/with-timeout';
 import { startCore } from './start-core';
-import { untilStdioEnd } from './until-stdio-end';
+import { untilStdioEnd, whileShuttingDown } from './until-stdio-end';
 
 const DISPOSE_TIMEOUT_MS = 30_000;
 
@@ -19,8 +19,7 @@ export async function hostMcpInProcess(stdout: Writable): Promise<void> {
   const log = sandpit.log.child({ component: 'mcp-stdio' });
   for (const note of notes) log.warn(note);
   const principal = `stdio:${process.pid}`;
-  let mcp: SandpitMcpServer | undefined;
-  mcp = createMcpServer({ sandpit, context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }) });
+  const mcp: SandpitMcpServer = createMcpServer({ sandpit, context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }) });
   const transport = new StdioServerTransport(process.stdin, stdout);
   transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });
   try {
@@ -28,9 +27,11 @@ export async function hostMcpInProcess(stdout: Writable): Promise<void> {
     const reason = await untilStdioEnd();
     log.info('MCP client gone; shutting down', { reason });
   } finally {
-    await mcp.close().catch(() => undefined);
-    await withTimeout(sandpit.dispose(), DISPOSE_TIMEOUT_MS, 'Stopping the sessions').catch((error: unknown) =>
-      log.warn('could not dispose the core cleanly', { error: toErrorBody(error).message }),
-    );
+    await whileShuttingDown(async () => {
+      await mcp.close().catch(() => undefined);
+      await withTimeout(sandpit.dispose(), DISPOSE_TIMEOUT_MS, 'Stopping the sessions').catch((error: unknown) =>
+        log.warn('could not dispose the core cleanly', { error: toErrorBody(error).message }),
+      );
+    });
   }
 }

@@ -1,10 +1,12 @@
 import { DEFAULT_PORT } from '../core/config';
+import { createMcpHttpMount } from '../core/mcp/http-mount';
 import { serveHttp, startCore, untilSignal } from './start-core';
 
 /** `sandpit serve`: the headless core on 127.0.0.1, until Ctrl-C. */
 export async function runServe(options: { port?: number }): Promise<number> {
   const { sandpit, notes } = await startCore(options.port === undefined ? {} : { port: options.port });
-  const served = await serveHttp(sandpit, options.port ?? sandpit.config.port ?? DEFAULT_PORT).catch(async (error: unknown) => {
+  const mcp = createMcpHttpMount(sandpit);
+  const served = await serveHttp(sandpit, options.port ?? sandpit.config.port ?? DEFAULT_PORT, [mcp.route]).catch(async (error: unknown) => {
     await sandpit.dispose();
     throw error;
   });
@@ -24,6 +26,7 @@ export async function runServe(options: { port?: number }): Promise<number> {
   process.stdout.write(`${lines.join('\n')}\n`);
   await untilSignal(async () => {
     await served.close();
+    await mcp.close();
     await sandpit.dispose();
   });
   return 0;

@@ -10,17 +10,12 @@ export function protectStdout(): Writable {
   const toStderr = (...args: unknown[]): void => {
     process.stderr.write(`${format(...args)}\n`);
   };
-  console.log = toStderr;
-  console.info = toStderr;
-  console.debug = toStderr;
-  console.trace = toStderr;
-  console.dir = toStderr;
-  console.table = toStderr;
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+  Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr, trace: toStderr, dir: toStderr, table: toStderr });
+  process.stdout.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     const callback = rest.find((arg): arg is (error?: Error | null) => void => typeof arg === 'function');
-    const encoding = typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : undefined;
+    const encoding: BufferEncoding | undefined = typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : undefined;
     return callback ? process.stderr.write(chunk, encoding ?? 'utf8', callback) : process.stderr.write(chunk, encoding ?? 'utf8');
-  }) as typeof process.stdout.write;
+  };
   return new Writable({
     write(chunk: Buffer, _encoding, callback): void {
       realWrite(chunk, (error) => callback(error ?? null));

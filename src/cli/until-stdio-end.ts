@@ -17,3 +17,17 @@ export function untilStdioEnd(stdin: NodeJS.ReadableStream = process.stdin): Pro
     for (const signal of SIGNALS) process.once(signal, onSignal);
   });
 }
+
+/**
+ * Runs the shutdown work with stop signals held off, so a client that sends SIGTERM right after closing
+ * stdin does not cut the clean-up short (containers would be left to the reaper). SIGKILL still ends it.
+ */
+export async function whileShuttingDown<T>(work: () => Promise<T>): Promise<T> {
+  const hold = (): void => undefined;
+  for (const signal of SIGNALS) process.on(signal, hold);
+  try {
+    return await work();
+  } finally {
+    for (const signal of SIGNALS) process.off(signal, hold);
+  }
+}

@@ -8,6 +8,10 @@ import type { PackageIndex } from '../../test-support/package-index';
 import { recordingDocker } from '../../test-support/recording-docker';
 import type { RecordingDocker } from '../../test-support/recording-docker';
 import { testDocker } from '../../test-support/docker';
+import { rawRequest } from '../../test-support/http-client';
+import type { RawResponse } from '../../test-support/http-client';
+import { startHttpServer } from '../http/http-server';
+import { generateToken } from '../http/token';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 
@@ -146,5 +150,22 @@ describe('pip installs in a helper container, from a local index', () => {
       expect(spec.hostConfig).toMatchObject({ CapDrop: ['ALL'], ReadonlyRootfs: true, NetworkMode: index!.network });
     }
     expect(await api().docker.listContainers({ 'dev.sandpit.role': 'installer' })).toEqual([]);
+  });
+
+  it('POST /install (REST) installs into the token\'s default session and refuses bad names with 400', async () => {
+    const token = generateToken();
+    const http = await startHttpServer({ sandpit: api(), port: 0, token });
+    try {
+      const post = (body: unknown): Promise<RawResponse> =>
+        rawRequest({ port: http.port, method: 'POST', path: '/install', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body), timeoutMs: 120_000 });
+      const bad = await post({ packages: ['numpy; rm -rf /'] });
+      expect(bad.status).toBe(400);
+      expect(bad.text).toContain('INVALID_INPUT');
+      const good = await post({ packages: ['sandpit_demo_a'] });
+      expect(good.status, good.text).toBe(200);
+      expect(good.json).toEqual({ results: [{ package: 'sandpit_demo_a', ok: true, version: '1.0.0' }] });
+    } finally {
+      await http.close();
+    }
   });
 });

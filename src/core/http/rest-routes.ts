@@ -1,4 +1,5 @@
-import { SandpitError } from '../../shared/api/errors';
+import { z } from 'zod';
+import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/sandpit-api';
 import { SANDPIT_VERSION } from '../version';
 import { sendError, sendJson } from './http-errors';
@@ -13,6 +14,10 @@ export interface HealthBody {
   engine: 'up' | 'down' | 'connecting';
   version: string;
 }
+
+const restInstallRequestSchema = z
+  .object({ packages: z.array(z.string().min(1).max(200)).min(1).max(100), session_id: z.string().min(1).max(64).optional() })
+  .strict();
 
 /** REST on top of the same API handlers as the panel and MCP: /health, /execute, /list-envs, /install. */
 export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
@@ -59,9 +64,21 @@ export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
     {
       path: '/install',
       methods: ['POST'],
-      // STUB: the lead wires this to the install_packages feature (packages.install).
-      handler: async (_req, res) =>
-        sendError(res, new SandpitError('NOT_FOUND', 'install arrives with the MCP install_packages feature'), 501),
+      // `{ packages: string[], session_id? }` → per-package outcomes; without a session id, the token's default session.
+      handler: async (_req, res, ctx) => {
+        const parsed = restInstallRequestSchema.safeParse(ctx.body ?? {});
+        if (!parsed.success) {
+          sendError(res, parsed.error);
+          return;
+        }
+        const context: CallContext = { transport: 'rest', client: 'rest', principal: ctx.principal };
+        try {
+          const { results } = await call(sandpit.api, 'packages.install', { sessionId: parsed.data.session_id, packages: parsed.data.packages }, context);
+          sendJson(res, 200, { results });
+        } catch (error) {
+          sendError(res, error);
+        }
+      },
     },
   ];
 }

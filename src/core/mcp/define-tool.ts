@@ -54,7 +54,7 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(def
           const output = await definition.run(args, kit, extra);
           return {
             content: [{ type: 'text', text: output.text }, ...(output.content ?? [])],
-            structuredContent: output.structured as Record<string, unknown>,
+            structuredContent: output.structured,
           };
         } catch (error) {
           return toolError(error);

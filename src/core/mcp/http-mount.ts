@@ -62,16 +62,15 @@ export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMoun
   };
 
   const open = async (req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> => {
-    let mcp: SandpitMcpServer | undefined;
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
-        if (mcp) live.set(id, { transport, mcp, opener: ctx.principal });
+        live.set(id, { transport, mcp, opener: ctx.principal });
         log.info('MCP session started', { mcpSessionId: id, client: clientNameOf(mcp) });
       },
       onsessionclosed: (id) => stopSandboxes(id),
     });
-    mcp = createMcpServer({
+    const mcp: SandpitMcpServer = createMcpServer({
       sandpit,
       context: () => ({ transport: 'mcp-http', client: clientNameOf(mcp), principal: mcpPrincipal(transport.sessionId ?? 'uninitialized') }),
     });

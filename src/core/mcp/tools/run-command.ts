@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
-import { formatDuration, secondsToMs, sessionIdField, timeoutSecondsField } from '../tool-fields';
+import { formatDuration, secondsToMs, sessionIdField } from '../tool-fields';
 
 export const runCommand = defineTool({
   name: 'run_command',

@@ -1,0 +1,120 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LABEL } from '../core/docker/labels';
+import { createMcpHttpMount } from '../core/mcp/http-mount';
+import type { McpHttpMount } from '../core/mcp/http-mount';
+import { pollUntil } from '../core/util/with-timeout';
+import { tempHome, testDocker } from '../test-support/docker';
+import type { TempHome } from '../test-support/docker';
+import { startTestSandpit } from '../test-support/sandpit';
+import type { TestSandpit } from '../test-support/sandpit';
+import { serveHttp } from './start-core';
+import type { ServedHttp } from './start-core';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const JSON_RPC_LOOKALIKE = '{"jsonrpc":"2.0","id":99,"result":{}}';
+
+interface Spawned {
+  client: Client;
+  transport: StdioClientTransport;
+  stderr(): string;
+}
+
+/** `sandpit mcp` from the sources, as a desktop assistant starts it, with SANDPIT_HOME = `home`. */
+async function spawnSandpitMcp(home: string, name: string): Promise<Spawned> {
+  const env: Record<string, string> = { SANDPIT_HOME: home, SANDPIT_LOG: 'info' };
+  for (const key of ['DOCKER_HOST', 'SANDPIT_CHANNEL', 'TMPDIR']) if (process.env[key]) env[key] = process.env[key];
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts'), 'mcp'], cwd: ROOT, env, stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport, { timeout: 60_000 });
+  return { client, transport, stderr: () => stderr };
+}
+
+async function execute(client: Client, code: string, onprogress?: (p: Progress) => void): Promise<{ session_id: string; status: string; stdout: string; result?: string }> {
+  const result = (await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { timeout: 60_000, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
+  expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
+  return result.structuredContent as { session_id: string; status: string; stdout: string; result?: string };
+}
+
+describe('sandpit mcp hosting the core itself', () => {
+  let home: TempHome;
+  let spawned: Spawned | undefined;
+
+  beforeAll(() => {
+    home = tempHome();
+  });
+  afterAll(async () => {
+    await spawned?.client.close().catch(() => undefined);
+    await home?.cleanup();
+  });
+
+  it('lists the tools and runs code; printed JSON-RPC look-alikes cannot break the framing; closing stdin removes its containers', async () => {
+    spawned = await spawnSandpitMcp(home.dir, 'stdio-host-test');
+    const { client, transport } = spawned;
+    const pid = transport.pid;
+    expect(pid).toBeGreaterThan(0);
+    const { tools } = await client.listTools();
+    expect(tools).toHaveLength(12);
+    expect(client.getServerVersion()?.name).toBe('sandpit');
+
+    const out = await execute(client, `print('${JSON_RPC_LOOKALIKE}')\nprint('${JSON_RPC_LOOKALIKE}', flush=True)\n6 * 7`);
+    expect(out).toMatchObject({ status: 'ok', result: '42', stdout: `${JSON_RPC_LOOKALIKE}\n${JSON_RPC_LOOKALIKE}\n` });
+    expect((await execute(client, 'print("still framed")')).stdout).toBe('still framed\n');
+
+    await client.close();
+    spawned = undefined;
+    const docker = testDocker();
+    await pollUntil(async () => ((await docker.listContainers({ [LABEL.ownerPid]: String(pid) })).length === 0 ? true : undefined), 30_000, 'the containers of sandpit mcp to be removed', 250);
+  });
+});
+
+describe('sandpit mcp bridging to a running Sandpit', () => {
+  let sp: TestSandpit;
+  let mount: McpHttpMount;
+  let served: ServedHttp;
+  let spawned: Spawned | undefined;
+
+  beforeAll(async () => {
+    sp = await startTestSandpit();
+    mount = createMcpHttpMount(sp);
+    served = await serveHttp(sp, 0, [mount.route]);
+  });
+  afterAll(async () => {
+    await spawned?.client.close().catch(() => undefined);
+    await served?.close();
+    await mount?.close();
+    await sp?.cleanup();
+  });
+
+  it('forwards to the instance of the same SANDPIT_HOME: the run happens there, and ending stdio ends its sessions', async () => {
+    const started: string[] = [];
+    const off = sp.bus.on('execution.started', (e) => started.push(e.sessionId));
+    spawned = await spawnSandpitMcp(sp.config.home, 'stdio-bridge-test');
+    const { client } = spawned;
+    expect((await client.listTools()).tools).toHaveLength(12);
+
+    const seen: Progress[] = [];
+    const out = await execute(client, 'import time\nprint("via bridge", flush=True)\ntime.sleep(2.5)\n"done"', (p) => seen.push(p));
+    off();
+    expect(out).toMatchObject({ status: 'ok', stdout: 'via bridge\n', result: "'done'" });
+    expect(started).toContain(out.session_id);
+    const session = sp.sessions.list().find((s) => s.id === out.session_id);
+    expect(session?.client).toBe('stdio-bridge-test');
+    expect(mount.sessionCount()).toBe(1);
+    expect(seen.some((p) => p.message === 'via bridge')).toBe(true);
+    expect(spawned.stderr()).toContain('bridging stdio to the running Sandpit');
+
+    await client.close();
+    spawned = undefined;
+    await pollUntil(() => (sp.sessions.list().some((s) => s.id === out.session_id) ? undefined : true), 15_000, 'the bridged session to stop');
+    expect(mount.sessionCount()).toBe(0);
+  });
+});
