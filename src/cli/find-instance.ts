@@ -16,7 +16,10 @@ export interface RunningInstance {
  * `$SANDPIT_HOME/instance.json` names a live process whose /health answers within a second, and the
  * token file is readable. Undefined otherwise (then `sandpit mcp` hosts the core itself).
  */
-export async function findRunningInstance(home: string, timeoutMs = HEALTH_TIMEOUT_MS): Promise<RunningInstance | undefined> {
+export async function findRunningInstance(
+  home: string,
+  timeoutMs = HEALTH_TIMEOUT_MS,
+): Promise<RunningInstance | undefined> {
   const info = await readInstanceFile(home);
   if (!info || !isProcessAlive(info.pid)) return undefined;
   let token: string;

@@ -26,17 +26,31 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
     httpClosed = () => resolve('the Sandpit instance closed the connection');
   });
 
-  stdio.onmessage = (message: JSONRPCMessage) => {
-    if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
+  const forward = (message: JSONRPCMessage): Promise<void> =>
     http.send(message).catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
       log.warn('could not forward a message to Sandpit', { url: instance.url, error: why });
       if (isJSONRPCRequest(message)) {
         stdio
-          .send({ jsonrpc: '2.0', id: message.id, error: { code: -32603, message: `Sandpit at ${instance.url} did not take the request: ${why}` } })
+          .send({
+            jsonrpc: '2.0',
+            id: message.id,
+            error: { code: -32603, message: `Sandpit at ${instance.url} did not take the request: ${why}` },
+          })
           .catch(() => undefined);
       }
     });
+  // Messages after initialize wait until its POST has answered, so they carry the MCP session id (a client may
+  // send them before it has read the initialize result). After that they go out at once, in order, unawaited —
+  // a cancel must never wait behind a long run.
+  let initialized: Promise<void> = Promise.resolve();
+  stdio.onmessage = (message: JSONRPCMessage) => {
+    if (isJSONRPCRequest(message) && message.method === 'initialize') {
+      initializeIds.add(message.id);
+      initialized = forward(message);
+      return;
+    }
+    void initialized.then(() => forward(message));
   };
   http.onmessage = (message: JSONRPCMessage) => {
     // The HTTP transport must send the negotiated version on later requests, as the SDK Client would tell it.
@@ -44,7 +58,11 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
       const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
       if (typeof version === 'string') http.setProtocolVersion(version);
     }
-    stdio.send(message).catch((error: unknown) => log.warn('could not write to stdout', { error: error instanceof Error ? error.message : String(error) }));
+    stdio
+      .send(message)
+      .catch((error: unknown) =>
+        log.warn('could not write to stdout', { error: error instanceof Error ? error.message : String(error) }),
+      );
   };
   http.onerror = (error) => log.warn('MCP HTTP transport error', { url: instance.url, error: error.message });
   stdio.onerror = (error) => log.warn('stdio transport error', { error: error.message });

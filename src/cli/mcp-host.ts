@@ -19,7 +19,10 @@ export async function hostMcpInProcess(stdout: Writable): Promise<void> {
   const log = sandpit.log.child({ component: 'mcp-stdio' });
   for (const note of notes) log.warn(note);
   const principal = `stdio:${process.pid}`;
-  const mcp: SandpitMcpServer = createMcpServer({ sandpit, context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }) });
+  const mcp: SandpitMcpServer = createMcpServer({
+    sandpit,
+    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }),
+  });
   const transport = new StdioServerTransport(process.stdin, stdout);
   transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });
   try {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -21,14 +23,28 @@ const JSON_RPC_LOOKALIKE = '{"jsonrpc":"2.0","id":99,"result":{}}';
 interface Spawned {
   client: Client;
   transport: StdioClientTransport;
-  stderr(): string;
+  stderr: () => string;
 }
+
+function childEnv(home: string): Record<string, string> {
+  const env: Record<string, string> = { SANDPIT_HOME: home, SANDPIT_LOG: 'info' };
+  for (const key of ['PATH', 'HOME', 'DOCKER_HOST', 'SANDPIT_CHANNEL', 'TMPDIR'])
+    if (process.env[key]) env[key] = process.env[key];
+  return env;
+}
+
+const MCP_ARGS = ['--import', 'tsx', join(ROOT, 'src/cli/index.ts'), 'mcp'];
 
 /** `sandpit mcp` from the sources, as a desktop assistant starts it, with SANDPIT_HOME = `home`. */
 async function spawnSandpitMcp(home: string, name: string): Promise<Spawned> {
-  const env: Record<string, string> = { SANDPIT_HOME: home, SANDPIT_LOG: 'info' };
-  for (const key of ['DOCKER_HOST', 'SANDPIT_CHANNEL', 'TMPDIR']) if (process.env[key]) env[key] = process.env[key];
-  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', join(ROOT, 'src/cli/index.ts'), 'mcp'], cwd: ROOT, env, stderr: 'pipe' });
+  const env = childEnv(home);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: MCP_ARGS,
+    cwd: ROOT,
+    env,
+    stderr: 'pipe',
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => {
     stderr += chunk.toString('utf8');
@@ -38,8 +54,15 @@ async function spawnSandpitMcp(home: string, name: string): Promise<Spawned> {
   return { client, transport, stderr: () => stderr };
 }
 
-async function execute(client: Client, code: string, onprogress?: (p: Progress) => void): Promise<{ session_id: string; status: string; stdout: string; result?: string }> {
-  const result = (await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { timeout: 60_000, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
+async function execute(
+  client: Client,
+  code: string,
+  onprogress?: (p: Progress) => void,
+): Promise<{ session_id: string; status: string; stdout: string; result?: string }> {
+  const result = (await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, {
+    timeout: 60_000,
+    ...(onprogress ? { onprogress } : {}),
+  })) as CallToolResult;
   expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
   return result.structuredContent as { session_id: string; status: string; stdout: string; result?: string };
 }
@@ -65,14 +88,25 @@ describe('sandpit mcp hosting the core itself', () => {
     expect(tools).toHaveLength(12);
     expect(client.getServerVersion()?.name).toBe('sandpit');
 
-    const out = await execute(client, `print('${JSON_RPC_LOOKALIKE}')\nprint('${JSON_RPC_LOOKALIKE}', flush=True)\n6 * 7`);
+    const out = await execute(
+      client,
+      `print('${JSON_RPC_LOOKALIKE}')\nprint('${JSON_RPC_LOOKALIKE}', flush=True)\n6 * 7`,
+    );
     expect(out).toMatchObject({ status: 'ok', result: '42', stdout: `${JSON_RPC_LOOKALIKE}\n${JSON_RPC_LOOKALIKE}\n` });
     expect((await execute(client, 'print("still framed")')).stdout).toBe('still framed\n');
 
+    const docker = testDocker();
+    expect((await docker.listContainers({ [LABEL.ownerPid]: String(pid) })).length).toBeGreaterThan(0);
+    const { stderr } = spawned;
     await client.close();
     spawned = undefined;
-    const docker = testDocker();
-    await pollUntil(async () => ((await docker.listContainers({ [LABEL.ownerPid]: String(pid) })).length === 0 ? true : undefined), 30_000, 'the containers of sandpit mcp to be removed', 250);
+    expect(stderr()).toContain('MCP client gone; shutting down');
+    await pollUntil(
+      async () => ((await docker.listContainers({ [LABEL.ownerPid]: String(pid) })).length === 0 ? true : undefined),
+      30_000,
+      'the containers of sandpit mcp to be removed',
+      250,
+    );
   });
 });
 
@@ -102,7 +136,9 @@ describe('sandpit mcp bridging to a running Sandpit', () => {
     expect((await client.listTools()).tools).toHaveLength(12);
 
     const seen: Progress[] = [];
-    const out = await execute(client, 'import time\nprint("via bridge", flush=True)\ntime.sleep(2.5)\n"done"', (p) => seen.push(p));
+    const out = await execute(client, 'import time\nprint("via bridge", flush=True)\ntime.sleep(2.5)\n"done"', (p) =>
+      seen.push(p),
+    );
     off();
     expect(out).toMatchObject({ status: 'ok', stdout: 'via bridge\n', result: "'done'" });
     expect(started).toContain(out.session_id);
@@ -112,9 +148,77 @@ describe('sandpit mcp bridging to a running Sandpit', () => {
     expect(seen.some((p) => p.message === 'via bridge')).toBe(true);
     expect(spawned.stderr()).toContain('bridging stdio to the running Sandpit');
 
+    // A cancel travels through the bridge and interrupts the run in the instance; the session stays.
+    const ended: string[] = [];
+    const offDone = sp.bus.on('execution.done', (e) => {
+      if (e.sessionId === out.session_id) ended.push(e.status);
+    });
+    const controller = new AbortController();
+    const printed = new Promise<void>((resolve) => {
+      const offOutput = sp.bus.on('execution.output', (e) => {
+        if (e.sessionId !== out.session_id) return;
+        offOutput();
+        resolve();
+      });
+    });
+    const pending = client.callTool(
+      {
+        name: 'execute_code',
+        arguments: { code: 'import time\nprint("spin", flush=True)\nwhile True: time.sleep(0.1)' },
+      },
+      undefined,
+      {
+        signal: controller.signal,
+      },
+    );
+    await printed;
+    controller.abort();
+    await expect(pending).rejects.toThrow();
+    await pollUntil(() => (ended.length > 0 ? true : undefined), 15_000, 'the cancelled run to end');
+    offDone();
+    expect(ended).toEqual(['interrupted']);
+    expect((await execute(client, '"after"')).result).toBe("'after'");
+
     await client.close();
     spawned = undefined;
-    await pollUntil(() => (sp.sessions.list().some((s) => s.id === out.session_id) ? undefined : true), 15_000, 'the bridged session to stop');
+    await pollUntil(
+      () => (sp.sessions.list().some((s) => s.id === out.session_id) ? undefined : true),
+      15_000,
+      'the bridged session to stop',
+    );
     expect(mount.sessionCount()).toBe(0);
+  });
+
+  it('holds messages a client pipelines after initialize until the MCP session exists', async () => {
+    const child = spawn(process.execPath, MCP_ARGS, {
+      cwd: ROOT,
+      env: childEnv(sp.config.home),
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    const messages = [
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+      },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    ];
+    child.stdin.write(messages.map((m) => `${JSON.stringify(m)}\n`).join(''));
+    await pollUntil(() => (stdout.includes('"id":2') ? true : undefined), 30_000, 'the tools/list answer', 50);
+    child.stdin.end();
+    await once(child, 'exit');
+    const answers = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result?: { tools?: unknown[] }; error?: unknown });
+    expect(answers.map((a) => a.id)).toEqual([1, 2]);
+    expect(answers[1]?.error).toBeUndefined();
+    expect(answers[1]?.result?.tools).toHaveLength(12);
   });
 });

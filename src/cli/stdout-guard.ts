@@ -6,15 +6,27 @@ import { Writable } from 'node:stream';
  * process.stdout go to stderr, and the returned stream is the only way left to the real stdout.
  */
 export function protectStdout(): Writable {
-  const realWrite = process.stdout.write.bind(process.stdout) as (chunk: string | Uint8Array, callback: (error?: Error | null) => void) => boolean;
+  const realWrite = process.stdout.write.bind(process.stdout) as (
+    chunk: string | Uint8Array,
+    callback: (error?: Error | null) => void,
+  ) => boolean;
   const toStderr = (...args: unknown[]): void => {
     process.stderr.write(`${format(...args)}\n`);
   };
-  Object.assign(console, { log: toStderr, info: toStderr, debug: toStderr, trace: toStderr, dir: toStderr, table: toStderr });
+  Object.assign(console, {
+    log: toStderr,
+    info: toStderr,
+    debug: toStderr,
+    trace: toStderr,
+    dir: toStderr,
+    table: toStderr,
+  });
   process.stdout.write = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     const callback = rest.find((arg): arg is (error?: Error | null) => void => typeof arg === 'function');
     const encoding: BufferEncoding | undefined = typeof rest[0] === 'string' ? (rest[0] as BufferEncoding) : undefined;
-    return callback ? process.stderr.write(chunk, encoding ?? 'utf8', callback) : process.stderr.write(chunk, encoding ?? 'utf8');
+    return callback
+      ? process.stderr.write(chunk, encoding ?? 'utf8', callback)
+      : process.stderr.write(chunk, encoding ?? 'utf8');
   };
   return new Writable({
     write(chunk: Buffer, _encoding, callback): void {

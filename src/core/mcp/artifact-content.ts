@@ -29,7 +29,13 @@ export function artifactUri(sha256: string): string {
 }
 
 export function toArtifactLink(artifact: Artifact): ArtifactLink {
-  return { path: artifact.path, mime: artifact.mime, size: artifact.size, sha256: artifact.sha256, uri: artifactUri(artifact.sha256) };
+  return {
+    path: artifact.path,
+    mime: artifact.mime,
+    size: artifact.size,
+    sha256: artifact.sha256,
+    uri: artifactUri(artifact.sha256),
+  };
 }
 
 export function resourceLink(artifact: Artifact): ContentBlock {
@@ -55,7 +61,11 @@ function sha256Of(bytes: Buffer): string {
  * The pictures of a run as MCP image content: image displays (matplotlib PNG, SVG …) and image files it
  * saved, each at most MAX_INLINE_IMAGE_BYTES, at most MAX_INLINE_IMAGES, the same bytes only once.
  */
-export async function imageContents(displays: readonly Display[], artifacts: readonly Artifact[], readArtifact: (sha256: string) => Promise<Buffer>): Promise<ContentBlock[]> {
+export async function imageContents(
+  displays: readonly Display[],
+  artifacts: readonly Artifact[],
+  readArtifact: (sha256: string) => Promise<Buffer>,
+): Promise<ContentBlock[]> {
   const images: ContentBlock[] = [];
   const seen = new Set<string>();
   const add = (bytes: Buffer, mime: string, sha256: string): void => {
@@ -70,7 +80,8 @@ export async function imageContents(displays: readonly Display[], artifacts: rea
   }
   for (const artifact of artifacts) {
     if (images.length >= MAX_INLINE_IMAGES) break;
-    if (!isInlineImageMime(artifact.mime) || artifact.size > MAX_INLINE_IMAGE_BYTES || seen.has(artifact.sha256)) continue;
+    if (!isInlineImageMime(artifact.mime) || artifact.size > MAX_INLINE_IMAGE_BYTES || seen.has(artifact.sha256))
+      continue;
     add(await readArtifact(artifact.sha256), artifact.mime, artifact.sha256);
   }
   return images;

@@ -31,7 +31,11 @@ export const INSTRUCTIONS = [
 export function createMcpServer(deps: McpServerDeps): SandpitMcpServer {
   const server = new McpServer(
     { name: 'sandpit', title: 'Sandpit', version: SANDPIT_VERSION },
-    { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} }, maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS },
+    {
+      instructions: INSTRUCTIONS,
+      capabilities: { tools: {}, resources: {}, logging: {} },
+      maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
+    },
   );
   const kit = createToolKit(deps.sandpit, deps.context);
   for (const tool of TOOLS) tool.register(server, kit);

@@ -1,6 +1,11 @@
 import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult, ContentBlock, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import type {
+  CallToolResult,
+  ContentBlock,
+  ServerNotification,
+  ServerRequest,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { toErrorBody } from '../../shared/api/errors';
 import type { ToolKit } from './tool-kit';
@@ -45,7 +50,9 @@ export function toolError(error: unknown): CallToolResult {
 }
 
 /** Declares a tool (one file each in tools/); its failures become `isError` results. */
-export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(definition: ToolDefinition<I, O>): SandpitTool {
+export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
+  definition: ToolDefinition<I, O>,
+): SandpitTool {
   return {
     name: definition.name,
     register: (server, kit) => {

@@ -18,10 +18,16 @@ const ACCEPTED = new Set(['python', 'default']);
 export function resolveEnvironment(environment: string | undefined, language: Language | undefined): Language {
   if (environment === undefined) return language ?? 'python';
   if (!ACCEPTED.has(environment)) {
-    throw new SandpitError('INVALID_INPUT', `Unknown environment "${environment}". For now only "python" (also called "default") exists; leave environment out, or see list_environments.`);
+    throw new SandpitError(
+      'INVALID_INPUT',
+      `Unknown environment "${environment}". For now only "python" (also called "default") exists; leave environment out, or see list_environments.`,
+    );
   }
   if (language !== undefined && language !== 'python') {
-    throw new SandpitError('INVALID_INPUT', `The "${environment}" environment is Python, not ${language}: leave environment out to get a ${language} session.`);
+    throw new SandpitError(
+      'INVALID_INPUT',
+      `The "${environment}" environment is Python, not ${language}: leave environment out to get a ${language} session.`,
+    );
   }
   return 'python';
 }

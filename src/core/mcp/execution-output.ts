@@ -19,7 +19,9 @@ export const executionOutputShape = {
     .optional()
     .describe('The exception the code raised (status "error")'),
   duration_ms: z.number().describe('How long the run took'),
-  truncated: z.object({ stdout: z.boolean(), stderr: z.boolean() }).describe('Whether output was cut at the session limit'),
+  truncated: z
+    .object({ stdout: z.boolean(), stderr: z.boolean() })
+    .describe('Whether output was cut at the session limit'),
   state_lost: z.boolean().describe('true when the sandbox had to be restarted: variables are gone, files kept'),
   message: z.string().optional().describe('Plain-language note on timeouts, memory, restarts'),
   artifacts: z.array(artifactLinkSchema).describe('Files the run created or changed, kept after the session ends'),
@@ -51,8 +53,14 @@ function section(label: string, text: string): string | undefined {
 /** The concise text a model reads: a status line, then only the parts that have something in them. */
 export function executionText(result: ExecutionResult): string {
   const status = `${result.status} in ${formatDuration(result.durationMs)} (session ${result.sessionId})`;
-  const error = result.error ? (result.error.traceback.trim() !== '' ? result.error.traceback : `${result.error.name}: ${result.error.value}`) : '';
-  const files = result.artifacts.map((a) => `- ${a.path} (${a.mime}, ${formatBytes(a.size)}) sandpit://artifacts/${a.sha256}`).join('\n');
+  const error = result.error
+    ? result.error.traceback.trim() !== ''
+      ? result.error.traceback
+      : `${result.error.name}: ${result.error.value}`
+    : '';
+  const files = result.artifacts
+    .map((a) => `- ${a.path} (${a.mime}, ${formatBytes(a.size)}) sandpit://artifacts/${a.sha256}`)
+    .join('\n');
   const parts = [
     status,
     section('stdout', result.stdout),

@@ -3,10 +3,9 @@ import type { EventBus } from '../api/event-bus';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
 import type { ToolExtra } from './define-tool';
+import { startProgress } from './progress-ticker';
 import type { ToolKit } from './tool-kit';
 
-/** How often a long run reports progress (the client's timeout can reset on each). */
-export const PROGRESS_INTERVAL_MS = 1_000;
 /** Output kept to find the newest line for progress messages. */
 const TAIL_CHARS = 4_096;
 const MAX_MESSAGE_CHARS = 200;
@@ -23,7 +22,7 @@ export interface FollowRunOptions {
 }
 
 export interface RunFollower {
-  /** Stops reporting; call when the run is over (always). */
+  /** Stops following; call when the run is over (always). */
   stop(): void;
 }
 
@@ -39,26 +38,32 @@ export function newestLine(tail: string): string | undefined {
 
 /**
  * Follows one run on the bus while its tool call is in flight:
- * - with a progress token, sends `notifications/progress` every second: an increasing count and the newest output line;
+ * - with a progress token, reports progress every second, the message being the newest output line;
  * - when the client cancels the request (`notifications/cancelled` → extra.signal), interrupts the run — also if it
  *   was still queued (then as soon as it starts). The session and its variables stay.
  */
 export function followRun(options: FollowRunOptions): RunFollower {
   const { bus, executionId, extra, log } = options;
-  const progressToken = extra._meta?.progressToken;
   const startedAt = Date.now();
   let sessionId: string | undefined;
   let running = false;
   let done = false;
   let cancelled = false;
   let tail = '';
-  let count = 0;
 
   const interrupt = (): void => {
     if (!sessionId || !running || done) return;
     const target = sessionId;
     log.info('request cancelled; interrupting the run', { sessionId: target, executionId });
-    options.interrupt(target).catch((error: unknown) => log.warn('could not interrupt the cancelled run', { sessionId: target, executionId, error: toErrorBody(error).message }));
+    options
+      .interrupt(target)
+      .catch((error: unknown) =>
+        log.warn('could not interrupt the cancelled run', {
+          sessionId: target,
+          executionId,
+          error: toErrorBody(error).message,
+        }),
+      );
   };
   const unsubscribe = [
     bus.on('execution.started', (event) => {
@@ -79,24 +84,15 @@ export function followRun(options: FollowRunOptions): RunFollower {
     interrupt();
   };
   extra.signal.addEventListener('abort', onAbort, { once: true });
-
-  let timer: NodeJS.Timeout | undefined;
-  if (progressToken !== undefined) {
-    timer = setInterval(() => {
-      if (done || extra.signal.aborted) return;
-      count += 1;
-      const seconds = Math.round((Date.now() - startedAt) / 1000);
-      const message = newestLine(tail) ?? (running ? `running for ${seconds} s, no output yet` : 'waiting for the session');
-      extra
-        .sendNotification({ method: 'notifications/progress', params: { progressToken, progress: count, message } })
-        .catch((error: unknown) => log.debug('could not send progress', { executionId, error: toErrorBody(error).message }));
-    }, options.intervalMs ?? PROGRESS_INTERVAL_MS);
-    timer.unref();
-  }
+  const message = (): string => {
+    const seconds = Math.round((Date.now() - startedAt) / 1000);
+    return newestLine(tail) ?? (running ? `running for ${seconds} s, no output yet` : 'waiting for the session');
+  };
+  const ticker = startProgress(extra, message, log, options.intervalMs);
 
   return {
     stop: () => {
-      clearInterval(timer);
+      ticker.stop();
       for (const off of unsubscribe) off();
       extra.signal.removeEventListener('abort', onAbort);
     },
@@ -104,13 +100,17 @@ export function followRun(options: FollowRunOptions): RunFollower {
 }
 
 /** Runs `start` with a fresh execution id, followed (progress, cancel) until it settles. */
-export async function runFollowed<T>(kit: ToolKit, extra: ToolExtra, start: (executionId: string) => Promise<T>): Promise<T> {
+export async function runFollowed<T>(
+  kit: ToolKit,
+  extra: ToolExtra,
+  start: (executionId: string) => Promise<T>,
+): Promise<T> {
   const executionId = newId('run', 8);
   const follower = followRun({
     bus: kit.sandpit.bus,
     executionId,
     extra,
-    log: kit.sandpit.log.child({ component: 'mcp' }),
+    log: kit.log,
     interrupt: async (sessionId) => {
       await kit.call('sessions.interrupt', { sessionId });
     },

@@ -52,11 +52,20 @@ export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMoun
     let pending = stopping.get(id);
     if (!pending) {
       const principal = mcpPrincipal(id);
-      pending = withTimeout(sandpit.sessions.stopOwnedBy(principal), STOP_TIMEOUT_MS, 'Stopping the sandboxes of an MCP session').then(
+      pending = withTimeout(
+        sandpit.sessions.stopOwnedBy(principal),
+        STOP_TIMEOUT_MS,
+        'Stopping the sandboxes of an MCP session',
+      ).then(
         (count) => log.info('MCP session ended', { mcpSessionId: id, sandboxesStopped: count }),
-        (error: unknown) => log.warn('could not stop the sandboxes of an ended MCP session', { mcpSessionId: id, error: toErrorBody(error).message }),
+        (error: unknown) =>
+          log.warn('could not stop the sandboxes of an ended MCP session', {
+            mcpSessionId: id,
+            error: toErrorBody(error).message,
+          }),
       );
       stopping.set(id, pending);
+      void pending.finally(() => stopping.delete(id));
     }
     return pending;
   };
@@ -72,7 +81,11 @@ export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMoun
     });
     const mcp: SandpitMcpServer = createMcpServer({
       sandpit,
-      context: () => ({ transport: 'mcp-http', client: clientNameOf(mcp), principal: mcpPrincipal(transport.sessionId ?? 'uninitialized') }),
+      context: () => ({
+        transport: 'mcp-http',
+        client: clientNameOf(mcp),
+        principal: mcpPrincipal(transport.sessionId ?? 'uninitialized'),
+      }),
     });
     mcp.server.server.onclose = () => {
       const id = transport.sessionId;
@@ -87,6 +100,10 @@ export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMoun
   };
 
   const handler = async (req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> => {
+    if (req.method === 'POST' && ctx.body === undefined) {
+      rpcError(res, 400, -32700, 'Parse error: the request has no JSON-RPC message in its body.');
+      return;
+    }
     const header = req.headers['mcp-session-id'];
     const id = Array.isArray(header) ? header[0] : header;
     if (id !== undefined) {
@@ -102,7 +119,12 @@ export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMoun
       await open(req, res, ctx);
       return;
     }
-    rpcError(res, 400, -32000, 'Bad Request: the Mcp-Session-Id header is required (send initialize first to get one).');
+    rpcError(
+      res,
+      400,
+      -32000,
+      'Bad Request: the Mcp-Session-Id header is required (send initialize first to get one).',
+    );
   };
 
   return {

@@ -23,7 +23,9 @@ describe('MCP over Streamable HTTP on the real server', () => {
   const clients: HttpClient[] = [];
 
   async function connect(name: string): Promise<HttpClient> {
-    const transport = new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    });
     const client = new Client({ name, version: '1.0.0' });
     await client.connect(transport);
     const connected = { client, transport };
@@ -31,8 +33,16 @@ describe('MCP over Streamable HTTP on the real server', () => {
     return connected;
   }
 
-  async function run(client: Client, code: string, onprogress?: (p: Progress) => void): Promise<{ session_id: string; status: string; result?: string; stdout: string }> {
-    const result = (await client.callTool({ name: 'execute_code', arguments: { code } }, undefined, onprogress ? { onprogress } : undefined)) as CallToolResult;
+  async function run(
+    client: Client,
+    code: string,
+    onprogress?: (p: Progress) => void,
+  ): Promise<{ session_id: string; status: string; result?: string; stdout: string }> {
+    const result = (await client.callTool(
+      { name: 'execute_code', arguments: { code } },
+      undefined,
+      onprogress ? { onprogress } : undefined,
+    )) as CallToolResult;
     expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
     return result.structuredContent as { session_id: string; status: string; result?: string; stdout: string };
   }
@@ -40,7 +50,12 @@ describe('MCP over Streamable HTTP on the real server', () => {
   function post(body: unknown, headers: Record<string, string> = {}): Promise<Response> {
     return fetch(`${http.url}/mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${token}`, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${token}`,
+        ...headers,
+      },
       body: JSON.stringify(body),
     });
   }
@@ -62,7 +77,11 @@ describe('MCP over Streamable HTTP on the real server', () => {
     const { client } = await connect('http-a');
     const first = await run(client, 'x = 20');
     const seen: Progress[] = [];
-    const second = await run(client, 'import time\nfor i in range(3):\n    print("step", i, flush=True)\n    time.sleep(1)\nx * 2 + 2', (p) => seen.push(p));
+    const second = await run(
+      client,
+      'import time\nfor i in range(3):\n    print("step", i, flush=True)\n    time.sleep(1)\nx * 2 + 2',
+      (p) => seen.push(p),
+    );
     expect(second).toMatchObject({ status: 'ok', result: '42', session_id: first.session_id });
     expect(seen.length).toBeGreaterThanOrEqual(1);
     expect(seen.some((p) => p.message?.startsWith('step'))).toBe(true);
@@ -88,7 +107,10 @@ describe('MCP over Streamable HTTP on the real server', () => {
 
   it('answers an unknown session id with 404, a missing one with 400, and no token with 401', async () => {
     const ping = { jsonrpc: '2.0', id: 1, method: 'ping' };
-    const unknown = await post(ping, { 'mcp-session-id': '00000000-0000-4000-8000-000000000000', 'mcp-protocol-version': '2025-06-18' });
+    const unknown = await post(ping, {
+      'mcp-session-id': '00000000-0000-4000-8000-000000000000',
+      'mcp-protocol-version': '2025-06-18',
+    });
     expect(unknown.status).toBe(404);
     expect(await unknown.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32001 } });
     const missing = await post(ping);

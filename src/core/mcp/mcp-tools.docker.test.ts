@@ -44,7 +44,12 @@ async function connect(sp: TestSandpit, principal: string, name = 'tools-test'):
   };
 }
 
-async function tool(client: Client, name: string, args: Record<string, unknown> = {}, options?: Parameters<Client['callTool']>[2]): Promise<CallToolResult> {
+async function tool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+  options?: Parameters<Client['callTool']>[2],
+): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
 }
 
@@ -93,7 +98,9 @@ describe('MCP tools over a real engine', () => {
   });
 
   it('runs code without a session id in the default session, which keeps state between calls', async () => {
-    const first = structured<{ session_id: string; status: string }>(await tool(a.client, 'execute_code', { code: 'x = 41\nprint("hello")' }));
+    const first = structured<{ session_id: string; status: string }>(
+      await tool(a.client, 'execute_code', { code: 'x = 41\nprint("hello")' }),
+    );
     expect(first.status).toBe('ok');
     const second = await tool(a.client, 'execute_code', { code: 'x + 1' });
     const out = structured<{ session_id: string; result: string; status: string; duration_ms: number }>(second);
@@ -108,6 +115,10 @@ describe('MCP tools over a real engine', () => {
     expect(missing.isError).toBe(true);
     expect(textOf(missing)).toContain('SESSION_NOT_FOUND');
 
+    const noCode = await tool(a.client, 'execute_code', {});
+    expect(noCode.isError).toBe(true);
+    expect(textOf(noCode)).toMatch(/invalid arguments.*code/is);
+
     const badEnv = await tool(a.client, 'create_session', { environment: 'r-lang' });
     expect(badEnv.isError).toBe(true);
     expect(textOf(badEnv)).toMatch(/^INVALID_INPUT: Unknown environment "r-lang"/);
@@ -118,7 +129,9 @@ describe('MCP tools over a real engine', () => {
     expect(failed.error?.name).toBe('SyntaxError');
     expect(textOf(syntax)).toContain('SyntaxError');
 
-    const slow = structured<{ status: string; message?: string }>(await tool(a.client, 'execute_code', { code: 'while True: pass', timeout_seconds: 2 }));
+    const slow = structured<{ status: string; message?: string }>(
+      await tool(a.client, 'execute_code', { code: 'while True: pass', timeout_seconds: 2 }),
+    );
     expect(slow.status).toBe('timeout');
     expect(slow.message).toBeTruthy();
   });
@@ -131,49 +144,82 @@ describe('MCP tools over a real engine', () => {
   });
 
   it('writes, appends, reads, lists and runs a file; binary files come back as base64', async () => {
-    expect(structured(await tool(a.client, 'write_file', { path: 'prog/main.py', content: 'base = 40\n' }))).toEqual({ path: 'prog/main.py', size: 10 });
-    expect(structured(await tool(a.client, 'write_file', { path: 'prog/main.py', content: 'print("sum", base + 2)\n', append: true }))).toMatchObject({ size: 33 });
-    const read = structured<{ content: string; encoding: string }>(await tool(a.client, 'read_file', { path: 'prog/main.py' }));
+    expect(structured(await tool(a.client, 'write_file', { path: 'prog/main.py', content: 'base = 40\n' }))).toEqual({
+      path: 'prog/main.py',
+      size: 10,
+    });
+    expect(
+      structured(
+        await tool(a.client, 'write_file', { path: 'prog/main.py', content: 'print("sum", base + 2)\n', append: true }),
+      ),
+    ).toMatchObject({ size: 33 });
+    const read = structured<{ content: string; encoding: string }>(
+      await tool(a.client, 'read_file', { path: 'prog/main.py' }),
+    );
     expect(read).toMatchObject({ encoding: 'utf8', content: 'base = 40\nprint("sum", base + 2)\n' });
-    const ran = structured<{ stdout: string; status: string }>(await tool(a.client, 'run_file', { path: 'prog/main.py' }));
+    const ran = structured<{ stdout: string; status: string }>(
+      await tool(a.client, 'run_file', { path: 'prog/main.py' }),
+    );
     expect(ran).toMatchObject({ status: 'ok', stdout: 'sum 42\n' });
 
-    const listing = structured<{ entries: Array<{ path: string; type: string }> }>(await tool(a.client, 'list_files', { path: 'prog' }));
+    const listing = structured<{ entries: Array<{ path: string; type: string }> }>(
+      await tool(a.client, 'list_files', { path: 'prog' }),
+    );
     expect(listing.entries).toContainEqual(expect.objectContaining({ path: 'prog/main.py', type: 'file' }));
     const top = structured<{ entries: Array<{ path: string; type: string }> }>(await tool(a.client, 'list_files', {}));
     expect(top.entries).toContainEqual(expect.objectContaining({ path: 'prog', type: 'directory' }));
 
     await tool(a.client, 'execute_code', { code: "open('/workspace/bytes.bin', 'wb').write(bytes(range(256)))" });
-    const binary = structured<{ content: string; encoding: string }>(await tool(a.client, 'read_file', { path: 'bytes.bin' }));
+    const binary = structured<{ content: string; encoding: string }>(
+      await tool(a.client, 'read_file', { path: 'bytes.bin' }),
+    );
     expect(binary.encoding).toBe('base64');
-    expect(Buffer.from(binary.content, 'base64').equals(Buffer.from(Array.from({ length: 256 }, (_, i) => i)))).toBe(true);
+    expect(Buffer.from(binary.content, 'base64').equals(Buffer.from(Array.from({ length: 256 }, (_, i) => i)))).toBe(
+      true,
+    );
   });
 
   it('creates, lists and stops sessions', async () => {
-    const created = structured<{ session_id: string; language: string; environment: string; runs: number; status: string }>(
-      await tool(a.client, 'create_session', { environment: 'default', timeout_minutes: 5 }),
-    );
+    const created = structured<{
+      session_id: string;
+      language: string;
+      environment: string;
+      runs: number;
+      status: string;
+    }>(await tool(a.client, 'create_session', { environment: 'default', timeout_minutes: 5 }));
     expect(created).toMatchObject({ language: 'python', environment: 'python', runs: 0, status: 'ready' });
     await tool(a.client, 'execute_code', { code: '1', session_id: created.session_id });
-    const listed = structured<{ sessions: Array<{ session_id: string; runs: number }> }>(await tool(a.client, 'list_sessions'));
+    const listed = structured<{ sessions: Array<{ session_id: string; runs: number }> }>(
+      await tool(a.client, 'list_sessions'),
+    );
     expect(listed.sessions).toContainEqual(expect.objectContaining({ session_id: created.session_id, runs: 1 }));
-    expect(structured(await tool(a.client, 'stop_session', { session_id: created.session_id }))).toEqual({ session_id: created.session_id, stopped: true });
+    expect(structured(await tool(a.client, 'stop_session', { session_id: created.session_id }))).toEqual({
+      session_id: created.session_id,
+      stopped: true,
+    });
     const after = structured<{ sessions: Array<{ session_id: string }> }>(await tool(a.client, 'list_sessions'));
     expect(after.sessions.map((s) => s.session_id)).not.toContain(created.session_id);
     const gone = await tool(a.client, 'execute_code', { code: '1', session_id: created.session_id });
     expect(gone.isError).toBe(true);
 
-    const envs = structured<{ environments: Array<{ name: string; language: string }> }>(await tool(a.client, 'list_environments'));
+    const envs = structured<{ environments: Array<{ name: string; language: string }> }>(
+      await tool(a.client, 'list_environments'),
+    );
     expect(envs.environments).toContainEqual(expect.objectContaining({ name: 'python', language: 'python' }));
   });
 
   it('returns a saved picture as image content and a resource link, readable as a resource', async () => {
-    const result = await tool(a.client, 'execute_code', { code: `import base64\nopen('/workspace/dot.png', 'wb').write(base64.b64decode('${DOT_PNG}'))` });
+    const result = await tool(a.client, 'execute_code', {
+      code: `import base64\nopen('/workspace/dot.png', 'wb').write(base64.b64decode('${DOT_PNG}'))`,
+    });
     const out = structured<{ artifacts: Array<{ path: string; mime: string; uri: string; sha256: string }> }>(result);
     const artifact = out.artifacts.find((x) => x.path === 'dot.png');
-    expect(artifact).toMatchObject({ mime: 'image/png', uri: expect.stringMatching(/^sandpit:\/\/artifacts\/[a-f0-9]{64}$/) });
+    expect(artifact?.mime).toBe('image/png');
+    expect(artifact?.uri).toMatch(/^sandpit:\/\/artifacts\/[a-f0-9]{64}$/);
     expect(result.content).toContainEqual({ type: 'image', data: DOT_PNG, mimeType: 'image/png' });
-    expect(result.content).toContainEqual(expect.objectContaining({ type: 'resource_link', uri: artifact?.uri, mimeType: 'image/png', name: 'dot.png' }));
+    expect(result.content).toContainEqual(
+      expect.objectContaining({ type: 'resource_link', uri: artifact?.uri, mimeType: 'image/png', name: 'dot.png' }),
+    );
 
     const { resources } = await a.client.listResources();
     expect(resources.map((r) => r.uri)).toContain(artifact?.uri);
@@ -181,7 +227,9 @@ describe('MCP tools over a real engine', () => {
     expect(read.contents[0]).toMatchObject({ mimeType: 'image/png', blob: DOT_PNG });
 
     const { resourceTemplates } = await a.client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(expect.arrayContaining(['sandpit://artifacts/{sha256}', 'sandpit://sessions/{session_id}/files/{+path}']));
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
+      expect.arrayContaining(['sandpit://artifacts/{sha256}', 'sandpit://sessions/{session_id}/files/{+path}']),
+    );
     const file = resources.find((r) => r.uri.startsWith('sandpit://sessions/') && r.uri.endsWith('/files/dot.png'));
     expect(file).toBeDefined();
     const viaSession = await a.client.readResource({ uri: file?.uri ?? '' });
@@ -221,14 +269,21 @@ describe('MCP tools over a real engine', () => {
         }
       });
     });
-    const pending = tool(a.client, 'execute_code', { code: 'import time\nprint("go", flush=True)\nwhile True: time.sleep(0.1)', session_id: sessionId }, { signal: controller.signal });
+    const pending = tool(
+      a.client,
+      'execute_code',
+      { code: 'import time\nprint("go", flush=True)\nwhile True: time.sleep(0.1)', session_id: sessionId },
+      { signal: controller.signal },
+    );
     await started;
     controller.abort('enough');
     await expect(pending).rejects.toThrow();
     await pollUntil(() => (statuses.length > 0 ? true : undefined), 15_000, 'the cancelled run to end');
     off();
     expect(statuses.at(-1)).toBe('interrupted');
-    const again = structured<{ result: string; status: string }>(await tool(a.client, 'execute_code', { code: 'keep * 6', session_id: sessionId }));
+    const again = structured<{ result: string; status: string }>(
+      await tool(a.client, 'execute_code', { code: 'keep * 6', session_id: sessionId }),
+    );
     expect(again).toMatchObject({ status: 'ok', result: '42' });
   });
 
@@ -248,10 +303,14 @@ describe('MCP tools over a real engine', () => {
       }
       const theirs = structured<{ sessions: Array<{ session_id: string }> }>(await tool(b.client, 'list_sessions'));
       expect(theirs.sessions.map((s) => s.session_id)).not.toContain(mine.session_id);
-      await expect(b.client.readResource({ uri: `sandpit://sessions/${mine.session_id}/files/secret.txt` })).rejects.toThrow(/not found/);
+      await expect(
+        b.client.readResource({ uri: `sandpit://sessions/${mine.session_id}/files/secret.txt` }),
+      ).rejects.toThrow(/not found/);
       const { resources } = await b.client.listResources();
       expect(resources.filter((r) => r.uri.includes(mine.session_id))).toEqual([]);
-      const aArtifacts = (await a.client.listResources()).resources.filter((r) => r.uri.startsWith('sandpit://artifacts/'));
+      const aArtifacts = (await a.client.listResources()).resources.filter((r) =>
+        r.uri.startsWith('sandpit://artifacts/'),
+      );
       expect(aArtifacts.length).toBeGreaterThan(0);
       await expect(b.client.readResource({ uri: aArtifacts[0]?.uri ?? '' })).rejects.toThrow(/not found/);
       // B's own default session is separate from A's.

@@ -45,7 +45,8 @@ function artifactResource(artifact: Artifact): Resource {
 async function visibleArtifacts(kit: ToolKit): Promise<Artifact[]> {
   const { artifacts } = await kit.call('artifacts.list', { limit: LIST_ARTIFACTS });
   const bySha = new Map<string, Artifact>();
-  for (const artifact of [...artifacts, ...kit.artifacts.list()]) if (!bySha.has(artifact.sha256)) bySha.set(artifact.sha256, artifact);
+  for (const artifact of [...artifacts, ...kit.artifacts.list()])
+    if (!bySha.has(artifact.sha256)) bySha.set(artifact.sha256, artifact);
   return [...bySha.values()].slice(0, LIST_ARTIFACTS);
 }
 
@@ -69,7 +70,11 @@ export function registerResources(server: McpServer, kit: ToolKit): void {
     new ResourceTemplate('sandpit://artifacts/{sha256}', {
       list: async () => ({ resources: (await visibleArtifacts(kit)).map(artifactResource) }),
     }),
-    { title: 'Artifact', description: 'A file a run created or changed, or a picture it displayed; addressed by its sha256 and kept after the session ends.' },
+    {
+      title: 'Artifact',
+      description:
+        'A file a run created or changed, or a picture it displayed; addressed by its sha256 and kept after the session ends.',
+    },
     async (uri, variables) => {
       const sha256 = variable(variables, 'sha256');
       if (!SHA256.test(sha256) || !(await mayReadArtifact(kit, sha256))) throw notFound(uri);
@@ -90,21 +95,35 @@ export function registerResources(server: McpServer, kit: ToolKit): void {
         const resources: Resource[] = [];
         for (const session of sessions.slice(0, LIST_SESSIONS)) {
           const listing = await kit.call('files.list', { sessionId: session.id, path: '' }).catch(() => undefined);
-          for (const entry of (listing?.entries ?? []).filter((e) => e.type === 'file').slice(0, LIST_FILES_PER_SESSION)) {
-            resources.push({ uri: sessionFileUri(session.id, entry.path), name: entry.path, title: `${entry.path} (session ${session.id})`, size: entry.size });
+          for (const entry of (listing?.entries ?? [])
+            .filter((e) => e.type === 'file')
+            .slice(0, LIST_FILES_PER_SESSION)) {
+            resources.push({
+              uri: sessionFileUri(session.id, entry.path),
+              name: entry.path,
+              title: `${entry.path} (session ${session.id})`,
+              size: entry.size,
+            });
           }
         }
         return { resources };
       },
     }),
-    { title: 'Session file', description: 'A file in the /workspace of one of your sessions (gone when the session stops).' },
+    {
+      title: 'Session file',
+      description: 'A file in the /workspace of one of your sessions (gone when the session stops).',
+    },
     async (uri, variables) => {
       const sessionId = variable(variables, 'session_id');
       const path = variable(variables, 'path');
       try {
         const file = await kit.call('files.read', { sessionId, path });
         return {
-          contents: [file.encoding === 'utf8' ? { uri: uri.href, mimeType: file.mime, text: file.content } : { uri: uri.href, mimeType: file.mime, blob: file.content }],
+          contents: [
+            file.encoding === 'utf8'
+              ? { uri: uri.href, mimeType: file.mime, text: file.content }
+              : { uri: uri.href, mimeType: file.mime, blob: file.content },
+          ],
         };
       } catch (error) {
         throw notFound(uri, error);

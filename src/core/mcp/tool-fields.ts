@@ -7,14 +7,18 @@ export const sessionIdField = z
   .min(1)
   .max(64)
   .optional()
-  .describe('Session to use (from create_session or list_sessions). Leave out to use your default session, created on first use.');
+  .describe(
+    'Session to use (from create_session or list_sessions). Leave out to use your default session, created on first use.',
+  );
 
 export const timeoutSecondsField = z
   .number()
   .min(0.1)
   .max(24 * 3_600)
   .optional()
-  .describe('Stop the run after this many seconds (default: the session limit, usually 60). Variables are kept when it stops.');
+  .describe(
+    'Stop the run after this many seconds (default: the session limit, usually 60). Variables are kept when it stops.',
+  );
 
 /** Seconds as the contract's milliseconds (at least the contract's 100 ms minimum). */
 export function secondsToMs(seconds: number | undefined): number | undefined {

@@ -3,6 +3,7 @@ import type { Artifact } from '../../shared/domain/artifact';
 import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/sandpit-api';
 import type { Sandpit } from '../app';
+import type { Logger } from '../log';
 
 /** How many artifacts one MCP server remembers having handed out (oldest forgotten first). */
 const MAX_REMEMBERED_ARTIFACTS = 1_000;
@@ -16,6 +17,7 @@ export interface ToolKit {
   call<M extends MethodName>(name: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
   /** Artifacts this client was shown (so it may read them as resources after their session ended). */
   artifacts: ArtifactMemory;
+  log: Logger;
 }
 
 export interface ArtifactMemory {
@@ -45,5 +47,6 @@ export function createToolKit(sandpit: Sandpit, context: () => CallContext): Too
     context,
     call: (name, input) => call(sandpit.api, name, input, context()),
     artifacts: createArtifactMemory(),
+    log: sandpit.log.child({ component: 'mcp' }),
   };
 }

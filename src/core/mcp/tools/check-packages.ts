@@ -5,9 +5,14 @@ import { sessionIdField } from '../tool-fields';
 export const checkPackages = defineTool({
   name: 'check_packages',
   title: 'Check packages',
-  description: 'Tells whether Python packages are importable in a session, and their versions, without installing anything.',
+  description:
+    'Tells whether Python packages are importable in a session, and their versions, without installing anything.',
   input: {
-    packages: z.array(z.string().min(1).max(200)).min(1).max(200).describe('Package names to check, e.g. ["numpy", "requests"].'),
+    packages: z
+      .array(z.string().min(1).max(200))
+      .min(1)
+      .max(200)
+      .describe('Package names to check, e.g. ["numpy", "requests"].'),
     session_id: sessionIdField,
   },
   output: {
@@ -24,7 +29,11 @@ export const checkPackages = defineTool({
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async (args, kit) => {
     const { packages } = await kit.call('packages.check', { sessionId: args.session_id, packages: args.packages });
-    const text = packages.map((p) => (p.installed ? `${p.name}: installed${p.version ? ` (${p.version})` : ''}` : `${p.name}: not installed`)).join('\n');
+    const text = packages
+      .map((p) =>
+        p.installed ? `${p.name}: installed${p.version ? ` (${p.version})` : ''}` : `${p.name}: not installed`,
+      )
+      .join('\n');
     return { structured: { packages }, text };
   },
 });

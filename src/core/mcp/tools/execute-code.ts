@@ -13,8 +13,16 @@ export const executeCode = defineTool({
     'Variables, imports and files persist between calls in the same session; without session_id your default session is used. ' +
     'A failing program is a normal result with status "error" (read the traceback), not a tool failure.',
   input: {
-    code: z.string().max(1024 * 1024).describe('The source code to run, e.g. "import math\\nmath.sqrt(2)". The value of the last expression is returned as result.'),
-    language: z.enum(LANGUAGES).optional().describe('Language of the code (default python); only used when the default session has to be created.'),
+    code: z
+      .string()
+      .max(1024 * 1024)
+      .describe(
+        'The source code to run, e.g. "import math\\nmath.sqrt(2)". The value of the last expression is returned as result.',
+      ),
+    language: z
+      .enum(LANGUAGES)
+      .optional()
+      .describe('Language of the code (default python); only used when the default session has to be created.'),
     session_id: sessionIdField,
     timeout_seconds: timeoutSecondsField,
   },

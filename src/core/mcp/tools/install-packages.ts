@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
+import { withProgress } from '../progress-ticker';
 import { sessionIdField } from '../tool-fields';
 
 export const installPackages = defineTool({
@@ -9,7 +10,11 @@ export const installPackages = defineTool({
     'Installs Python packages (pip) into a session from the package index, e.g. ["requests", "numpy==2.1.3"]; they are importable right away. ' +
     'The session itself stays offline: a short-lived helper does the download. Check first with check_packages to save time.',
   input: {
-    packages: z.array(z.string().min(1).max(200)).min(1).max(100).describe('pip requirement specs: a name, optionally with extras and a version, e.g. "pandas>=2".'),
+    packages: z
+      .array(z.string().min(1).max(200))
+      .min(1)
+      .max(100)
+      .describe('pip requirement specs: a name, optionally with extras and a version, e.g. "pandas>=2".'),
     session_id: sessionIdField,
   },
   output: {
@@ -26,9 +31,15 @@ export const installPackages = defineTool({
   },
   // Only adds packages; installing the same ones again changes nothing. Downloads from the package index: open world.
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true },
-  run: async (args, kit) => {
-    const { results } = await kit.call('packages.install', { sessionId: args.session_id, packages: args.packages });
-    const lines = results.map((r) => (r.ok ? `installed ${r.package}${r.version ? ` (${r.version})` : ''}` : `FAILED ${r.package}: ${r.error ?? 'unknown error'}`));
+  run: async (args, kit, extra) => {
+    const { results } = await withProgress(extra, `installing ${args.packages.join(' ')}`, kit.log, () =>
+      kit.call('packages.install', { sessionId: args.session_id, packages: args.packages }),
+    );
+    const lines = results.map((r) =>
+      r.ok
+        ? `installed ${r.package}${r.version ? ` (${r.version})` : ''}`
+        : `FAILED ${r.package}: ${r.error ?? 'unknown error'}`,
+    );
     return { structured: { results }, text: lines.join('\n') };
   },
 });

@@ -6,7 +6,8 @@ import { listEnvironments } from '../environments';
 export const listEnvironmentsTool = defineTool({
   name: 'list_environments',
   title: 'List environments',
-  description: 'Lists the environments sessions can be created from (create_session environment=…): name, language and image.',
+  description:
+    'Lists the environments sessions can be created from (create_session environment=…): name, language and image.',
   input: {},
   output: {
     environments: z

@@ -5,7 +5,7 @@ import { formatBytes, sessionIdField } from '../tool-fields';
 export const listFiles = defineTool({
   name: 'list_files',
   title: 'List files',
-  description: 'Lists the files and folders in the session\'s /workspace (or a folder in it), with sizes.',
+  description: "Lists the files and folders in the session's /workspace (or a folder in it), with sizes.",
   input: {
     path: z.string().max(4096).optional().describe('Folder relative to /workspace (default: /workspace itself).'),
     session_id: sessionIdField,
@@ -26,12 +26,22 @@ export const listFiles = defineTool({
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async (args, kit) => {
     const listing = await kit.call('files.list', { sessionId: args.session_id, path: args.path ?? '' });
-    const entries = listing.entries.map((e) => ({ path: e.path, type: e.type, size: e.size, ...(e.modifiedAt ? { modified: e.modifiedAt } : {}) }));
+    const entries = listing.entries.map((e) => ({
+      path: e.path,
+      type: e.type,
+      size: e.size,
+      ...(e.modifiedAt ? { modified: e.modifiedAt } : {}),
+    }));
     const where = `/workspace${listing.path ? `/${listing.path}` : ''}`;
     const text =
       entries.length === 0
         ? `${where} is empty.`
-        : [`${where}:`, ...entries.map((e) => (e.type === 'directory' ? `${e.path}/` : `${e.path}  ${e.type === 'file' ? formatBytes(e.size) : e.type}`))].join('\n');
+        : [
+            `${where}:`,
+            ...entries.map((e) =>
+              e.type === 'directory' ? `${e.path}/` : `${e.path}  ${e.type === 'file' ? formatBytes(e.size) : e.type}`,
+            ),
+          ].join('\n');
     return { structured: { path: listing.path, entries }, text };
   },
 });

@@ -5,7 +5,8 @@ import { sessionLine, sessionSummarySchema, toSessionSummary } from '../session-
 export const listSessions = defineTool({
   name: 'list_sessions',
   title: 'List sessions',
-  description: 'Lists your sandbox sessions: id, language, environment, when created and last used, status and number of runs.',
+  description:
+    'Lists your sandbox sessions: id, language, environment, when created and last used, status and number of runs.',
   input: {},
   output: {
     sessions: z.array(sessionSummarySchema).describe('Your sessions, oldest first'),
@@ -13,7 +14,10 @@ export const listSessions = defineTool({
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async (_args, kit) => {
     const { sessions } = await kit.call('sessions.list', {});
-    const text = sessions.length === 0 ? 'No sessions yet. execute_code creates your default session on first use.' : sessions.map((s) => sessionLine(s)).join('\n');
+    const text =
+      sessions.length === 0
+        ? 'No sessions yet. execute_code creates your default session on first use.'
+        : sessions.map((s) => sessionLine(s)).join('\n');
     return { structured: { sessions: sessions.map(toSessionSummary) }, text };
   },
 });

@@ -7,7 +7,8 @@ import { formatBytes, sessionIdField } from '../tool-fields';
 export const readFile = defineTool({
   name: 'read_file',
   title: 'Read a file',
-  description: 'Reads a file from the session\'s /workspace. Text comes back as text; binary files as base64 (pictures are also shown as images).',
+  description:
+    "Reads a file from the session's /workspace. Text comes back as text; binary files as base64 (pictures are also shown as images).",
   input: {
     path: z.string().min(1).max(4096).describe('Path relative to /workspace, e.g. "results.csv".'),
     session_id: sessionIdField,
@@ -23,8 +24,13 @@ export const readFile = defineTool({
   run: async (args, kit) => {
     const file = await kit.call('files.read', { sessionId: args.session_id, path: args.path });
     const extra: ContentBlock[] =
-      file.encoding === 'base64' && isInlineImageMime(file.mime) && file.size <= MAX_INLINE_IMAGE_BYTES ? [{ type: 'image', data: file.content, mimeType: file.mime }] : [];
-    const text = file.encoding === 'utf8' ? file.content : `Binary file /workspace/${file.path} (${file.mime}, ${formatBytes(file.size)}), base64:\n${file.content}`;
+      file.encoding === 'base64' && isInlineImageMime(file.mime) && file.size <= MAX_INLINE_IMAGE_BYTES
+        ? [{ type: 'image', data: file.content, mimeType: file.mime }]
+        : [];
+    const text =
+      file.encoding === 'utf8'
+        ? file.content
+        : `Binary file /workspace/${file.path} (${file.mime}, ${formatBytes(file.size)}), base64:\n${file.content}`;
     return { structured: file, text, content: extra };
   },
 });

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
+import { withProgress } from '../progress-ticker';
 import { formatDuration, secondsToMs, sessionIdField } from '../tool-fields';
 
 export const runCommand = defineTool({
@@ -9,9 +10,18 @@ export const runCommand = defineTool({
     'Runs a shell command (sh -c) in the session\'s /workspace, e.g. "ls -la" or "python3 script.py arg", and returns its exit code, stdout and stderr. ' +
     'The sandbox has no network.',
   input: {
-    command: z.string().min(1).max(64 * 1024).describe('The command line, run with sh -c in /workspace.'),
+    command: z
+      .string()
+      .min(1)
+      .max(64 * 1024)
+      .describe('The command line, run with sh -c in /workspace.'),
     session_id: sessionIdField,
-    timeout_seconds: z.number().min(0.1).max(3_600).optional().describe('Kill the command after this many seconds (default: the session limit, usually 60).'),
+    timeout_seconds: z
+      .number()
+      .min(0.1)
+      .max(3_600)
+      .optional()
+      .describe('Kill the command after this many seconds (default: the session limit, usually 60).'),
   },
   output: {
     session_id: z.string().describe('Session it ran in'),
@@ -23,12 +33,31 @@ export const runCommand = defineTool({
   },
   // Any command may delete or overwrite files in the session (never outside it); no network.
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  run: async (args, kit) => {
-    const r = await kit.call('sessions.runCommand', { sessionId: args.session_id, command: args.command, timeoutMs: secondsToMs(args.timeout_seconds) });
+  run: async (args, kit, extra) => {
+    const r = await withProgress(extra, 'running the command', kit.log, () =>
+      kit.call('sessions.runCommand', {
+        sessionId: args.session_id,
+        command: args.command,
+        timeoutMs: secondsToMs(args.timeout_seconds),
+      }),
+    );
     const head = `exit code ${r.exitCode}${r.timedOut ? ' (timed out)' : ''} in ${formatDuration(r.durationMs)} (session ${r.sessionId})`;
-    const text = [head, r.stdout ? `stdout:\n${r.stdout.replace(/\n$/, '')}` : '', r.stderr ? `stderr:\n${r.stderr.replace(/\n$/, '')}` : ''].filter(Boolean).join('\n');
+    const text = [
+      head,
+      r.stdout ? `stdout:\n${r.stdout.replace(/\n$/, '')}` : '',
+      r.stderr ? `stderr:\n${r.stderr.replace(/\n$/, '')}` : '',
+    ]
+      .filter(Boolean)
+      .join('\n');
     return {
-      structured: { session_id: r.sessionId, exit_code: r.exitCode, stdout: r.stdout, stderr: r.stderr, timed_out: r.timedOut, duration_ms: r.durationMs },
+      structured: {
+        session_id: r.sessionId,
+        exit_code: r.exitCode,
+        stdout: r.stdout,
+        stderr: r.stderr,
+        timed_out: r.timedOut,
+        duration_ms: r.durationMs,
+      },
       text,
     };
   },

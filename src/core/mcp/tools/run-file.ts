@@ -8,7 +8,7 @@ export const runFile = defineTool({
   name: 'run_file',
   title: 'Run a file',
   description:
-    'Runs a script file from /workspace (e.g. one built with write_file) in the session, like execute_code with the file\'s content: what it defines stays available. ' +
+    "Runs a script file from /workspace (e.g. one built with write_file) in the session, like execute_code with the file's content: what it defines stays available. " +
     '.py files run in Python sessions; for anything else use run_command.',
   input: {
     path: z.string().min(1).max(4096).describe('The file to run, relative to /workspace (e.g. "main.py").'),
@@ -20,7 +20,12 @@ export const runFile = defineTool({
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   run: async (args, kit, extra) => {
     const result = await runFollowed(kit, extra, (executionId) =>
-      kit.call('sessions.runFile', { sessionId: args.session_id, path: args.path, timeoutMs: secondsToMs(args.timeout_seconds), executionId }),
+      kit.call('sessions.runFile', {
+        sessionId: args.session_id,
+        path: args.path,
+        timeoutMs: secondsToMs(args.timeout_seconds),
+        executionId,
+      }),
     );
     return executionToolOutput(result, kit);
   },

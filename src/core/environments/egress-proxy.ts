@@ -1,0 +1,272 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { SandpitError } from '../../shared/api/errors';
+import type { Logger } from '../log';
+import { withTimeout } from '../util/with-timeout';
+import { compileAllowList } from './egress-allow-list';
+import type { EgressConnector } from './egress-connector';
+import { guardedConnector } from './egress-connector';
+import { forwardRequest } from './egress-forward';
+import { endGracefully, rawResponse } from './egress-http';
+import { absoluteUriTarget, clientIdOf, connectTarget, refusalText } from './egress-target';
+import type { EgressRefusalReason, TargetDecision, TargetPolicy } from './egress-target';
+import { openTunnel } from './egress-tunnel';
+
+export { allowedHostsFromUrls, allowedPortsFromUrls } from './egress-allow-list';
+export type { EgressConnector } from './egress-connector';
+export type { EgressRefusalReason } from './egress-target';
+
+/** What `onRefused` receives; the payload of the proposed `egress.refused` event (client = sessionId). */
+export interface EgressRefusal {
+  host: string;
+  port: number;
+  /** ISO 8601. */
+  time: string;
+  reason: EgressRefusalReason;
+  /** The session id from `Proxy-Authorization: Basic base64("session:<id>")`, when the client sent one. Unverified. */
+  client?: string;
+}
+
+export interface EgressProxyOptions {
+  /** Bind address: the Docker network's gateway address for containers, or 127.0.0.1. */
+  host: string;
+  /** 0 = any free port. */
+  port: number;
+  /** Exact hostnames and `*.domain` wildcards, case-insensitive. IP literals only when listed exactly. */
+  allowedHosts: string[];
+  /** Upstream ports a client may reach. Default 443 and 80. */
+  allowedPorts?: number[];
+  /** Methods forwarded for plain-HTTP (absolute-URI) requests; CONNECT is separate. Default GET and HEAD. */
+  allowedMethods?: string[];
+  /** Called for every refused request, after the 403 is on its way. Must not throw (a throw is swallowed). */
+  onRefused(event: EgressRefusal): void;
+  /** Opens upstream connections for allowed hosts. Default: net.connect that never reaches loopback or link-local addresses. */
+  connect?: EgressConnector;
+  log: Logger;
+  /** Client connections open at once (tunnels included); more are dropped at accept. Default 256. */
+  maxConnections?: number;
+  /** A connection (client or upstream) with no bytes either way for this long is closed. Default 120 s. */
+  idleTimeoutMs?: number;
+  /** Time allowed to open an upstream connection. Default 15 s. */
+  connectTimeoutMs?: number;
+  /** Largest request head; more is a 431. Default 16 KiB. */
+  maxHeaderBytes?: number;
+}
+
+export interface EgressProxyStats {
+  /** Client connections open now. */
+  connections: number;
+  /** CONNECT tunnels open now. */
+  tunnels: number;
+  /** Tunnels opened plus plain-HTTP requests forwarded, since start. */
+  forwarded: number;
+  /** Requests refused, since start. */
+  refused: number;
+  /** Connections dropped at accept because maxConnections was reached, since start. */
+  dropped: number;
+}
+
+export interface RunningEgressProxy {
+  port: number;
+  address: string;
+  close(): Promise<void>;
+  /** Replaces the allow-list for new requests; throws INVALID_INPUT (and keeps the old list) on a bad entry. */
+  setAllowedHosts(hosts: string[]): void;
+  stats(): EgressProxyStats;
+}
+
+const DEFAULTS = { maxConnections: 256, idleTimeoutMs: 120_000, connectTimeoutMs: 15_000, maxHeaderBytes: 16 * 1024 };
+
+/**
+ * Sandpit's egress proxy for the `packages` network policy: an HTTP forward proxy that serves
+ * `CONNECT host:port` tunnels and absolute-URI plain-HTTP requests to allow-listed hosts only.
+ * Everything is decided from the request line before any lookup or connection; a refusal is a 403
+ * (header `X-Sandpit-Refused: <reason>`) plus `onRefused`.
+ *
+ * Clients point at it with `http://session:<sessionId>@<address>:<port>` (HTTP_PROXY / HTTPS_PROXY,
+ * `pip --proxy`, npm `--proxy` / `--https-proxy`). They then send
+ * `Proxy-Authorization: Basic base64("session:<sessionId>")`, and that id is the `client` of refusal
+ * events. It is a label, not a credential: nothing is authenticated, and requests without it work.
+ */
+export async function startEgressProxy(options: EgressProxyOptions): Promise<RunningEgressProxy> {
+  const log = options.log.child({ component: 'egress-proxy' });
+  const limits = {
+    maxConnections: options.maxConnections ?? DEFAULTS.maxConnections,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+    maxHeaderBytes: options.maxHeaderBytes ?? DEFAULTS.maxHeaderBytes,
+  };
+  const connector = options.connect ?? guardedConnector;
+  const methods = new Set((options.allowedMethods ?? ['GET', 'HEAD']).map((m) => m.toUpperCase()));
+  const ports = options.allowedPorts ?? [443, 80];
+  if (!ports.every((p) => Number.isInteger(p) && p >= 1 && p <= 65_535))
+    throw new SandpitError('INVALID_INPUT', `allowedPorts must be ports (1-65535): ${ports.join(', ')}`);
+  let policy: TargetPolicy = { allowList: compileAllowList(options.allowedHosts), allowedPorts: new Set(ports) };
+  const clients = new Set<Socket>();
+  const upstreams = new Set<Socket>();
+  const counts = { tunnels: 0, forwarded: 0, refused: 0, dropped: 0 };
+  const trackIn =
+    (set: Set<Socket>) =>
+    (socket: Socket): void => {
+      set.add(socket);
+      socket.once('close', () => set.delete(socket));
+    };
+  const track = trackIn(upstreams);
+
+  const report = (req: IncomingMessage, host: string, port: number, reason: EgressRefusalReason): void => {
+    counts.refused += 1;
+    const client = clientIdOf(req);
+    const event: EgressRefusal = {
+      host,
+      port,
+      time: new Date().toISOString(),
+      reason,
+      ...(client === undefined ? {} : { client }),
+    };
+    log.info('refused egress', { ...event });
+    try {
+      options.onRefused(event);
+    } catch (error) {
+      log.warn('onRefused listener failed', { message: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  const refuseOnSocket = (
+    req: IncomingMessage,
+    socket: Duplex,
+    host: string,
+    port: number,
+    reason: EgressRefusalReason,
+  ): void => {
+    endGracefully(socket, rawResponse(403, refusalText(host, port, reason), { 'X-Sandpit-Refused': reason }));
+    report(req, host, port, reason);
+  };
+  const refuseResponse = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    host: string,
+    port: number,
+    reason: EgressRefusalReason,
+  ): void => {
+    res.writeHead(403, {
+      'content-type': 'text/plain; charset=utf-8',
+      'x-sandpit-refused': reason,
+      connection: 'close',
+    });
+    res.end(`${refusalText(host, port, reason)}\n`);
+    report(req, host, port, reason);
+  };
+  const upstreamDeps = {
+    connector,
+    log,
+    track,
+    connectTimeoutMs: limits.connectTimeoutMs,
+    idleTimeoutMs: limits.idleTimeoutMs,
+  };
+
+  const server = createServer({ maxHeaderSize: limits.maxHeaderBytes, requireHostHeader: false });
+  server.maxConnections = limits.maxConnections;
+  server.timeout = limits.idleTimeoutMs;
+  server.headersTimeout = Math.min(20_000, limits.idleTimeoutMs);
+  server.requestTimeout = Math.min(60_000, limits.idleTimeoutMs);
+  server.on('connection', trackIn(clients));
+  server.on('drop', () => {
+    counts.dropped += 1;
+    log.debug('egress connection dropped: too many connections', { maxConnections: limits.maxConnections });
+  });
+
+  server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const decision: TargetDecision = connectTarget(policy, req.url ?? '');
+    if (!decision.ok) return refuseOnSocket(req, socket, decision.host, decision.port, decision.reason);
+    const { host, port } = decision.target;
+    log.debug('egress tunnel', { host, port, client: clientIdOf(req) });
+    openTunnel(socket as Socket, head, decision.target, {
+      ...upstreamDeps,
+      refuseForbiddenAddress: () => refuseOnSocket(req, socket, host, port, 'forbidden-address'),
+      onOpen: () => {
+        counts.tunnels += 1;
+        counts.forwarded += 1;
+      },
+      onClose: () => {
+        counts.tunnels -= 1;
+      },
+    });
+  });
+
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const decision = absoluteUriTarget(policy, req);
+    if (!decision.ok) return refuseResponse(req, res, decision.host, decision.port, decision.reason);
+    const { host, port } = decision.target;
+    if (!methods.has(req.method ?? '')) return refuseResponse(req, res, host, port, 'method-not-allowed');
+    counts.forwarded += 1;
+    log.debug('egress forward', { host, port, method: req.method, client: clientIdOf(req) });
+    forwardRequest(req, res, decision.target, {
+      ...upstreamDeps,
+      refuseForbiddenAddress: () => refuseResponse(req, res, host, port, 'forbidden-address'),
+    });
+  });
+
+  // `Upgrade:` on an absolute-URI request (websockets through the proxy): never.
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const decision = absoluteUriTarget(policy, req);
+    refuseOnSocket(
+      req,
+      socket,
+      decision.ok ? decision.target.host : decision.host,
+      decision.ok ? decision.target.port : decision.port,
+      'upgrade-not-supported',
+    );
+  });
+
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    log.debug('egress client error', { code: error.code, status });
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    endGracefully(
+      socket,
+      rawResponse(status, `Sandpit egress proxy: ${status === 431 ? 'request headers too large' : 'bad request'}`),
+    );
+  });
+
+  await withTimeout(
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, options.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    }),
+    10_000,
+    'starting the egress proxy',
+  );
+  server.on('error', (error) => log.error('egress proxy server error', { message: error.message }));
+  const bound = server.address() as AddressInfo;
+  log.info('egress proxy listening', {
+    address: bound.address,
+    port: bound.port,
+    allowedHosts: policy.allowList.entries,
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    port: bound.port,
+    address: bound.address,
+    close: (): Promise<void> => {
+      closing ??= withTimeout(
+        new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          for (const socket of [...clients, ...upstreams]) socket.destroy();
+        }),
+        10_000,
+        'closing the egress proxy',
+      ).then(() => log.info('egress proxy closed', { port: bound.port }));
+      return closing;
+    },
+    setAllowedHosts: (hosts: string[]): void => {
+      policy = { ...policy, allowList: compileAllowList(hosts) };
+      log.info('egress allow-list replaced', { allowedHosts: policy.allowList.entries });
+    },
+    stats: (): EgressProxyStats => ({ connections: clients.size, ...counts }),
+  };
+}

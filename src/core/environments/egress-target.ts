@@ -1,0 +1,127 @@
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import type { AllowList } from './egress-allow-list';
+import { isIpLike, normalizeHost } from './egress-allow-list';
+
+/** Why the proxy refused a request (the `reason` of an `egress.refused` event). */
+export type EgressRefusalReason =
+  | 'not-a-proxy-request'
+  | 'bad-target'
+  | 'scheme-not-supported'
+  | 'method-not-allowed'
+  | 'upgrade-not-supported'
+  | 'port-not-allowed'
+  | 'ip-literal-not-allowed'
+  | 'host-not-allowed'
+  | 'forbidden-address';
+
+const REASON_TEXT: Record<EgressRefusalReason, string> = {
+  'not-a-proxy-request': 'only CONNECT host:port and absolute-URI requests (GET http://host/...) are served',
+  'bad-target': 'the request target is not a valid host and port',
+  'scheme-not-supported': 'only http:// is forwarded; use CONNECT for https',
+  'method-not-allowed': 'this method is not forwarded',
+  'upgrade-not-supported': 'protocol upgrades are not forwarded',
+  'port-not-allowed': 'this port is not allowed',
+  'ip-literal-not-allowed': 'IP addresses are not on the allow-list',
+  'host-not-allowed': 'this host is not on the allow-list of package indexes',
+  'forbidden-address': 'this host resolves to a loopback or link-local address',
+};
+
+/** The body of a 403: what was refused and why, in plain words. */
+export function refusalText(host: string, port: number, reason: EgressRefusalReason): string {
+  return `Sandpit egress proxy refused ${host || '(no host)'}:${port}: ${REASON_TEXT[reason]} (${reason}).`;
+}
+
+export interface EgressTarget {
+  /** Normalized: lowercase, no brackets, no trailing dot. */
+  host: string;
+  port: number;
+  /** Path and query for a forwarded plain-HTTP request; undefined for a CONNECT tunnel. */
+  path?: string;
+}
+
+export type TargetDecision =
+  { ok: true; target: EgressTarget } | { ok: false; reason: EgressRefusalReason; host: string; port: number };
+
+export interface TargetPolicy {
+  allowList: AllowList;
+  allowedPorts: ReadonlySet<number>;
+}
+
+const AUTHORITY = /^(\[[0-9a-fA-F:.]+\]|[^:[\]/@\s]+):([0-9]{1,5})$/;
+
+function parsePort(text: string): number | undefined {
+  const port = Number(text);
+  return Number.isInteger(port) && port >= 1 && port <= 65_535 ? port : undefined;
+}
+
+/** Applies the host (IP literals included) and port rules. Pure: never resolves anything. */
+export function decideTarget(policy: TargetPolicy, rawHost: string, port: number, path?: string): TargetDecision {
+  const host = normalizeHost(rawHost);
+  if (host === undefined) return { ok: false, reason: 'bad-target', host: rawHost.slice(0, 256), port };
+  if (!policy.allowList.allows(host))
+    return { ok: false, reason: isIpLike(host) ? 'ip-literal-not-allowed' : 'host-not-allowed', host, port };
+  if (!policy.allowedPorts.has(port)) return { ok: false, reason: 'port-not-allowed', host, port };
+  return { ok: true, target: { host, port, ...(path === undefined ? {} : { path }) } };
+}
+
+/** The target of `CONNECT host:port`. */
+export function connectTarget(policy: TargetPolicy, requestTarget: string): TargetDecision {
+  const match = AUTHORITY.exec(requestTarget);
+  const port = match ? parsePort(match[2]!) : undefined;
+  if (!match || port === undefined)
+    return { ok: false, reason: 'bad-target', host: requestTarget.slice(0, 256), port: 0 };
+  return decideTarget(policy, match[1]!, port);
+}
+
+/** The target of an absolute-URI request (`GET http://host/path`). Origin-form (`GET /`) is not a proxy request. */
+export function absoluteUriTarget(policy: TargetPolicy, req: IncomingMessage): TargetDecision {
+  const raw = req.url ?? '';
+  const hostHeader = (req.headers.host ?? '').slice(0, 256);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(raw))
+    return { ok: false, reason: 'not-a-proxy-request', host: hostHeader, port: 0 };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: 'bad-target', host: hostHeader, port: 0 };
+  }
+  // WHATWG parsing already turned `0x7f.1` into 127.0.0.1 and IDNs into punycode; that host is what we connect to.
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  if (url.protocol !== 'http:')
+    return { ok: false, reason: 'scheme-not-supported', host, port: parsePort(url.port) ?? 0 };
+  const port = url.port === '' ? 80 : (parsePort(url.port) ?? 0);
+  return decideTarget(policy, host, port, `${url.pathname}${url.search}`);
+}
+
+/** `host:port` as it goes in a Host header. */
+export function hostHeaderOf(target: EgressTarget): string {
+  const host = isIP(target.host) === 6 ? `[${target.host}]` : target.host;
+  return target.port === 80 ? host : `${host}:${target.port}`;
+}
+
+const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+/**
+ * The session a request says it comes from: `Proxy-Authorization: Basic base64("session:<id>")`, as
+ * clients send it for a proxy URL `http://session:<id>@proxy:port`. Advisory only: it labels refusal
+ * events, it does not authenticate anything.
+ */
+export function clientIdOf(req: IncomingMessage): string | undefined {
+  const header = req.headers['proxy-authorization'];
+  const match = typeof header === 'string' ? /^Basic\s+([A-Za-z0-9+/=]{1,512})$/i.exec(header.trim()) : null;
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0 || decoded.slice(0, colon) !== 'session') return undefined;
+  const id = decodeURIComponentSafe(decoded.slice(colon + 1));
+  return CLIENT_ID.test(id) ? id : undefined;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,30 @@
+import { createHash } from 'node:crypto';
+import type { EnvironmentDefinition } from '../../shared/domain/environment';
+
+/** What goes into an environment's image; name, description, limits and network do not. */
+export type ImageInputs = Pick<EnvironmentDefinition, 'language' | 'base' | 'packages'>;
+
+function sortedUnique(values: readonly string[]): string[] {
+  return [...new Set(values)].sort();
+}
+
+/**
+ * The image identity of a definition: sha256 (hex) of a canonical JSON of its language, base,
+ * packages (sorted, per installer) and the tag of the base image it builds on. Two definitions
+ * with the same hash build the same image, so the image tag can be derived from it.
+ */
+export function definitionHash(definition: ImageInputs, baseImageTag: string): string {
+  // Keys in a fixed (sorted) order at every level: JSON.stringify keeps insertion order.
+  const canonical = {
+    base: definition.base,
+    baseImageTag,
+    language: definition.language,
+    packages: {
+      apt: sortedUnique(definition.packages.apt),
+      npm: sortedUnique(definition.packages.npm),
+      pip: sortedUnique(definition.packages.pip),
+    },
+    version: 1,
+  };
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}

@@ -1,0 +1,384 @@
+import { randomBytes } from 'node:crypto';
+import type { FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { SandpitError, toErrorBody } from '../../shared/api/errors';
+import {
+  BASES_BY_LANGUAGE,
+  defaultBaseFor,
+  ENVIRONMENT_ID,
+  environmentBuildSchema,
+  environmentImageSchema,
+  environmentPatchSchema,
+  environmentSchema,
+  resolveDefinition,
+} from '../../shared/domain/environment';
+import type { Environment, EnvironmentBuild, EnvironmentDefinition, EnvironmentImage, EnvironmentPatch } from '../../shared/domain/environment';
+import { createLogger } from '../log';
+import type { Logger } from '../log';
+import { SerialQueue } from '../util/serial-queue';
+import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
+import type { PresetDefinition, PresetOptions } from './environment-presets';
+import { parsePackageSpec } from './package-names';
+import type { PackageManager } from './package-names';
+
+export interface EnvironmentStoreOptions {
+  /** One `<id>.json` per environment, e.g. `$SANDPIT_HOME/environments`. Nothing is written outside it. */
+  dir: string;
+  /** Where corrupt files are reported. Default: the stderr logger. */
+  logger?: Logger;
+  /** Which presets to offer. Default `{ offlineBase: true }` (bases.json bootstraps python-data from Debian). */
+  presets?: PresetOptions;
+  /** Clock for createdAt/updatedAt (tests). */
+  now?: () => Date;
+}
+
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+const MAX_FILE_BYTES = 1024 * 1024;
+const FILE_NAME = /^([a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?)\.json$/;
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+function invalid(error: unknown, what: string): never {
+  if (error instanceof z.ZodError) throw new SandpitError('INVALID_INPUT', `Invalid ${what}: ${toErrorBody(error).message}`);
+  throw error;
+}
+
+/** A pip name as pip compares them (PEP 503); npm names compare as written. */
+function comparableName(name: string, manager: PackageManager): string {
+  return manager === 'pip' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name;
+}
+
+function checkSpecs(specs: string[], manager: PackageManager): string[] {
+  const seen = new Set<string>();
+  return specs.map((input) => {
+    const spec = parsePackageSpec(input, manager);
+    const key = comparableName(spec.name, manager);
+    if (seen.has(key)) throw new SandpitError('INVALID_INPUT', `"${spec.name}" is listed twice in the ${manager} packages`, { package: input });
+    seen.add(key);
+    return spec.raw;
+  });
+}
+
+/**
+ * Checks a definition completely: shape and cross-field rules (zod), then every pip and npm spec
+ * with parsePackageSpec (the first bad one is named), duplicates refused; specs come back normalised.
+ */
+export function validateDefinition(input: unknown): EnvironmentDefinition {
+  let definition: EnvironmentDefinition;
+  try {
+    definition = resolveDefinition(input);
+  } catch (error) {
+    invalid(error, 'environment');
+  }
+  const apt = definition.packages.apt;
+  const twice = apt.find((name, index) => apt.indexOf(name) !== index);
+  if (twice !== undefined) throw new SandpitError('INVALID_INPUT', `"${twice}" is listed twice in the apt packages`, { package: twice });
+  const { description, ...rest } = definition;
+  return {
+    ...rest,
+    packages: { pip: checkSpecs(definition.packages.pip, 'pip'), npm: checkSpecs(definition.packages.npm, 'npm'), apt: [...apt] },
+    ...(description ? { description } : {}),
+  };
+}
+
+/** A file-name-safe id from a display name: lowercase ASCII letters, digits and hyphens. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+/, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug === '' ? 'environment' : slug;
+}
+
+/** The definition part of an environment (what create and update accept). */
+function definitionOf(environment: Environment): EnvironmentDefinition {
+  const { name, language, base, packages, network, limits, description } = environment;
+  return { name, language, base, packages, network, limits, ...(description === undefined ? {} : { description }) };
+}
+
+/**
+ * Environments on disk: `<dir>/<id>.json` (0600, folder 0700), each written atomically (temp file,
+ * fsync, rename) one at a time. Presets live in code and are merged in; a preset's file only keeps
+ * its build state. Corrupt files are skipped with a warning, never fatal.
+ */
+export class EnvironmentStore {
+  readonly dir: string;
+  private readonly logger: Logger;
+  private readonly now: () => Date;
+  private readonly presets: PresetDefinition[];
+  private readonly writes = new SerialQueue();
+  /** Corrupt files already reported (path, size and mtime), so a polling list() logs each once. */
+  private readonly reported = new Set<string>();
+
+  constructor(options: EnvironmentStoreOptions) {
+    this.dir = resolve(options.dir);
+    this.logger = options.logger ?? createLogger({ component: 'environment-store' });
+    this.now = options.now ?? ((): Date => new Date());
+    this.presets = presetDefinitions(options.presets ?? { offlineBase: true });
+  }
+
+  /** Presets first (in their order), then the user's environments by name. */
+  async list(): Promise<Environment[]> {
+    const stored = await this.readAll();
+    const presets = this.presets.map((preset) => this.presetEnvironment(preset, stored.get(preset.id)));
+    const own = [...stored.values()]
+      .filter((environment) => !isPresetId(environment.id))
+      .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+    return [...presets, ...own];
+  }
+
+  async get(id: string): Promise<Environment> {
+    this.assertId(id);
+    const preset = this.presets.find((p) => p.id === id);
+    const stored = await this.readOne(id);
+    if (preset !== undefined) return this.presetEnvironment(preset, stored);
+    if (stored === undefined) throw new SandpitError('NOT_FOUND', `No environment "${id}"`);
+    return stored;
+  }
+
+  /** Adds an environment; its id is the slug of its name, with `-2`, `-3`… when taken. */
+  async create(input: unknown): Promise<Environment> {
+    const definition = validateDefinition(input);
+    return this.writes.run(async () => {
+      const at = this.now().toISOString();
+      const environment = this.record({ ...definition, id: await this.freeId(definition.name), preset: false, createdAt: at, updatedAt: at });
+      await this.write(environment);
+      this.logger.info('created environment', { environmentId: environment.id });
+      return environment;
+    });
+  }
+
+  /** A new, editable environment with the same definition (not the build state), named "<name> (copy)" by default. */
+  async copy(id: string, options: { name?: string } = {}): Promise<Environment> {
+    const source = await this.get(id);
+    return this.create({ ...definitionOf(source), name: options.name ?? `${source.name.slice(0, 57)} (copy)` });
+  }
+
+  /** Changes the definition; the last good image and the build state are kept (the hash tells if it is stale). */
+  async update(id: string, patch: unknown): Promise<Environment> {
+    this.assertId(id);
+    this.refusePreset(id, 'edited');
+    let change: EnvironmentPatch;
+    try {
+      change = environmentPatchSchema.parse(patch);
+    } catch (error) {
+      invalid(error, 'change');
+    }
+    return this.writes.run(async () => {
+      const current = await this.get(id);
+      const language = change.language ?? current.language;
+      // A new language that cannot run on the current base moves to its default base.
+      const base = change.base ?? (BASES_BY_LANGUAGE[language].includes(current.base) ? current.base : defaultBaseFor(language));
+      const description = change.description ?? current.description;
+      const definition = validateDefinition({
+        name: change.name ?? current.name,
+        language,
+        base,
+        packages: { ...current.packages, ...change.packages },
+        network: change.network ?? current.network,
+        limits: change.limits ?? current.limits,
+        ...(description ? { description } : {}),
+      });
+      const { image, build } = current;
+      const environment = this.record({
+        ...definition,
+        id,
+        preset: false,
+        createdAt: current.createdAt,
+        updatedAt: this.now().toISOString(),
+        ...(image ? { image } : {}),
+        ...(build ? { build } : {}),
+      });
+      await this.write(environment);
+      return environment;
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    this.assertId(id);
+    this.refusePreset(id, 'deleted');
+    await this.writes.run(async () => {
+      try {
+        await unlink(this.fileOf(id));
+      } catch (error) {
+        if (isMissing(error)) throw new SandpitError('NOT_FOUND', `No environment "${id}"`);
+        throw error;
+      }
+      this.logger.info('removed environment', { environmentId: id });
+    });
+  }
+
+  /** Records the builder's progress (presets too). Does not touch updatedAt. */
+  async setBuild(id: string, build: EnvironmentBuild): Promise<Environment> {
+    let checked: EnvironmentBuild;
+    try {
+      checked = environmentBuildSchema.parse(build);
+    } catch (error) {
+      invalid(error, 'build state');
+    }
+    return this.writes.run(async () => this.writeState(await this.get(id), { build: checked }));
+  }
+
+  /** Records the last image that built successfully (presets too). Does not touch updatedAt. */
+  async setImage(id: string, image: EnvironmentImage): Promise<Environment> {
+    let checked: EnvironmentImage;
+    try {
+      checked = environmentImageSchema.parse(image);
+    } catch (error) {
+      invalid(error, 'image');
+    }
+    return this.writes.run(async () => this.writeState(await this.get(id), { image: checked }));
+  }
+
+  private async writeState(current: Environment, state: { build?: EnvironmentBuild; image?: EnvironmentImage }): Promise<Environment> {
+    const environment = this.record({ ...current, ...state });
+    await this.write(environment);
+    return environment;
+  }
+
+  private assertId(id: string): void {
+    if (typeof id !== 'string' || !ENVIRONMENT_ID.test(id)) {
+      throw new SandpitError('INVALID_INPUT', `"${String(id)}" is not an environment id (1–48 lowercase letters, digits and hyphens)`);
+    }
+  }
+
+  private refusePreset(id: string, action: string): void {
+    if (isPresetId(id)) throw new SandpitError('CONFLICT', `"${id}" is a preset and cannot be ${action}; copy it instead`, { environmentId: id });
+  }
+
+  private presetEnvironment(preset: PresetDefinition, stored: Environment | undefined): Environment {
+    return this.record({
+      ...preset.definition,
+      id: preset.id,
+      preset: true,
+      createdAt: PRESET_TIMESTAMP,
+      updatedAt: PRESET_TIMESTAMP,
+      ...(stored?.image ? { image: stored.image } : {}),
+      ...(stored?.build ? { build: stored.build } : {}),
+    });
+  }
+
+  /** Fixes the key order of what is written and returned. */
+  private record(environment: Environment): Environment {
+    const { id, name, description, language, base, packages, network, limits, preset, createdAt, updatedAt, image, build } = environment;
+    return {
+      id,
+      name,
+      ...(description === undefined ? {} : { description }),
+      language,
+      base,
+      packages,
+      network,
+      limits,
+      preset,
+      createdAt,
+      updatedAt,
+      ...(image === undefined ? {} : { image }),
+      ...(build === undefined ? {} : { build }),
+    };
+  }
+
+  private fileOf(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  private async freeId(name: string): Promise<string> {
+    const slug = slugify(name);
+    const taken = new Set(await this.fileIds());
+    for (let n = 1; n < 1_000; n += 1) {
+      const id = n === 1 ? slug : `${slug}-${n}`;
+      if (!isPresetId(id) && !taken.has(id)) return id;
+    }
+    throw new SandpitError('CONFLICT', `Too many environments named like "${name}"`);
+  }
+
+  /** Ids of every `<id>.json` entry, readable or not (a corrupt file still holds its id). */
+  private async fileIds(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    return names.flatMap((name) => FILE_NAME.exec(name)?.[1] ?? []);
+  }
+
+  private async readAll(): Promise<Map<string, Environment>> {
+    const result = new Map<string, Environment>();
+    for (const id of await this.fileIds()) {
+      const environment = await this.readOne(id);
+      if (environment !== undefined) result.set(id, environment);
+    }
+    return result;
+  }
+
+  /** The stored environment, or undefined when missing or unreadable (logged). */
+  private async readOne(id: string): Promise<Environment | undefined> {
+    const path = this.fileOf(id);
+    let version = path;
+    const skip = (reason: string): undefined => {
+      if (!this.reported.has(version)) this.logger.warn('skipped a corrupt environment file', { path, reason });
+      this.reported.add(version);
+      return undefined;
+    };
+    try {
+      const info = await lstat(path);
+      version = `${path}:${info.size}:${info.mtimeMs}`;
+      if (!info.isFile()) return skip('not a regular file');
+      if (info.size > MAX_FILE_BYTES) return skip('too large');
+      const parsed = environmentSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+      if (!parsed.success) return skip(toErrorBody(parsed.error).message);
+      if (parsed.data.id !== id) return skip(`it holds environment "${parsed.data.id}"`);
+      const definition = validateDefinition(definitionOf(parsed.data));
+      // Presets live in code: a file can only claim to be one through its id.
+      return this.record({ ...parsed.data, ...definition, preset: isPresetId(id) });
+    } catch (error) {
+      if (isMissing(error)) return undefined;
+      return skip(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private async write(environment: Environment): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
+    const target = this.fileOf(environment.id);
+    const temp = join(this.dir, `.${environment.id}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      const handle = await open(temp, 'wx', FILE_MODE);
+      try {
+        await handle.writeFile(`${JSON.stringify(environment, null, 2)}\n`);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temp, target);
+    } catch (error) {
+      await unlink(temp).catch(() => undefined);
+      this.logger.error('failed to write an environment', { environmentId: environment.id, error: String(error) });
+      throw error;
+    }
+    await syncFolder(this.dir);
+  }
+}
+
+/** Flushes the folder's entries (the rename) to disk where the platform allows it. */
+async function syncFolder(path: string): Promise<void> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(path, 'r');
+    await handle.sync();
+  } catch {
+    // Not supported everywhere (Windows); the rename itself is still atomic.
+  } finally {
+    await handle?.close();
+  }
+}

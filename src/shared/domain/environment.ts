@@ -1,0 +1,207 @@
+import { z } from 'zod';
+import { partialLimitsSchema } from './limits';
+import { packageSpecSchema } from './packages';
+import { languageSchema } from './session';
+import type { Language } from './session';
+
+/**
+ * Environments: a language, a base image flavour, packages and a network policy, built to an image
+ * tagged by the hash of what goes into it (DESIGN §4).
+ *
+ * These schemas check shape only (lengths, enums, the apt name rule, which installer fits which
+ * language). Every pip and npm spec is checked further by the store with `parsePackageSpec` (core:
+ * shared code may not import core), which also normalises it, so a definition is only trusted once
+ * the store has accepted it.
+ */
+
+export const NETWORK_POLICY_MEANINGS = {
+  none: 'No network at all (the default): the session reaches nothing outside its container',
+  packages: "Only the configured package indexes (pip, npm), through Sandpit's egress proxy",
+  open: 'Unrestricted outbound network',
+} as const;
+
+export const networkPolicySchema = z
+  .enum(['none', 'packages', 'open'])
+  .describe(
+    `Network access of sessions: ${Object.entries(NETWORK_POLICY_MEANINGS)
+      .map(([policy, meaning]) => `"${policy}" = ${meaning}`)
+      .join('; ')}`,
+  );
+export type NetworkPolicy = z.infer<typeof networkPolicySchema>;
+
+/** Executor image flavours (executor-image/bases.json). */
+export const ENVIRONMENT_BASES = ['python', 'python-data', 'node'] as const;
+export const environmentBaseSchema = z
+  .enum(ENVIRONMENT_BASES)
+  .describe('Executor image flavour: "python", "python-data" (python with numpy, pandas, matplotlib) or "node"');
+export type EnvironmentBase = z.infer<typeof environmentBaseSchema>;
+
+/** The bases a language can run on; the first is its default. */
+export const BASES_BY_LANGUAGE: Record<Language, readonly EnvironmentBase[]> = {
+  python: ['python', 'python-data'],
+  javascript: ['node'],
+  bash: ['python', 'python-data', 'node'],
+};
+
+export function defaultBaseFor(language: Language): EnvironmentBase {
+  return BASES_BY_LANGUAGE[language][0]!;
+}
+
+/** Debian package names (policy §5.6.1), at least two characters. */
+export const APT_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
+export const ENVIRONMENT_ID = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
+const MAX_PACKAGES = 200;
+
+const aptNameSchema = z.string().max(100).regex(APT_NAME, 'apt package names are lowercase letters, digits and + . -');
+const packageListsSchema = z.object({
+  pip: z.array(packageSpecSchema).max(MAX_PACKAGES).default([]).describe('pip requirements, e.g. "numpy==2.1.0" (python, bash)'),
+  npm: z.array(packageSpecSchema).max(MAX_PACKAGES).default([]).describe('npm packages, e.g. "lodash@4" (javascript)'),
+  apt: z.array(aptNameSchema).max(MAX_PACKAGES).default([]).describe('Debian packages baked into the image'),
+});
+export type PackageLists = z.infer<typeof packageListsSchema>;
+
+const nameSchema = z
+  .string()
+  .trim()
+  .min(1)
+  .max(64)
+  .regex(/^[^\p{Cc}]*$/u, 'a name cannot contain control characters')
+  .describe('Display name');
+const descriptionSchema = z.string().max(1_000).describe('What the environment is for');
+
+/** Fields shared by the definition (input and resolved) and the stored environment. */
+const definitionShape = {
+  name: nameSchema,
+  language: languageSchema,
+  packages: packageListsSchema.default({ pip: [], npm: [], apt: [] }),
+  network: networkPolicySchema.default('none'),
+  limits: partialLimitsSchema.default({}).describe('Default limits of sessions in this environment'),
+  description: descriptionSchema.optional(),
+};
+
+interface RuleInput {
+  language: Language;
+  base?: EnvironmentBase | undefined;
+  packages: { pip: string[]; npm: string[] };
+}
+
+/** Cross-field rules: the installer must fit the language, the base must run it. */
+function checkDefinitionRules(value: RuleInput, ctx: z.RefinementCtx): void {
+  const { language, base, packages } = value;
+  if (packages.pip.length > 0 && language === 'javascript') {
+    ctx.addIssue({ code: 'custom', path: ['packages', 'pip'], message: 'pip packages need language python or bash' });
+  }
+  if (packages.npm.length > 0 && language !== 'javascript') {
+    ctx.addIssue({ code: 'custom', path: ['packages', 'npm'], message: 'npm packages need language javascript' });
+  }
+  if (base !== undefined && !BASES_BY_LANGUAGE[language].includes(base)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['base'],
+      message: `${language} runs on base ${BASES_BY_LANGUAGE[language].map((b) => `"${b}"`).join(' or ')}, not "${base}"`,
+    });
+  }
+}
+
+/**
+ * What a caller sends to create an environment. `base` may be left out: it defaults by language
+ * (python → python, javascript → node, bash → python); see `resolveDefinition`. No transforms, so
+ * the schema converts to JSON Schema (MCP, forms) as it is.
+ */
+export const environmentDefinitionInputSchema = z
+  .object({
+    ...definitionShape,
+    base: environmentBaseSchema.optional().describe('Executor image flavour; default by language: python → python, javascript → node, bash → python'),
+  })
+  .superRefine(checkDefinitionRules);
+export type EnvironmentDefinitionInput = z.input<typeof environmentDefinitionInputSchema>;
+
+/** A definition with its base resolved: what is stored and hashed. */
+export const environmentDefinitionSchema = z
+  .object({ ...definitionShape, base: environmentBaseSchema })
+  .superRefine(checkDefinitionRules);
+export type EnvironmentDefinition = z.output<typeof environmentDefinitionSchema>;
+
+/** Parses a definition (throws a ZodError) and fills in the default base of its language. */
+export function resolveDefinition(input: unknown): EnvironmentDefinition {
+  const parsed = environmentDefinitionInputSchema.parse(input);
+  return { ...parsed, base: parsed.base ?? defaultBaseFor(parsed.language) };
+}
+
+/**
+ * A change to an environment: every field optional, none defaulted. `packages` replaces the lists it
+ * names (the others stay), `limits` replaces the limits, an empty `description` removes it.
+ */
+export const environmentPatchSchema = z.object({
+  name: nameSchema.optional(),
+  language: languageSchema.optional(),
+  base: environmentBaseSchema.optional(),
+  packages: z
+    .object({
+      pip: z.array(packageSpecSchema).max(MAX_PACKAGES).optional(),
+      npm: z.array(packageSpecSchema).max(MAX_PACKAGES).optional(),
+      apt: z.array(aptNameSchema).max(MAX_PACKAGES).optional(),
+    })
+    .optional(),
+  network: networkPolicySchema.optional(),
+  limits: partialLimitsSchema.optional(),
+  description: descriptionSchema.optional(),
+});
+export type EnvironmentPatch = z.infer<typeof environmentPatchSchema>;
+
+export const environmentIdSchema = z
+  .string()
+  .regex(ENVIRONMENT_ID, 'an environment id is 1–48 lowercase letters, digits and inner hyphens')
+  .describe('Environment id (a slug of its name)');
+
+/** The last image that built successfully. */
+export const environmentImageSchema = z.object({
+  tag: z.string().min(1).max(256),
+  builtAt: z.string(),
+  hash: z.string().regex(/^[a-f0-9]{64}$/).describe('definitionHash of what the image was built from'),
+});
+export type EnvironmentImage = z.infer<typeof environmentImageSchema>;
+
+export const BUILD_STATES = ['idle', 'building', 'failed', 'ready'] as const;
+export const buildStateSchema = z.enum(BUILD_STATES);
+export type BuildState = z.infer<typeof buildStateSchema>;
+
+export const environmentBuildSchema = z.object({
+  state: buildStateSchema,
+  error: z.string().max(10_000).optional().describe('Why the last build failed, in plain words'),
+  failedPackage: z.string().max(200).optional().describe('The package that could not be installed'),
+  startedAt: z.string().optional(),
+  finishedAt: z.string().optional(),
+});
+export type EnvironmentBuild = z.infer<typeof environmentBuildSchema>;
+
+export const environmentSchema = z
+  .object({
+    ...definitionShape,
+    base: environmentBaseSchema,
+    id: environmentIdSchema,
+    preset: z.boolean().describe('Built in: cannot be edited or deleted, only copied'),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    image: environmentImageSchema.optional(),
+    build: environmentBuildSchema.optional(),
+  })
+  .superRefine(checkDefinitionRules);
+export type Environment = z.infer<typeof environmentSchema>;
+
+/** A line of an imported file that Sandpit does not install, and why (never dropped silently). */
+export const unsupportedEntrySchema = z.object({
+  line: z.number().int().min(1),
+  text: z.string(),
+  reason: z.string(),
+});
+export type UnsupportedEntry = z.infer<typeof unsupportedEntrySchema>;
+
+/** What an import of requirements.txt, package.json or environment.yml yields. */
+export const importedDependenciesSchema = z.object({
+  language: languageSchema.describe('The language the file implies'),
+  name: z.string().optional().describe('A name found in the file (package.json, environment.yml)'),
+  packages: z.object({ pip: z.array(z.string()), npm: z.array(z.string()) }),
+  unsupported: z.array(unsupportedEntrySchema),
+});
+export type ImportedDependencies = z.infer<typeof importedDependenciesSchema>;
