@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|throughput|memory …]`): runs the benchmarks
+ * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory …]`): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
 import { disposeAll, progress, pythonImage } from './harness';
+import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
@@ -21,10 +22,11 @@ import * as throughput from './throughput';
 const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   startup: startup.run,
   'round-trip': roundTrip.run,
+  'mcp-round-trip': mcpRoundTrip.run,
   throughput: throughput.run,
   memory: memory.run,
 };
-const ALIASES: Record<string, string> = { roundtrip: 'round-trip', 'round_trip': 'round-trip', mem: 'memory' };
+const ALIASES: Record<string, string> = { roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory' };
 
 function gitCommit(): string | undefined {
   try {

@@ -14,6 +14,11 @@ import type { InstanceIdentity } from './docker/labels';
 import { reapDeadInstances } from './docker/reaper';
 import { ArtifactStore } from './files/artifact-store';
 import { createLogger } from './log';
+import type { EgressAccess, EnvironmentServices } from './api/environment-handlers';
+import { ensureExecutorImage } from './docker/image-builder';
+import { resolveBaseSource } from './docker/image-bases';
+import { EnvironmentBuilder } from './environments/environment-builder';
+import { EnvironmentStore } from './environments/environment-store';
 import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 
@@ -25,6 +30,7 @@ export interface Sandpit {
   engine: EngineMonitor;
   sessions: SessionManager;
   artifacts: ArtifactStore;
+  environments: EnvironmentServices;
   identity: InstanceIdentity;
   log: Logger;
   /** Stops every session, removes this instance's containers and volumes, runs the reaper. */
@@ -53,6 +59,17 @@ export async function createSandpit(config: SandpitConfig, options: CreateSandpi
   const events = new DaemonEvents(docker, identity.instanceId, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
   const sessions = new SessionManager({ config, docker, events, engine, bus, artifacts, identity, instanceDir, log });
+  const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
+  let egress: EgressAccess | undefined;
+  const builder = new EnvironmentBuilder({
+    docker,
+    store: environmentStore,
+    bus,
+    log,
+    baseImage: (base) => ensureExecutorImage(docker, base, { imagesDir: config.imagesDir }),
+    settings: () => ({ pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, buildNetwork: config.installNetwork, proxyEnv: egress?.env() }),
+  });
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => egress };
 
   engine.onChange((status) => bus.emit('engine.status', status));
   events.onLost(() => void engine.check());
@@ -75,7 +92,8 @@ export async function createSandpit(config: SandpitConfig, options: CreateSandpi
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, docker, artifacts, bus }),
+    api: createSandpitApi({ config, sessions, engine, docker, artifacts, bus, environments }),
+    environments,
     bus,
     docker,
     engine,

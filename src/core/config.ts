@@ -38,6 +38,8 @@ export interface SandpitConfig {
   /** Docker network the short-lived package installer joins (sessions themselves have none). */
   installNetwork: string;
   installTimeoutMs: number;
+  /** The executor-image/ folder (Dockerfiles, agents); default: the repository's. */
+  imagesDir?: string;
 }
 
 /** The data folder: $SANDPIT_HOME, else the OS's app-data folder for "Sandpit" (as Electron's userData). */

@@ -1,5 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
+import type { PartialLimits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/session';
 import type { SandpitConfig } from '../config';
 import type { DockerClient } from '../docker/docker-client';
@@ -9,6 +10,8 @@ import type { SessionManager } from '../sessions/session-manager';
 import type { EventBus } from './event-bus';
 import { parsePackageSpecs } from '../environments/package-names';
 import { DefaultSessions } from './default-sessions';
+import { environmentHandlers, networkFor } from './environment-handlers';
+import type { EnvironmentServices } from './environment-handlers';
 import { fileHandlers } from './file-handlers';
 import { packageHandlers } from './package-handlers';
 import { runHandlers } from './run-handlers';
@@ -34,6 +37,21 @@ export interface SandpitApiDeps {
   docker: DockerClient;
   artifacts: ArtifactStore;
   bus: EventBus;
+  environments: EnvironmentServices;
+}
+
+/** Image, language, limits and network of a new session: from its environment, when it names one. */
+async function createFromEnvironment(
+  input: MethodParsedInput<'sessions.create'>,
+  services: EnvironmentServices,
+): Promise<{ language?: Language; image?: string; environment?: string; baseLimits?: PartialLimits; network?: string; containerEnv?: Record<string, string> }> {
+  if (!input.environment) return { language: input.language, image: input.image };
+  const env = await services.store.get(input.environment);
+  if (input.language && input.language !== env.language) {
+    throw new SandpitError('INVALID_INPUT', `The environment "${env.name}" is for ${env.language}, not ${input.language}.`);
+  }
+  const image = await services.builder.imageFor(env.id);
+  return { language: env.language, image, environment: env.id, baseLimits: env.limits, ...networkFor(env.network, services) };
 }
 
 /** What the per-area handler files receive: the deps plus session resolution with ownership. */
@@ -69,9 +87,9 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
         }
         parsePackageSpecs(input.dependencies, 'pip');
       }
+      const fromEnv = await createFromEnvironment(input, deps.environments);
       return sessions.create({
-        language: input.language,
-        image: input.image,
+        ...fromEnv,
         limits: input.limits,
         client: input.client ?? context.client,
         owner: context.principal,
@@ -110,6 +128,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...runHandlers(kit),
     ...packageHandlers(kit),
     ...fileHandlers(kit),
+    ...environmentHandlers(kit, deps.environments),
     'artifacts.list': async ({ sessionId, limit }, context) => {
       if (sessionId) sessions.access(sessionId, context.principal);
       else if (context.principal !== undefined) {

@@ -35,6 +35,9 @@ export interface DockerClient {
   createNetwork(spec: NetworkSpec): Promise<string>;
   removeNetwork(id: string): Promise<void>;
   connectNetwork(networkId: string, containerId: string, aliases?: string[]): Promise<void>;
+  /** The network's id, name, labels and IPv4 subnets with their gateways, or undefined when there is no such network. */
+  inspectNetwork(idOrName: string): Promise<NetworkInfo | undefined>;
+  listNetworks(labels: Record<string, string | true>): Promise<NetworkSummary[]>;
 
   /** Follows the engine's events for containers with these labels; returns a stop function. */
   watchEvents(labels: Record<string, string | true>, onEvent: (event: EngineEvent) => void, onEnd: (error?: Error) => void): Promise<() => void>;
@@ -100,6 +103,18 @@ export interface NetworkSpec {
   name: string;
   labels: Record<string, string>;
   internal: boolean;
+}
+
+export interface NetworkSummary {
+  id: string;
+  name: string;
+  labels: Record<string, string>;
+}
+
+export interface NetworkInfo extends NetworkSummary {
+  internal: boolean;
+  /** IPAM config entries: `subnet` in CIDR form and the `gateway` address (the host's address on a bridge). */
+  subnets: Array<{ subnet: string; gateway?: string }>;
 }
 
 export interface ImageInfo {

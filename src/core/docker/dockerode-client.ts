@@ -17,7 +17,9 @@ import type {
   ExecOptions,
   ExecResult,
   ImageInfo,
+  NetworkInfo,
   NetworkSpec,
+  NetworkSummary,
   VolumeSpec,
   VolumeSummary,
 } from './docker-client';
@@ -398,6 +400,29 @@ export class DockerodeClient implements DockerClient {
     });
   }
 
+  async inspectNetwork(idOrName: string): Promise<NetworkInfo | undefined> {
+    return this.call('inspect network', { network: idOrName }, async () => {
+      try {
+        const n = (await this.docker.getNetwork(idOrName).inspect()) as RawNetwork;
+        return {
+          ...networkSummary(n),
+          internal: n.Internal === true,
+          subnets: (n.IPAM?.Config ?? []).flatMap((c) => (c.Subnet ? [{ subnet: c.Subnet, ...(c.Gateway ? { gateway: c.Gateway } : {}) }] : [])),
+        };
+      } catch (error) {
+        if ((error as { statusCode?: number }).statusCode === 404) return undefined;
+        throw error;
+      }
+    });
+  }
+
+  async listNetworks(labels: Record<string, string | true>): Promise<NetworkSummary[]> {
+    return this.call('list networks', { labels }, async () => {
+      const list = (await this.docker.listNetworks({ filters: JSON.stringify({ label: labelFilters(labels) }) })) as RawNetwork[];
+      return list.map(networkSummary);
+    });
+  }
+
   async watchEvents(
     labels: Record<string, string | true>,
     onEvent: (event: EngineEvent) => void,
@@ -469,6 +494,18 @@ export function demuxBuffer(raw: Buffer, maxBytes: number): { stdout: string; st
     }
   }
   return { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+}
+
+interface RawNetwork {
+  Id: string;
+  Name: string;
+  Internal?: boolean;
+  Labels?: Record<string, string> | null;
+  IPAM?: { Config?: Array<{ Subnet?: string; Gateway?: string }> | null };
+}
+
+function networkSummary(n: RawNetwork): NetworkSummary {
+  return { id: n.Id, name: n.Name, labels: n.Labels ?? {} };
 }
 
 function splitTag(tag: string): [string, string] {

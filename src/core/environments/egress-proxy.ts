@@ -72,12 +72,21 @@ export interface RunningEgressProxy {
   port: number;
   address: string;
   close(): Promise<void>;
-  /** Replaces the allow-list for new requests; throws INVALID_INPUT (and keeps the old list) on a bad entry. */
-  setAllowedHosts(hosts: string[]): void;
+  /**
+   * Replaces the allow-list (and, when given, the allowed ports) for new requests; throws
+   * INVALID_INPUT and keeps the old policy on a bad entry.
+   */
+  setAllowedHosts(hosts: string[], ports?: number[]): void;
   stats(): EgressProxyStats;
 }
 
 const DEFAULTS = { maxConnections: 256, idleTimeoutMs: 120_000, connectTimeoutMs: 15_000, maxHeaderBytes: 16 * 1024 };
+
+function checkedPorts(ports: number[]): ReadonlySet<number> {
+  if (!ports.every((p) => Number.isInteger(p) && p >= 1 && p <= 65_535))
+    throw new SandpitError('INVALID_INPUT', `allowedPorts must be ports (1-65535): ${ports.join(', ')}`);
+  return new Set(ports);
+}
 
 /**
  * Sandpit's egress proxy for the `packages` network policy: an HTTP forward proxy that serves
@@ -100,10 +109,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
   };
   const connector = options.connect ?? guardedConnector;
   const methods = new Set((options.allowedMethods ?? ['GET', 'HEAD']).map((m) => m.toUpperCase()));
-  const ports = options.allowedPorts ?? [443, 80];
-  if (!ports.every((p) => Number.isInteger(p) && p >= 1 && p <= 65_535))
-    throw new SandpitError('INVALID_INPUT', `allowedPorts must be ports (1-65535): ${ports.join(', ')}`);
-  let policy: TargetPolicy = { allowList: compileAllowList(options.allowedHosts), allowedPorts: new Set(ports) };
+  let policy: TargetPolicy = {
+    allowList: compileAllowList(options.allowedHosts),
+    allowedPorts: checkedPorts(options.allowedPorts ?? [443, 80]),
+  };
   const clients = new Set<Socket>();
   const upstreams = new Set<Socket>();
   const counts = { tunnels: 0, forwarded: 0, refused: 0, dropped: 0 };
@@ -263,9 +272,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
       ).then(() => log.info('egress proxy closed', { port: bound.port }));
       return closing;
     },
-    setAllowedHosts: (hosts: string[]): void => {
-      policy = { ...policy, allowList: compileAllowList(hosts) };
-      log.info('egress allow-list replaced', { allowedHosts: policy.allowList.entries });
+    setAllowedHosts: (hosts: string[], ports?: number[]): void => {
+      const allowList = compileAllowList(hosts);
+      policy = { allowList, allowedPorts: ports === undefined ? policy.allowedPorts : checkedPorts(ports) };
+      log.info('egress allow-list replaced', { allowedHosts: allowList.entries, allowedPorts: [...policy.allowedPorts] });
     },
     stats: (): EgressProxyStats => ({ connections: clients.size, ...counts }),
   };

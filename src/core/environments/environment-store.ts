@@ -14,7 +14,14 @@ import {
   environmentSchema,
   resolveDefinition,
 } from '../../shared/domain/environment';
-import type { Environment, EnvironmentBuild, EnvironmentDefinition, EnvironmentImage, EnvironmentPatch } from '../../shared/domain/environment';
+import type {
+  Environment,
+  EnvironmentBuild,
+  EnvironmentDefinition,
+  EnvironmentDefinitionInput,
+  EnvironmentImage,
+  EnvironmentPatch,
+} from '../../shared/domain/environment';
 import { createLogger } from '../log';
 import type { Logger } from '../log';
 import { SerialQueue } from '../util/serial-queue';
@@ -146,7 +153,7 @@ export class EnvironmentStore {
   }
 
   /** Adds an environment; its id is the slug of its name, with `-2`, `-3`… when taken. */
-  async create(input: unknown): Promise<Environment> {
+  async create(input: EnvironmentDefinitionInput): Promise<Environment> {
     const definition = validateDefinition(input);
     return this.writes.run(async () => {
       const at = this.now().toISOString();
@@ -164,7 +171,7 @@ export class EnvironmentStore {
   }
 
   /** Changes the definition; the last good image and the build state are kept (the hash tells if it is stale). */
-  async update(id: string, patch: unknown): Promise<Environment> {
+  async update(id: string, patch: EnvironmentPatch): Promise<Environment> {
     this.assertId(id);
     this.refusePreset(id, 'edited');
     let change: EnvironmentPatch;

@@ -16,6 +16,18 @@ export interface InstallSettings {
   /** Docker network the short-lived installer joins; the session itself stays on NetworkMode none. */
   installNetwork: string;
   installTimeoutMs: number;
+  /** Sandpit's egress proxy: when present the installer joins its network (not installNetwork) and reaches the index through it. */
+  proxy?: InstallProxy;
+}
+
+/** What the installer needs of the egress gateway (`EgressGateway.installerProxy(sessionId)` builds it). */
+export interface InstallProxy {
+  /** The internal Docker network whose gateway address the proxy listens on. */
+  network: string;
+  /** HTTP(S)_PROXY and friends, pointing at the proxy. */
+  env: Record<string, string>;
+  /** Passed to pip as `--proxy` (`http://session:<id>@<gateway>:<port>`). */
+  pipProxyUrl: string;
 }
 
 export interface InstallTarget {
@@ -36,9 +48,10 @@ const MAX_LOG_BYTES = 256 * 1024;
 function pipArgv(specs: PackageSpec[], settings: InstallSettings): string[] {
   const index = new URL(settings.pipIndexUrl);
   const trusted = index.protocol === 'http:' ? ['--trusted-host', index.hostname] : [];
+  const proxy = settings.proxy ? ['--proxy', settings.proxy.pipProxyUrl] : [];
   return [
     PIP, '-m', 'pip', 'install', '--no-cache-dir', '--disable-pip-version-check', '--no-input', '--upgrade',
-    '--target', PACKAGES_DIR, '--index-url', settings.pipIndexUrl, ...trusted, '--', ...specs.map((s) => s.raw),
+    '--target', PACKAGES_DIR, '--index-url', settings.pipIndexUrl, ...trusted, ...proxy, '--', ...specs.map((s) => s.raw),
   ];
 }
 
@@ -51,8 +64,9 @@ function pipError(stderr: string, stdout: string): string {
 
 /**
  * Installs pip packages for a session in a short-lived helper container: same image, argv only
- * (never a shell), writing into the session's package volume, on the install network. The session
- * container itself never gets a network.
+ * (never a shell), writing into the session's package volume, on the install network — or, with
+ * `settings.proxy`, on the egress network through Sandpit's proxy. The session container itself
+ * never gets a network.
  */
 export async function installPipPackages(deps: InstallerDeps, target: InstallTarget, specs: PackageSpec[], settings: InstallSettings): Promise<PackageOutcome[]> {
   const runOnce = async (batch: PackageSpec[]): Promise<{ ok: boolean; error?: string }> => {
@@ -61,10 +75,10 @@ export async function installPipPackages(deps: InstallerDeps, target: InstallTar
       image: target.image,
       limits: { ...DEFAULT_LIMITS, memoryMb: 1024, pids: 512, tmpMb: 1024, cpus: 2 },
       labels: sessionLabels(deps.identity, target.sessionId, { [LABEL.role]: 'installer' }),
-      network: settings.installNetwork,
+      network: settings.proxy?.network ?? settings.installNetwork,
       volumes: { [target.packagesVolume]: PACKAGES_DIR },
       cmd: pipArgv(batch, settings),
-      env: { HOME: '/tmp', TMPDIR: '/tmp', PIP_NO_WARN_SCRIPT_LOCATION: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      env: { ...settings.proxy?.env, HOME: '/tmp', TMPDIR: '/tmp', PIP_NO_WARN_SCRIPT_LOCATION: '1', PYTHONDONTWRITEBYTECODE: '1' },
     });
     spec.user = SANDBOX_USER;
     spec.openStdin = false;

@@ -36,6 +36,8 @@ export interface ContainerSessionOptions {
   /** After an interrupt, how long the code has to stop before the container is killed. */
   graceMs: number;
   network?: string;
+  /** Extra container environment variables (e.g. the egress proxy). */
+  env?: Record<string, string>;
   runtime?: string;
   extraLabels?: Record<string, string>;
 }
@@ -110,6 +112,7 @@ export class ContainerSession {
         volumes: { [this.packagesVolume]: PACKAGES_DIR },
         agentHostDir: this.agentDir,
         network: this.options.network,
+        env: this.options.env,
         runtime: this.options.runtime,
       });
       this.containerId = await docker.createContainer(spec);

@@ -30,7 +30,7 @@ describe('limits and timeouts', () => {
     const r = await sp.sessions.execute(id, 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', { timeoutMs: 1_500 });
     expect(r.status).toBe('timeout');
     expect(r.stateLost).toBe(true);
-    expect(r.message).toMatch(/variables were lost/);
+    expect(r.message).toMatch(/variables and the files in \/workspace were lost/);
     expect(Date.now() - started).toBeLessThan(1_500 + 2_000 + 10_000);
     const after = await sp.sessions.execute(id, "'lost' in globals()");
     expect(after.result).toBe('False');

@@ -27,7 +27,7 @@ describe('a container that dies mid-run', () => {
     await sp.docker.killContainer(info.containerId, 'SIGKILL');
     const error = await running.then(() => undefined, (e: unknown) => e);
     expect(isSandpitError(error, 'CONTAINER_DIED')).toBe(true);
-    expect((error as Error).message).toMatch(/variables were lost/);
+    expect((error as Error).message).toMatch(/variables and the files in \/workspace were lost/);
     const next = await sp.sessions.execute(info.id, "'x' in globals(), 2 + 2");
     expect(next.status).toBe('ok');
     expect(next.result).toBe('(False, 4)');

@@ -39,6 +39,23 @@ export interface CreateSessionInput {
   /** Who may use the session (an MCP session, a token); undefined = the panel only. */
   owner?: string;
   idleTtlMs?: number;
+  /** The environment the session comes from (its image, limits and network are resolved by the caller). */
+  environment?: string;
+  /** Docker network to join (environments with policy packages or open); default none. */
+  network?: string;
+  /** Extra container environment variables (e.g. the egress proxy for policy packages). */
+  containerEnv?: Record<string, string>;
+  /** The environment's default limits, under the caller's overrides. */
+  baseLimits?: PartialLimits;
+}
+
+/** Everything that makes two sessions interchangeable: a warm pool holds containers of one template. */
+interface SessionTemplate {
+  language: Language;
+  image: string;
+  limits: Limits;
+  network?: string;
+  env?: Record<string, string>;
 }
 
 interface ManagedSession {
@@ -52,6 +69,7 @@ interface ManagedSession {
   runs: number;
   fromPool: boolean;
   client?: string;
+  environment?: string;
   owner?: string;
   idleTtlMs: number;
   packages: string[];
@@ -99,7 +117,7 @@ export class SessionManager {
     if (this.deps.config.poolSize <= 0) return;
     for (const language of languages) {
       const image = this.deps.config.images[language];
-      if (image) void this.poolFor(language, image, this.deps.config.defaultLimits).refill();
+      if (image) void this.poolFor({ language, image, limits: this.deps.config.defaultLimits }).refill();
     }
   }
 
@@ -111,12 +129,14 @@ export class SessionManager {
     const language = input.language ?? 'python';
     const image = input.image ?? this.deps.config.images[language];
     if (!image) throw new SandpitError('IMAGE_MISSING', `No ${language} sandbox image is configured. Build it with "npm run build:images".`);
-    const limits = resolveLimits(input.limits, this.deps.config.defaultLimits);
-    const isDefault = JSON.stringify(limits) === JSON.stringify(this.deps.config.defaultLimits) && image === this.deps.config.images[language];
-    let runtime = isDefault && this.deps.config.poolSize > 0 ? this.poolFor(language, image, limits).claim() : undefined;
+    const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.deps.config.defaultLimits);
+    const template: SessionTemplate = { language, image, limits, network: input.network, env: input.containerEnv };
+    // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
+    const poolable = input.limits === undefined && this.deps.config.poolSize > 0;
+    let runtime = poolable ? this.poolFor(template).claim() : undefined;
     const fromPool = runtime !== undefined;
     if (!runtime) {
-      runtime = this.makeRuntime(newId('ses'), language, image, limits, false);
+      runtime = this.makeRuntime(newId('ses'), template, false);
       await runtime.start();
     }
     const now = new Date();
@@ -131,6 +151,7 @@ export class SessionManager {
       runs: 0,
       fromPool,
       client: input.client,
+      environment: input.environment,
       owner: input.owner,
       idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
       packages: [],
@@ -346,23 +367,25 @@ export class SessionManager {
     }
   }
 
-  private poolFor(language: Language, image: string, limits: Limits): WarmPool {
-    const key = `${language}|${image}|${JSON.stringify(limits)}|${this.channel}`;
+  private poolFor(template: SessionTemplate): WarmPool {
+    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', template.env ?? {}, this.channel]);
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = new WarmPool(key, this.deps.config.poolSize, () => this.makeRuntime(newId('ses'), language, image, limits, true), this.log);
+      pool = new WarmPool(key, this.deps.config.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
       this.pools.set(key, pool);
     }
     return pool;
   }
 
-  private makeRuntime(id: string, language: Language, image: string, limits: Limits, fromPool: boolean): ContainerSession {
+  private makeRuntime(id: string, template: SessionTemplate, fromPool: boolean): ContainerSession {
     const { config } = this.deps;
     return new ContainerSession({
       id,
-      language,
-      image,
-      limits,
+      language: template.language,
+      image: template.image,
+      limits: template.limits,
+      network: template.network,
+      env: template.env,
       channel: this.channel,
       identity: this.deps.identity,
       docker: this.deps.docker,
@@ -412,6 +435,7 @@ export class SessionManager {
       runs: s.runs,
       fromPool: s.fromPool,
       client: s.client,
+      environment: s.environment,
       packages: [...s.packages],
       idleTimeoutMs: s.idleTtlMs,
     };

@@ -2,6 +2,13 @@ import { z } from 'zod';
 import { artifactSchema, fileEntrySchema } from '../domain/artifact';
 import { displaySchema, executionResultSchema, executionStatusSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
+import {
+  environmentDefinitionInputSchema,
+  environmentIdSchema,
+  environmentPatchSchema,
+  environmentSchema,
+  importedDependenciesSchema,
+} from '../domain/environment';
 import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
 import { languageSchema, sessionInfoSchema } from '../domain/session';
 
@@ -35,9 +42,10 @@ export const methods = {
   },
   'sessions.create': {
     input: z.object({
-      language: languageSchema.default('python').describe('Language of the session'),
+      language: languageSchema.optional().describe("Language of the session (default: the environment's, else python)"),
       image: z.string().min(1).max(256).optional().describe('Executor image tag (default: the language image)'),
       limits: partialLimitsSchema.optional().describe('Overrides of the default limits'),
+      environment: environmentIdSchema.optional().describe('Environment to start from (its image, limits and network policy)'),
       dependencies: z.array(packageSpecSchema).max(100).optional().describe('Packages installed before the session is handed out'),
       idleTimeoutMinutes: z.number().int().min(1).max(24 * 60).optional().describe('Stop the session after this many idle minutes'),
       client: z.string().max(128).optional().describe('Name of the client that asked for it'),
@@ -124,6 +132,46 @@ export const methods = {
     input: z.object({ sessionId: optionalSessionIdSchema, path: z.string().max(4096).default('') }),
     output: z.object({ path: z.string(), entries: z.array(fileEntrySchema) }),
   },
+  'environments.list': {
+    input: z.object({}),
+    output: z.object({ environments: z.array(environmentSchema) }),
+  },
+  'environments.get': {
+    input: z.object({ environmentId: environmentIdSchema }),
+    output: environmentSchema,
+  },
+  'environments.create': {
+    input: environmentDefinitionInputSchema,
+    output: environmentSchema,
+  },
+  'environments.update': {
+    input: z.object({ environmentId: environmentIdSchema, patch: environmentPatchSchema }),
+    output: environmentSchema,
+  },
+  'environments.copy': {
+    input: z.object({ environmentId: environmentIdSchema, name: z.string().min(1).max(64).optional() }),
+    output: environmentSchema,
+  },
+  'environments.remove': {
+    input: z.object({ environmentId: environmentIdSchema }),
+    output: z.object({ environmentId: z.string(), removed: z.boolean() }),
+  },
+  'environments.import': {
+    input: z.object({
+      fileName: z.string().min(1).max(255).describe('requirements.txt, package.json or environment.yml'),
+      content: z.string().max(1024 * 1024),
+      includeDev: z.boolean().optional(),
+    }),
+    output: importedDependenciesSchema,
+  },
+  'environments.build': {
+    input: z.object({ environmentId: environmentIdSchema, force: z.boolean().default(false).describe('Build again even when the image is up to date') }),
+    output: environmentSchema,
+  },
+  'sessions.saveAsEnvironment': {
+    input: z.object({ sessionId: sessionIdSchema, name: z.string().min(1).max(64).describe('Name of the new environment') }),
+    output: environmentSchema,
+  },
   'artifacts.list': {
     input: z.object({ sessionId: z.string().optional(), limit: z.number().int().min(1).max(10_000).default(200) }),
     output: z.object({ artifacts: z.array(artifactSchema) }),
@@ -135,6 +183,10 @@ export const methods = {
 } as const;
 
 export const events = {
+  'environment.updated': environmentSchema,
+  'environment.removed': z.object({ environmentId: z.string() }),
+  'environment.buildLog': z.object({ environmentId: z.string(), line: z.string(), step: z.number().int().optional(), steps: z.number().int().optional() }),
+  'egress.refused': z.object({ host: z.string(), port: z.number().int(), time: z.string(), reason: z.string(), sessionId: z.string().optional() }),
   'engine.status': engineStatusSchema,
   'session.updated': sessionInfoSchema,
   'session.removed': z.object({ sessionId: z.string() }),

@@ -3,7 +3,9 @@ import { z } from 'zod';
 import {
   environmentDefinitionInputSchema,
   environmentIdSchema,
+  environmentPatchSchema,
   environmentSchema,
+  importedDependenciesSchema,
   networkPolicySchema,
   resolveDefinition,
 } from './environment';
@@ -87,5 +89,9 @@ describe('environment definitions', () => {
     const json = z.toJSONSchema(environmentDefinitionInputSchema, { io: 'input' }) as { required?: string[]; properties: Record<string, unknown> };
     expect(json.required).toEqual(['name', 'language']);
     expect(Object.keys(json.properties)).toEqual(expect.arrayContaining(['base', 'packages', 'network', 'limits', 'description']));
+    for (const schema of [environmentSchema, environmentPatchSchema, importedDependenciesSchema]) {
+      expect(() => z.toJSONSchema(schema, { io: 'output' })).not.toThrow();
+      expect(() => z.toJSONSchema(schema, { io: 'input' })).not.toThrow();
+    }
   });
 });

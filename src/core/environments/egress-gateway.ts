@@ -1,0 +1,187 @@
+import { isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
+import type { EventPayload } from '../../shared/api/contract';
+import { SandpitError } from '../../shared/api/errors';
+import type { DockerClient, NetworkInfo } from '../docker/docker-client';
+import { LABEL, instanceLabels } from '../docker/labels';
+import type { InstanceIdentity } from '../docker/labels';
+import type { Logger } from '../log';
+import { allowedHostsFromUrls, allowedPortsFromUrls, startEgressProxy } from './egress-proxy';
+import type { EgressConnector, EgressProxyStats, EgressRefusal, RunningEgressProxy } from './egress-proxy';
+import type { InstallProxy } from './package-installer';
+
+/** The payload of the `egress.refused` bus event. */
+export type EgressRefusedEvent = EventPayload<'egress.refused'>;
+
+export interface EgressGatewayOptions {
+  docker: DockerClient;
+  identity: InstanceIdentity;
+  /** Index URLs (pip index, npm registry): their hosts, the hosts serving their files and their ports are allowed. */
+  allowedUrls: string[];
+  /** More hosts (`files.example.org`, `*.example.org`) to allow. */
+  extraHosts: string[];
+  /** Every refused request, with the session id from the proxy URL when the client sent one. Must not throw. */
+  onRefused(event: EgressRefusedEvent): void;
+  log: Logger;
+  /** Opens upstream connections for allowed hosts (tests map names to local addresses). Default: the guarded net.connect. */
+  connect?: EgressConnector;
+  /** Proxy port on the gateway address; default 0 (any free port). */
+  port?: number;
+}
+
+export interface EgressGateway {
+  /** Name of the internal Docker network: give it to containers that may reach the package indexes. */
+  network: string;
+  networkId: string;
+  /** The host's address on that network, where the proxy listens (and nothing else of ours does). */
+  gatewayIp: string;
+  /** The network's IPv4 subnet (CIDR). */
+  subnet: string;
+  port: number;
+  /** `http://session:<id>@<gatewayIp>:<port>`, or without credentials when no session is given. */
+  proxyUrl(sessionId?: string): string;
+  /** Proxy variables pip, npm, Python's urllib and curl honour; NO_PROXY empty so nothing bypasses it. */
+  env(sessionId?: string): Record<string, string>;
+  /** The `proxy` of the installer's InstallSettings for one session. */
+  installerProxy(sessionId: string): InstallProxy;
+  /** Replaces the allow-list (hosts and ports) for new requests; throws INVALID_INPUT and keeps the old one on a bad entry. */
+  setAllowed(urls: string[], extraHosts: string[]): void;
+  stats(): EgressProxyStats;
+  /** Stops the proxy and removes the network (containers still on it make that fail: stop them first). */
+  close(): Promise<void>;
+}
+
+/** The name of an instance's egress network: `sandpit-egress-<first 12 hex digits of the instance id>`. */
+export function egressNetworkName(identity: InstanceIdentity): string {
+  const short = identity.instanceId.replace(/[^0-9a-zA-Z]/g, '').slice(0, 12).toLowerCase();
+  return `sandpit-egress-${short}`;
+}
+
+/** The first IPv4 subnet of a network that has a gateway address. */
+function ipv4Gateway(info: NetworkInfo): { subnet: string; gateway: string } {
+  const entry = info.subnets.find((s) => s.gateway !== undefined && isIP(s.gateway) === 4);
+  if (!entry?.gateway) throw new SandpitError('INTERNAL', `Docker network ${info.name} has no IPv4 gateway address.`);
+  return { subnet: entry.subnet, gateway: entry.gateway };
+}
+
+/** True when this process's network namespace has the address (so the proxy can listen on it). */
+function isLocalAddress(address: string): boolean {
+  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((a) => a.address === address));
+}
+
+function toEvent(refusal: EgressRefusal): EgressRefusedEvent {
+  const { client, ...rest } = refusal;
+  return client === undefined ? rest : { ...rest, sessionId: client };
+}
+
+function proxyEnv(url: string): Record<string, string> {
+  return {
+    HTTP_PROXY: url,
+    HTTPS_PROXY: url,
+    http_proxy: url,
+    https_proxy: url,
+    NO_PROXY: '',
+    no_proxy: '',
+    PIP_PROXY: url,
+    npm_config_proxy: url,
+    npm_config_https_proxy: url,
+  };
+}
+
+/**
+ * The `packages` network policy's way out: an `internal` Docker network (no route beyond the host)
+ * labelled with this instance (so the reaper removes it after a crash), and the egress proxy bound
+ * to the host's address on that network — never 0.0.0.0. Containers on the network reach the
+ * package indexes only through the proxy.
+ *
+ * Needs the engine's bridges in this process's network namespace (a local Linux engine). With a
+ * remote engine, Docker Desktop or rootless Docker the gateway address is not ours and this fails
+ * with a clear error instead of opening anything.
+ */
+export async function startEgressGateway(options: EgressGatewayOptions): Promise<EgressGateway> {
+  const { docker } = options;
+  const log = options.log.child({ component: 'egress-gateway' });
+  const network = egressNetworkName(options.identity);
+  // Validate the allow-list before touching the engine.
+  const allowedHosts = allowedHostsFromUrls(options.allowedUrls, options.extraHosts);
+  const allowedPorts = allowedPortsFromUrls(options.allowedUrls);
+
+  log.info('creating egress network', { network });
+  const networkId = await docker.createNetwork({
+    name: network,
+    labels: { ...instanceLabels(options.identity), [LABEL.role]: 'egress' },
+    internal: true,
+  });
+  let proxy: RunningEgressProxy | undefined;
+  try {
+    const info = await docker.inspectNetwork(networkId);
+    if (!info) throw new SandpitError('INTERNAL', `Docker network ${network} vanished right after it was created.`);
+    if (!info.internal) throw new SandpitError('INTERNAL', `Docker network ${network} is not internal.`);
+    const { subnet, gateway } = ipv4Gateway(info);
+    if (!isLocalAddress(gateway))
+      throw new SandpitError(
+        'INTERNAL',
+        `The egress proxy cannot listen on ${gateway}, the gateway of Docker network ${network}: that address is not on this machine ` +
+          `(${docker.endpoint.kind} engine at ${docker.endpoint.address}). The "packages" network policy needs a local Docker engine on Linux.`,
+      );
+    proxy = await startEgressProxy({
+      host: gateway,
+      port: options.port ?? 0,
+      allowedHosts,
+      allowedPorts,
+      onRefused: (refusal) => options.onRefused(toEvent(refusal)),
+      ...(options.connect ? { connect: options.connect } : {}),
+      log,
+    });
+    log.info('egress gateway ready', { network, networkId, gateway, subnet, port: proxy.port });
+    return gatewayHandle({ docker, log, network, networkId, gateway, subnet, proxy });
+  } catch (error) {
+    log.warn('failed to start the egress gateway', { network, error: error instanceof Error ? error.message : String(error) });
+    await proxy?.close().catch(() => undefined);
+    await docker.removeNetwork(networkId).catch(() => undefined);
+    throw error;
+  }
+}
+
+interface HandleParts {
+  docker: DockerClient;
+  log: Logger;
+  network: string;
+  networkId: string;
+  gateway: string;
+  subnet: string;
+  proxy: RunningEgressProxy;
+}
+
+function gatewayHandle(parts: HandleParts): EgressGateway {
+  const { docker, log, network, networkId, gateway, proxy } = parts;
+  const proxyUrl = (sessionId?: string): string =>
+    sessionId === undefined
+      ? `http://${gateway}:${proxy.port}`
+      : `http://session:${encodeURIComponent(sessionId)}@${gateway}:${proxy.port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    network,
+    networkId,
+    gatewayIp: gateway,
+    subnet: parts.subnet,
+    port: proxy.port,
+    proxyUrl,
+    env: (sessionId?: string): Record<string, string> => proxyEnv(proxyUrl(sessionId)),
+    installerProxy: (sessionId: string): InstallProxy => ({
+      network,
+      env: proxyEnv(proxyUrl(sessionId)),
+      pipProxyUrl: proxyUrl(sessionId),
+    }),
+    setAllowed: (urls: string[], extraHosts: string[]): void =>
+      proxy.setAllowedHosts(allowedHostsFromUrls(urls, extraHosts), allowedPortsFromUrls(urls)),
+    stats: (): EgressProxyStats => proxy.stats(),
+    close: (): Promise<void> =>
+      (closing ??= (async () => {
+        await proxy.close();
+        log.info('removing egress network', { network, networkId });
+        await docker.removeNetwork(networkId);
+        log.info('removed egress network', { network, networkId });
+      })()),
+  };
+}
