@@ -17,6 +17,8 @@ export interface PackageIndex {
   url: string;
   /** Project names the index serves (as listed by /simple/). */
   packages: string[];
+  /** The index container's address on `network` (the host reaches it directly; containers on other networks do not). */
+  ip: string;
   /** Removes the index container and the network. Safe to call more than once. */
   stop(): Promise<void>;
 }
@@ -99,7 +101,9 @@ export async function startPackageIndex(docker: DockerClient, options: PackageIn
       throw new Error(`The test package index did not answer at ${url} (probe exit ${probe.exitCode}, index ${state?.status ?? 'gone'}): ${probe.stderr.trim().slice(-500)}`);
     }
     const packages = JSON.parse(probe.stdout.trim().split('\n').pop() ?? '[]') as string[];
-    return { network, url, packages, stop };
+    const ip = (await docker.inspectContainer(containerId)).ipAddress;
+    if (!ip) throw new Error(`The test package index has no address on ${network}.`);
+    return { network, url, packages, ip, stop };
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;

@@ -7,13 +7,22 @@ export interface RecordingDocker {
   readonly created: ContainerSpec[];
   /** The recorded specs whose `dev.sandpit.role` label is `role` (e.g. `installer`). */
   withRole(role: string): ContainerSpec[];
+  /** The image tags built, in order. */
+  readonly builds: string[];
 }
 
 /** Wraps a DockerClient so tests can see which containers were asked for, with their argv. */
 export function recordingDocker(inner: DockerClient): RecordingDocker {
   const created: ContainerSpec[] = [];
+  const builds: string[] = [];
   const docker = new Proxy(inner, {
     get(target, property, receiver): unknown {
+      if (property === 'buildImage') {
+        return (context: Buffer, options: { tag: string }, onLog?: (line: string) => void): Promise<void> => {
+          builds.push(options.tag);
+          return target.buildImage(context, options, onLog);
+        };
+      }
       if (property === 'createContainer' || property === 'runToCompletion') {
         const original = Reflect.get(target, property, target) as (spec: ContainerSpec, ...rest: unknown[]) => Promise<unknown>;
         return (spec: ContainerSpec, ...rest: unknown[]): Promise<unknown> => {
@@ -28,6 +37,7 @@ export function recordingDocker(inner: DockerClient): RecordingDocker {
   return {
     docker,
     created,
+    builds,
     withRole: (role) => created.filter((s) => s.labels['dev.sandpit.role'] === role),
   };
 }

@@ -808,7 +808,9 @@ function ioThread() {
     }
   }
 
-  function killChildren() {
+  /** SIGKILLs every descendant of this process (the whole tree is collected first: orphans escape). */
+  function killDescendants() {
+    const children = new Map(); // ppid -> [pid]
     let names = [];
     try {
       names = fs.readdirSync('/proc');
@@ -820,7 +822,25 @@ function ioThread() {
       try {
         const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
         const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (Number(fields[1]) === process.pid && fields[0] !== 'Z') process.kill(Number(name), 'SIGKILL');
+        if (fields[0] === 'Z') continue;
+        const ppid = Number(fields[1]);
+        if (!children.has(ppid)) children.set(ppid, []);
+        children.get(ppid).push(Number(name));
+      } catch {
+        // gone
+      }
+    }
+    const tree = [];
+    const todo = [process.pid];
+    while (todo.length) {
+      for (const pid of children.get(todo.pop()) || []) {
+        tree.push(pid);
+        todo.push(pid);
+      }
+    }
+    for (const pid of tree) {
+      try {
+        process.kill(pid, 'SIGKILL');
       } catch {
         // gone
       }
@@ -844,9 +864,9 @@ function ioThread() {
         terminateMainJs();
       }
       if (elapsed >= 1000 && !childrenKilled) {
-        // Blocked in a synchronous child process (execSync …): stop the child so the thread comes back.
+        // Blocked in a synchronous child process (execSync …): stop its tree so the thread comes back.
         childrenKilled = true;
-        killChildren();
+        killDescendants();
       }
       if (elapsed < 60000) setTimeout(step, elapsed < 1000 ? 250 : 500);
     };
@@ -929,6 +949,10 @@ function ioThread() {
     return 0;
   }
 
+  /**
+   * Output of one pump: markers are cut out and applied. A pump stops at marker n until every pump has
+   * read up to it and the mark's messages are sent, so output after a mark never overtakes them.
+   */
   function feed(p, chunk) {
     if (p.blocked) {
       p.blocked.rest = Buffer.concat([p.blocked.rest, chunk]);
@@ -966,39 +990,58 @@ function ioThread() {
       buf = buf.subarray(close + suffix.length);
       if (n <= p.seen) continue; // a mark that was forced already
       const mark = marks.get(n);
-      if (!mark) {
-        p.blocked = { n, rest: Buffer.from(buf) };
+      if (mark) {
+        applyMark(p, n, mark);
+        release();
+      }
+      if (!mark || released < n) {
+        p.blocked = { n, applied: Boolean(mark), rest: Buffer.from(buf) };
         if (p.source && p.source.pause) p.source.pause();
         return;
       }
-      applyMark(p, n, mark);
-      release();
     }
   }
 
-  function unblock(p) {
-    if (!p.blocked || !marks.has(p.blocked.n)) return;
-    const { n, rest } = p.blocked;
-    p.blocked = null;
-    applyMark(p, n, marks.get(n));
-    release();
-    if (p.source && p.source.resume && !(writer && writer.busy())) p.source.resume();
-    feed(p, rest);
+  /** Lets blocked pumps go on when their mark has arrived / been released. */
+  function wake() {
+    let again = true;
+    while (again) {
+      again = false;
+      for (const p of pumps) {
+        const b = p.blocked;
+        if (!b) continue;
+        if (!b.applied && marks.has(b.n)) {
+          b.applied = true;
+          applyMark(p, b.n, marks.get(b.n));
+          release();
+          again = true;
+        }
+        if (b.applied && released >= b.n) {
+          p.blocked = null;
+          if (p.source && p.source.resume && !(writer && writer.busy())) p.source.resume();
+          feed(p, b.rest);
+          again = true;
+        }
+      }
+    }
   }
 
   function release() {
+    let progressed = false;
     for (;;) {
       const n = released + 1;
       const mark = marks.get(n);
-      if (!mark || pumps.some((p) => p.seen < n)) return;
+      if (!mark || pumps.some((p) => p.seen < n)) break;
       clearTimeout(mark.timer);
       marks.delete(n);
       released = n;
+      progressed = true;
       for (const msg of mark.then || []) {
         if (msg.type === 'done') msg.dropped = { stdout: mark.dropped.stdout || 0, stderr: mark.dropped.stderr || 0 };
         send(msg);
       }
     }
+    if (progressed) setImmediate(wake);
   }
 
   function force(n) {
@@ -1006,13 +1049,15 @@ function ioThread() {
     if (!mark) return;
     for (const p of pumps) {
       if (p.seen >= n) continue;
-      if (p.blocked && p.blocked.n <= n) unblock(p);
-      if (p.seen < n) {
-        log(`the ${p.name} marker ${n} did not arrive; going on without it`);
-        applyMark(p, n, mark);
+      log(`the ${p.name} marker ${n} did not arrive; going on without it`);
+      if (p.blocked && !p.blocked.applied && p.blocked.n < n) {
+        p.blocked.applied = true;
+        applyMark(p, p.blocked.n, marks.get(p.blocked.n) || mark);
       }
+      applyMark(p, n, mark);
     }
     release();
+    wake();
   }
 
   function onMark(m) {
@@ -1022,7 +1067,7 @@ function ioThread() {
     marks.set(m.n, mark);
     mark.timer = setTimeout(() => force(m.n), MARK_TIMEOUT_MS);
     mark.timer.unref();
-    for (const p of pumps) if (p.blocked && p.blocked.n === m.n) unblock(p);
+    wake();
     release();
   }
 
@@ -1032,7 +1077,7 @@ function ioThread() {
       if (p.source && p.source.pause) {
         p.source.pause();
         waitingForDrain.add(() => {
-          if (!p.blocked && p.source) p.source.resume();
+          if (!p.blocked && p.source && !(writer && writer.busy())) p.source.resume();
         });
       }
     }
@@ -1465,7 +1510,7 @@ function main() {
 
   // -- errors ------------------------------------------------------------------------------------------
   const backgroundErrors = [];
-  function describe(error) {
+  function describe(error, compile) {
     let name = 'Uncaught';
     let value;
     let stack;
@@ -1481,6 +1526,7 @@ function main() {
       value = '<the error could not be read>';
     }
     if (!stack) stack = `${name}: ${value}`;
+    if (compile) stack = stack.split('\n').filter((line) => !/^\s+at /.test(line)).join('\n');
     return { name, value, traceback: cleanStack(stack) };
   }
   function cleanStack(stack) {
@@ -1495,8 +1541,8 @@ function main() {
       .join('\n')
       .replace(/\s+$/, '') + '\n';
   }
-  function errorMessage(id, error, limit) {
-    const { name, value, traceback } = describe(error);
+  function errorMessage(id, error, limit, compile) {
+    const { name, value, traceback } = describe(error, compile);
     return { type: 'error', id, name, value: clip(value, limit), traceback: clip(traceback, limit) };
   }
   function report(kind, error) {
@@ -1661,7 +1707,7 @@ function main() {
       try {
         compiled = compileCell(code, filename, scriptOptions);
       } catch (error) {
-        settle({ status: 'error', error });
+        settle({ status: 'error', error, compile: true });
         return;
       }
       active = run;
@@ -1713,7 +1759,7 @@ function main() {
     const messages = [];
     let status = outcome.status;
     if (status === 'error') {
-      messages.push(errorMessage(id, outcome.error, limit));
+      messages.push(errorMessage(id, outcome.error, limit, outcome.compile));
     } else if (status === 'interrupted') {
       messages.push({ type: 'error', id, name: 'Interrupted', value: 'the execution was interrupted', traceback: 'Interrupted: the execution was interrupted\n' });
     } else if (outcome.hasValue) {

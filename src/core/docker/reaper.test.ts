@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../log';
-import type { ContainerSummary, DockerClient, VolumeSummary } from './docker-client';
+import type { ContainerSummary, DockerClient, NetworkSummary, VolumeSummary } from './docker-client';
 import { currentIdentity, markInstanceAlive, markInstanceDead, processStartTime } from './instance-identity';
 import { LABEL, instanceLabels } from './labels';
 import type { InstanceIdentity } from './labels';
@@ -41,9 +41,11 @@ function matches(labels: Record<string, string>, filter: Record<string, string |
 function fakeDocker(
   containers: ContainerSummary[],
   volumes: VolumeSummary[],
-): { docker: DockerClient; removedContainers: string[]; removedVolumes: string[] } {
+  networks: NetworkSummary[] = [],
+): { docker: DockerClient; removedContainers: string[]; removedVolumes: string[]; removedNetworks: string[] } {
   const removedContainers: string[] = [];
   const removedVolumes: string[] = [];
+  const removedNetworks: string[] = [];
   const docker = {
     endpoint: { kind: 'local', address: '/var/run/docker.sock' },
     listContainers: (labels: Record<string, string | true>) =>
@@ -58,8 +60,15 @@ function fakeDocker(
       removedVolumes.push(name);
       return Promise.resolve();
     },
+    listNetworks: (labels: Record<string, string | true>) =>
+      Promise.resolve(networks.filter((n) => matches(n.labels, labels))),
+    removeNetwork: (id: string) => {
+      if (id === 'n-busy') return Promise.reject(new Error('network has active endpoints'));
+      removedNetworks.push(id);
+      return Promise.resolve();
+    },
   } as Partial<DockerClient> as DockerClient;
-  return { docker, removedContainers, removedVolumes };
+  return { docker, removedContainers, removedVolumes, removedNetworks };
 }
 
 function container(id: string, labels: Record<string, string>): ContainerSummary {
@@ -122,6 +131,21 @@ describe('reapDeadInstances', () => {
     }
   });
 
+  it('removes the networks of dead owners, skips one it cannot remove, and leaves the rest', async () => {
+    const network = (id: string, labels: Record<string, string>): NetworkSummary => ({ id, name: `name-${id}`, labels });
+    const { docker, removedNetworks } = fakeDocker([], [], [
+      network('n-dead', { ...instanceLabels(dead), [LABEL.role]: 'egress' }),
+      network('n-busy', instanceLabels(dead)),
+      network('n-live', instanceLabels(live)),
+      network('n-remote', instanceLabels(remote)),
+      network('n-mine', instanceLabels(me)),
+      network('n-unmanaged', unmanaged(dead)),
+    ]);
+    const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+    expect(removedNetworks).toEqual(['n-dead']);
+    expect(report.networks).toEqual(['name-n-dead']);
+  });
+
   it("never removes its own instance's resources, even after the instance was marked dead (on quit)", async () => {
     const { docker, removedContainers, removedVolumes } = fakeDocker(
       [container('c-mine', instanceLabels(me))],
@@ -131,7 +155,7 @@ describe('reapDeadInstances', () => {
     const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
     expect(removedContainers).toEqual([]);
     expect(removedVolumes).toEqual([]);
-    expect(report).toEqual({ containers: [], volumes: [], dirs: [] });
+    expect(report).toEqual({ containers: [], volumes: [], networks: [], dirs: [] });
   });
 
   it('removes the agent dirs of dead owners and keeps live, remote and its own', async () => {
@@ -157,6 +181,6 @@ describe('reapDeadInstances', () => {
   it('copes with a run root that does not exist yet', async () => {
     const { docker } = fakeDocker([], []);
     const report = await reapDeadInstances(docker, me, join(runRoot, 'missing'), silentLogger);
-    expect(report).toEqual({ containers: [], volumes: [], dirs: [] });
+    expect(report).toEqual({ containers: [], volumes: [], networks: [], dirs: [] });
   });
 });

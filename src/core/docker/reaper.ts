@@ -5,10 +5,13 @@ import type { DockerClient } from './docker-client';
 import { isOwnerDead } from './instance-identity';
 import { LABEL } from './labels';
 import type { InstanceIdentity } from './labels';
+import { reapDeadNetworks } from './network-reaper';
 
 export interface ReapReport {
   containers: string[];
   volumes: string[];
+  /** Names of removed networks (the egress network). */
+  networks: string[];
   dirs: string[];
 }
 
@@ -17,11 +20,11 @@ function ownerOf(labels: Record<string, string>): { host?: string; pid?: string;
 }
 
 /**
- * Removes containers, volumes and agent dirs that belong to dead Sandpit instances — and nothing
+ * Removes containers, volumes, networks and agent dirs that belong to dead Sandpit instances — and nothing
  * else: only resources carrying our managed label are even looked at.
  */
 export async function reapDeadInstances(docker: DockerClient, self: InstanceIdentity, runRoot: string, log: Logger): Promise<ReapReport> {
-  const report: ReapReport = { containers: [], volumes: [], dirs: [] };
+  const report: ReapReport = { containers: [], volumes: [], networks: [], dirs: [] };
   const containers = await docker.listContainers({ [LABEL.managed]: 'true' });
   for (const c of containers) {
     if (c.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(c.labels), self)) continue;
@@ -34,6 +37,8 @@ export async function reapDeadInstances(docker: DockerClient, self: InstanceIden
     log.info('reaping volume of a dead instance', { volume: v.name });
     if (await attempt(() => docker.removeVolume(v.name), log, { volume: v.name })) report.volumes.push(v.name);
   }
+  // After the containers: a network with containers on it cannot be removed.
+  report.networks = await reapDeadNetworks(docker, self, log);
   report.dirs = await reapAgentDirs(runRoot, self);
   return report;
 }

@@ -1,0 +1,61 @@
+import { SandpitError } from '../../shared/api/errors';
+import { allowedHostsFromUrls } from './egress-allow-list';
+import { startEgressGateway } from './egress-gateway';
+import type { EgressGateway, EgressGatewayOptions } from './egress-gateway';
+
+export interface LazyEgressGateway {
+  /** The running gateway, started on first use; concurrent callers share one start, and a failed start is retried by the next call. */
+  get(): Promise<EgressGateway>;
+  /** The gateway if it is running, else undefined (never starts it). */
+  current(): EgressGateway | undefined;
+  /** New allow-list for the running gateway and for a later start; throws INVALID_INPUT (and keeps the old one) on a bad entry. */
+  setAllowed(urls: string[], extraHosts: string[]): void;
+  /** Stops the gateway if it was started (waiting for a start in flight); later `get` calls fail. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the egress gateway only when something needs it (a `packages` session or an install),
+ * so a core whose engine is down at start-up, or that never uses the policy, creates no network.
+ */
+export function lazyEgressGateway(
+  options: EgressGatewayOptions,
+  start: (options: EgressGatewayOptions) => Promise<EgressGateway> = startEgressGateway,
+): LazyEgressGateway {
+  let settings = { allowedUrls: options.allowedUrls, extraHosts: options.extraHosts };
+  let starting: Promise<EgressGateway> | undefined;
+  let running: EgressGateway | undefined;
+  let closed = false;
+
+  const get = (): Promise<EgressGateway> => {
+    if (closed) return Promise.reject(new SandpitError('CONFLICT', 'The egress gateway is shut down.'));
+    starting ??= start({ ...options, ...settings }).then(
+      (gateway) => {
+        running = gateway;
+        return gateway;
+      },
+      (error: unknown) => {
+        starting = undefined;
+        throw error;
+      },
+    );
+    return starting;
+  };
+
+  return {
+    get,
+    current: (): EgressGateway | undefined => running,
+    setAllowed: (urls: string[], extraHosts: string[]): void => {
+      if (running) running.setAllowed(urls, extraHosts);
+      else allowedHostsFromUrls(urls, extraHosts);
+      settings = { allowedUrls: urls, extraHosts };
+    },
+    close: async (): Promise<void> => {
+      closed = true;
+      const pending = starting;
+      if (!pending) return;
+      const gateway = await pending.catch(() => undefined);
+      await gateway?.close();
+    },
+  };
+}
