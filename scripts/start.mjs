@@ -64,19 +64,15 @@ if (images !== 0) {
   process.stderr.write('sandpit: the sandbox images could not be built (see above); starting anyway — "sandpit doctor" says what is missing.\n');
 }
 
+// The panel (and the desktop app's main and preload): the web panel of `sandpit serve` is the same build.
+const built = await run(process.execPath, [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build']);
 const electron = electronBinary();
-if (electron) {
-  const built = await run(process.execPath, [
-    join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'),
-    'build',
-  ]);
-  if (built !== 0) {
-    process.exitCode = built;
-  } else {
-    // `electron <root>` loads package.json's main (out/main/index.js) with the app path at the root,
-    // where the app finds out/renderer, out/preload, resources and executor-image.
-    process.exitCode = await run(electron, [root, ...args]);
-  }
+if (built !== 0) {
+  process.exitCode = built;
+} else if (electron) {
+  // `electron <root>` loads package.json's main (out/main/index.js) with the app path at the root,
+  // where the app finds out/renderer, out/preload, resources and executor-image.
+  process.exitCode = await run(electron, [root, ...args]);
 } else {
   process.stderr.write(
     'The Electron binary isn\'t installed on this machine, so Sandpit runs headless: starting "sandpit serve" (open the link it prints in a browser).\n',

@@ -33,6 +33,9 @@ function vitestStep(project) {
 const steps = [
   { name: 'lint', kind: 'check', argv: [bin('eslint'), '.'] },
   { name: 'typecheck', kind: 'check', argv: [bin('tsc'), '-p', 'tsconfig.json', '--noEmit'] },
+  // `npm run build` must work, and the e2e specs drive the built panel.
+  { name: 'build', kind: 'check', argv: [join(root, 'node_modules', 'electron-vite', 'bin', 'electron-vite.js'), 'build'] },
+  { name: 'build cli', kind: 'check', argv: [join(root, 'scripts', 'build-cli.mjs')] },
   // Unit tests first and on their own: their results count even where Docker is missing.
   vitestStep('unit'),
   vitestStep('docker'),

@@ -61,6 +61,7 @@ const MAX_WALK = 20000;
 const MAX_FILES = 1000;
 const DEFAULT_LIMIT = 1 << 20;
 const MIN_TEXT_LIMIT = 4096; // results and tracebacks are clipped to max(outputLimit, this) characters
+const IMPORT_FN = '__sandpitImport'; // import(…) in cells is rewritten to this function of the context
 const MARKER_PREFIX = '\u0000\u001b[sandpit-sync:';
 const MARKER_SUFFIX = ']\u0000';
 // Shared Int32Array slots between the main thread and the I/O thread.
@@ -404,7 +405,7 @@ function parseImport(toks, k) {
   let j = k + 1;
   const t = toks[j];
   if (!t) return undefined;
-  if (t.type === 'str') return { last: j, locals: [], expr: () => `await import(${t.value})` };
+  if (t.type === 'str') return { last: j, locals: [], expr: () => `await ${IMPORT_FN}(${t.value})` };
   let def;
   let ns;
   const named = [];
@@ -446,7 +447,7 @@ function parseImport(toks, k) {
   }
   const locals = [...(def ? [def] : []), ...(ns ? [ns] : []), ...named.map(([, local]) => local)];
   const expr = () => {
-    const load = `await import(${spec})`;
+    const load = `await ${IMPORT_FN}(${spec})`;
     if (ns) return def ? `${ns} = ${load}, ${def} = ${ns}.default` : `${ns} = ${load}`;
     const props = [...(def ? [`default: ${def}`] : []), ...named.map(([imp, local]) => (imp === local ? imp : `${imp}: ${local}`))];
     return `({${props.join(', ')}} = ${load})`;
@@ -467,6 +468,15 @@ function analyze(src) {
   let hasAwait = toks.some((t) => t.type === 'name' && t.value === 'await');
   let hasImport = false;
   const stopAtTop = (k) => toks[k].depth === 0 && ((toks[k].value === ';' && toks[k].type === 'punct') || starts[k]);
+  // import(…) becomes the agent's loader: vm Scripts cannot import() without --experimental-vm-modules.
+  toks.forEach((t, k) => {
+    const next = toks[k + 1];
+    const prev = toks[k - 1];
+    if (t.type === 'name' && t.value === 'import' && next && next.value === '(' && !(prev && (prev.value === '.' || prev.value === '?.'))) {
+      scriptEdits.push([t.start, t.end, IMPORT_FN]);
+      asyncEdits.push([t.start, t.end, IMPORT_FN]);
+    }
+  });
   for (let k = 0; k < toks.length; k++) {
     const t = toks[k];
     if (t.depth !== 0 || t.type !== 'name') continue;
@@ -1493,7 +1503,11 @@ function main() {
     }
     throw lastError;
   }
-  const scriptOptions = { importModuleDynamically: (specifier) => importModule(specifier) };
+  Object.defineProperty(sandbox, IMPORT_FN, { value: (specifier) => importModule(specifier), enumerable: false });
+  // import() that the rewriting missed (in eval, new Function …): Node >= 21 can use the main loader.
+  const scriptOptions = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+    ? { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }
+    : {};
 
   // The last result is `_` until user code assigns `_` itself.
   let underscoreAuto = true;

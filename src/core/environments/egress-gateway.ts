@@ -1,5 +1,4 @@
 import { isIP } from 'node:net';
-import { networkInterfaces } from 'node:os';
 import type { EventPayload } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
 import type { DockerClient, NetworkInfo } from '../docker/docker-client';
@@ -64,9 +63,18 @@ function ipv4Gateway(info: NetworkInfo): { subnet: string; gateway: string } {
   return { subnet: entry.subnet, gateway: entry.gateway };
 }
 
-/** True when this process's network namespace has the address (so the proxy can listen on it). */
-function isLocalAddress(address: string): boolean {
-  return Object.values(networkInterfaces()).some((list) => (list ?? []).some((a) => a.address === address));
+/**
+ * A listen on the gateway address that failed because the address is not in this process's network
+ * namespace (remote engine, Docker Desktop's VM, rootless Docker), as a plain-words error. (Checking
+ * os.networkInterfaces() first does not work: it omits a bridge with no container on it yet.)
+ */
+function notLocalError(error: unknown, gateway: string, network: string, docker: DockerClient): unknown {
+  if ((error as NodeJS.ErrnoException | undefined)?.code !== 'EADDRNOTAVAIL') return error;
+  return new SandpitError(
+    'INTERNAL',
+    `The egress proxy cannot listen on ${gateway}, the gateway of Docker network ${network}: that address is not on this machine ` +
+      `(${docker.endpoint.kind} engine at ${docker.endpoint.address}). The "packages" network policy needs a local Docker engine on Linux.`,
+  );
 }
 
 function toEvent(refusal: EgressRefusal): EgressRefusedEvent {
@@ -118,12 +126,6 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     if (!info) throw new SandpitError('INTERNAL', `Docker network ${network} vanished right after it was created.`);
     if (!info.internal) throw new SandpitError('INTERNAL', `Docker network ${network} is not internal.`);
     const { subnet, gateway } = ipv4Gateway(info);
-    if (!isLocalAddress(gateway))
-      throw new SandpitError(
-        'INTERNAL',
-        `The egress proxy cannot listen on ${gateway}, the gateway of Docker network ${network}: that address is not on this machine ` +
-          `(${docker.endpoint.kind} engine at ${docker.endpoint.address}). The "packages" network policy needs a local Docker engine on Linux.`,
-      );
     proxy = await startEgressProxy({
       host: gateway,
       port: options.port ?? 0,
@@ -132,6 +134,8 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       onRefused: (refusal) => options.onRefused(toEvent(refusal)),
       ...(options.connect ? { connect: options.connect } : {}),
       log,
+    }).catch((error: unknown) => {
+      throw notLocalError(error, gateway, network, docker);
     });
     log.info('egress gateway ready', { network, networkId, gateway, subnet, port: proxy.port });
     return gatewayHandle({ docker, log, network, networkId, gateway, subnet, proxy });

@@ -1,3 +1,6 @@
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
@@ -97,7 +100,7 @@ describe('startHttpServer', () => {
 
   it('needs the token for everything else: 401 with WWW-Authenticate, also for unknown paths', async () => {
     const { port } = await start();
-    for (const path of ['/list-envs', '/nothing-here', '/api/events']) {
+    for (const path of ['/list-envs', '/api/nothing-here', '/api/events']) {
       const res = await rawRequest({ port, path });
       expect(res.status).toBe(401);
       expect(res.headers['www-authenticate']).toMatch(/^Bearer/);
@@ -109,6 +112,10 @@ describe('startHttpServer', () => {
   it('answers 404 for unknown paths and 405 with Allow for a wrong method', async () => {
     const { port } = await start();
     expect((await rawRequest({ port, path: '/nothing-here', headers: AUTH })).status).toBe(404);
+    // The panel's files are public; a path that is not one of them is a plain 404 that reveals nothing.
+    const stranger = await rawRequest({ port, path: '/nothing-here' });
+    expect(stranger.status).toBe(404);
+    expect(stranger.text).toBe('Not found');
     const wrong = await rawRequest({ port, method: 'DELETE', path: '/list-envs', headers: AUTH });
     expect(wrong.status).toBe(405);
     expect(wrong.headers.allow).toBe('GET');
@@ -147,7 +154,7 @@ describe('startHttpServer', () => {
     expect(res.json).toEqual({ environments: [{ name: 'python', language: 'python', image: 'sandpit/python:test' }] });
   });
 
-  it('answers /install with 501 until the install feature is wired', async () => {
+  it('checks /install input: packages are required', async () => {
     const { port } = await start();
     const res = await rawRequest({
       port,
@@ -156,11 +163,8 @@ describe('startHttpServer', () => {
       headers: { ...AUTH, ...JSON_TYPE },
       body: '{}',
     });
-    expect(res.status).toBe(501);
-    expect(res.json).toMatchObject({
-      ok: false,
-      error: { code: 'NOT_FOUND', message: expect.stringContaining('install') as unknown },
-    });
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ ok: false, error: { code: 'INVALID_INPUT', message: expect.stringContaining('packages') as unknown } });
   });
 
   it('validates POST /execute input before touching the engine', async () => {
@@ -366,3 +370,35 @@ async function waitFor(check: () => boolean, timeoutMs = 5_000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+describe('the web panel at /', () => {
+  it('serves the built panel files with the CSP, publicly, and nothing outside its folder', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandpit-panel-'));
+    await mkdir(join(dir, 'panel', 'assets'), { recursive: true });
+    await writeFile(join(dir, 'panel', 'index.html'), '<!doctype html><title>Sandpit</title>');
+    await writeFile(join(dir, 'panel', 'assets', 'app.js'), 'console.log(1)');
+    await writeFile(join(dir, 'secret.txt'), 'do not serve');
+    await symlink(join(dir, 'secret.txt'), join(dir, 'panel', 'assets', 'link.txt'));
+    const { port } = await start({ panelDir: join(dir, 'panel') });
+    const index = await rawRequest({ port, path: '/' });
+    expect(index.status).toBe(200);
+    expect(index.text).toContain('<title>Sandpit</title>');
+    expect(index.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(index.headers['x-frame-options']).toBe('DENY');
+    const js = await rawRequest({ port, path: '/assets/app.js' });
+    expect(js.headers['content-type']).toMatch(/^text\/javascript/);
+    for (const path of ['/../secret.txt', '/assets/..%2f..%2fsecret.txt', '/%2e%2e/secret.txt', '/assets/link.txt']) {
+      const res = await rawRequest({ port, path });
+      expect(res.status, path).toBe(404);
+      expect(res.text).not.toContain('do not serve');
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says how to build the panel when it is not built', async () => {
+    const { port } = await start({ panelDir: join(tmpdir(), 'sandpit-no-panel-here') });
+    const res = await rawRequest({ port, path: '/' });
+    expect(res.status).toBe(200);
+    expect(res.text).toContain('npm run build');
+  });
+});

@@ -11,6 +11,7 @@ import { DEFAULT_HTTP_LIMITS } from './http-limits';
 import type { HttpLimits } from './http-limits';
 import type { HttpSandpit } from './http-sandpit';
 import { InFlightLimit } from './in-flight-limit';
+import { panelRoutes } from './panel-routes';
 import { restRoutes } from './rest-routes';
 import { createRouter, isHttpMethod } from './router';
 import type { HttpRoute, Router } from './router';
@@ -33,6 +34,8 @@ export interface HttpServerOptions {
   /** Always loopback: 127.0.0.1 (default) or ::1. */
   host?: '127.0.0.1' | '::1';
   mounts?: readonly HttpMount[];
+  /** The built panel's folder, served at `/` (web mode); false to serve no panel. Default: the repository's out/renderer. */
+  panelDir?: string | false;
   limits?: Partial<HttpLimits>;
 }
 
@@ -56,7 +59,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     throw new SandpitError('INVALID_INPUT', 'The access token must have at least 256 bits.');
   const { sandpit } = options;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
-  const router = createRouter([...restRoutes(sandpit), ...apiRoutes(sandpit), ...(options.mounts ?? [])]);
+  const panel = options.panelDir === false ? [] : panelRoutes(options.panelDir);
+  const router = createRouter([...restRoutes(sandpit), ...apiRoutes(sandpit), ...(options.mounts ?? []), ...panel]);
   const log = sandpit.log.child({ component: 'http' });
   const state: ServeState = {
     router,

@@ -93,7 +93,7 @@ describe('panel store', () => {
       'sessions.stop': () => new Promise<unknown>((resolve) => (release = () => resolve({ stopped: true }))),
     });
     const store = createPanelStore(client);
-    await store.getState().createSession('python');
+    await expect(store.getState().createSession({ language: 'python' })).resolves.toBeUndefined();
     expect(store.getState().actionError).toMatch(/build:images/);
     expect(store.getState().pending).toEqual([]);
     store.getState().dismissError();

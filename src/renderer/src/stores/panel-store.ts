@@ -4,6 +4,13 @@ import type { SandpitClient, SandpitEvent } from '../../../shared/api/client';
 import type { EngineStatus } from '../../../shared/api/contract';
 import type { Language, SessionInfo } from '../../../shared/domain/session';
 
+/** The screens of the left navigation. */
+export const SCREENS = ['sessions', 'environments', 'artifacts', 'activity', 'connect', 'settings'] as const;
+export type Screen = (typeof SCREENS)[number];
+
+/** How a new session starts: from a language's plain image, or from an environment. */
+export type NewSessionChoice = { language: Language } | { environment: string };
+
 export interface PanelState {
   /** Whether the panel reached the core at all (not whether Docker runs: that is `engine`). */
   connection: 'loading' | 'ready' | 'unreachable';
@@ -13,13 +20,21 @@ export interface PanelState {
   sessions: SessionInfo[];
   /** The last failed action (start/stop a session), in plain words, until dismissed. */
   actionError?: string;
-  /** Ids of sessions with a stop in flight, and 'new' while a session is being created. */
+  /** Ids of sessions with a stop or restart in flight, and 'new' while a session is being created. */
   pending: string[];
+  /** The screen shown, and the session opened on the Sessions screen. */
+  screen: Screen;
+  openSessionId?: string;
 
   load: () => Promise<void>;
   checkEngine: () => Promise<void>;
-  createSession: (language: Language) => Promise<void>;
+  /** Starts a session; resolves with it, or undefined when it failed (actionError says why). */
+  createSession: (choice: NewSessionChoice) => Promise<SessionInfo | undefined>;
   stopSession: (sessionId: string) => Promise<void>;
+  restartSession: (sessionId: string) => Promise<void>;
+  navigate: (screen: Screen, sessionId?: string) => void;
+  /** Shows an error from any screen in the shared notice. */
+  reportError: (error: unknown) => void;
   applyEvent: (event: SandpitEvent) => void;
   dismissError: () => void;
 }
@@ -39,16 +54,19 @@ function upsert(sessions: SessionInfo[], session: SessionInfo): SessionInfo[] {
 }
 
 /** The data part of the state, e.g. to start from a known snapshot. */
-export type PanelSnapshot = Partial<Pick<PanelState, 'connection' | 'problem' | 'engine' | 'sessions' | 'actionError'>>;
+export type PanelSnapshot = Partial<
+  Pick<PanelState, 'connection' | 'problem' | 'engine' | 'sessions' | 'actionError' | 'screen' | 'openSessionId'>
+>;
 
 export function createPanelStore(client: SandpitClient, initial: PanelSnapshot = {}): PanelStore {
   return createStore<PanelState>()((set, get) => {
-    const track = async (key: string, run: () => Promise<void>): Promise<void> => {
+    const track = async <T>(key: string, run: () => Promise<T>): Promise<T | undefined> => {
       set({ pending: [...get().pending, key], actionError: undefined });
       try {
-        await run();
+        return await run();
       } catch (error) {
         set({ actionError: plainError(error) });
+        return undefined;
       } finally {
         set({ pending: get().pending.filter((k) => k !== key) });
       }
@@ -58,6 +76,7 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
       connection: 'loading',
       sessions: [],
       pending: [],
+      screen: 'sessions',
       ...initial,
 
       load: async () => {
@@ -80,16 +99,33 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
         }
       },
 
-      createSession: (language) =>
+      createSession: (choice) =>
         track('new', async () => {
-          const session = await client.call('sessions.create', { language });
+          const session = await client.call('sessions.create', choice);
           set({ sessions: upsert(get().sessions, session) });
+          return session;
         }),
 
-      stopSession: (sessionId) =>
-        track(sessionId, async () => {
+      stopSession: async (sessionId) => {
+        await track(sessionId, async () => {
           await client.call('sessions.stop', { sessionId });
-        }),
+        });
+      },
+
+      restartSession: async (sessionId) => {
+        await track(sessionId, async () => {
+          const session = await client.call('sessions.restart', { sessionId });
+          set({ sessions: upsert(get().sessions, session) });
+        });
+      },
+
+      navigate: (screen, sessionId) => {
+        set({ screen, openSessionId: sessionId });
+      },
+
+      reportError: (error) => {
+        set({ actionError: plainError(error) });
+      },
 
       applyEvent: (event) => {
         switch (event.name) {

@@ -1,0 +1,674 @@
+// Unit tests for the JavaScript agent (executor-image/agents/javascript/agent.js), run with the Node that runs
+// vitest (override with SANDPIT_TEST_NODE). They speak the JSON-lines protocol of ../PROTOCOL.md.
+//
+// In stdio mode the agent needs stdin/stdout it can re-open through /proc/self/fd (pipes, as under Docker);
+// Node's child_process gives socketpairs, so the agent runs behind `cat` relays in a small shell pipeline:
+// its stdin, stdout and stderr are real pipes, and its exit status is reported on stderr.
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createConnection } from 'node:net';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const AGENT = join(import.meta.dirname, 'agent.js');
+const NODE = process.env.SANDPIT_TEST_NODE ?? process.execPath;
+const WAIT_MS = 8_000;
+
+type Message = Record<string, unknown> & { type: string };
+
+interface Received {
+  msg: Message;
+  at: number;
+}
+
+interface Execution {
+  id: string;
+  messages: Received[];
+  done: Message;
+  stdout: string;
+  stderr: string;
+  result: string | undefined;
+  error: Message | undefined;
+  displays: Message[];
+}
+
+let sequence = 0;
+
+/** A JSON-lines client: every wait has a timeout, every received message is kept with its arrival time. */
+class JsonLinesClient {
+  readonly received: Received[] = [];
+  closed = false;
+  private buffer = '';
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly writeRaw: (text: string) => void,
+    input: Readable,
+  ) {
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let newline: number;
+      while ((newline = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, newline);
+        this.buffer = this.buffer.slice(newline + 1);
+        const msg = JSON.parse(line) as Message; // a line that is not JSON fails the test here
+        this.received.push({ msg, at: performance.now() });
+      }
+      this.notify();
+    });
+    input.on('close', () => {
+      this.closed = true;
+      this.notify();
+    });
+  }
+
+  send(msg: Record<string, unknown>): void {
+    this.writeRaw(`${JSON.stringify(msg)}\n`);
+  }
+
+  write(text: string): void {
+    this.writeRaw(text);
+  }
+
+  /** Resolves with the first received message (from index `from`) matching `pred`. */
+  waitFor(pred: (msg: Message) => boolean, timeoutMs = WAIT_MS, from = 0): Promise<Received> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = this.received.slice(from).find((r) => pred(r.msg));
+        if (found) {
+          finish();
+          resolve(found);
+          return true;
+        }
+        if (this.closed) {
+          finish();
+          reject(new Error('channel closed while waiting'));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+      };
+      if (!check()) this.listeners.add(check);
+    });
+  }
+
+  async hello(): Promise<Message> {
+    const id = `h${++sequence}`;
+    this.send({ type: 'hello', id });
+    return (await this.waitFor((m) => m.type === 'hello' && m.id === id)).msg;
+  }
+
+  /** Sends an execute request; returns its id. */
+  start(code: string, outputLimit = 1 << 20): string {
+    const id = `e${++sequence}`;
+    this.send({ type: 'execute', id, code, outputLimit });
+    return id;
+  }
+
+  async collect(id: string, timeoutMs = WAIT_MS): Promise<Execution> {
+    const done = (await this.waitFor((m) => m.type === 'done' && m.id === id, timeoutMs)).msg;
+    const messages = this.received.filter((r) => r.msg.id === id);
+    const text = (name: string): string =>
+      messages
+        .filter((r) => r.msg.type === 'stream' && r.msg.name === name)
+        .map((r) => r.msg.text as string)
+        .join('');
+    const result = messages.find((r) => r.msg.type === 'result')?.msg.text as string | undefined;
+    return {
+      id,
+      messages,
+      done,
+      stdout: text('stdout'),
+      stderr: text('stderr'),
+      result,
+      error: messages.find((r) => r.msg.type === 'error')?.msg,
+      displays: messages.filter((r) => r.msg.type === 'display').map((r) => r.msg),
+    };
+  }
+
+  run(code: string, outputLimit?: number, timeoutMs?: number): Promise<Execution> {
+    return this.collect(this.start(code, outputLimit), timeoutMs);
+  }
+
+  /** Every execution has exactly one `done`, and it is its last message. */
+  checkFraming(): void {
+    const ids = new Set(this.received.map((r) => r.msg.id));
+    for (const id of ids) {
+      const types = this.received.filter((r) => r.msg.id === id).map((r) => r.msg.type);
+      if (types.includes('hello')) continue;
+      expect(
+        types.filter((t) => t === 'done'),
+        `done count for ${String(id)}`,
+      ).toHaveLength(1);
+      expect(types.at(-1), `last message for ${String(id)}`).toBe('done');
+    }
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+/** The message types of an execution, with runs of consecutive `stream` messages collapsed into one. */
+function shape(run: Execution): string[] {
+  const types = run.messages.map((r) => r.msg.type);
+  return types.filter((t, i) => t !== 'stream' || types[i - 1] !== 'stream');
+}
+
+interface Agent {
+  proc: ChildProcessWithoutNullStreams;
+  client: JsonLinesClient;
+  workspace: string;
+  /** What the agent wrote on its stderr (its own diagnostics), without the harness's exit line. */
+  stderr: () => string;
+  /** The agent's exit status once it has exited (reported by the harness). */
+  exitStatus: () => number | undefined;
+  stop: () => void;
+}
+
+const EXIT_LINE = /^sandpit-test: agent exited (\d+)\n/m;
+
+/**
+ * Starts `command` (default: node agent.js) with real pipes for stdin/stdout/stderr (see the header).
+ * `$@` is the command; fd 3 is the outer stdout pipe, fd 4 the stderr pipe.
+ */
+function startAgent(env: Record<string, string> = {}, command: string[] = [NODE, AGENT]): Agent {
+  const workspace = mkdtempSync(join(tmpdir(), 'sandpit-js-agent-ws-'));
+  const script =
+    '{ cat | { "$@" 2>&4 >&3 3>&- 4>&-; echo "sandpit-test: agent exited $?" >&4; } 4>&1 | cat >&2; } 3>&1 | cat';
+  const childEnv: Record<string, string | undefined> = {
+    ...process.env,
+    SANDPIT_CHANNEL: 'stdio',
+    SANDPIT_WORKSPACE: workspace,
+    SANDPIT_KILL_STRAYS: undefined,
+    NODE_OPTIONS: undefined,
+    ...env,
+  };
+  const proc = spawn('sh', ['-c', script, 'sh', ...command], { cwd: workspace, env: childEnv, detached: true });
+  let stderr = '';
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (chunk: string) => (stderr += chunk));
+  const client = new JsonLinesClient((text) => proc.stdin.write(text), proc.stdout);
+  return {
+    proc,
+    client,
+    workspace,
+    stderr: () => stderr.replace(EXIT_LINE, ''),
+    exitStatus: () => {
+      const m = EXIT_LINE.exec(stderr);
+      return m ? Number(m[1]) : undefined;
+    },
+    stop: () => {
+      try {
+        process.kill(-proc.pid!, 'SIGKILL'); // the shell, the relays and the agent
+      } catch {
+        // already gone
+      }
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+describe('javascript agent: source analysis', () => {
+  const { analyze, asyncSource } = createRequire(import.meta.url)(AGENT) as {
+    analyze: (src: string) => { script: string; hoisted: string[]; hasAwait: boolean };
+    asyncSource: (src: string, analysis: unknown, withValue: boolean) => string;
+  };
+
+  it('turns top-level let/const/class into var in the Script form', () => {
+    const a = analyze('let x = 1\nconst {a, b: [c]} = o;\nclass A extends B { m() { return `${x}` } }\n[1].map(f)');
+    expect(a.script).toBe('var x = 1\nvar {a, b: [c]} = o;\nvar A = class A extends B { m() { return `${x}` } };\n[1].map(f)');
+    expect(a.hasAwait).toBe(false);
+  });
+
+  it('hoists names and returns the last expression in the async form', () => {
+    const src = "const r = await f('a;b', /x;[/]/)\nfunction g() {}\nfor (var i = 0; i < 2; i++) {}\nimport fs, {join as j} from 'node:path'\nr + i";
+    const a = analyze(src);
+    expect(a.hoisted).toEqual(['r', 'g', 'i', 'fs', 'j']);
+    expect(asyncSource(src, a, true)).toBe(
+      "var r, g, i, fs, j; (async () => {void ( r = await f('a;b', /x;[/]/))\nthis.g = g; function g() {}\n" +
+        "for ( i = 0; i < 2; i++) {}\nvoid (({default: fs, join: j} = await __sandpitImport('node:path')))\nreturn {value: (r + i)}\n})()",
+    );
+  });
+
+  it('leaves nested declarations and strings alone', () => {
+    const src = "{ let x = 1 }\nif (a) { const y = 2 }\nconst s = 'let z = 3', t = `${'const w = 4'}`";
+    expect(analyze(src).script).toBe("{ let x = 1 }\nif (a) { const y = 2 }\nvar s = 'let z = 3', t = `${'const w = 4'}`");
+    expect(analyze(src).hoisted).toEqual(['s', 't']);
+  });
+});
+
+describe('javascript agent over stdio', () => {
+  let agent: Agent;
+  let client: JsonLinesClient;
+
+  beforeAll(() => {
+    agent = startAgent();
+    client = agent.client;
+  });
+
+  afterAll(() => {
+    client.checkFraming();
+    expect(agent.stderr()).toBe(''); // the agent logged no internal failure
+    agent.stop();
+  });
+
+  it('answers hello', async () => {
+    const hello = await client.hello();
+    expect(hello).toMatchObject({ language: 'javascript', protocol: 1, version: process.versions.node });
+    const pid = hello.pid as number;
+    expect(readFileSync(`/proc/${pid}/cmdline`, 'latin1')).toContain('agent.js');
+  });
+
+  it('keeps state between executions and returns the last expression', async () => {
+    expect((await client.run('let x = 41')).done).toMatchObject({ status: 'ok', straysKilled: 0, files: [] });
+    const run = await client.run('x + 1');
+    expect(run.result).toBe('42');
+    expect(run.done.durationMs).toEqual(expect.any(Number));
+    expect((await client.run('_ * 2')).result).toBe('84');
+    expect((await client.run('undefined')).result).toBeUndefined();
+    expect((await client.run("({a: 1, s: 'two', n: [1, 2]})")).result).toBe("{ a: 1, s: 'two', n: [ 1, 2 ] }");
+    await client.run('function twice(v) { return 2 * v }\nclass Box { constructor(v) { this.v = v } }');
+    expect((await client.run('twice(new Box(x).v)')).result).toBe('82');
+    // a cell can be run again: declarations are not locked to their first cell
+    expect((await client.run('const k = 1')).done.status).toBe('ok');
+    expect((await client.run('const k = 2\nclass Box {}\nk')).result).toBe('2');
+    const globals = '[require, process.pid, Buffer, setTimeout, URL, TextEncoder, fetch, display].map((v) => typeof v).join()';
+    expect((await client.run(globals)).result).toBe("'function,number,function,function,function,function,function,function'");
+  });
+
+  it('supports top-level await, and declarations made in async cells persist', async () => {
+    const run = await client.run('const v = await new Promise((r) => setTimeout(() => r(7), 20))\nlet w = v * 2\nclass C {}\nw + 1');
+    expect(run.done.status).toBe('ok');
+    expect(run.result).toBe('15');
+    expect((await client.run('[v, w, typeof C]')).result).toBe("[ 7, 14, 'function' ]");
+    const imported = await client.run("import path, {join as j} from 'node:path'\nawait null\nj('a', path.basename('/x/b'))");
+    expect(imported.result).toBe("'a/b'");
+    expect((await client.run('for await (const n of [1, 2]) console.log(n)')).stdout).toBe('1\n2\n');
+  });
+
+  it('streams output as it is written, all of it before done', async () => {
+    const run = await client.run("console.log('first')\nawait new Promise((r) => setTimeout(r, 300))\nconsole.log('second')");
+    expect(run.stdout).toBe('first\nsecond\n');
+    const at = (word: string): number => run.messages.find((r) => String(r.msg.text).includes(word))?.at ?? NaN;
+    expect(at('second') - at('first')).toBeGreaterThanOrEqual(250);
+    expect(at('second')).toBeLessThanOrEqual(run.messages.at(-1)!.at);
+    expect(run.messages.at(-1)?.msg.type).toBe('done');
+  });
+
+  it('captures stderr, raw fd writes and the output of inheriting child processes at the fd level', async () => {
+    const run = await client.run(
+      [
+        "const cp = require('child_process'), fs = require('fs')",
+        "console.error('to stderr')",
+        "cp.execSync('echo from-shell; echo shell-err >&2', {stdio: 'inherit'})",
+        "cp.spawnSync('sh', ['-c', 'echo from-sub; echo sub-err >&2'], {stdio: 'inherit'})",
+        "cp.execSync('echo into-execsync-stderr >&2')", // execSync's stderr is inherited by default
+        "const piped = cp.execSync('echo piped').toString()", // stdout 'pipe': returned, not printed
+        "fs.writeSync(1, 'raw fd write\\n')",
+        "process.stdout.write('process.stdout\\n')",
+        "fs.writeFileSync('forked.js', 'console.log(\"from fork\")')",
+        "await new Promise((r) => cp.fork('./forked.js').on('exit', r))",
+      ].join('\n'),
+    );
+    expect(run.done.status).toBe('ok');
+    expect(run.stdout).toBe('from-shell\nfrom-sub\nraw fd write\nprocess.stdout\nfrom fork\n');
+    expect(run.stderr).toBe('to stderr\nshell-err\nsub-err\ninto-execsync-stderr\n');
+  });
+
+  it('decodes UTF-8 split across writes and replaces invalid bytes', async () => {
+    const run = await client.run(
+      "const data = Buffer.from('h\u00e9llo \u20ac')\nfor (let i = 0; i < data.length; i++) {\n" +
+        "  require('fs').writeSync(1, data.subarray(i, i + 1)); await new Promise((r) => setTimeout(r, 5)) }\n" +
+        "require('fs').writeSync(1, Buffer.from([0xff, 0x21, 0x0a]))",
+    );
+    expect(run.stdout).toBe('h\u00e9llo \u20ac\ufffd!\n');
+  });
+
+  it('reports exceptions with the user code in the stack and no agent frames', async () => {
+    const run = await client.run('function f() {\n  return null.x\n}\n\nf()');
+    expect(run.done.status).toBe('error');
+    expect(run.error).toMatchObject({ name: 'TypeError' });
+    expect(run.error?.value).toMatch(/null/);
+    const tb = run.error?.traceback as string;
+    expect(tb).toMatch(/^TypeError: .*null/);
+    expect(tb).toMatch(/at f \(<cell-\d+>:2:\d+\)/);
+    expect(tb).toMatch(/at <cell-\d+>:5:1/);
+    expect(tb).not.toContain('agent.js');
+    expect(tb).not.toContain('node:vm');
+    const thrown = await client.run("throw {code: 42}");
+    expect(thrown.error).toMatchObject({ name: 'Uncaught', value: '{ code: 42 }' });
+    const rejected = await client.run("await Promise.reject(new RangeError('late'))");
+    expect(rejected.error).toMatchObject({ name: 'RangeError', value: 'late' });
+    expect(rejected.error?.traceback).not.toContain('agent.js');
+  });
+
+  it('reports syntax errors, keeping the state', async () => {
+    const run = await client.run('x = (');
+    expect(run.done.status).toBe('error');
+    expect(run.error?.name).toBe('SyntaxError');
+    expect(run.error?.traceback).toContain('<cell-');
+    expect(run.error?.traceback).not.toContain('agent.js');
+    const inAsync = await client.run('await 1\nlet = ;');
+    expect(inAsync.error?.name).toBe('SyntaxError');
+    expect(inAsync.error?.value).not.toMatch(/await is only valid/);
+    expect((await client.run('x')).result).toBe('41');
+  });
+
+  it('reports an exception raised while showing the result', async () => {
+    const run = await client.run("({ [Symbol.for('nodejs.util.inspect.custom')]() { throw new Error('bad inspect') } })");
+    expect(run.done.status).toBe('error');
+    expect(run.error).toMatchObject({ name: 'Error', value: 'bad inspect' });
+  });
+
+  it('turns errors thrown in callbacks during the run into its error', async () => {
+    const run = await client.run("setTimeout(() => { throw new Error('in a timer') }, 10)\nawait new Promise((r) => setTimeout(r, 200))\n'not reached'");
+    expect(run.done.status).toBe('error');
+    expect(run.error).toMatchObject({ name: 'Error', value: 'in a timer' });
+    const rejection = await client.run("Promise.reject(new Error('nobody catches me'))\n1");
+    expect(rejection.done.status).toBe('error');
+    expect(rejection.error?.value).toBe('nobody catches me');
+  });
+
+  it('survives errors between executions and reports them with the next one', async () => {
+    await client.run("setTimeout(() => { throw new Error('later') }, 30); setTimeout(() => Promise.reject(new Error('later rejection')), 30)");
+    await sleep(150);
+    const run = await client.run('1 + 1');
+    expect(run.result).toBe('2');
+    expect(run.stderr).toContain('[between executions] Uncaught exception: Error: later');
+    expect(run.stderr).toContain('[between executions] Unhandled promise rejection: Error: later rejection');
+  });
+
+  it('interrupts a busy loop, keeping state', async () => {
+    const id = client.start("console.log('spinning')\nlet y = 1\nwhile (true) {}");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect(run.error?.name).toBe('Interrupted');
+    expect((await client.run('[x, y]')).result).toBe('[ 41, 1 ]');
+  });
+
+  it('interrupts a pending await and clears the timers of the execution', async () => {
+    const id = client.start("setInterval(() => console.log('tick'), 20)\nconsole.log('waiting')\nawait new Promise(() => {})");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    const sent = performance.now();
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect(run.messages.at(-1)!.at - sent).toBeLessThan(1_000);
+    await sleep(100);
+    expect((await client.run("'after'")).stdout).toBe(''); // the interval is gone
+  });
+
+  it('interrupts a busy loop that runs after an await', async () => {
+    const id = client.start("await new Promise((r) => setTimeout(r, 10))\nconsole.log('busy')\nwhile (true) {}");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect((await client.run('x')).result).toBe('41');
+  });
+
+  it('interrupts code blocked in a synchronous child process', async () => {
+    const id = client.start("console.log('sleeping')\nrequire('child_process').execSync('sleep 100')");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    const sent = performance.now();
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect(run.messages.at(-1)!.at - sent).toBeLessThan(3_000);
+    expect((await client.run('x')).result).toBe('41');
+  });
+
+  it('ignores interrupts for other executions, and user SIGINT listeners do not break interrupts', async () => {
+    await client.run("process.removeAllListeners('SIGINT'); process.on('SIGINT', () => {})");
+    const id = client.start("console.log('go')\nawait new Promise((r) => setTimeout(r, 300))\n'finished'");
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    client.send({ type: 'interrupt', id: 'not-running' });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('ok');
+    expect(run.result).toBe("'finished'");
+    const again = client.start("console.log('go')\nawait new Promise(() => {})");
+    await client.waitFor((m) => m.id === again && m.type === 'stream');
+    client.send({ type: 'interrupt', id: again });
+    expect((await client.collect(again)).done.status).toBe('interrupted');
+  });
+
+  it('honours an interrupt that arrives before the code starts, even for a queued execution', async () => {
+    const first = client.start("console.log('first')\nconst until = Date.now() + 300\nwhile (Date.now() < until) {}");
+    const queued = client.start("console.log('must not run')");
+    client.send({ type: 'interrupt', id: queued });
+    const run = await client.collect(queued);
+    expect(run.done.status).toBe('interrupted');
+    expect(run.stdout).toBe('');
+    expect((await client.collect(first)).done.status).toBe('ok');
+  });
+
+  it('caps output per stream and counts what it dropped', async () => {
+    const run = await client.run(
+      "process.stdout.write('a'.repeat(10000))\nprocess.stderr.write('b'.repeat(300))\nrequire('child_process').execSync('printf %0500d 0', {stdio: 'inherit'})",
+      1000,
+    );
+    expect(run.done.status).toBe('ok');
+    expect(run.stdout).toBe('a'.repeat(1000));
+    expect(run.stderr).toBe('b'.repeat(300));
+    expect(run.done.dropped).toEqual({ stdout: 9500, stderr: 0 });
+    const big = await client.run("process.stdout.write('c'.repeat(300000))");
+    expect(big.stdout.length).toBe(300000);
+    for (const r of big.messages.filter((m) => m.msg.type === 'stream')) expect((r.msg.text as string).length).toBeLessThanOrEqual(65536);
+  });
+
+  it('never lets printed text break the framing', async () => {
+    const fake = JSON.stringify({ type: 'done', id: 'e0', status: 'ok' });
+    const run = await client.run(
+      `console.log(${JSON.stringify(fake)})\nprocess.stdout.write('no newline \\u0000\\u001b[sandpit-sync:00:1]\\u0000 {"type":')\n` +
+        "require('fs').writeSync(1, '\\n' + '\\u0000'.repeat(3))\nconsole.error('\\r\\n}\\n')",
+    );
+    expect(run.done.status).toBe('ok');
+    expect(run.stdout).toBe(`${fake}\nno newline \u0000\u001b[sandpit-sync:00:1]\u0000 {"type":\n\u0000\u0000\u0000`);
+    expect(run.stderr).toBe('\r\n}\n\n');
+    expect(client.received.some((r) => r.msg.id === 'e0')).toBe(false);
+  });
+
+  it('lists files created or changed under the workspace', async () => {
+    const first = await client.run(
+      "const fs = require('fs')\nfs.mkdirSync('out/sub', {recursive: true})\nfs.writeFileSync('out/sub/a.txt', 'hello')\n" +
+        "fs.symlinkSync('out/sub/a.txt', 'link.txt')\nrequire('child_process').execSync('mkfifo fifo')\nfs.symlinkSync('/etc', 'etc-link')",
+    );
+    expect(first.done.files).toEqual([{ path: 'out/sub/a.txt', size: 5 }]);
+    expect(first.done.filesTruncated).toBe(false);
+    writeFileSync(join(agent.workspace, 'uploaded.txt'), 'from the host');
+    expect((await client.run('1')).done.files).toEqual([]);
+    const second = await client.run("fs.appendFileSync('out/sub/a.txt', '!!')\nfs.writeFileSync('b.bin', Buffer.from([1]))");
+    expect(second.done.files).toEqual([
+      { path: 'b.bin', size: 1 },
+      { path: 'out/sub/a.txt', size: 7 },
+    ]);
+  });
+
+  it('requires from the workspace', async () => {
+    mkdirSync(join(agent.workspace, 'node_modules', 'local-pkg'), { recursive: true });
+    writeFileSync(join(agent.workspace, 'node_modules', 'local-pkg', 'index.js'), 'module.exports = { answer: 42 }');
+    writeFileSync(join(agent.workspace, 'helper.js'), "exports.hi = () => 'hi'");
+    expect((await client.run("require('local-pkg').answer + require('./helper').hi()")).result).toBe("'42hi'");
+    expect((await client.run("(await import('local-pkg')).default.answer")).result).toBe('42');
+  });
+
+  it('does not exit on process.exit()', async () => {
+    const run = await client.run('process.exit(3)');
+    expect(run.done.status).toBe('error');
+    expect(run.error?.name).toBe('ProcessExit');
+    expect(run.error?.value).toContain('process.exit(3)');
+    await client.run("setTimeout(() => process.exit(4), 10)");
+    await sleep(100);
+    expect((await client.run('x')).result).toBe('41');
+  });
+
+  it('sends rich output from display(), in order with the text output', async () => {
+    const run = await client.run(
+      [
+        "class H { _repr_html_() { return '<b>hi</b>' } }",
+        "class P { _repr_png_() { return Buffer.from('\\x89PNG fake', 'latin1') } }",
+        "console.log('before')",
+        'display(new H(), new P())',
+        "console.log('between')",
+        "display('<svg xmlns=\"http://www.w3.org/2000/svg\"/>', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), [1, 2])",
+      ].join('\n'),
+    );
+    expect(run.done.status).toBe('ok');
+    expect(shape(run)).toEqual(['stream', 'display', 'display', 'stream', 'display', 'display', 'stream', 'done']);
+    expect(run.displays).toEqual([
+      { type: 'display', id: run.id, mime: 'text/html', data: '<b>hi</b>', encoding: 'utf8' },
+      { type: 'display', id: run.id, mime: 'image/png', data: Buffer.from('\x89PNG fake', 'latin1').toString('base64'), encoding: 'base64' },
+      { type: 'display', id: run.id, mime: 'image/svg+xml', data: '<svg xmlns="http://www.w3.org/2000/svg"/>', encoding: 'utf8' },
+      { type: 'display', id: run.id, mime: 'image/png', data: 'iVBORw0KGgo=', encoding: 'base64' },
+    ]);
+    expect(run.stdout).toBe('before\nbetween\n[ 1, 2 ]\n');
+  });
+
+  it('restores fds and streams that user code closed', async () => {
+    await client.run("require('fs').closeSync(1); require('fs').closeSync(2); process.stdout.end(); process.stdout.destroy()");
+    const run = await client.run("console.log('out again')\nconsole.error('err again')\nrequire('child_process').execSync('echo child again', {stdio: 'inherit'})");
+    expect(run.stdout).toBe('out again\nchild again\n');
+    expect(run.stderr).toBe('err again\n');
+  });
+
+  it('ignores malformed and unknown requests', async () => {
+    client.write('not json\n[1, 2]\n{"type":"bogus","id":"z1"}\n{"type":"execute","id":"z2"}\n\n');
+    await client.hello();
+    expect((await client.run('1 + 1')).result).toBe('2');
+    expect(client.received.filter((r) => r.msg.id === 'z1' || r.msg.id === 'z2')).toEqual([]);
+  });
+
+  it('runs queued executions in arrival order', async () => {
+    const ids = [0, 1, 2].map((i) => client.start(`await new Promise((r) => setTimeout(r, 30))\nconsole.log(${i})`));
+    const runs = await Promise.all(ids.map((id) => client.collect(id)));
+    expect(runs.map((r) => r.stdout)).toEqual(['0\n', '1\n', '2\n']);
+    const doneIndex = (id: string): number => client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
+    expect(doneIndex(ids[0]!)).toBeLessThan(doneIndex(ids[1]!));
+    expect(doneIndex(ids[1]!)).toBeLessThan(doneIndex(ids[2]!));
+  });
+});
+
+describe('javascript agent lifecycle', () => {
+  it('exits when its stdin channel ends, after sending what it has queued', async () => {
+    const agent = startAgent();
+    try {
+      agent.client.send({ type: 'hello', id: 'last-words' });
+      agent.proc.stdin.end(); // replies already queued are still sent
+      await agent.client.waitFor((m) => m.type === 'hello' && m.id === 'last-words');
+      const deadline = Date.now() + WAIT_MS;
+      while (agent.exitStatus() === undefined && Date.now() < deadline) await sleep(20);
+      expect(agent.exitStatus()).toBe(0);
+      expect(agent.stderr()).toBe('');
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it('attributes background output to the running execution and never sends it after done', async () => {
+    const agent = startAgent();
+    const client = agent.client;
+    try {
+      const code = "setInterval(() => { console.log('tick'); require('fs').writeSync(2, 'tock\\n') }, 2)\nawait new Promise((r) => setTimeout(r, 50))";
+      expect((await client.run(code)).stdout).toMatch(/^(tick\n)+$/);
+      for (let i = 0; i < 20; i++) {
+        const run = await client.run(`console.log('cell ${i}')\nawait new Promise((r) => setTimeout(r, 10))`);
+        expect(run.stdout).toMatch(new RegExp(`^(tick\\n)*cell ${i}\\n(tick\\n)*$`));
+        expect(run.stderr).toMatch(/^(tock\n)*$/);
+      }
+      await sleep(100); // idle output is discarded, not sent
+      client.checkFraming();
+      expect(client.received.filter((r) => r.msg.id === undefined || r.msg.id === null)).toEqual([]);
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it('listens on a unix socket, one connection at a time', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandpit-js-agent-sock-'));
+    const path = join(dir, 'a.sock');
+    writeFileSync(path, 'stale');
+    const agent = startAgent({ SANDPIT_CHANNEL: `socket:${path}` });
+    const sockets: Socket[] = [];
+    const connect = async (): Promise<JsonLinesClient> => {
+      const socket = createConnection(path);
+      sockets.push(socket);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('connect', resolve);
+        socket.once('error', reject);
+      });
+      return new JsonLinesClient((text) => socket.write(text), socket);
+    };
+    try {
+      const deadline = Date.now() + WAIT_MS;
+      while (!(existsSync(path) && statSync(path).isSocket() && (statSync(path).mode & 0o777) === 0o600)) {
+        if (Date.now() > deadline) throw new Error('socket did not appear');
+        await sleep(20);
+      }
+      const first = await connect();
+      expect((await first.hello()).language).toBe('javascript');
+      const run = await first.run("const v = 'kept'\nconsole.log('over the socket')\nrequire('child_process').execSync('echo child', {stdio: 'inherit'})");
+      expect(run.stdout).toBe('over the socket\nchild\n');
+      const second = await connect();
+      await second.hello();
+      await first.waitFor(() => false, WAIT_MS).catch((err: Error) => expect(err.message).toMatch(/closed/));
+      expect((await second.run('v')).result).toBe("'kept'");
+      second.checkFraming();
+      expect(agent.stderr()).toBe('');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      agent.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  // kill(-1, SIGKILL) is only safe in a PID namespace of its own: run the agent under `unshare` (as init's
+  // child, like under the container's init). Without unprivileged user namespaces this is reported as skipped.
+  const unshare = ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc'];
+  const canUnshare = spawnSync(unshare[0]!, [...unshare.slice(1), 'true']).status === 0;
+
+  it.skipIf(!canUnshare)('kills stray processes after an interrupted execution (in a PID namespace)', async () => {
+    const agent = startAgent({ SANDPIT_KILL_STRAYS: '1' }, [...unshare, 'sh', '-c', '"$0" "$1"; exit $?', NODE, AGENT]);
+    const client = agent.client;
+    try {
+      // Safety first: only go on if the agent really is in its own PID namespace, under its init.
+      const alive =
+        "function alive() { const fs = require('fs'); return fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && +n !== 1 && +n !== process.pid)" +
+        ".filter((n) => { try { const st = fs.readFileSync(`/proc/${n}/stat`, 'latin1'); return st[st.lastIndexOf(')') + 2] !== 'Z' } catch { return false } }) }";
+      expect((await client.run(`${alive}\n[process.ppid, alive().length]`)).result).toBe('[ 1, 0 ]');
+      const setup = await client.run(
+        "const cp = require('child_process')\ncp.spawn('sleep', ['100'], {stdio: 'ignore'})\ncp.execSync('sleep 100 > /dev/null 2>&1 &')\nalive().length",
+      );
+      expect(setup.result).toBe('2');
+      expect(setup.done.straysKilled).toBe(0); // background processes survive normal executions
+      const id = client.start("console.log('spinning')\nwhile (true) {}");
+      await client.waitFor((m) => m.id === id && m.type === 'stream');
+      client.send({ type: 'interrupt', id });
+      const run = await client.collect(id);
+      expect(run.done).toMatchObject({ status: 'interrupted', straysKilled: 2 });
+      expect((await client.run('alive()')).result).toBe('[]');
+      client.checkFraming();
+    } finally {
+      agent.stop();
+    }
+  });
+});

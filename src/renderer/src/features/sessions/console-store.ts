@@ -1,0 +1,98 @@
+import { createStore } from 'zustand/vanilla';
+import type { StoreApi } from 'zustand/vanilla';
+import type { SandpitEvent } from '../../../../shared/api/client';
+import type { ExecutionResult } from '../../../../shared/domain/execution';
+import { EMPTY_BUFFER, appendEntry, resultEntries } from './console-buffer';
+import type { ConsoleBuffer } from './console-buffer';
+
+/** A run the panel saw start (from live events): the history when the activity log is not available. */
+export interface RunSeen {
+  executionId: string;
+  sessionId: string;
+  code: string;
+  startedAt: string;
+  status?: string;
+  durationMs?: number;
+  errorCode?: string;
+}
+
+export interface ConsoleState {
+  /** Live console per session id. */
+  buffers: Record<string, ConsoleBuffer>;
+  /** Runs seen per session id, newest first. */
+  runs: Record<string, RunSeen[]>;
+  applyEvent: (event: SandpitEvent) => void;
+  /** Adds what a run's result says beyond its streamed output (for runs started here). */
+  addResult: (result: ExecutionResult) => void;
+  addNote: (sessionId: string, text: string) => void;
+  clear: (sessionId: string) => void;
+}
+
+export type ConsoleStore = StoreApi<ConsoleState>;
+
+const MAX_RUNS_PER_SESSION = 500;
+
+export function createConsoleStore(): ConsoleStore {
+  return createStore<ConsoleState>()((set, get) => {
+    const update = (sessionId: string, change: (buffer: ConsoleBuffer) => ConsoleBuffer): void => {
+      const buffers = get().buffers;
+      set({ buffers: { ...buffers, [sessionId]: change(buffers[sessionId] ?? EMPTY_BUFFER) } });
+    };
+    const updateRun = (sessionId: string, executionId: string, change: Partial<RunSeen>): void => {
+      const runs = get().runs[sessionId];
+      if (!runs?.some((r) => r.executionId === executionId)) return;
+      set({
+        runs: { ...get().runs, [sessionId]: runs.map((r) => (r.executionId === executionId ? { ...r, ...change } : r)) },
+      });
+    };
+
+    return {
+      buffers: {},
+      runs: {},
+
+      applyEvent: (event) => {
+        switch (event.name) {
+          case 'execution.started': {
+            const { sessionId, executionId, code, startedAt } = event.payload;
+            update(sessionId, (b) => appendEntry(b, { kind: 'code', executionId, text: code, time: startedAt }));
+            const runs = [{ executionId, sessionId, code, startedAt }, ...(get().runs[sessionId] ?? [])];
+            set({ runs: { ...get().runs, [sessionId]: runs.slice(0, MAX_RUNS_PER_SESSION) } });
+            break;
+          }
+          case 'execution.output': {
+            const { sessionId, executionId, stream, text } = event.payload;
+            update(sessionId, (b) => appendEntry(b, { kind: stream, executionId, text }));
+            break;
+          }
+          case 'execution.display': {
+            const { sessionId, executionId, display } = event.payload;
+            update(sessionId, (b) => appendEntry(b, { kind: 'display', executionId, display }));
+            break;
+          }
+          case 'execution.done': {
+            const { sessionId, executionId, status, durationMs, errorCode } = event.payload;
+            update(sessionId, (b) =>
+              appendEntry(b, { kind: 'done', executionId, status, durationMs, ...(errorCode ? { errorCode } : {}) }),
+            );
+            updateRun(sessionId, executionId, { status, durationMs, ...(errorCode ? { errorCode } : {}) });
+            break;
+          }
+          default:
+            break;
+        }
+      },
+
+      addResult: (result) => {
+        update(result.sessionId, (b) => resultEntries(result).reduce((acc, entry) => appendEntry(acc, entry), b));
+      },
+
+      addNote: (sessionId, text) => {
+        update(sessionId, (b) => appendEntry(b, { kind: 'note', executionId: '', text }));
+      },
+
+      clear: (sessionId) => {
+        set({ buffers: { ...get().buffers, [sessionId]: EMPTY_BUFFER } });
+      },
+    };
+  });
+}
