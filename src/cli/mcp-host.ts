@@ -23,6 +23,11 @@ export async function hostMcpInProcess(stdout: Writable): Promise<void> {
     sandpit,
     context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }),
   });
+  let untrack: (() => void) | undefined;
+  mcp.server.server.oninitialized = () => {
+    untrack ??= sandpit.clients.add({ name: clientNameOf(mcp) ?? 'unnamed client', transport: 'mcp-stdio' });
+  };
+  mcp.server.server.onclose = () => untrack?.();
   const transport = new StdioServerTransport(process.stdin, stdout);
   transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });
   try {

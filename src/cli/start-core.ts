@@ -9,11 +9,14 @@ import type { HttpMount, RunningHttpServer } from '../core/http/http-server';
 import { removeInstanceFile, removeInstanceFileSync, writeInstanceFile } from '../core/http/instance-file';
 import { loadOrCreateToken, tokenPath } from '../core/http/token';
 import { createLogger } from '../core/log';
+import { withStoredSettings } from '../core/settings/load-settings';
 
 /** Builds the headless core for the CLI: config from the environment, images that are built. */
 export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise<{ sandpit: Sandpit; notes: string[] }> {
   const logger = createLogger({ app: 'sandpit' });
-  const base = defaultConfig(overrides);
+  // The person's settings over the defaults; what the command line says over both.
+  const stored = await withStoredSettings(defaultConfig(), logger);
+  const base: SandpitConfig = { ...stored.config, ...overrides };
   const docker = new DockerodeClient({ host: base.dockerHost, logger });
   let notes: string[] = [];
   let images = base.images;
@@ -24,7 +27,7 @@ export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise
   } catch (error) {
     notes = [error instanceof Error ? error.message : String(error)];
   }
-  const sandpit = await createSandpit({ ...base, images }, { logger, docker });
+  const sandpit = await createSandpit({ ...base, images }, { logger, docker, settings: stored.settings });
   return { sandpit, notes };
 }
 
@@ -45,6 +48,7 @@ export async function serveHttp(sandpit: Sandpit, port: number, mounts: readonly
   const { home } = sandpit.config;
   const token = await loadOrCreateToken(home, sandpit.log);
   const http = await startHttpServer({ sandpit, port, token, mounts });
+  const detach = sandpit.endpoint.attach(http);
   await writeInstanceFile(home, { url: http.url, pid: process.pid, startedAt: new Date().toISOString() });
   const onExit = (): void => removeInstanceFileSync(home);
   process.once('exit', onExit);
@@ -54,6 +58,7 @@ export async function serveHttp(sandpit: Sandpit, port: number, mounts: readonly
     tokenFile: tokenPath(home),
     close: async () => {
       process.off('exit', onExit);
+      detach();
       await removeInstanceFile(home).catch(() => undefined);
       await http.close();
     },

@@ -13,16 +13,26 @@ import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/i
 import type { InstanceIdentity } from './docker/labels';
 import { reapDeadInstances } from './docker/reaper';
 import { ArtifactStore } from './files/artifact-store';
+import { AuditStore } from './audit/audit-store';
 import { createLogger } from './log';
-import type { EgressAccess, EnvironmentServices } from './api/environment-handlers';
+import type { EnvironmentServices } from './api/environment-handlers';
+import type { EgressConnector } from './environments/egress-connector';
+import { lazyEgressGateway } from './environments/egress-gateway-lazy';
 import { ensureExecutorImage } from './docker/image-builder';
 import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
 import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
+import { ApprovalQueue } from './approvals/approval-queue';
+import { ServedEndpoint } from './connect/served-endpoint';
+import { ClientRegistry } from './mcp/client-registry';
+import { applyLiveSettings } from './settings/live-settings';
+import { withStoredSettings } from './settings/load-settings';
+import type { SettingsStore } from './settings/settings-store';
 
 export interface Sandpit {
+  /** The effective configuration: defaults under the person's settings; live settings changes are written into it. */
   config: SandpitConfig;
   api: Handlers;
   bus: EventBus;
@@ -30,9 +40,17 @@ export interface Sandpit {
   engine: EngineMonitor;
   sessions: SessionManager;
   artifacts: ArtifactStore;
+  /** The audit log ($SANDPIT_HOME/audit.db), open for the core's lifetime. */
+  audit: AuditStore;
   environments: EnvironmentServices;
   identity: InstanceIdentity;
   log: Logger;
+  settings: SettingsStore;
+  approvals: ApprovalQueue;
+  /** MCP clients connected now (the HTTP mount and the stdio host report them). */
+  clients: ClientRegistry;
+  /** Where this core is served and with which token (the HTTP server attaches itself). */
+  endpoint: ServedEndpoint;
   /** Stops every session, removes this instance's containers and volumes, runs the reaper. */
   dispose(): Promise<void>;
 }
@@ -40,11 +58,17 @@ export interface Sandpit {
 export interface CreateSandpitOptions {
   logger?: Logger;
   docker?: DockerClient;
+  /** Opens the egress proxy's upstream connections (tests map allowed names to local addresses). */
+  egressConnect?: EgressConnector;
+  /** The settings store, when the caller opened it and already applied it to the config (startCore); else opened here. */
+  settings?: SettingsStore;
 }
 
 /** The composition root: builds the engine, the stores and the API for one data folder. */
-export async function createSandpit(config: SandpitConfig, options: CreateSandpitOptions = {}): Promise<Sandpit> {
+export async function createSandpit(baseConfig: SandpitConfig, options: CreateSandpitOptions = {}): Promise<Sandpit> {
   const log = options.logger ?? createLogger({ app: 'sandpit' });
+  // The settings over the defaults, unless the caller applied them already (startCore); a private copy either way.
+  const { config, settings } = options.settings ? { config: { ...baseConfig }, settings: options.settings } : await withStoredSettings(baseConfig, log);
   await mkdir(config.home, { recursive: true, mode: 0o700 });
   const identity = currentIdentity();
   markInstanceAlive(identity.instanceId);
@@ -58,18 +82,34 @@ export async function createSandpit(config: SandpitConfig, options: CreateSandpi
   const engine = new EngineMonitor(docker, log);
   const events = new DaemonEvents(docker, identity.instanceId, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
+  const audit = AuditStore.open({ path: join(config.home, 'audit.db'), identity, retentionDays: config.auditRetentionDays, log });
   const sessions = new SessionManager({ config, docker, events, engine, bus, artifacts, identity, instanceDir, log });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
-  let egress: EgressAccess | undefined;
+  const gateway = lazyEgressGateway({
+    docker,
+    identity,
+    allowedUrls: [config.pipIndexUrl, config.npmRegistryUrl],
+    extraHosts: config.egressExtraHosts,
+    onRefused: (event) => bus.emit('egress.refused', event),
+    log,
+    ...(options.egressConnect ? { connect: options.egressConnect } : {}),
+  });
   const builder = new EnvironmentBuilder({
     docker,
     store: environmentStore,
     bus,
     log,
     baseImage: (base) => ensureExecutorImage(docker, base, { imagesDir: config.imagesDir }),
-    settings: () => ({ pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, buildNetwork: config.installNetwork, proxyEnv: egress?.env() }),
+    settings: () => ({ pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, buildNetwork: gateway.current()?.network ?? config.installNetwork, proxyEnv: gateway.current()?.env() }),
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => egress };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current() };
+  const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
+  const clients = new ClientRegistry((list) => bus.emit('clients.changed', { clients: list }));
+  const endpoint = new ServedEndpoint(config.home, log);
+  settings.onChange((next, previous) => {
+    applyLiveSettings(next, previous, { config, sessions, egress: gateway, log });
+    bus.emit('settings.updated', settings.view());
+  });
 
   engine.onChange((status) => bus.emit('engine.status', status));
   events.onLost(() => void engine.check());
@@ -84,6 +124,9 @@ export async function createSandpit(config: SandpitConfig, options: CreateSandpi
   engine.onUp(async () => {
     await events.start();
     await reap();
+    if (config.egressProxy) {
+      await gateway.get().catch((error: unknown) => log.warn('the egress proxy did not start', { error: toErrorBody(error).message }));
+    }
     sessions.engineCameBack();
   });
   await engine.check();
@@ -92,18 +135,26 @@ export async function createSandpit(config: SandpitConfig, options: CreateSandpi
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, docker, artifacts, bus, environments }),
+    api: createSandpitApi({ config, sessions, engine, docker, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients } }),
     environments,
     bus,
     docker,
     engine,
     sessions,
     artifacts,
+    audit,
     identity,
     log,
+    settings,
+    approvals,
+    clients,
+    endpoint,
     dispose: () =>
       (disposed ??= (async () => {
+        approvals.dispose();
         await sessions.dispose();
+        audit.close();
+        await gateway.close().catch((error: unknown) => log.warn('could not remove the egress network', { error: toErrorBody(error).message }));
         events.close();
         markInstanceDead(identity.instanceId);
         if (engine.current.state === 'up') await reap();

@@ -35,9 +35,15 @@ export interface SandpitConfig {
   /** PEP 503 index for pip installs (a private or offline mirror works). */
   pipIndexUrl: string;
   npmRegistryUrl: string;
+  /** More hosts the "packages" network policy may reach, besides the index hosts. */
+  egressExtraHosts: string[];
+  /** Run the egress proxy (installs and "packages" sessions reach the indexes only through it). */
+  egressProxy: boolean;
   /** Docker network the short-lived package installer joins (sessions themselves have none). */
   installNetwork: string;
   installTimeoutMs: number;
+  /** Days the audit log keeps finished rows; 0 or unset keeps every row forever. */
+  auditRetentionDays?: number;
   /** The executor-image/ folder (Dockerfiles, agents); default: the repository's. */
   imagesDir?: string;
 }
@@ -72,6 +78,8 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     maxArtifactsPerRun: 50,
     pipIndexUrl: process.env.SANDPIT_PIP_INDEX_URL ?? 'https://pypi.org/simple',
     npmRegistryUrl: process.env.SANDPIT_NPM_REGISTRY_URL ?? 'https://registry.npmjs.org/',
+    egressExtraHosts: [],
+    egressProxy: process.env.SANDPIT_EGRESS_PROXY !== 'off',
     installNetwork: process.env.SANDPIT_INSTALL_NETWORK ?? 'bridge',
     installTimeoutMs: 10 * 60_000,
     ...overrides,

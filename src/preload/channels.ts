@@ -35,6 +35,17 @@ export const ALLOWED_METHODS = [
   'sessions.saveAsEnvironment',
   'artifacts.list',
   'artifacts.read',
+  'audit.list',
+  'audit.get',
+  'audit.verify',
+  'audit.export',
+  'settings.get',
+  'settings.update',
+  'approvals.list',
+  'approvals.respond',
+  'connect.info',
+  'connect.revealToken',
+  'connect.rotateToken',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

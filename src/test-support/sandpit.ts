@@ -3,10 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { createSandpit } from '../core/app';
-import type { Sandpit } from '../core/app';
+import type { CreateSandpitOptions, Sandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
 import type { SandpitConfig } from '../core/config';
-import type { DockerClient } from '../core/docker/docker-client';
 import { silentLogger } from '../core/log';
 
 export interface TestSandpit extends Sandpit {
@@ -14,10 +13,7 @@ export interface TestSandpit extends Sandpit {
   cleanup(): Promise<void>;
 }
 
-export interface TestSandpitOptions {
-  /** The engine client to use (e.g. a recording wrapper of the real one); default: a new real client. */
-  docker?: DockerClient;
-}
+export type TestSandpitOptions = CreateSandpitOptions;
 
 /** A real core on the real engine with a throw-away data folder; no warm pool unless asked. */
 export async function startTestSandpit(overrides: Partial<SandpitConfig> = {}, options: TestSandpitOptions = {}): Promise<TestSandpit> {
@@ -27,11 +23,14 @@ export async function startTestSandpit(overrides: Partial<SandpitConfig> = {}, o
   const config = defaultConfig({
     home,
     poolSize: 0,
+    // Test indexes sit behind Docker aliases the host cannot resolve: installs join installNetwork directly
+    // unless a test turns the proxy on (with an egressConnect that maps names to addresses).
+    egressProxy: false,
     graceMs: 2_000,
     images: { python: images.python },
     ...overrides,
   });
-  const sandpit = await createSandpit(config, { logger: silentLogger, docker: options.docker });
+  const sandpit = await createSandpit(config, { logger: silentLogger, ...options });
   return {
     ...sandpit,
     cleanup: async () => {

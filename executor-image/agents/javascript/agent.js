@@ -14,13 +14,19 @@
  * Output. Node cannot dup2(), but open() returns the lowest free descriptor: at start-up, before anything
  * touches stdio, the agent re-opens its original stdin/stdout through /proc/self/fd (private copies for
  * the channel), then closes fds 0/1/2 and re-opens them as /dev/null and the write ends of two FIFOs (made
- * with `mkfifo` in a private temporary directory, unlinked at once). The I/O thread reads the FIFOs. So
- * everything written to fds 1/2 is captured at the fd level: process.stdout/stderr and console (replaced by
- * synchronous writers on fds 1/2), fs.writeSync(1, …), and child processes that inherit stdio (`stdio:
- * 'inherit'`, execSync's stderr, fork(), shell pipelines and their grandchildren). Output of children
- * spawned with 'pipe' (the default for spawn/exec/execFile/spawnSync, and execSync's stdout) goes to the
- * parent code, as in Node; it is printed only if user code prints it. Nothing user code prints can reach
- * the channel.
+ * with `mkfifo` in a private temporary directory — $TMPDIR, /tmp, /dev/shm — and unlinked at once). The
+ * I/O thread reads the FIFOs. So everything written to fds 1/2 is captured at the fd level:
+ * process.stdout/stderr and console (replaced by synchronous writers on fds 1/2), fs.writeSync(1, …), user
+ * worker threads, and child processes that write to the stdio they inherit (`stdio: 'inherit'` or
+ * process.stdout/stderr as stdio entries, fork(), detached or background children, shell pipelines and
+ * their grandchildren) — as long as they write during an execution: output written between executions is
+ * discarded. execSync's stderr is captured too (Node re-writes it to process.stderr when the child ends).
+ * Output of children spawned with 'pipe' (the default for spawn/exec/execFile/spawnSync, and execSync's
+ * stdout) goes to the parent code, as in Node; it is printed only if user code prints it.
+ * Nothing user code prints can reach the channel; user code and its children read EOF on stdin.
+ * Degraded modes, logged on the original stderr: if stdin/stdout cannot be re-opened (sockets, not the case
+ * under Docker), the channel stays on fds 0/1 and a child inheriting them could corrupt it; if no FIFO can
+ * be made, fds 1/2 are /dev/null and only in-process writes (process.stdout/stderr, console) are captured.
  *
  * Ordering. To send `display`, `result`, `error` and `done` after the output written before them, the main
  * thread posts a numbered "mark" to the I/O thread and then writes a sync marker with the same number into
@@ -44,7 +50,15 @@
  * `breakOnSigint`; a pending `await` is abandoned (status interrupted; timers the cell created are
  * cleared). Code that keeps the thread busy after an `await` (outside the vm call) is stopped through an
  * in-process inspector session (Runtime.terminateExecution) from the I/O thread; if the main thread is
- * blocked in a synchronous child process (execSync), that child is killed after a second.
+ * blocked in a synchronous child process (execSync), the agent's descendants are killed after a second.
+ *
+ * The context. Its globals are Node's (process, Buffer, timers, URL, TextEncoder, fetch, …) plus console
+ * (on the captured streams), require (rooted at the workspace; NODE_PATH applies), display() and `_` (the
+ * last result, until user code assigns `_`). process.exit()/reallyExit()/abort() throw a ProcessExit error
+ * instead of ending the agent. It is a separate realm: objects made by Node's modules (fs.readdirSync's
+ * arrays, their errors) fail `instanceof Array`/`instanceof Error` checks inside it (Array.isArray works).
+ * display(obj) sends PNG/JPEG/GIF bytes, `<svg …>` strings and objects with _repr_png_/_repr_svg_/
+ * _repr_html_ as rich output; anything else is printed on stdout (util.inspect), as the Python agent does.
  */
 
 const fs = require('fs');
@@ -112,29 +126,152 @@ function markerBytes(secret, n) {
 // ================================================================================================
 
 const PUNCTUATORS = [
-  '>>>=', '...', '===', '!==', '**=', '<<=', '>>=', '>>>', '&&=', '||=', '??=',
-  '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=',
-  '^=', '**', '<<', '>>',
+  '>>>=',
+  '...',
+  '===',
+  '!==',
+  '**=',
+  '<<=',
+  '>>=',
+  '>>>',
+  '&&=',
+  '||=',
+  '??=',
+  '=>',
+  '==',
+  '!=',
+  '<=',
+  '>=',
+  '&&',
+  '||',
+  '??',
+  '?.',
+  '++',
+  '--',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '&=',
+  '|=',
+  '^=',
+  '**',
+  '<<',
+  '>>',
 ];
 const SINGLE_PUNCT = '{}()[];,<>+-*/%&|^!~?:=.@#';
 /** Keywords after which an expression starts (a `/` is a regex) and which never end an expression. */
 const BEFORE_EXPRESSION = new Set([
-  'return', 'typeof', 'instanceof', 'in', 'of', 'new', 'delete', 'void', 'throw', 'case', 'do', 'else', 'yield',
-  'await', 'extends',
+  'return',
+  'typeof',
+  'instanceof',
+  'in',
+  'of',
+  'new',
+  'delete',
+  'void',
+  'throw',
+  'case',
+  'do',
+  'else',
+  'yield',
+  'await',
+  'extends',
 ]);
 const NO_EXPRESSION_END = new Set([
-  ...BEFORE_EXPRESSION, 'if', 'for', 'while', 'with', 'switch', 'try', 'catch', 'finally', 'var', 'let', 'const',
-  'class', 'function', 'import', 'export', 'default',
+  ...BEFORE_EXPRESSION,
+  'if',
+  'for',
+  'while',
+  'with',
+  'switch',
+  'try',
+  'catch',
+  'finally',
+  'var',
+  'let',
+  'const',
+  'class',
+  'function',
+  'import',
+  'export',
+  'default',
 ]);
 /** Punctuators that can continue an expression on the next line (no automatic semicolon before them). */
 const CONTINUES = new Set([
-  '(', '[', '.', '?.', ',', '?', ':', '=', '==', '===', '!=', '!==', '<', '>', '<=', '>=', '+', '-', '*', '/',
-  '%', '**', '&', '|', '^', '&&', '||', '??', '<<', '>>', '>>>', '+=', '-=', '*=', '/=', '%=', '**=', '&=',
-  '|=', '^=', '<<=', '>>=', '>>>=', '&&=', '||=', '??=', '=>', ';', ')', ']', '}',
+  '(',
+  '[',
+  '.',
+  '?.',
+  ',',
+  '?',
+  ':',
+  '=',
+  '==',
+  '===',
+  '!=',
+  '!==',
+  '<',
+  '>',
+  '<=',
+  '>=',
+  '+',
+  '-',
+  '*',
+  '/',
+  '%',
+  '**',
+  '&',
+  '|',
+  '^',
+  '&&',
+  '||',
+  '??',
+  '<<',
+  '>>',
+  '>>>',
+  '+=',
+  '-=',
+  '*=',
+  '/=',
+  '%=',
+  '**=',
+  '&=',
+  '|=',
+  '^=',
+  '<<=',
+  '>>=',
+  '>>>=',
+  '&&=',
+  '||=',
+  '??=',
+  '=>',
+  ';',
+  ')',
+  ']',
+  '}',
 ]);
 const STATEMENT_KEYWORDS = new Set([
-  'if', 'for', 'while', 'do', 'switch', 'try', 'throw', 'return', 'var', 'let', 'const', 'class', 'function',
-  'break', 'continue', 'debugger', 'with', 'import', 'export',
+  'if',
+  'for',
+  'while',
+  'do',
+  'switch',
+  'try',
+  'throw',
+  'return',
+  'var',
+  'let',
+  'const',
+  'class',
+  'function',
+  'break',
+  'continue',
+  'debugger',
+  'with',
+  'import',
+  'export',
 ]);
 const ID_START = /[\p{ID_Start}$_\\]/u;
 const ID_PART = /[\p{ID_Continue}$\u200c\u200d\\]/u;
@@ -162,7 +299,8 @@ function tokenize(src) {
     const p = prevSignificant();
     if (!p) return true;
     if (p.type === 'name') return BEFORE_EXPRESSION.has(p.value);
-    if (p.type === 'punct') return !(p.value === ')' || p.value === ']' || p.value === '}' || p.value === '++' || p.value === '--');
+    if (p.type === 'punct')
+      return !(p.value === ')' || p.value === ']' || p.value === '}' || p.value === '++' || p.value === '--');
     return p.type === 'tplhead' || p.type === 'tplmid';
   };
   const scanTemplate = (j) => {
@@ -390,7 +528,8 @@ function declarators(toks, match, i, depth, stop) {
     if (toks[k] && toks[k].depth === depth && toks[k].value === '=' && !stop(k)) {
       decl.hasInit = true;
       k++;
-      while (toks[k] && !(toks[k].depth < depth) && !(toks[k].depth === depth && (toks[k].value === ',' || stop(k)))) k++;
+      while (toks[k] && !(toks[k].depth < depth) && !(toks[k].depth === depth && (toks[k].value === ',' || stop(k))))
+        k++;
     }
     if (toks[k] && toks[k].depth === depth && toks[k].value === ',' && !stop(k)) {
       k++;
@@ -439,8 +578,13 @@ function parseImport(toks, k) {
   if (!(toks[j] && toks[j].value === 'from' && toks[j + 1] && toks[j + 1].type === 'str')) return undefined;
   const spec = toks[j + 1].value;
   let last = j + 1;
-  if (toks[last + 1] && (toks[last + 1].value === 'with' || toks[last + 1].value === 'assert') && toks[last + 2] &&
-      toks[last + 2].value === '{' && !toks[last + 1].nl) {
+  if (
+    toks[last + 1] &&
+    (toks[last + 1].value === 'with' || toks[last + 1].value === 'assert') &&
+    toks[last + 2] &&
+    toks[last + 2].value === '{' &&
+    !toks[last + 1].nl
+  ) {
     let q = last + 2;
     while (toks[q] && !(toks[q].value === '}' && toks[q].depth === toks[last + 2].depth)) q++;
     last = q;
@@ -449,7 +593,10 @@ function parseImport(toks, k) {
   const expr = () => {
     const load = `await ${IMPORT_FN}(${spec})`;
     if (ns) return def ? `${ns} = ${load}, ${def} = ${ns}.default` : `${ns} = ${load}`;
-    const props = [...(def ? [`default: ${def}`] : []), ...named.map(([imp, local]) => (imp === local ? imp : `${imp}: ${local}`))];
+    const props = [
+      ...(def ? [`default: ${def}`] : []),
+      ...named.map(([imp, local]) => (imp === local ? imp : `${imp}: ${local}`)),
+    ];
     return `({${props.join(', ')}} = ${load})`;
   };
   return { last, locals, expr };
@@ -472,7 +619,13 @@ function analyze(src) {
   toks.forEach((t, k) => {
     const next = toks[k + 1];
     const prev = toks[k - 1];
-    if (t.type === 'name' && t.value === 'import' && next && next.value === '(' && !(prev && (prev.value === '.' || prev.value === '?.'))) {
+    if (
+      t.type === 'name' &&
+      t.value === 'import' &&
+      next &&
+      next.value === '(' &&
+      !(prev && (prev.value === '.' || prev.value === '?.'))
+    ) {
       scriptEdits.push([t.start, t.end, IMPORT_FN]);
       asyncEdits.push([t.start, t.end, IMPORT_FN]);
     }
@@ -482,8 +635,13 @@ function analyze(src) {
     if (t.depth !== 0 || t.type !== 'name') continue;
     const next = toks[k + 1];
     const v = t.value;
-    if ((v === 'var' || ((v === 'let' || v === 'const') && starts[k])) && next &&
-        (next.type === 'name' ? !['in', 'instanceof', 'of'].includes(next.value) : next.value === '[' || next.value === '{')) {
+    if (
+      (v === 'var' || ((v === 'let' || v === 'const') && starts[k])) &&
+      next &&
+      (next.type === 'name'
+        ? !['in', 'instanceof', 'of'].includes(next.value)
+        : next.value === '[' || next.value === '{')
+    ) {
       const parsed = declarators(toks, match, k + 1, 0, stopAtTop);
       if (!parsed) continue;
       if (v !== 'var') scriptEdits.push([t.start, t.end, 'var']);
@@ -543,12 +701,22 @@ function analyze(src) {
     const f = toks[first];
     const second = toks[first + 1];
     const isLabel = f.type === 'name' && second && second.value === ':' && first + 1 <= lastTok;
-    const isDeclaration = (f.value === 'let' && second && (second.type === 'name' || second.value === '[' || second.value === '{')) ||
+    const isDeclaration =
+      (f.value === 'let' && second && (second.type === 'name' || second.value === '[' || second.value === '{')) ||
       (f.value === 'async' && second && second.value === 'function');
-    const isKeyword = f.type === 'name' && STATEMENT_KEYWORDS.has(f.value) && f.value !== 'let' &&
+    const isKeyword =
+      f.type === 'name' &&
+      STATEMENT_KEYWORDS.has(f.value) &&
+      f.value !== 'let' &&
       !(f.value === 'import' && second && (second.value === '(' || second.value === '.'));
-    if (starts[first] && f.depth === 0 && !isKeyword &&
-        !(f.type === 'punct' && (f.value === '{' || f.value === ';')) && !isLabel && !isDeclaration) {
+    if (
+      starts[first] &&
+      f.depth === 0 &&
+      !isKeyword &&
+      !(f.type === 'punct' && (f.value === '{' || f.value === ';')) &&
+      !isLabel &&
+      !isDeclaration
+    ) {
       lastExpr = { start: f.start, end: toks[lastTok].end };
     }
   }
@@ -579,7 +747,10 @@ function applyEdits(src, edits) {
 function asyncSource(src, analysis, withValue) {
   const edits = analysis ? [...analysis.edits] : [];
   if (withValue && analysis && analysis.lastExpr) {
-    edits.push([analysis.lastExpr.start, analysis.lastExpr.start, 'return {value: ('], [analysis.lastExpr.end, analysis.lastExpr.end, ')}']);
+    edits.push(
+      [analysis.lastExpr.start, analysis.lastExpr.start, 'return {value: ('],
+      [analysis.lastExpr.end, analysis.lastExpr.end, ')}'],
+    );
   }
   const names = analysis ? analysis.hoisted : [];
   const head = names.length ? `var ${names.join(', ')}; ` : '';
@@ -707,7 +878,14 @@ function ioThread() {
     if (typeof id !== 'string' && !(typeof id === 'number' && Number.isFinite(id))) return;
     try {
       if (msg.type === 'hello') {
-        send({ type: 'hello', id, language: 'javascript', version: process.versions.node, pid: process.pid, protocol: PROTOCOL });
+        send({
+          type: 'hello',
+          id,
+          language: 'javascript',
+          version: process.versions.node,
+          pid: process.pid,
+          protocol: PROTOCOL,
+        });
       } else if (msg.type === 'execute' && typeof msg.code === 'string') {
         parentPort.postMessage({ k: 'execute', msg: { id, code: msg.code, outputLimit: msg.outputLimit } });
       } else if (msg.type === 'interrupt') {
@@ -756,9 +934,10 @@ function ioThread() {
       };
     }
     const feed = lineReader(dispatch);
-    const input = fdKind(data.inFd) === 'pipe'
-      ? new net.Socket({ fd: data.inFd, readable: true, writable: false })
-      : fs.createReadStream(null, { fd: data.inFd, autoClose: false });
+    const input =
+      fdKind(data.inFd) === 'pipe'
+        ? new net.Socket({ fd: data.inFd, readable: true, writable: false })
+        : fs.createReadStream(null, { fd: data.inFd, autoClose: false });
     input.on('data', feed);
     input.on('end', endOfChannel);
     input.on('error', (error) => {
@@ -1196,7 +1375,9 @@ function main() {
     inFd = reopen(0, O_RDONLY);
     outFd = reopen(1, O_WRONLY | O_APPEND);
     if (inFd < 0 || outFd < 0) {
-      log('stdin/stdout cannot be re-opened (sockets?): the channel stays on fds 0/1, so child processes that inherit fd 1 and raw writes to fd 1 would corrupt it');
+      log(
+        'stdin/stdout cannot be re-opened (sockets?): the channel stays on fds 0/1, so child processes that inherit fd 1 and raw writes to fd 1 would corrupt it',
+      );
       if (inFd >= 0) fs.closeSync(inFd);
       if (outFd >= 0) fs.closeSync(outFd);
       inFd = 0;
@@ -1212,7 +1393,9 @@ function main() {
       pipes[name] = { read: fs.openSync(file, O_RDWR), priv: fs.openSync(file, O_WRONLY), ino: fs.statSync(file).ino };
     }
   } else {
-    log('no FIFO could be made (mkfifo missing or no writable temporary directory): output of child processes that inherit stdio is not captured');
+    log(
+      'no FIFO could be made (mkfifo missing or no writable temporary directory): output of child processes that inherit stdio is not captured',
+    );
   }
   try {
     if (!channelOnStdio) placeAt(0, '/dev/null', O_RDWR);
@@ -1285,7 +1468,7 @@ function main() {
     constructor(name) {
       super({ decodeStrings: true });
       this.streamName = name;
-      this.fd = name === 'stdout' ? 1 : 2;
+      this.fd = fifos ? pipes[name].pub : name === 'stdout' ? 1 : 2; // what a child given this stream inherits
       this.isTTY = false;
       this._isStdio = true;
       this._type = 'pipe';
@@ -1302,7 +1485,8 @@ function main() {
     end(chunk, encoding, callback) {
       // never ended: the same streams serve every execution
       if (typeof chunk === 'function') callback = chunk;
-      else if (chunk !== undefined && chunk !== null) this.write(chunk, typeof encoding === 'string' ? encoding : undefined);
+      else if (chunk !== undefined && chunk !== null)
+        this.write(chunk, typeof encoding === 'string' ? encoding : undefined);
       if (typeof encoding === 'function') callback = encoding;
       if (typeof callback === 'function') process.nextTick(callback);
       return this;
@@ -1319,10 +1503,18 @@ function main() {
   }
   const stdout = new FdWriter('stdout');
   const stderr = new FdWriter('stderr');
-  const stdin = new Readable({ read() { this.push(null); } });
+  const stdin = new Readable({
+    read() {
+      this.push(null);
+    },
+  });
   stdin.fd = 0;
   stdin.isTTY = false;
-  for (const [name, stream] of [['stdout', stdout], ['stderr', stderr], ['stdin', stdin]]) {
+  for (const [name, stream] of [
+    ['stdout', stdout],
+    ['stderr', stderr],
+    ['stdin', stdin],
+  ]) {
     Object.defineProperty(process, name, { configurable: true, enumerable: true, get: () => stream });
   }
 
@@ -1347,7 +1539,13 @@ function main() {
   function restoreStdio() {
     const want = [
       [0, () => !channelOnStdio, (st) => st.ino === devnullStat.ino && st.dev === devnullStat.dev, '/dev/null', O_RDWR],
-      [1, () => fifos && !channelOnStdio, (st) => st.ino === pipes.stdout.ino, fifos && `/proc/self/fd/${pipes.stdout.priv}`, O_WRONLY],
+      [
+        1,
+        () => fifos && !channelOnStdio,
+        (st) => st.ino === pipes.stdout.ino,
+        fifos && `/proc/self/fd/${pipes.stdout.priv}`,
+        O_WRONLY,
+      ],
       [2, () => fifos, (st) => st.ino === pipes.stderr.ino, fifos && `/proc/self/fd/${pipes.stderr.priv}`, O_WRONLY],
     ];
     for (const [fd, applies, ok, file, flags] of want) {
@@ -1390,10 +1588,13 @@ function main() {
       if (typeof callback !== 'function') return create(callback, ...rest);
       const seq = currentSeq;
       let handle;
-      const once = create === setInterval ? callback : function (...args) {
-        liveTimers.delete(handle);
-        return callback.apply(this, args);
-      };
+      const once =
+        create === setInterval
+          ? callback
+          : function (...args) {
+              liveTimers.delete(handle);
+              return callback.apply(this, args);
+            };
       handle = create(once, ...rest);
       if (seq) liveTimers.set(handle, { seq, clear });
       return handle;
@@ -1431,7 +1632,8 @@ function main() {
     return undefined;
   }
   function imageMime(buf) {
-    if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+    if (buf.length >= 8 && buf.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+      return 'image/png';
     if (buf.length >= 3 && buf[0] === 0xff && buf[1] === 0xd8 && buf[2] === 0xff) return 'image/jpeg';
     if (buf.length >= 6 && /^GIF8[79]a$/.test(buf.subarray(0, 6).toString('latin1'))) return 'image/gif';
     return undefined;
@@ -1447,13 +1649,20 @@ function main() {
       const mime = imageMime(buf);
       return mime ? [mime, buf.toString('base64'), 'base64'] : undefined;
     }
-    for (const [method, mime] of [['_repr_png_', 'image/png'], ['_repr_svg_', 'image/svg+xml'], ['_repr_html_', 'text/html']]) {
+    for (const [method, mime] of [
+      ['_repr_png_', 'image/png'],
+      ['_repr_svg_', 'image/svg+xml'],
+      ['_repr_html_', 'text/html'],
+    ]) {
       const fn = obj[method];
       if (typeof fn !== 'function') continue;
       let value = fn.call(obj);
       if (Array.isArray(value) && value.length) value = value[0]; // IPython's (data, metadata)
       const bytes = asBuffer(value);
-      if (bytes) return mime === 'image/png' ? [mime, bytes.toString('base64'), 'base64'] : [mime, bytes.toString('utf8'), 'utf8'];
+      if (bytes)
+        return mime === 'image/png'
+          ? [mime, bytes.toString('base64'), 'base64']
+          : [mime, bytes.toString('utf8'), 'utf8'];
       if (typeof value === 'string') return [mime, value, mime === 'image/png' ? 'base64' : 'utf8'];
     }
     return undefined;
@@ -1487,10 +1696,17 @@ function main() {
 
   // import() inside cells: workspace-relative paths, packages from the workspace or NODE_PATH.
   const { pathToFileURL } = require('url');
-  const importBases = [workspace, ...(process.env.NODE_PATH || '').split(path.delimiter).filter(Boolean).map((p) => path.dirname(p))];
+  const importBases = [
+    workspace,
+    ...(process.env.NODE_PATH || '')
+      .split(path.delimiter)
+      .filter(Boolean)
+      .map((p) => path.dirname(p)),
+  ];
   async function importModule(specifier) {
     const spec = String(specifier);
-    if (Module.isBuiltin ? Module.isBuiltin(spec) : Module.builtinModules.includes(spec.replace(/^node:/, ''))) return import(spec);
+    if (Module.isBuiltin ? Module.isBuiltin(spec) : Module.builtinModules.includes(spec.replace(/^node:/, '')))
+      return import(spec);
     if (/^(file:|data:)/.test(spec)) return import(spec);
     if (spec.startsWith('.') || path.isAbsolute(spec)) return import(pathToFileURL(path.resolve(workspace, spec)).href);
     let lastError;
@@ -1505,9 +1721,10 @@ function main() {
   }
   Object.defineProperty(sandbox, IMPORT_FN, { value: (specifier) => importModule(specifier), enumerable: false });
   // import() that the rewriting missed (in eval, new Function …): Node >= 21 can use the main loader.
-  const scriptOptions = vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
-    ? { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }
-    : {};
+  const scriptOptions =
+    vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER
+      ? { importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }
+      : {};
 
   // The last result is `_` until user code assigns `_` itself.
   let underscoreAuto = true;
@@ -1529,7 +1746,11 @@ function main() {
     let value;
     let stack;
     try {
-      if (error !== null && (typeof error === 'object' || typeof error === 'function') && typeof error.message === 'string') {
+      if (
+        error !== null &&
+        (typeof error === 'object' || typeof error === 'function') &&
+        typeof error.message === 'string'
+      ) {
         name = typeof error.name === 'string' && error.name ? error.name : 'Error';
         value = error.message;
         stack = typeof error.stack === 'string' ? error.stack : undefined;
@@ -1540,7 +1761,11 @@ function main() {
       value = '<the error could not be read>';
     }
     if (!stack) stack = `${name}: ${value}`;
-    if (compile) stack = stack.split('\n').filter((line) => !/^\s+at /.test(line)).join('\n');
+    if (compile)
+      stack = stack
+        .split('\n')
+        .filter((line) => !/^\s+at /.test(line))
+        .join('\n');
     return { name, value, traceback: cleanStack(stack) };
   }
   function cleanStack(stack) {
@@ -1550,10 +1775,18 @@ function main() {
     lines.forEach((line, i) => {
       if (isFrame(line) && line.includes('<cell-')) lastCell = i;
     });
-    return lines
-      .filter((line, i) => !isFrame(line) || ((lastCell < 0 || i <= lastCell) && !line.includes(AGENT_FILE) && !/\(node:vm:|at node:vm:|\[as runInContext\]|Script\.runInContext/.test(line)))
-      .join('\n')
-      .replace(/\s+$/, '') + '\n';
+    return (
+      lines
+        .filter(
+          (line, i) =>
+            !isFrame(line) ||
+            ((lastCell < 0 || i <= lastCell) &&
+              !line.includes(AGENT_FILE) &&
+              !/\(node:vm:|at node:vm:|\[as runInContext\]|Script\.runInContext/.test(line)),
+        )
+        .join('\n')
+        .replace(/\s+$/, '') + '\n'
+    );
   }
   function errorMessage(id, error, limit, compile) {
     const { name, value, traceback } = describe(error, compile);
@@ -1682,8 +1915,30 @@ function main() {
         await execute(msg);
       } catch (error) {
         log(`execution failed: ${error && error.stack}`);
-        const finish = { type: 'done', id: msg.id, status: 'error', durationMs: 0, dropped: {}, files: [], filesTruncated: false, straysKilled: 0 };
-        mark({ end: true, endId: msg.id, then: [{ type: 'error', id: msg.id, name: 'AgentError', value: String(error), traceback: `AgentError: ${error}\n` }, finish] });
+        const finish = {
+          type: 'done',
+          id: msg.id,
+          status: 'error',
+          durationMs: 0,
+          dropped: {},
+          files: [],
+          filesTruncated: false,
+          straysKilled: 0,
+        };
+        mark({
+          end: true,
+          endId: msg.id,
+          then: [
+            {
+              type: 'error',
+              id: msg.id,
+              name: 'AgentError',
+              value: String(error),
+              traceback: `AgentError: ${error}\n`,
+            },
+            finish,
+          ],
+        });
         accepted.delete(msg.id);
         cancelled.delete(msg.id);
         handling = null;
@@ -1740,9 +1995,12 @@ function main() {
       Atomics.store(shared, IN_VM, 0);
       if (compiled.async) {
         Promise.resolve(value).then(
-          (r) => settle(r && typeof r === 'object' && Object.prototype.hasOwnProperty.call(r, 'value')
-            ? { status: 'ok', hasValue: r.value !== undefined, value: r.value }
-            : { status: 'ok', hasValue: false }),
+          (r) =>
+            settle(
+              r && typeof r === 'object' && Object.prototype.hasOwnProperty.call(r, 'value')
+                ? { status: 'ok', hasValue: r.value !== undefined, value: r.value }
+                : { status: 'ok', hasValue: false },
+            ),
           (error) => settle({ status: 'error', error }),
         );
       } else {
@@ -1775,7 +2033,13 @@ function main() {
     if (status === 'error') {
       messages.push(errorMessage(id, outcome.error, limit, outcome.compile));
     } else if (status === 'interrupted') {
-      messages.push({ type: 'error', id, name: 'Interrupted', value: 'the execution was interrupted', traceback: 'Interrupted: the execution was interrupted\n' });
+      messages.push({
+        type: 'error',
+        id,
+        name: 'Interrupted',
+        value: 'the execution was interrupted',
+        traceback: 'Interrupted: the execution was interrupted\n',
+      });
     } else if (outcome.hasValue) {
       try {
         const text = util.inspect(outcome.value, { colors: false, depth: 2 });
@@ -1789,7 +2053,9 @@ function main() {
     let strays = 0;
     if (mayKillStrays && (status === 'interrupted' || nearPidsLimit())) strays = killStrays();
     const after = snapshotFiles(workspace);
-    const changed = [...after.files.keys()].filter((p) => !before.files.has(p) || before.files.get(p).sig !== after.files.get(p).sig).sort();
+    const changed = [...after.files.keys()]
+      .filter((p) => !before.files.has(p) || before.files.get(p).sig !== after.files.get(p).sig)
+      .sort();
     messages.push({
       type: 'done',
       id,

@@ -234,12 +234,15 @@ describe('javascript agent: source analysis', () => {
 
   it('turns top-level let/const/class into var in the Script form', () => {
     const a = analyze('let x = 1\nconst {a, b: [c]} = o;\nclass A extends B { m() { return `${x}` } }\n[1].map(f)');
-    expect(a.script).toBe('var x = 1\nvar {a, b: [c]} = o;\nvar A = class A extends B { m() { return `${x}` } };\n[1].map(f)');
+    expect(a.script).toBe(
+      'var x = 1\nvar {a, b: [c]} = o;\nvar A = class A extends B { m() { return `${x}` } };\n[1].map(f)',
+    );
     expect(a.hasAwait).toBe(false);
   });
 
   it('hoists names and returns the last expression in the async form', () => {
-    const src = "const r = await f('a;b', /x;[/]/)\nfunction g() {}\nfor (var i = 0; i < 2; i++) {}\nimport fs, {join as j} from 'node:path'\nr + i";
+    const src =
+      "const r = await f('a;b', /x;[/]/)\nfunction g() {}\nfor (var i = 0; i < 2; i++) {}\nimport fs, {join as j} from 'node:path'\nr + i";
     const a = analyze(src);
     expect(a.hoisted).toEqual(['r', 'g', 'i', 'fs', 'j']);
     expect(asyncSource(src, a, true)).toBe(
@@ -250,7 +253,9 @@ describe('javascript agent: source analysis', () => {
 
   it('leaves nested declarations and strings alone', () => {
     const src = "{ let x = 1 }\nif (a) { const y = 2 }\nconst s = 'let z = 3', t = `${'const w = 4'}`";
-    expect(analyze(src).script).toBe("{ let x = 1 }\nif (a) { const y = 2 }\nvar s = 'let z = 3', t = `${'const w = 4'}`");
+    expect(analyze(src).script).toBe(
+      "{ let x = 1 }\nif (a) { const y = 2 }\nvar s = 'let z = 3', t = `${'const w = 4'}`",
+    );
     expect(analyze(src).hoisted).toEqual(['s', 't']);
   });
 });
@@ -272,9 +277,12 @@ describe('javascript agent over stdio', () => {
 
   it('answers hello', async () => {
     const hello = await client.hello();
-    expect(hello).toMatchObject({ language: 'javascript', protocol: 1, version: process.versions.node });
-    const pid = hello.pid as number;
-    expect(readFileSync(`/proc/${pid}/cmdline`, 'latin1')).toContain('agent.js');
+    expect(hello).toMatchObject({ language: 'javascript', protocol: 1, pid: expect.any(Number) });
+    expect(hello.version).toMatch(/^\d+\.\d+\.\d+/);
+    if (NODE === process.execPath) {
+      expect(hello.version).toBe(process.versions.node);
+      expect(readFileSync(`/proc/${hello.pid as number}/cmdline`, 'latin1')).toContain('agent.js');
+    }
   });
 
   it('keeps state between executions and returns the last expression', async () => {
@@ -290,22 +298,31 @@ describe('javascript agent over stdio', () => {
     // a cell can be run again: declarations are not locked to their first cell
     expect((await client.run('const k = 1')).done.status).toBe('ok');
     expect((await client.run('const k = 2\nclass Box {}\nk')).result).toBe('2');
-    const globals = '[require, process.pid, Buffer, setTimeout, URL, TextEncoder, fetch, display].map((v) => typeof v).join()';
-    expect((await client.run(globals)).result).toBe("'function,number,function,function,function,function,function,function'");
+    const globals =
+      '[require, process.pid, Buffer, setTimeout, URL, TextEncoder, fetch, display].map((v) => typeof v).join()';
+    expect((await client.run(globals)).result).toBe(
+      "'function,number,function,function,function,function,function,function'",
+    );
   });
 
   it('supports top-level await, and declarations made in async cells persist', async () => {
-    const run = await client.run('const v = await new Promise((r) => setTimeout(() => r(7), 20))\nlet w = v * 2\nclass C {}\nw + 1');
+    const run = await client.run(
+      'const v = await new Promise((r) => setTimeout(() => r(7), 20))\nlet w = v * 2\nclass C {}\nw + 1',
+    );
     expect(run.done.status).toBe('ok');
     expect(run.result).toBe('15');
     expect((await client.run('[v, w, typeof C]')).result).toBe("[ 7, 14, 'function' ]");
-    const imported = await client.run("import path, {join as j} from 'node:path'\nawait null\nj('a', path.basename('/x/b'))");
+    const imported = await client.run(
+      "import path, {join as j} from 'node:path'\nawait null\nj('a', path.basename('/x/b'))",
+    );
     expect(imported.result).toBe("'a/b'");
     expect((await client.run('for await (const n of [1, 2]) console.log(n)')).stdout).toBe('1\n2\n');
   });
 
   it('streams output as it is written, all of it before done', async () => {
-    const run = await client.run("console.log('first')\nawait new Promise((r) => setTimeout(r, 300))\nconsole.log('second')");
+    const run = await client.run(
+      "console.log('first')\nawait new Promise((r) => setTimeout(r, 300))\nconsole.log('second')",
+    );
     expect(run.stdout).toBe('first\nsecond\n');
     const at = (word: string): number => run.messages.find((r) => String(r.msg.text).includes(word))?.at ?? NaN;
     expect(at('second') - at('first')).toBeGreaterThanOrEqual(250);
@@ -322,6 +339,7 @@ describe('javascript agent over stdio', () => {
         "cp.spawnSync('sh', ['-c', 'echo from-sub; echo sub-err >&2'], {stdio: 'inherit'})",
         "cp.execSync('echo into-execsync-stderr >&2')", // execSync's stderr is inherited by default
         "const piped = cp.execSync('echo piped').toString()", // stdout 'pipe': returned, not printed
+        "cp.spawnSync('sh', ['-c', 'echo via-stream; echo via-stream-err >&2'], {stdio: ['ignore', process.stdout, process.stderr]})",
         "fs.writeSync(1, 'raw fd write\\n')",
         "process.stdout.write('process.stdout\\n')",
         "fs.writeFileSync('forked.js', 'console.log(\"from fork\")')",
@@ -329,8 +347,8 @@ describe('javascript agent over stdio', () => {
       ].join('\n'),
     );
     expect(run.done.status).toBe('ok');
-    expect(run.stdout).toBe('from-shell\nfrom-sub\nraw fd write\nprocess.stdout\nfrom fork\n');
-    expect(run.stderr).toBe('to stderr\nshell-err\nsub-err\ninto-execsync-stderr\n');
+    expect(run.stdout).toBe('from-shell\nfrom-sub\nvia-stream\nraw fd write\nprocess.stdout\nfrom fork\n');
+    expect(run.stderr).toBe('to stderr\nshell-err\nsub-err\ninto-execsync-stderr\nvia-stream-err\n');
   });
 
   it('decodes UTF-8 split across writes and replaces invalid bytes', async () => {
@@ -353,7 +371,7 @@ describe('javascript agent over stdio', () => {
     expect(tb).toMatch(/at <cell-\d+>:5:1/);
     expect(tb).not.toContain('agent.js');
     expect(tb).not.toContain('node:vm');
-    const thrown = await client.run("throw {code: 42}");
+    const thrown = await client.run('throw {code: 42}');
     expect(thrown.error).toMatchObject({ name: 'Uncaught', value: '{ code: 42 }' });
     const rejected = await client.run("await Promise.reject(new RangeError('late'))");
     expect(rejected.error).toMatchObject({ name: 'RangeError', value: 'late' });
@@ -373,13 +391,17 @@ describe('javascript agent over stdio', () => {
   });
 
   it('reports an exception raised while showing the result', async () => {
-    const run = await client.run("({ [Symbol.for('nodejs.util.inspect.custom')]() { throw new Error('bad inspect') } })");
+    const run = await client.run(
+      "({ [Symbol.for('nodejs.util.inspect.custom')]() { throw new Error('bad inspect') } })",
+    );
     expect(run.done.status).toBe('error');
     expect(run.error).toMatchObject({ name: 'Error', value: 'bad inspect' });
   });
 
   it('turns errors thrown in callbacks during the run into its error', async () => {
-    const run = await client.run("setTimeout(() => { throw new Error('in a timer') }, 10)\nawait new Promise((r) => setTimeout(r, 200))\n'not reached'");
+    const run = await client.run(
+      "setTimeout(() => { throw new Error('in a timer') }, 10)\nawait new Promise((r) => setTimeout(r, 200))\n'not reached'",
+    );
     expect(run.done.status).toBe('error');
     expect(run.error).toMatchObject({ name: 'Error', value: 'in a timer' });
     const rejection = await client.run("Promise.reject(new Error('nobody catches me'))\n1");
@@ -388,7 +410,9 @@ describe('javascript agent over stdio', () => {
   });
 
   it('survives errors between executions and reports them with the next one', async () => {
-    await client.run("setTimeout(() => { throw new Error('later') }, 30); setTimeout(() => Promise.reject(new Error('later rejection')), 30)");
+    await client.run(
+      "setTimeout(() => { throw new Error('later') }, 30); setTimeout(() => Promise.reject(new Error('later rejection')), 30)",
+    );
     await sleep(150);
     const run = await client.run('1 + 1');
     expect(run.result).toBe('2');
@@ -407,7 +431,9 @@ describe('javascript agent over stdio', () => {
   });
 
   it('interrupts a pending await and clears the timers of the execution', async () => {
-    const id = client.start("setInterval(() => console.log('tick'), 20)\nconsole.log('waiting')\nawait new Promise(() => {})");
+    const id = client.start(
+      "setInterval(() => console.log('tick'), 20)\nconsole.log('waiting')\nawait new Promise(() => {})",
+    );
     await client.waitFor((m) => m.id === id && m.type === 'stream');
     const sent = performance.now();
     client.send({ type: 'interrupt', id });
@@ -473,7 +499,8 @@ describe('javascript agent over stdio', () => {
     expect(run.done.dropped).toEqual({ stdout: 9500, stderr: 0 });
     const big = await client.run("process.stdout.write('c'.repeat(300000))");
     expect(big.stdout.length).toBe(300000);
-    for (const r of big.messages.filter((m) => m.msg.type === 'stream')) expect((r.msg.text as string).length).toBeLessThanOrEqual(65536);
+    for (const r of big.messages.filter((m) => m.msg.type === 'stream'))
+      expect((r.msg.text as string).length).toBeLessThanOrEqual(65536);
   });
 
   it('never lets printed text break the framing', async () => {
@@ -497,7 +524,9 @@ describe('javascript agent over stdio', () => {
     expect(first.done.filesTruncated).toBe(false);
     writeFileSync(join(agent.workspace, 'uploaded.txt'), 'from the host');
     expect((await client.run('1')).done.files).toEqual([]);
-    const second = await client.run("fs.appendFileSync('out/sub/a.txt', '!!')\nfs.writeFileSync('b.bin', Buffer.from([1]))");
+    const second = await client.run(
+      "fs.appendFileSync('out/sub/a.txt', '!!')\nfs.writeFileSync('b.bin', Buffer.from([1]))",
+    );
     expect(second.done.files).toEqual([
       { path: 'b.bin', size: 1 },
       { path: 'out/sub/a.txt', size: 7 },
@@ -517,7 +546,7 @@ describe('javascript agent over stdio', () => {
     expect(run.done.status).toBe('error');
     expect(run.error?.name).toBe('ProcessExit');
     expect(run.error?.value).toContain('process.exit(3)');
-    await client.run("setTimeout(() => process.exit(4), 10)");
+    await client.run('setTimeout(() => process.exit(4), 10)');
     await sleep(100);
     expect((await client.run('x')).result).toBe('41');
   });
@@ -530,23 +559,39 @@ describe('javascript agent over stdio', () => {
         "console.log('before')",
         'display(new H(), new P())',
         "console.log('between')",
-        "display('<svg xmlns=\"http://www.w3.org/2000/svg\"/>', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), [1, 2])",
+        'display(\'<svg xmlns="http://www.w3.org/2000/svg"/>\', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), [1, 2])',
       ].join('\n'),
     );
     expect(run.done.status).toBe('ok');
     expect(shape(run)).toEqual(['stream', 'display', 'display', 'stream', 'display', 'display', 'stream', 'done']);
     expect(run.displays).toEqual([
       { type: 'display', id: run.id, mime: 'text/html', data: '<b>hi</b>', encoding: 'utf8' },
-      { type: 'display', id: run.id, mime: 'image/png', data: Buffer.from('\x89PNG fake', 'latin1').toString('base64'), encoding: 'base64' },
-      { type: 'display', id: run.id, mime: 'image/svg+xml', data: '<svg xmlns="http://www.w3.org/2000/svg"/>', encoding: 'utf8' },
+      {
+        type: 'display',
+        id: run.id,
+        mime: 'image/png',
+        data: Buffer.from('\x89PNG fake', 'latin1').toString('base64'),
+        encoding: 'base64',
+      },
+      {
+        type: 'display',
+        id: run.id,
+        mime: 'image/svg+xml',
+        data: '<svg xmlns="http://www.w3.org/2000/svg"/>',
+        encoding: 'utf8',
+      },
       { type: 'display', id: run.id, mime: 'image/png', data: 'iVBORw0KGgo=', encoding: 'base64' },
     ]);
     expect(run.stdout).toBe('before\nbetween\n[ 1, 2 ]\n');
   });
 
   it('restores fds and streams that user code closed', async () => {
-    await client.run("require('fs').closeSync(1); require('fs').closeSync(2); process.stdout.end(); process.stdout.destroy()");
-    const run = await client.run("console.log('out again')\nconsole.error('err again')\nrequire('child_process').execSync('echo child again', {stdio: 'inherit'})");
+    await client.run(
+      "require('fs').closeSync(1); require('fs').closeSync(2); process.stdout.end(); process.stdout.destroy()",
+    );
+    const run = await client.run(
+      "console.log('out again')\nconsole.error('err again')\nrequire('child_process').execSync('echo child again', {stdio: 'inherit'})",
+    );
     expect(run.stdout).toBe('out again\nchild again\n');
     expect(run.stderr).toBe('err again\n');
   });
@@ -562,7 +607,8 @@ describe('javascript agent over stdio', () => {
     const ids = [0, 1, 2].map((i) => client.start(`await new Promise((r) => setTimeout(r, 30))\nconsole.log(${i})`));
     const runs = await Promise.all(ids.map((id) => client.collect(id)));
     expect(runs.map((r) => r.stdout)).toEqual(['0\n', '1\n', '2\n']);
-    const doneIndex = (id: string): number => client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
+    const doneIndex = (id: string): number =>
+      client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
     expect(doneIndex(ids[0]!)).toBeLessThan(doneIndex(ids[1]!));
     expect(doneIndex(ids[1]!)).toBeLessThan(doneIndex(ids[2]!));
   });
@@ -588,7 +634,8 @@ describe('javascript agent lifecycle', () => {
     const agent = startAgent();
     const client = agent.client;
     try {
-      const code = "setInterval(() => { console.log('tick'); require('fs').writeSync(2, 'tock\\n') }, 2)\nawait new Promise((r) => setTimeout(r, 50))";
+      const code =
+        "setInterval(() => { console.log('tick'); require('fs').writeSync(2, 'tock\\n') }, 2)\nawait new Promise((r) => setTimeout(r, 50))";
       expect((await client.run(code)).stdout).toMatch(/^(tick\n)+$/);
       for (let i = 0; i < 20; i++) {
         const run = await client.run(`console.log('cell ${i}')\nawait new Promise((r) => setTimeout(r, 10))`);
@@ -626,7 +673,9 @@ describe('javascript agent lifecycle', () => {
       }
       const first = await connect();
       expect((await first.hello()).language).toBe('javascript');
-      const run = await first.run("const v = 'kept'\nconsole.log('over the socket')\nrequire('child_process').execSync('echo child', {stdio: 'inherit'})");
+      const run = await first.run(
+        "const v = 'kept'\nconsole.log('over the socket')\nrequire('child_process').execSync('echo child', {stdio: 'inherit'})",
+      );
       expect(run.stdout).toBe('over the socket\nchild\n');
       const second = await connect();
       await second.hello();

@@ -34,6 +34,7 @@ PROTOCOL = 1
 AGENT_PID = os.getpid()
 AGENT_FILE = (lambda: None).__code__.co_filename  # frames from this file are hidden from users
 READ_SIZE = 65536
+WRITE_BATCH = 1 << 20  # the writer joins queued messages into one write, up to about this many bytes
 COALESCE = 0.002  # a pump gathers what arrives within 2 ms into one message (fewer, larger chunks)
 SYNC_TIMEOUT = 2.0
 MAX_WALK = 20000
@@ -100,7 +101,9 @@ class Channel:
     def __init__(self, spec):
         self.spec = spec
         self.outbox = queue.Queue(maxsize=128)  # bounded: slow hosts apply back-pressure to output
-        self.lock = threading.Lock()  # guards `conn` and every write on it
+        self.lock = threading.Lock()  # guards `conn` and every write on the channel
+        self.count_lock = threading.Lock()
+        self.queued = 0  # messages queued and not yet written (guarded by count_lock)
         self.conn = None
         self.server = None
         self.in_fd = self.out_fd = None
@@ -128,30 +131,69 @@ class Channel:
             threading.Thread(target=self._accept, name='sandpit-accept', daemon=True).start()
         threading.Thread(target=self._write_loop, name='sandpit-writer', daemon=True).start()
 
+    @staticmethod
+    def encode(msg):
+        return (json.dumps(msg, ensure_ascii=False, separators=(',', ':')) + '\n').encode('utf-8', 'replace')
+
     def send(self, msg):
         """Queue one message for the host (dropped silently in forked children)."""
+        if os.getpid() == AGENT_PID:
+            self._queue(self.encode(msg))
+
+    def send_now(self, msgs):
+        """Send messages from the calling thread when nothing queued is still unwritten, else queue them.
+        Only for the main thread outside user code (a KeyboardInterrupt must not cut a write short)."""
         if os.getpid() != AGENT_PID:
             return
-        line = json.dumps(msg, ensure_ascii=False, separators=(',', ':')) + '\n'
-        self.outbox.put(line.encode('utf-8', 'replace'))
+        data = b''.join(self.encode(msg) for msg in msgs)
+        with self.lock:
+            with self.count_lock:
+                direct = self.queued == 0
+            if direct:
+                self._write_locked(data)
+                return
+        self._queue(data)
+
+    def _queue(self, data):
+        with self.count_lock:
+            self.queued += 1
+        self.outbox.put(data)
 
     def _write_loop(self):
         while True:
-            data = self.outbox.get()
-            if data is None:  # queued by _read_stdio at the end of the channel
-                os._exit(0)
-            if self.out_fd is not None:
+            batch = [self.outbox.get()]
+            size = len(batch[0] or b'')
+            while batch[-1] is not None and size < WRITE_BATCH:  # what else is queued leaves in the same write
                 try:
-                    write_all(self.out_fd, data)
-                except OSError:
-                    os._exit(0)  # the host is gone
-                continue
+                    data = self.outbox.get_nowait()
+                except queue.Empty:
+                    break
+                batch.append(data)
+                size += len(data or b'')
+            end = batch[-1] is None  # queued by _read_stdio at the end of the channel
+            if end:
+                batch.pop()
             with self.lock:
-                if self.conn is not None:
-                    try:
-                        self.conn.sendall(data)
-                    except OSError:
-                        pass  # the reader notices the broken connection
+                self._write_locked(b''.join(batch))
+                with self.count_lock:
+                    self.queued -= len(batch)
+            if end:
+                os._exit(0)
+
+    def _write_locked(self, data):
+        """Write on the channel (self.lock held)."""
+        if not data:
+            return
+        if self.out_fd is not None:
+            try:
+                write_all(self.out_fd, data)
+            except OSError:
+                os._exit(0)  # the host is gone
+        elif self.conn is not None:
+            try:
+                self.conn.sendall(data)
+            except OSError:
+                pass  # the reader notices the broken connection
 
     def _dispatch(self, line):
         try:
@@ -283,10 +325,10 @@ class Pump(threading.Thread):
         with self.lock:
             self.idle = True
         while True:
-            poller.poll()  # wait without reading: the pipe may be checked by settled() meanwhile
-            with self.lock:
-                self.idle = False
             try:
+                poller.poll()  # wait without reading: settled() may look at the pipe meanwhile
+                with self.lock:
+                    self.idle = False
                 data = self._read()
             except OSError:
                 return
@@ -432,18 +474,55 @@ def snapshot_files(root):
     return files, True
 
 
-def near_pids_limit():
-    """Whether the container's pids cgroup (v1 or v2) is at 75 % of its limit or more."""
-    for base in ('/sys/fs/cgroup/pids', '/sys/fs/cgroup'):
-        try:
-            with open(base + '/pids.current') as f:
-                current = int(f.read())
-            with open(base + '/pids.max') as f:
-                limit = f.read().strip()
-        except (OSError, ValueError):
-            continue
-        return limit.isdigit() and current >= 0.75 * int(limit)
-    return False
+class PidsGauge:
+    """The container's pids cgroup (v1 or v2), read through files kept open (not two opens per check)."""
+
+    def __init__(self):
+        self.files = None  # [(fd, (st_dev, st_ino))] of pids.current and pids.max, once opened
+        self.limit, self.limit_read = 0, None
+
+    @staticmethod
+    def _open():
+        for base in ('/sys/fs/cgroup/pids', '/sys/fs/cgroup'):
+            files = []
+            try:
+                for name in ('pids.current', 'pids.max'):
+                    fd = os.open(base + '/' + name, os.O_RDONLY | os.O_CLOEXEC)
+                    st = os.fstat(fd)
+                    files.append((fd, (st.st_dev, st.st_ino)))
+            except OSError:
+                for fd, _ in files:
+                    os.close(fd)
+                continue
+            return files
+        return None
+
+    @staticmethod
+    def _read(file):
+        fd, ident = file
+        st = os.fstat(fd)  # user code may have closed our fd, and its number been reused
+        if (st.st_dev, st.st_ino) != ident:
+            raise OSError('not the cgroup file')
+        return os.pread(fd, 64, 0).strip()
+
+    def near_limit(self):
+        """Whether the pids cgroup is at 75 % of its limit or more."""
+        for _ in range(2):  # a second try with freshly opened files
+            if self.files is None:
+                self.files, self.limit_read = self._open(), None
+                if self.files is None:
+                    return False
+            try:
+                now = time.monotonic()
+                if self.limit_read is None or now - self.limit_read > 1.0:  # the limit rarely changes
+                    limit = self._read(self.files[1])
+                    self.limit, self.limit_read = int(limit) if limit.isdigit() else 0, now
+                current = int(self._read(self.files[0]))
+            except (OSError, ValueError):
+                self.files = None  # not closed: the numbers may be user code's files by now
+                continue
+            return self.limit > 0 and current >= 0.75 * self.limit
+        return False
 
 
 def kill_strays():
@@ -513,6 +592,7 @@ class Agent:
         self.workspace = os.environ.get('SANDPIT_WORKSPACE') or '/workspace'
         # kill(-1) is only safe inside the container: opt-in (set in the image) and only under an init (or as init)
         self.may_kill_strays = os.environ.get('SANDPIT_KILL_STRAYS') == '1' and 1 in (os.getpid(), os.getppid())
+        self.pids = PidsGauge()
         module = types.ModuleType('__main__')
         module.__dict__.update(__builtins__=builtins, display=self.make_display())
         sys.modules['__main__'] = module  # so pickle and multiprocessing find user-defined names
@@ -583,23 +663,31 @@ class Agent:
         status, text, exc = self.interruptible(eid, lambda: self.run_cell(eid, msg['code'], filename))
         duration = (time.perf_counter() - started) * 1000
         self.sync()
+        report = None  # the result or error message, sent with `done` when nothing comes between them
         if exc is not None:
-            self.send_error(eid, exc, limit)
+            report = self.error_message(eid, exc, limit)
         elif text is not None:
-            self.channel.send({'type': 'result', 'id': eid, 'text': clip(text, limit)})
+            report = {'type': 'result', 'id': eid, 'text': clip(text, limit)}
         exc = None  # let the traceback's frames go
         if 'matplotlib.pyplot' in sys.modules:
+            if report is not None:
+                self.channel.send(report)  # before the figures show() sends
+                report = None
             if self.interruptible(eid, self.show)[0] == 'interrupted':
                 status = 'interrupted'
         strays = 0
-        if self.may_kill_strays and (status == 'interrupted' or near_pids_limit()):
+        if self.may_kill_strays and (status == 'interrupted' or self.pids.near_limit()):
             strays = kill_strays()
         # only pyplot.show() and killed strays can have written to fds 1/2 since the sync above
-        self.finish(eid, status, duration, before, strays, 'matplotlib.pyplot' in sys.modules or strays > 0)
+        self.finish(eid, status, duration, before, strays, 'matplotlib.pyplot' in sys.modules or strays > 0, report)
 
-    def finish(self, eid, status, duration, before, strays, drain=True):
-        """Drain the pipes (unless the caller just did), then send `done` with the files the execution changed."""
+    def finish(self, eid, status, duration, before, strays, drain=True, report=None):
+        """Drain the pipes (unless the caller just did), then send `report` (if any) and `done` with the
+        files the execution changed."""
         if drain:
+            if report is not None:
+                self.channel.send(report)
+                report = None
             self.sync()
         dropped = {pump.stream: pump.end() for pump in self.pumps}
         with self.emit_lock:
@@ -608,9 +696,10 @@ class Agent:
         self.cancelled.discard(eid)
         after, complete = snapshot_files(self.workspace) if before is not None else ({}, True)
         changed = sorted(path for path, sig in after.items() if before.get(path) != sig)
-        self.channel.send({'type': 'done', 'id': eid, 'status': status, 'durationMs': round(duration, 3),
-                           'dropped': dropped, 'files': [{'path': p, 'size': after[p][0]} for p in changed[:MAX_FILES]],
-                           'filesTruncated': len(changed) > MAX_FILES or not complete, 'straysKilled': strays})
+        done = {'type': 'done', 'id': eid, 'status': status, 'durationMs': round(duration, 3), 'dropped': dropped,
+                'files': [{'path': p, 'size': after[p][0]} for p in changed[:MAX_FILES]],
+                'filesTruncated': len(changed) > MAX_FILES or not complete, 'straysKilled': strays}
+        self.channel.send_now([done] if report is None else [report, done])
 
     def interruptible(self, eid, fn):
         """Run fn() with SIGINT raising KeyboardInterrupt; returns (status, value, exception)."""
@@ -644,7 +733,8 @@ class Agent:
         flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
         tree = compile(source, filename, 'exec', flags | ast.PyCF_ONLY_AST, dont_inherit=True)
         last = tree.body.pop() if tree.body and isinstance(tree.body[-1], ast.Expr) else None
-        self.evaluate(compile(tree, filename, 'exec', flags, dont_inherit=True))
+        if tree.body:  # a cell that is one expression needs no statements compiled
+            self.evaluate(compile(tree, filename, 'exec', flags, dont_inherit=True))
         if last is None:
             return None
         value = self.evaluate(compile(ast.Expression(last.value), filename, 'eval', flags, dont_inherit=True))
@@ -665,8 +755,8 @@ class Agent:
             value = self.loop.run_until_complete(value)
         return value
 
-    def send_error(self, eid, exc, limit):
-        """Send an `error` message for an exception raised by user code."""
+    def error_message(self, eid, exc, limit):
+        """The `error` message for an exception raised by user code."""
         tb = exc.__traceback__ = clean_traceback(exc.__traceback__)
         try:
             value = str(exc)
@@ -676,8 +766,8 @@ class Agent:
             text = ''.join(traceback.format_exception(type(exc), exc, tb))
         except Exception:
             text = '%s: %s\n' % (type(exc).__name__, value)
-        self.channel.send({'type': 'error', 'id': eid, 'name': type(exc).__name__, 'value': clip(value, limit),
-                           'traceback': clip(text, limit)})
+        return {'type': 'error', 'id': eid, 'name': type(exc).__name__, 'value': clip(value, limit),
+                'traceback': clip(text, limit)}
 
     def restore_stdio(self):
         """Undo what the previous execution may have done to fds 0/1/2 and sys.stdout/err."""

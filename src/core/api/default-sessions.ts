@@ -19,6 +19,11 @@ export class DefaultSessions {
     });
   }
 
+  /** The caller's default session for `language` if it exists (never creates one). */
+  current(principal: string, language: Language): string | undefined {
+    return this.ids.get(`${principal}\u0000${language}`);
+  }
+
   async resolve(principal: string, language: Language, client: string | undefined): Promise<string> {
     const key = `${principal}\u0000${language}`;
     const known = this.ids.get(key);

@@ -4,6 +4,7 @@ import type { NetworkPolicy } from '../../shared/domain/environment';
 import type { EnvironmentBuilder } from '../environments/environment-builder';
 import type { EnvironmentStore } from '../environments/environment-store';
 import { importDependencies } from '../environments/import-definition';
+import type { InstallProxy } from '../environments/package-installer';
 import type { HandlerKit, Handlers } from './sandpit-api';
 
 type EnvironmentMethods =
@@ -21,6 +22,7 @@ type EnvironmentMethods =
 export interface EgressAccess {
   network: string;
   env(sessionId?: string): Record<string, string>;
+  installerProxy(sessionId: string): InstallProxy;
 }
 
 export interface EnvironmentServices {

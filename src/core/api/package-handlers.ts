@@ -23,7 +23,14 @@ export function packageHandlers(kit: HandlerKit): Pick<Handlers, PackageMethods>
           { docker, identity: runtime.options.identity, log: kit.sessions.logger },
           { sessionId: id, image: info.image, packagesVolume: runtime.packagesVolume },
           specs,
-          { pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, installNetwork: config.installNetwork, installTimeoutMs: config.installTimeoutMs },
+          {
+            pipIndexUrl: config.pipIndexUrl,
+            npmRegistryUrl: config.npmRegistryUrl,
+            installNetwork: config.installNetwork,
+            installTimeoutMs: config.installTimeoutMs,
+            // With the egress proxy running, the installer reaches the indexes only through it.
+            proxy: kit.environments.egress()?.installerProxy(id),
+          },
         );
         const versions = await checkPipPackages(docker, runtime.containerId, specs);
         return results.map((r, i) => (r.ok && versions[i]?.version ? { ...r, version: versions[i].version } : r));

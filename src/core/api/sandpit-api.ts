@@ -6,15 +6,26 @@ import type { SandpitConfig } from '../config';
 import type { DockerClient } from '../docker/docker-client';
 import type { EngineMonitor } from '../docker/engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
+import type { AuditStore } from '../audit/audit-store';
 import type { SessionManager } from '../sessions/session-manager';
 import type { EventBus } from './event-bus';
 import { parsePackageSpecs } from '../environments/package-names';
+import type { ApprovalQueue } from '../approvals/approval-queue';
+import type { SettingsStore } from '../settings/settings-store';
+import { approvalHandlers } from './approval-handlers';
+import { auditHandlers } from './audit-handlers';
+import { withAudit } from './audited';
+import type { AuditDeps } from './audited';
+import { withApprovals } from './approved';
+import { connectHandlers } from './connect-handlers';
+import type { ConnectServices } from './connect-handlers';
 import { DefaultSessions } from './default-sessions';
 import { environmentHandlers, networkFor } from './environment-handlers';
 import type { EnvironmentServices } from './environment-handlers';
 import { fileHandlers } from './file-handlers';
 import { packageHandlers } from './package-handlers';
 import { runHandlers } from './run-handlers';
+import { settingsHandlers } from './settings-handlers';
 
 /** Who is calling: used for default sessions, ownership, approvals and the audit log. */
 export interface CallContext {
@@ -26,6 +37,10 @@ export interface CallContext {
    * the panel, which sees and manages every session.
    */
   principal?: string;
+  /** The caller gave up (e.g. its MCP request was cancelled): a call still waiting for approval is withdrawn. */
+  signal?: AbortSignal;
+  /** Told when the call starts (a plain message) and stops (undefined) waiting for the person, e.g. for MCP progress. */
+  onWaiting?(what: string | undefined): void;
 }
 
 export type Handlers = { [M in MethodName]: (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>> };
@@ -38,6 +53,10 @@ export interface SandpitApiDeps {
   artifacts: ArtifactStore;
   bus: EventBus;
   environments: EnvironmentServices;
+  audit: AuditStore;
+  settings: SettingsStore;
+  approvals: ApprovalQueue;
+  connect: ConnectServices;
 }
 
 /** Image, language, limits and network of a new session: from its environment, when it names one. */
@@ -77,7 +96,14 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       return defaults.resolve(context.principal ?? 'panel', language ?? 'python', context.client);
     },
   };
-  return {
+  const audit: AuditDeps = {
+    audit: deps.audit,
+    bus: deps.bus,
+    defaultSession: (context, language) => defaults.current(context.principal ?? 'panel', language ?? 'python'),
+    environmentOf: (id) => sessions.listFor(undefined).find((s) => s.id === id)?.environment,
+    log: sessions.logger,
+  };
+  const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
     'sessions.create': async (input, context) => {
       // Dependencies are validated before any container starts (as packages.install does).
@@ -98,7 +124,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       }).then(async (info) => {
         if (!input.dependencies?.length) return info;
         try {
-          const { results } = await packageHandlers(kit)['packages.install']({ sessionId: info.id, packages: input.dependencies }, context);
+          const { results } = await withAudit(handlers, audit)['packages.install']({ sessionId: info.id, packages: input.dependencies }, context);
           const failed = results.filter((r) => !r.ok);
           if (failed.length > 0) {
             throw new SandpitError('INVALID_INPUT', `Could not install ${failed.map((f) => `${f.package} (${f.error ?? 'failed'})`).join(', ')}.`, { results });
@@ -141,5 +167,11 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       const { artifact, content } = await artifacts.get(sha256);
       return { artifact, contentBase64: content.toString('base64') };
     },
+    ...settingsHandlers(deps.settings),
+    ...approvalHandlers(deps.approvals),
+    ...auditHandlers(deps.audit),
+    ...connectHandlers(deps.config, deps.connect),
   };
+  // Approval is the innermost wrapper: an outer one (the audit log) sees a denied call as denied.
+  return withAudit(withApprovals(handlers, { queue: deps.approvals, settings: () => deps.settings.current.approvals, sessions, defaults }), audit);
 }

@@ -44,6 +44,8 @@ export interface RunningHttpServer {
   url: string;
   port: number;
   server: Server;
+  /** Switches the bearer token at once: from the next request on, only the new one is accepted. */
+  setToken(token: string): void;
   close(): Promise<void>;
 }
 
@@ -55,8 +57,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
   if (host !== '127.0.0.1' && host !== '::1') {
     throw new SandpitError('INVALID_INPUT', `Sandpit only listens on loopback (127.0.0.1 or ::1), not on ${host}.`);
   }
-  if (options.token.length < 43)
-    throw new SandpitError('INVALID_INPUT', 'The access token must have at least 256 bits.');
+  assertStrongToken(options.token);
   const { sandpit } = options;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const panel = options.panelDir === false ? [] : panelRoutes(options.panelDir);
@@ -100,12 +101,21 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     url,
     port: state.port,
     server,
+    setToken: (token) => {
+      assertStrongToken(token);
+      state.token = token;
+      log.info('access token switched');
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+}
+
+function assertStrongToken(token: string): void {
+  if (token.length < 43) throw new SandpitError('INVALID_INPUT', 'The access token must have at least 256 bits.');
 }
 
 interface ServeState {

@@ -87,7 +87,16 @@ export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMoun
         principal: mcpPrincipal(transport.sessionId ?? 'uninitialized'),
       }),
     });
+    let untrack: (() => void) | undefined;
+    mcp.server.server.oninitialized = () => {
+      untrack ??= sandpit.clients.add({
+        name: clientNameOf(mcp) ?? 'unnamed client',
+        transport: 'mcp-http',
+        ...(transport.sessionId === undefined ? {} : { mcpSessionId: transport.sessionId }),
+      });
+    };
     mcp.server.server.onclose = () => {
+      untrack?.();
       const id = transport.sessionId;
       if (id === undefined) return;
       live.delete(id);

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Artifact } from '../../shared/domain/artifact';
 import type { ExecutionResult } from '../../shared/domain/execution';
@@ -95,11 +96,16 @@ export class SessionManager {
   private readonly log: Logger;
   private sweepTimer: NodeJS.Timeout | undefined;
   private disposed = false;
+  /** Ready containers per pool and the limits of new sessions: settings that apply at once (setPoolSize, setDefaultLimits). */
+  private poolSize: number;
+  private defaultLimits: Limits;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.slots = new Semaphore(deps.config.maxConcurrentRuns);
     this.channel = resolveChannel(deps.config.channel, deps.docker.endpoint);
     this.log = deps.log.child({ component: 'sessions' });
+    this.poolSize = deps.config.poolSize;
+    this.defaultLimits = deps.config.defaultLimits;
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
     this.sweepTimer.unref();
   }
@@ -114,10 +120,10 @@ export class SessionManager {
 
   /** Starts warm pools for the default template of each language that has an image. */
   warmUp(languages: Language[] = ['python']): void {
-    if (this.deps.config.poolSize <= 0) return;
+    if (this.poolSize <= 0) return;
     for (const language of languages) {
       const image = this.deps.config.images[language];
-      if (image) void this.poolFor({ language, image, limits: this.deps.config.defaultLimits }).refill();
+      if (image) void this.poolFor({ language, image, limits: this.defaultLimits }).refill();
     }
   }
 
@@ -129,10 +135,10 @@ export class SessionManager {
     const language = input.language ?? 'python';
     const image = input.image ?? this.deps.config.images[language];
     if (!image) throw new SandpitError('IMAGE_MISSING', `No ${language} sandbox image is configured. Build it with "npm run build:images".`);
-    const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.deps.config.defaultLimits);
+    const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
     const template: SessionTemplate = { language, image, limits, network: input.network, env: input.containerEnv };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
-    const poolable = input.limits === undefined && this.deps.config.poolSize > 0;
+    const poolable = input.limits === undefined && this.poolSize > 0;
     let runtime = poolable ? this.poolFor(template).claim() : undefined;
     const fromPool = runtime !== undefined;
     if (!runtime) {
@@ -162,6 +168,26 @@ export class SessionManager {
     this.log.info('session created', { sessionId: runtime.id, fromPool, containerId: runtime.containerId });
     this.deps.bus.emit('session.updated', this.info(session));
     return this.info(session);
+  }
+
+  /** New pool size: every pool shrinks or grows now; with none yet, the default templates warm up. */
+  setPoolSize(size: number): void {
+    this.poolSize = size;
+    for (const pool of this.pools.values()) pool.resize(size);
+    if (size > 0 && this.deps.engine.current.state === 'up') this.warmUp(this.imageLanguages());
+  }
+
+  /**
+   * New default limits for sessions created from now on. Ready containers were made with the old
+   * ones, so every pool is emptied and the default templates warm up again.
+   */
+  setDefaultLimits(limits: Limits): void {
+    if (isDeepStrictEqual(limits, this.defaultLimits)) return;
+    this.defaultLimits = limits;
+    const stale = [...this.pools.values()];
+    this.pools.clear();
+    void Promise.all(stale.map((pool) => pool.dispose()));
+    if (this.poolSize > 0 && this.deps.engine.current.state === 'up') this.warmUp(this.imageLanguages());
   }
 
   /** The warm pools: how many ready containers each holds of how many, and whether it is filling. */
@@ -371,7 +397,7 @@ export class SessionManager {
     const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', template.env ?? {}, this.channel]);
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = new WarmPool(key, this.deps.config.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
+      pool = new WarmPool(key, this.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
       this.pools.set(key, pool);
     }
     return pool;
@@ -407,6 +433,10 @@ export class SessionManager {
         await this.stop(id).catch((error: unknown) => this.log.warn('could not stop idle session', { sessionId: id, error: toErrorBody(error).message }));
       }
     }
+  }
+
+  private imageLanguages(): Language[] {
+    return (Object.keys(this.deps.config.images) as Language[]).filter((language) => this.deps.config.images[language]);
   }
 
   private require(sessionId: string): ManagedSession {

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { artifactSchema, fileEntrySchema } from '../domain/artifact';
+import {
+  auditEntrySchema,
+  auditExportFormatSchema,
+  auditFiltersSchema,
+  auditIdSchema,
+  auditSummarySchema,
+  auditVerifyResultSchema,
+} from '../domain/audit';
 import { displaySchema, executionResultSchema, executionStatusSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
 import {
@@ -9,8 +17,11 @@ import {
   environmentSchema,
   importedDependenciesSchema,
 } from '../domain/environment';
+import { approvalDecisionSchema, approvalOutcomeSchema, approvalSchema } from '../domain/approval';
+import { connectedClientSchema, connectInfoSchema } from '../domain/connect';
 import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
 import { languageSchema, sessionInfoSchema } from '../domain/session';
+import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -104,7 +115,7 @@ export const methods = {
       sessionId: optionalSessionIdSchema,
       packages: z.array(packageSpecSchema).min(1).max(100).describe('Package names, optionally with a version (pip: numpy==2.1, npm: lodash@4)'),
     }),
-    output: z.object({ results: z.array(packageOutcomeSchema) }),
+    output: z.object({ results: z.array(packageOutcomeSchema), auditId: auditIdSchema.optional() }),
   },
   'packages.check': {
     input: z.object({ sessionId: optionalSessionIdSchema, packages: z.array(packageSpecSchema).min(1).max(200) }),
@@ -180,9 +191,67 @@ export const methods = {
     input: z.object({ sha256: z.string().regex(/^[a-f0-9]{64}$/) }),
     output: z.object({ artifact: artifactSchema, contentBase64: z.string() }),
   },
+  'audit.list': {
+    input: z.object({
+      filters: auditFiltersSchema.default({}),
+      limit: z.number().int().min(1).max(500).default(50),
+      cursor: z.string().regex(/^[0-9]{1,15}$/).optional().describe('nextCursor of the previous page'),
+    }),
+    output: z.object({ rows: z.array(auditSummarySchema).describe('Newest first'), nextCursor: z.string().optional() }),
+  },
+  'audit.get': {
+    input: z.object({ id: auditIdSchema }),
+    output: auditEntrySchema,
+  },
+  'audit.verify': {
+    input: z.object({}),
+    output: auditVerifyResultSchema,
+  },
+  'audit.export': {
+    input: z.object({
+      format: auditExportFormatSchema,
+      filters: auditFiltersSchema.default({}),
+      limit: z.number().int().min(1).max(100_000).default(10_000).describe('Most rows to export (oldest first)'),
+    }),
+    output: z.object({
+      content: z.string(),
+      rows: z.number().int(),
+      truncated: z.boolean().describe('The export stopped at the row limit or the size cap; use `sandpit audit export` for everything'),
+    }),
+  },
+  'settings.get': {
+    input: z.object({}),
+    output: settingsViewSchema,
+  },
+  'settings.update': {
+    input: z.object({ patch: settingsPatchSchema.describe('Only the settings to change') }),
+    output: settingsViewSchema,
+  },
+  'approvals.list': {
+    input: z.object({}),
+    output: z.object({ pending: z.array(approvalSchema).describe('Oldest first') }),
+  },
+  'approvals.respond': {
+    input: z.object({ id: z.string().min(1).max(64), decision: approvalDecisionSchema }),
+    output: z.object({ ok: z.boolean() }),
+  },
+  'connect.info': {
+    input: z.object({}),
+    output: connectInfoSchema,
+  },
+  'connect.revealToken': {
+    input: z.object({}),
+    output: z.object({ token: z.string() }),
+  },
+  'connect.rotateToken': {
+    input: z.object({}),
+    output: z.object({ token: z.string() }),
+  },
 } as const;
 
 export const events = {
+  /** A row was written: once `running` when a call starts, again when it completes (same id). */
+  'audit.appended': auditSummarySchema,
   'environment.updated': environmentSchema,
   'environment.removed': z.object({ environmentId: z.string() }),
   'environment.buildLog': z.object({ environmentId: z.string(), line: z.string(), step: z.number().int().optional(), steps: z.number().int().optional() }),
@@ -200,6 +269,12 @@ export const events = {
     durationMs: z.number(),
     errorCode: z.string().optional(),
   }),
+  'settings.updated': settingsViewSchema,
+  /** A call waits for the person's answer in the panel. */
+  'approval.requested': approvalSchema,
+  'approval.resolved': z.object({ id: z.string(), decision: approvalOutcomeSchema }),
+  /** The MCP clients connected now (after one connected or left). */
+  'clients.changed': z.object({ clients: z.array(connectedClientSchema) }),
 } as const;
 
 export type Methods = typeof methods;

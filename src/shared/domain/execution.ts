@@ -38,5 +38,6 @@ export const executionResultSchema = z.object({
   artifacts: z.array(artifactSchema),
   stateLost: z.boolean().describe('true when the container had to be restarted: variables are gone'),
   message: z.string().optional().describe('plain-language note on timeouts, OOM, restarts'),
+  auditId: z.number().int().optional().describe('Row of this call in the audit log'),
 });
 export type ExecutionResult = z.infer<typeof executionResultSchema>;

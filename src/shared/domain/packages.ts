@@ -18,5 +18,6 @@ export const commandResultSchema = z.object({
   stderr: z.string(),
   timedOut: z.boolean(),
   durationMs: z.number(),
+  auditId: z.number().int().optional().describe('Row of this call in the audit log'),
 });
 export type CommandResult = z.infer<typeof commandResultSchema>;

@@ -1,12 +1,37 @@
 import { createContext, useContext } from 'react';
 import { useStore } from 'zustand';
-import type { PanelState, PanelStore } from './panel-store';
+import type { StoreApi } from 'zustand/vanilla';
+import type { SandpitClient } from '../../../shared/api/client';
+import type { AppStores } from './app-stores';
+import type { PanelState } from './panel-store';
 
-export const PanelContext = createContext<PanelStore | undefined>(undefined);
+export interface AppServices {
+  client: SandpitClient;
+  stores: AppStores;
+}
 
-/** Selects from the panel store given by the nearest PanelContext provider. */
-export function usePanel<T>(selector: (state: PanelState) => T): T {
-  const store = useContext(PanelContext);
-  if (!store) throw new Error('usePanel needs a PanelContext provider');
+export const PanelContext = createContext<AppServices | undefined>(undefined);
+
+function useServices(): AppServices {
+  const services = useContext(PanelContext);
+  if (!services) throw new Error('the panel needs a PanelContext provider');
+  return services;
+}
+
+/** The typed client, for calls a screen makes itself (forms, files). */
+export function useClient(): SandpitClient {
+  return useServices().client;
+}
+
+type StateOf<K extends keyof AppStores> = AppStores[K] extends StoreApi<infer S> ? S : never;
+
+/** Selects from one of the panel's stores. */
+export function useAppStore<K extends keyof AppStores, T>(key: K, selector: (state: StateOf<K>) => T): T {
+  const store = useServices().stores[key] as StoreApi<StateOf<K>>;
   return useStore(store, selector);
+}
+
+/** Selects from the main panel store (connection, engine, sessions, navigation). */
+export function usePanel<T>(selector: (state: PanelState) => T): T {
+  return useAppStore('panel', selector);
 }

@@ -1,40 +1,46 @@
+import { useState } from 'react';
 import type { ReactElement } from 'react';
-import type { SessionInfo, SessionState } from '../../../../shared/domain/session';
+import type { SessionInfo } from '../../../../shared/domain/session';
+import { EmptyState } from '../../components/empty-state';
+import { LANGUAGE_WORDS, formatAge, plural } from '../../lib/format';
+import { useNow } from '../../lib/use-now';
 import { usePanel } from '../../stores/panel-context';
+import { NewSessionDialog } from './new-session-dialog';
+import { STATE_WORDS, isEnded } from './session-words';
 
-const STATE_WORDS: Record<SessionState, string> = {
-  starting: 'Starting',
-  ready: 'Ready',
-  busy: 'Running code',
-  restarting: 'Restarting',
-  stopping: 'Stopping',
-  stopped: 'Stopped',
-  failed: 'Failed',
-};
-
-const LANGUAGE_WORDS: Record<SessionInfo['language'], string> = {
-  python: 'Python',
-  javascript: 'JavaScript',
-  bash: 'Bash',
-};
-
-function SessionRow({ session }: { session: SessionInfo }): ReactElement {
+function SessionRow({ session, now }: { session: SessionInfo; now: number }): ReactElement {
   const stopSession = usePanel((s) => s.stopSession);
+  const navigate = usePanel((s) => s.navigate);
   const stopping = usePanel((s) => s.pending.includes(session.id));
-  const ended = session.state === 'stopped' || session.state === 'failed' || session.state === 'stopping';
   return (
-    <li className="session">
-      <div>
-        <strong>{LANGUAGE_WORDS[session.language]}</strong>{' '}
-        <span className={`badge badge-${session.state}`}>{STATE_WORDS[session.state]}</span>
-        <div className="muted">
-          {session.client ? `Used by ${session.client} · ` : ''}
-          {session.runs === 1 ? '1 run' : `${session.runs} runs`} · started{' '}
-          {new Date(session.createdAt).toLocaleTimeString()} · <code>{session.id}</code>
-        </div>
-      </div>
-      {ended ? null : (
-        <button type="button" onClick={() => void stopSession(session.id)} disabled={stopping}>
+    <li className="list-row" data-testid="session-row" data-session-id={session.id}>
+      <button
+        type="button"
+        className="row-main link-button"
+        onClick={() => navigate('sessions', session.id)}
+        data-testid="session-open"
+        aria-label={`Open ${LANGUAGE_WORDS[session.language]} session ${session.id}`}
+      >
+        <span className="row-title">
+          <strong>{LANGUAGE_WORDS[session.language]}</strong>
+          <span className={`badge badge-${session.state}`} data-testid="session-state">
+            {STATE_WORDS[session.state]}
+          </span>
+          {session.environment ? <span className="chip-static">{session.environment}</span> : null}
+        </span>
+        <span className="muted small">
+          {session.client ? `Started by ${session.client}` : 'Started here'} · {plural(session.runs, 'run')} · started{' '}
+          {formatAge(session.createdAt, now)} · <code>{session.id}</code>
+        </span>
+      </button>
+      {isEnded(session) ? null : (
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => void stopSession(session.id)}
+          disabled={stopping}
+          data-testid="session-stop"
+        >
           {stopping ? 'Stopping…' : 'Stop'}
         </button>
       )}
@@ -46,29 +52,33 @@ function SessionRow({ session }: { session: SessionInfo }): ReactElement {
 export function SessionList(): ReactElement {
   const sessions = usePanel((s) => s.sessions);
   const engineUp = usePanel((s) => s.engine?.state === 'up');
-  const creating = usePanel((s) => s.pending.includes('new'));
-  const createSession = usePanel((s) => s.createSession);
+  const [choosing, setChoosing] = useState(false);
+  const now = useNow();
 
   return (
-    <section className="card" aria-labelledby="sessions-title">
-      <div className="row">
-        <h2 id="sessions-title">Sessions</h2>
-        <button type="button" onClick={() => void createSession('python')} disabled={!engineUp || creating}>
-          {creating ? 'Starting…' : 'New Python session'}
+    <section aria-labelledby="sessions-title" data-testid="sessions-screen">
+      <div className="screen-head">
+        <div>
+          <h1 id="sessions-title">Sessions</h1>
+          <p className="muted">Each session is a sandbox where code runs, away from your files and your network.</p>
+        </div>
+        <button type="button" onClick={() => setChoosing(true)} disabled={!engineUp} data-testid="session-new">
+          New session
         </button>
       </div>
       {sessions.length === 0 ? (
-        <p className="muted">
-          No sessions yet. When an assistant runs code through Sandpit, its session shows up here. You can also start
-          one yourself with “New Python session”.
-        </p>
+        <EmptyState testId="sessions-empty">
+          No sessions yet. Ask your assistant to run some code, or start one here with “New session”.
+          {engineUp ? '' : ' Docker has to be running first (see the bottom of the window).'}
+        </EmptyState>
       ) : (
-        <ul className="sessions">
+        <ul className="list card" data-testid="session-list">
           {sessions.map((session) => (
-            <SessionRow key={session.id} session={session} />
+            <SessionRow key={session.id} session={session} now={now} />
           ))}
         </ul>
       )}
+      {choosing ? <NewSessionDialog onClose={() => setChoosing(false)} /> : null}
     </section>
   );
 }

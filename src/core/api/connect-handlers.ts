@@ -1,0 +1,45 @@
+import type { SandpitConfig } from '../config';
+import { assistantConfigs } from '../connect/assistant-configs';
+import type { ServedEndpoint } from '../connect/served-endpoint';
+import { stdioCommand } from '../connect/stdio-command';
+import type { ClientRegistry } from '../mcp/client-registry';
+import { requirePanel } from './panel-only';
+import type { Handlers } from './sandpit-api';
+
+type ConnectMethods = 'connect.info' | 'connect.revealToken' | 'connect.rotateToken';
+
+export interface ConnectServices {
+  endpoint: ServedEndpoint;
+  clients: ClientRegistry;
+  /** Absolute path of bin/sandpit.mjs for the stdio command; default: the repository's. */
+  sandpitBin?: string;
+}
+
+/** The Connect screen: endpoints, copy-paste configs, connected clients; the token for the panel only. */
+export function connectHandlers(config: SandpitConfig, services: ConnectServices): Pick<Handlers, ConnectMethods> {
+  const { endpoint, clients } = services;
+  return {
+    'connect.info': async () => {
+      const base = endpoint.url ?? `http://127.0.0.1:${config.port}`;
+      const mcpUrl = `${base}/mcp`;
+      const stdio = stdioCommand({ home: config.home, ...(services.sandpitBin ? { bin: services.sandpitBin } : {}) });
+      return {
+        serving: endpoint.url !== undefined,
+        mcpUrl,
+        panelUrl: `${base}/`,
+        tokenFile: endpoint.tokenFile,
+        stdioCommand: stdio,
+        configs: assistantConfigs(stdio, mcpUrl),
+        clients: clients.list(),
+      };
+    },
+    'connect.revealToken': async (_input, context) => {
+      requirePanel(context, 'see the access token');
+      return { token: await endpoint.token() };
+    },
+    'connect.rotateToken': async (_input, context) => {
+      requirePanel(context, 'replace the access token');
+      return { token: await endpoint.rotate() };
+    },
+  };
+}

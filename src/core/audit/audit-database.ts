@@ -1,0 +1,115 @@
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { SandpitError } from '../../shared/api/errors';
+
+/** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
+const SCHEMA_VERSION = 1;
+
+/** How long a writer waits for another process's write to end before SQLITE_BUSY. */
+const BUSY_TIMEOUT_MS = 10_000;
+
+/**
+ * One row per audited call. The first block is written when the call starts (and hashed then: the
+ * "open" chain entry); the second block is filled in when it ends (the "close" entry hashes every column
+ * of the row). See audit-chain.ts for the scheme.
+ */
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS audit (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  method TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  transport TEXT NOT NULL,
+  client TEXT,
+  principal TEXT,
+  execution_id TEXT,
+  code TEXT NOT NULL,
+  owner_host TEXT NOT NULL,
+  owner_pid INTEGER NOT NULL,
+  owner_start TEXT NOT NULL,
+  owner_instance TEXT NOT NULL,
+  open_seq INTEGER NOT NULL UNIQUE,
+  open_hash TEXT NOT NULL,
+
+  status TEXT NOT NULL,
+  session_id TEXT,
+  environment TEXT,
+  finished_at TEXT,
+  file_content TEXT,
+  exit_code INTEGER,
+  duration_ms INTEGER,
+  stdout TEXT,
+  stderr TEXT,
+  stdout_truncated INTEGER,
+  stderr_truncated INTEGER,
+  artifacts TEXT,
+  error_code TEXT,
+  error_message TEXT,
+  close_seq INTEGER UNIQUE,
+  close_hash TEXT
+);
+CREATE INDEX IF NOT EXISTS audit_status ON audit (status);
+CREATE INDEX IF NOT EXISTS audit_started_at ON audit (started_at);
+CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id);
+CREATE TABLE IF NOT EXISTS audit_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+export interface OpenAuditDatabaseOptions {
+  /** Open for reading only (the CLI's verify and export): no file is created, no schema written. */
+  readOnly?: boolean;
+}
+
+/**
+ * Opens (creating when needed, mode 0600) the audit database in WAL mode with synchronous=FULL: a commit
+ * is on disk when it returns, so a row that was committed survives a crash or power loss.
+ */
+export function openAuditDatabase(path: string, options: OpenAuditDatabaseOptions = {}): DatabaseSync {
+  if (options.readOnly) {
+    if (!existsSync(path)) throw new SandpitError('NOT_FOUND', `There is no audit log at ${path}.`);
+    const db = new DatabaseSync(path, { readOnly: true, timeout: BUSY_TIMEOUT_MS });
+    db.exec('PRAGMA query_only = ON;');
+    return db;
+  }
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  chmodSync(path, 0o600);
+  const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
+  try {
+    // SQLite gives the -wal and -shm files the database file's mode.
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA trusted_schema = OFF;');
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return db;
+}
+
+function migrate(db: DatabaseSync): void {
+  const row = db.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
+  const version = row?.user_version ?? 0;
+  if (version > SCHEMA_VERSION) {
+    throw new SandpitError('CONFLICT', `The audit log was written by a newer Sandpit (schema ${version}); update Sandpit to open it.`);
+  }
+  if (version === SCHEMA_VERSION) return;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec(SCHEMA);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    db.exec('COMMIT');
+  } catch (error) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
+}
+
+/** Runs `work` in one write transaction (BEGIN IMMEDIATE: the chain head cannot move under it). */
+export function inWriteTransaction<T>(db: DatabaseSync, work: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = work();
+    db.exec('COMMIT');
+    return result;
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    throw error;
+  }
+}

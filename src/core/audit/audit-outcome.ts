@@ -1,0 +1,54 @@
+import { toErrorBody } from '../../shared/api/errors';
+import type { ExecutionResult } from '../../shared/domain/execution';
+import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
+import type { AuditFinish } from './audit-writer';
+
+/** A run of code (execute, runFile): its own status, output, exit code, artifacts and error. */
+export function executionFinish(result: ExecutionResult): AuditFinish {
+  const error = result.error ? [`${result.error.name}: ${result.error.value}`, result.error.traceback].filter((part) => part !== '').join('\n') : undefined;
+  return {
+    status: result.status,
+    sessionId: result.sessionId,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    stdoutTruncated: result.truncated.stdout,
+    stderrTruncated: result.truncated.stderr,
+    artifacts: result.artifacts.map((a) => a.sha256),
+    errorMessage: error ?? result.message,
+  };
+}
+
+/** A shell command: ok on exit 0, timeout when it was stopped at its limit, else error. */
+export function commandFinish(result: CommandResult): AuditFinish {
+  return {
+    status: result.timedOut ? 'timeout' : result.exitCode === 0 ? 'ok' : 'error',
+    sessionId: result.sessionId,
+    exitCode: result.exitCode,
+    durationMs: result.durationMs,
+    stdout: result.stdout,
+    stderr: result.stderr,
+  };
+}
+
+/** An install: ok when every package installed; one line per package (failures on stderr). */
+export function installFinish(results: readonly PackageOutcome[]): AuditFinish {
+  const failed = results.filter((r) => !r.ok);
+  return {
+    status: failed.length === 0 ? 'ok' : 'error',
+    stdout: results.filter((r) => r.ok).map((r) => `${r.package}: installed${r.version ? ` ${r.version}` : ''}\n`).join(''),
+    stderr: failed.map((r) => `${r.package}: ${r.error ?? 'failed'}\n`).join(''),
+    errorMessage: failed.length === 0 ? undefined : `Could not install ${failed.map((r) => r.package).join(', ')}.`,
+  };
+}
+
+/** A call that threw: `denied` when it was refused, else `failed`; the error's code and message kept. */
+export function failureFinish(error: unknown): AuditFinish {
+  const body = toErrorBody(error);
+  return {
+    status: body.code === 'DENIED' ? 'denied' : body.code === 'EXEC_TIMEOUT' ? 'timeout' : 'failed',
+    errorCode: body.code,
+    errorMessage: body.message,
+  };
+}

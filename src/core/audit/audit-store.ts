@@ -1,0 +1,156 @@
+import type { DatabaseSync } from 'node:sqlite';
+import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
+import type { AuditEntry, AuditExportFormat, AuditSummary, AuditVerifyResult } from '../../shared/domain/audit';
+import { isOwnerDead } from '../docker/instance-identity';
+import type { InstanceIdentity } from '../docker/labels';
+import type { Logger } from '../log';
+import { silentLogger } from '../log';
+import type { AuditRecord } from './audit-chain';
+import { openAuditDatabase } from './audit-database';
+import { boundedExport } from './audit-export';
+import type { BoundedExport } from './audit-export';
+import { getAuditRow, iterateAuditRows, listAuditRows } from './audit-query';
+import type { AuditPage, AuditPageQuery, AuditScope } from './audit-query';
+import { toAuditSummary } from './audit-record';
+import { pruneAuditRows } from './audit-retention';
+import { verifyAuditChain } from './audit-verify';
+import { appendClose, appendOpen } from './audit-writer';
+import type { AuditFinish, AuditStart } from './audit-writer';
+
+const PRUNE_EVERY_MS = 6 * 3_600_000;
+/** What one `audit.export` answer may hold; `sandpit audit export` streams any size. */
+export const MAX_EXPORT_CHARS = 16 * 1024 * 1024;
+
+export interface AuditStoreOptions {
+  /** $SANDPIT_HOME/audit.db */
+  path: string;
+  /** This core: recorded as each row's owner, so a later start can tell its rows were abandoned. */
+  identity: InstanceIdentity;
+  /** Days a finished row is kept; 0 keeps every row forever. */
+  retentionDays?: number;
+  log?: Logger;
+}
+
+/**
+ * The audit log of one core: every call that runs code is written `running` before it runs and completed
+ * after, each step a durable (synchronous=FULL) commit chained into the hash chain (audit-chain.ts).
+ * Opening it closes rows left `running` by a dead process as `interrupted` and applies the retention.
+ */
+export class AuditStore {
+  private readonly db: DatabaseSync;
+  private readonly log: Logger;
+  private readonly pruneTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  private constructor(private readonly options: AuditStoreOptions) {
+    this.log = (options.log ?? silentLogger).child({ component: 'audit' });
+    this.db = openAuditDatabase(options.path);
+    try {
+      this.recoverAbandoned();
+      this.prune();
+    } catch (error) {
+      this.db.close();
+      throw error;
+    }
+    if ((options.retentionDays ?? 0) > 0) {
+      this.pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+      this.pruneTimer.unref();
+    }
+  }
+
+  static open(options: AuditStoreOptions): AuditStore {
+    return new AuditStore(options);
+  }
+
+  /** Writes the `running` row of a call that is about to run; returns it once it is on disk. */
+  begin(start: AuditStart): AuditSummary {
+    return toAuditSummary(appendOpen(this.open(), start, this.options.identity));
+  }
+
+  /** Completes a row; returns it once the completion is on disk. */
+  complete(id: number, finish: AuditFinish): AuditSummary {
+    return toAuditSummary(appendClose(this.open(), id, finish));
+  }
+
+  get(id: number, principal?: string): AuditEntry | undefined {
+    return getAuditRow(this.open(), id, principal);
+  }
+
+  list(query: AuditPageQuery): AuditPage {
+    return listAuditRows(this.open(), query);
+  }
+
+  verify(): AuditVerifyResult {
+    return verifyAuditChain(this.open());
+  }
+
+  export(format: AuditExportFormat, scope: AuditScope, maxRows: number, maxChars = MAX_EXPORT_CHARS): BoundedExport {
+    return boundedExport(format, iterateAuditRows(this.open(), scope), maxRows, maxChars);
+  }
+
+  /** Applies the retention setting now; returns the number of rows removed. Never throws. */
+  prune(now: Date = new Date()): number {
+    if (this.closed) return 0;
+    try {
+      const removed = pruneAuditRows(this.db, this.options.retentionDays ?? 0, now);
+      if (removed > 0) this.log.info('pruned old audit rows', { removed, retentionDays: this.options.retentionDays });
+      return removed;
+    } catch (error) {
+      this.log.warn('failed to prune the audit log', { error: toErrorBody(error).message });
+      return 0;
+    }
+  }
+
+  /**
+   * Completes this core's rows that are still `running` as interrupted (the core is shutting down), then
+   * closes the database. Idempotent.
+   */
+  close(): void {
+    if (this.closed) return;
+    try {
+      this.interruptRunning((record) => record.owner_instance === this.options.identity.instanceId, {
+        errorCode: 'SHUTDOWN',
+        errorMessage: 'Sandpit shut down before this call finished.',
+      });
+    } catch (error) {
+      this.log.warn('failed to close running audit rows', { error: toErrorBody(error).message });
+    }
+    this.closed = true;
+    clearInterval(this.pruneTimer);
+    this.db.close();
+  }
+
+  /** Rows left `running` by a process that is gone (crash, kill, power loss) become `interrupted`. */
+  private recoverAbandoned(): void {
+    const self = this.options.identity;
+    const count = this.interruptRunning(
+      (r) => isOwnerDead({ host: String(r.owner_host), pid: String(r.owner_pid), start: String(r.owner_start), instance: String(r.owner_instance) }, self),
+      {
+        errorCode: 'INTERRUPTED_BY_RESTART',
+        errorMessage: 'Sandpit stopped (a crash, a kill or a power loss) before this call finished; found when it started again.',
+        durationMs: null,
+      },
+    );
+    if (count > 0) this.log.warn('audit rows of a stopped Sandpit marked interrupted', { count });
+  }
+
+  private interruptRunning(select: (record: AuditRecord) => boolean, how: Omit<AuditFinish, 'status'>): number {
+    const running = this.db.prepare("SELECT * FROM audit WHERE status = 'running' ORDER BY id").all() as unknown as AuditRecord[];
+    let count = 0;
+    for (const record of running.filter(select)) {
+      try {
+        appendClose(this.db, Number(record.id), { ...how, status: 'interrupted' });
+        count += 1;
+      } catch (error) {
+        // Another process may have completed it meanwhile (CONFLICT): nothing left to do for that row.
+        if (!isSandpitError(error, 'CONFLICT')) throw error;
+      }
+    }
+    return count;
+  }
+
+  private open(): DatabaseSync {
+    if (this.closed) throw new SandpitError('INTERNAL', 'The audit log is closed (Sandpit is shutting down).');
+    return this.db;
+  }
+}

@@ -1,0 +1,132 @@
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { SandpitError } from '../../shared/api/errors';
+import type { AuditStatus, AuditedMethod } from '../../shared/domain/audit';
+import type { InstanceIdentity } from '../docker/labels';
+import { entryHash } from './audit-chain';
+import type { AuditRecord, ChainPoint } from './audit-chain';
+import { inWriteTransaction } from './audit-database';
+import { readHead, writeHead } from './audit-meta';
+import { AUDIT_OUTPUT_CAP_BYTES, capText } from './cap-text';
+
+/** What is known when a call starts: written (and chained) before anything runs. */
+export interface AuditStart {
+  method: AuditedMethod;
+  transport: string;
+  client?: string;
+  principal?: string;
+  /** The session asked for (none: the caller's default session, filled in on completion). */
+  sessionId?: string;
+  executionId?: string;
+  /** The code; the command; one package per line; the file path for runFile. */
+  code: string;
+  startedAt?: Date;
+}
+
+/** How a call ended. */
+export interface AuditFinish {
+  status: Exclude<AuditStatus, 'running'>;
+  finishedAt?: Date;
+  sessionId?: string;
+  environment?: string;
+  fileContent?: string;
+  exitCode?: number;
+  /** Default: from the start to `finishedAt`; null when unknown (a run found abandoned). */
+  durationMs?: number | null;
+  stdout?: string;
+  stderr?: string;
+  stdoutTruncated?: boolean;
+  stderrTruncated?: boolean;
+  artifacts?: readonly string[];
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+/**
+ * SQLite stores UTF-8: a lone surrogate would come back as U+FFFD and no longer match the hash computed
+ * from the string that was written. Every string is made well-formed before it is hashed or stored.
+ */
+function wellFormed(value: string): string {
+  return Buffer.from(value, 'utf8').toString('utf8');
+}
+
+function optionalText(value: string | undefined): string | null {
+  return value === undefined ? null : wellFormed(value);
+}
+
+function currentHead(db: DatabaseSync): ChainPoint {
+  const head = readHead(db);
+  if (!head) throw new SandpitError('INTERNAL', 'The audit log\'s chain head is damaged; run "sandpit audit verify".');
+  return head;
+}
+
+/** Inserts a `running` row and its open entry in one durable transaction. */
+export function appendOpen(db: DatabaseSync, start: AuditStart, owner: InstanceIdentity): AuditRecord {
+  return inWriteTransaction(db, () => {
+    const head = currentHead(db);
+    const seq = head.seq + 1;
+    const values = {
+      method: start.method,
+      started_at: (start.startedAt ?? new Date()).toISOString(),
+      transport: wellFormed(start.transport),
+      client: optionalText(start.client),
+      principal: optionalText(start.principal),
+      execution_id: optionalText(start.executionId),
+      code: wellFormed(start.code),
+      owner_host: owner.host,
+      owner_pid: owner.pid,
+      owner_start: owner.processStart,
+      owner_instance: owner.instanceId,
+      open_seq: seq,
+      status: 'running',
+      session_id: optionalText(start.sessionId),
+    } satisfies Partial<AuditRecord>;
+    const columns = Object.keys(values);
+    const inserted = db
+      .prepare(`INSERT INTO audit (${columns.join(', ')}, open_hash) VALUES (${columns.map(() => '?').join(', ')}, '')`)
+      .run(...(Object.values(values) as SQLInputValue[]));
+    const id = Number(inserted.lastInsertRowid);
+    const hash = entryHash(head.hash, 'open', { ...values, id });
+    db.prepare('UPDATE audit SET open_hash = ? WHERE id = ?').run(hash, id);
+    writeHead(db, { seq, hash });
+    return db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as AuditRecord;
+  });
+}
+
+/** Completes a `running` row: fills in its final fields and appends its close entry, durably. */
+export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): AuditRecord {
+  return inWriteTransaction(db, () => {
+    const row = db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as AuditRecord | undefined;
+    if (!row) throw new SandpitError('NOT_FOUND', `Audit row ${id} does not exist.`);
+    if (row.status !== 'running') throw new SandpitError('CONFLICT', `Audit row ${id} is already completed (${String(row.status)}).`);
+    const head = currentHead(db);
+    const seq = head.seq + 1;
+    const finishedAt = finish.finishedAt ?? new Date();
+    const stdout = capText(finish.stdout ?? '', AUDIT_OUTPUT_CAP_BYTES);
+    const stderr = capText(finish.stderr ?? '', AUDIT_OUTPUT_CAP_BYTES);
+    const message = finish.errorMessage === undefined ? undefined : capText(finish.errorMessage, AUDIT_OUTPUT_CAP_BYTES).text;
+    const duration = finish.durationMs === undefined ? finishedAt.getTime() - Date.parse(String(row.started_at)) : finish.durationMs;
+    const final = {
+      status: finish.status,
+      session_id: finish.sessionId === undefined ? row.session_id : wellFormed(finish.sessionId),
+      environment: optionalText(finish.environment),
+      finished_at: finishedAt.toISOString(),
+      file_content: optionalText(finish.fileContent),
+      exit_code: finish.exitCode === undefined ? null : Math.trunc(finish.exitCode),
+      duration_ms: duration !== null && Number.isFinite(duration) ? Math.max(0, Math.round(duration)) : null,
+      stdout: wellFormed(stdout.text),
+      stderr: wellFormed(stderr.text),
+      stdout_truncated: stdout.truncated || finish.stdoutTruncated ? 1 : 0,
+      stderr_truncated: stderr.truncated || finish.stderrTruncated ? 1 : 0,
+      artifacts: JSON.stringify((finish.artifacts ?? []).map(wellFormed)),
+      error_code: optionalText(finish.errorCode),
+      error_message: optionalText(message),
+      close_seq: seq,
+    } satisfies Partial<AuditRecord>;
+    const record: AuditRecord = { ...row, ...final, close_hash: null };
+    const hash = entryHash(head.hash, 'close', record);
+    const columns = Object.keys(final);
+    db.prepare(`UPDATE audit SET ${columns.map((c) => `${c} = ?`).join(', ')}, close_hash = ? WHERE id = ?`).run(...(Object.values(final) as SQLInputValue[]), hash, id);
+    writeHead(db, { seq, hash });
+    return { ...record, close_hash: hash };
+  });
+}

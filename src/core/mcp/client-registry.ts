@@ -1,0 +1,29 @@
+import type { ConnectedClient } from '../../shared/domain/connect';
+
+export type ClientInfo = Omit<ConnectedClient, 'connectedAt'>;
+
+/**
+ * The MCP clients connected now (fed by the HTTP mount and the stdio host when a client has
+ * initialized and when it goes). Every change is reported with the whole list.
+ */
+export class ClientRegistry {
+  private readonly clients = new Map<number, ConnectedClient>();
+  private nextKey = 0;
+
+  constructor(private readonly onChange: (clients: ConnectedClient[]) => void = () => undefined) {}
+
+  /** Records a client; returns its removal (safe to call more than once). */
+  add(info: ClientInfo): () => void {
+    const key = this.nextKey++;
+    this.clients.set(key, { ...info, connectedAt: new Date().toISOString() });
+    this.onChange(this.list());
+    return () => {
+      if (this.clients.delete(key)) this.onChange(this.list());
+    };
+  }
+
+  /** Oldest first. */
+  list(): ConnectedClient[] {
+    return [...this.clients.values()].map((c) => ({ ...c }));
+  }
+}

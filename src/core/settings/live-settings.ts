@@ -1,0 +1,44 @@
+import { isDeepStrictEqual } from 'node:util';
+import { toErrorBody } from '../../shared/api/errors';
+import { resolveLimits } from '../../shared/domain/limits';
+import type { Limits } from '../../shared/domain/limits';
+import type { Settings } from '../../shared/domain/settings';
+import type { SandpitConfig } from '../config';
+import type { Logger } from '../log';
+
+/** What settings change while Sandpit runs. */
+export interface LiveSettingsTargets {
+  /** The core's effective configuration: readers (package installs, image builds) see new values at once. */
+  config: SandpitConfig;
+  sessions: { setPoolSize(size: number): void; setDefaultLimits(limits: Limits): void };
+  /** The egress proxy's allow-list. */
+  egress?: { setAllowed(urls: string[], extraHosts: string[]): void };
+  log?: Logger;
+}
+
+/**
+ * Applies the settings that take effect at once: pool size, default limits (new sessions), egress
+ * URLs and hosts (new installs and builds). Approvals are read per call; dockerHost and port wait for a restart.
+ */
+export function applyLiveSettings(next: Settings, previous: Settings, targets: LiveSettingsTargets): void {
+  const { config, sessions } = targets;
+  if (next.poolSize !== previous.poolSize) {
+    config.poolSize = next.poolSize;
+    sessions.setPoolSize(next.poolSize);
+  }
+  if (!isDeepStrictEqual(next.defaultLimits, previous.defaultLimits)) {
+    const limits = resolveLimits(next.defaultLimits, config.defaultLimits);
+    config.defaultLimits = limits;
+    sessions.setDefaultLimits(limits);
+  }
+  if (!isDeepStrictEqual(next.egress, previous.egress)) {
+    config.pipIndexUrl = next.egress.pipIndexUrl;
+    config.npmRegistryUrl = next.egress.npmRegistryUrl;
+    config.egressExtraHosts = [...next.egress.extraHosts];
+    try {
+      targets.egress?.setAllowed([config.pipIndexUrl, config.npmRegistryUrl], config.egressExtraHosts);
+    } catch (error) {
+      targets.log?.warn('could not apply the new egress allow-list', { error: toErrorBody(error).message });
+    }
+  }
+}

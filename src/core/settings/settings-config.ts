@@ -1,0 +1,35 @@
+import { resolveLimits } from '../../shared/domain/limits';
+import type { ApprovalSettings, Settings } from '../../shared/domain/settings';
+import type { SandpitConfig } from '../config';
+
+/** Approvals before the person chose any: every client runs freely, an asked call waits two minutes. */
+export const DEFAULT_APPROVALS: ApprovalSettings = { defaultPolicy: 'free', perClient: {}, timeoutSeconds: 120 };
+/** The audit log keeps everything unless the person sets a retention. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 0;
+
+/** The settings a configuration stands for (what settings.get shows where the person set nothing). */
+export function settingsFromConfig(config: SandpitConfig): Settings {
+  return {
+    defaultLimits: config.defaultLimits,
+    poolSize: config.poolSize,
+    approvals: DEFAULT_APPROVALS,
+    ...(config.dockerHost === undefined ? {} : { dockerHost: config.dockerHost }),
+    egress: { pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, extraHosts: config.egressExtraHosts },
+    auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+    port: config.port,
+  };
+}
+
+/** The configuration with the settings applied (at start-up; `applyLiveSettings` in app.ts does the rest later). */
+export function configWithSettings(config: SandpitConfig, settings: Settings): SandpitConfig {
+  return {
+    ...config,
+    defaultLimits: resolveLimits(settings.defaultLimits, config.defaultLimits),
+    poolSize: settings.poolSize,
+    dockerHost: settings.dockerHost,
+    pipIndexUrl: settings.egress.pipIndexUrl,
+    npmRegistryUrl: settings.egress.npmRegistryUrl,
+    egressExtraHosts: [...settings.egress.extraHosts],
+    port: settings.port,
+  };
+}

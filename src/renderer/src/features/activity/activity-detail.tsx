@@ -1,0 +1,143 @@
+import { useEffect, useState } from 'react';
+import type { ReactElement } from 'react';
+import type { AuditEntry } from '../../../../shared/domain/audit';
+import { Modal } from '../../components/modal';
+import { formatDuration, formatTime } from '../../lib/format';
+import { useAppStore, useClient } from '../../stores/panel-context';
+import { plainError } from '../../stores/panel-store';
+import { ArtifactDetail } from '../artifacts/artifact-detail';
+import { runStatusTone, runStatusWords } from '../sessions/session-words';
+
+/** One audit row in full: the code, its output, its artifacts, how it ended, and its place in the chain. */
+export function ActivityDetail({ id, onClose }: { id: number; onClose: () => void }): ReactElement {
+  const client = useClient();
+  const artifacts = useAppStore('artifacts', (s) => s.artifacts);
+  const loadArtifacts = useAppStore('artifacts', (s) => s.load);
+  const [entry, setEntry] = useState<AuditEntry | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [openSha, setOpenSha] = useState<string | undefined>();
+
+  useEffect(() => {
+    let live = true;
+    client.call('audit.get', { id }).then(
+      (got) => {
+        if (live) setEntry(got);
+      },
+      (caught: unknown) => {
+        if (live) setError(plainError(caught));
+      },
+    );
+    return () => {
+      live = false;
+    };
+  }, [client, id]);
+
+  useEffect(() => {
+    if (entry && entry.artifacts.length > 0) void loadArtifacts();
+  }, [entry, loadArtifacts]);
+
+  const openArtifact = openSha ? artifacts.find((a) => a.sha256 === openSha) : undefined;
+
+  return (
+    <Modal title={`Run ${id}`} testId="activity-detail" onClose={onClose} closeLabel="Close" wide>
+      {error ? <p className="field-error">{error}</p> : null}
+      {!entry && !error ? <p className="muted">Loading…</p> : null}
+      {entry ? (
+        <div data-testid="activity-detail-body">
+          <p>
+            <span className={`tone-${runStatusTone(entry.status)}`}>
+              <strong>{runStatusWords(entry.status)}</strong>
+            </span>
+            {entry.durationMs !== undefined ? ` in ${formatDuration(entry.durationMs)}` : ''}
+            {entry.exitCode !== undefined ? ` · exit code ${entry.exitCode}` : ''}
+          </p>
+          {entry.errorMessage ? (
+            <p className="field-error">
+              {entry.errorCode ? `${entry.errorCode}: ` : ''}
+              {entry.errorMessage}
+            </p>
+          ) : null}
+          <dl className="facts">
+            <div>
+              <dt>Started</dt>
+              <dd>{formatTime(entry.startedAt)}</dd>
+            </div>
+            <div>
+              <dt>Client</dt>
+              <dd>
+                {entry.client ?? '—'} <span className="muted">({entry.transport})</span>
+              </dd>
+            </div>
+            <div>
+              <dt>Session</dt>
+              <dd>
+                <code>{entry.sessionId ?? '—'}</code>
+                {entry.environment ? ` · environment ${entry.environment}` : ''}
+              </dd>
+            </div>
+          </dl>
+          <h3>{entry.method === 'packages.install' ? 'Packages' : entry.method === 'sessions.runCommand' ? 'Command' : 'Code'}</h3>
+          <pre className="content-text" data-testid="activity-detail-code">
+            {entry.code}
+          </pre>
+          {entry.fileContent !== undefined ? (
+            <>
+              <h3>Content of the file that ran</h3>
+              <pre className="content-text">{entry.fileContent}</pre>
+            </>
+          ) : null}
+          <h3>Output</h3>
+          {entry.stdout || entry.stderr ? (
+            <div className="console console-static" data-testid="activity-detail-output">
+              {entry.stdout ? <pre className="con-stdout">{entry.stdout}</pre> : null}
+              {entry.stdoutTruncated ? <p className="con-note">(output cut short)</p> : null}
+              {entry.stderr ? <pre className="con-stderr">{entry.stderr}</pre> : null}
+              {entry.stderrTruncated ? <p className="con-note">(error output cut short)</p> : null}
+            </div>
+          ) : (
+            <p className="muted">No output.</p>
+          )}
+          <h3>Artifacts</h3>
+          {entry.artifacts.length === 0 ? (
+            <p className="muted">This run made no files.</p>
+          ) : (
+            <ul className="list" data-testid="activity-detail-artifacts">
+              {entry.artifacts.map((sha) => {
+                const known = artifacts.find((a) => a.sha256 === sha);
+                return (
+                  <li key={sha} className="list-row">
+                    <span>{known ? known.path : <code>{sha.slice(0, 16)}…</code>}</span>
+                    {known ? (
+                      <button type="button" className="secondary small" onClick={() => setOpenSha(sha)}>
+                        Open
+                      </button>
+                    ) : null}
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+          <details>
+            <summary>Tamper check details</summary>
+            <dl className="facts">
+              <div>
+                <dt>Written as row</dt>
+                <dd>
+                  {entry.openSeq}
+                  {entry.closeSeq !== undefined ? ` and ${entry.closeSeq}` : ''}
+                </dd>
+              </div>
+              <div>
+                <dt>Hash</dt>
+                <dd>
+                  <code className="wrap">{entry.closeHash ?? entry.openHash}</code>
+                </dd>
+              </div>
+            </dl>
+          </details>
+        </div>
+      ) : null}
+      {openArtifact ? <ArtifactDetail artifact={openArtifact} onClose={() => setOpenSha(undefined)} /> : null}
+    </Modal>
+  );
+}

@@ -1,0 +1,77 @@
+import type { ReactElement } from 'react';
+import type { AuditSummary } from '../../../../shared/domain/audit';
+import { VirtualList } from '../../components/virtual-list';
+import { codeExcerpt, formatDuration } from '../../lib/format';
+import { runStatusTone, runStatusWords } from '../sessions/session-words';
+
+export const ROW_HEIGHT = 40;
+
+const METHOD_WORDS: Record<AuditSummary['method'], string> = {
+  'sessions.execute': 'Code',
+  'sessions.runCommand': 'Command',
+  'sessions.runFile': 'File',
+  'packages.install': 'Install',
+};
+
+function time(iso: string): string {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? '—' : d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+}
+
+/** The audit rows, newest first, in a virtualized table; a row opens its detail. */
+export function ActivityTable({
+  rows,
+  onOpen,
+  onEndReached,
+}: {
+  rows: AuditSummary[];
+  onOpen: (id: number) => void;
+  onEndReached: () => void;
+}): ReactElement {
+  return (
+    <div className="atable" role="table" aria-label="Activity" aria-rowcount={rows.length + 1} data-testid="activity-table">
+      <div className="arow ahead" role="row" aria-rowindex={1}>
+        <span role="columnheader">Time</span>
+        <span role="columnheader">Client</span>
+        <span role="columnheader">Session</span>
+        <span role="columnheader">Result</span>
+        <span role="columnheader">Took</span>
+        <span role="columnheader">What ran</span>
+      </div>
+      <VirtualList
+        items={rows}
+        rowHeight={ROW_HEIGHT}
+        height={520}
+        testId="activity-rows"
+        label="Activity rows"
+        getKey={(row) => String(row.id)}
+        onEndReached={onEndReached}
+        renderRow={(row) => (
+          <button
+            type="button"
+            className="arow abutton"
+            onClick={() => onOpen(row.id)}
+            data-testid="activity-row"
+            data-audit-id={row.id}
+            data-status={row.status}
+          >
+            <span role="cell">{time(row.startedAt)}</span>
+            <span role="cell" className="ellipsis">
+              {row.client ?? row.transport}
+            </span>
+            <span role="cell" className="ellipsis">
+              <code>{row.sessionId ?? '—'}</code>
+            </span>
+            <span role="cell" className={`tone-${runStatusTone(row.status)}`}>
+              {runStatusWords(row.status)}
+            </span>
+            <span role="cell">{row.durationMs === undefined ? '…' : formatDuration(row.durationMs)}</span>
+            <span role="cell" className="ellipsis">
+              <span className="muted small">{METHOD_WORDS[row.method]}</span> <code>{codeExcerpt(row.code, 120)}</code>
+            </span>
+          </button>
+        )}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,59 @@
+import { createStore } from 'zustand/vanilla';
+import type { StoreApi } from 'zustand/vanilla';
+import type { SandpitClient, SandpitEvent } from '../../../../shared/api/client';
+import type { ConnectInfo } from '../../../../shared/domain/connect';
+import { isUnavailable } from '../../lib/unavailable';
+import { plainError } from '../../stores/panel-store';
+
+export interface ConnectState {
+  status: 'idle' | 'loading' | 'ready' | 'error' | 'unavailable';
+  problem?: string;
+  info?: ConnectInfo;
+  /** The access token once revealed (kept only in memory). */
+  token?: string;
+  load: () => Promise<void>;
+  reveal: () => Promise<void>;
+  hide: () => void;
+  rotate: () => Promise<void>;
+  applyEvent: (event: SandpitEvent) => void;
+}
+
+export type ConnectStore = StoreApi<ConnectState>;
+
+export function createConnectStore(client: SandpitClient): ConnectStore {
+  return createStore<ConnectState>()((set, get) => ({
+    status: 'idle',
+
+    load: async () => {
+      if (get().status === 'idle') set({ status: 'loading' });
+      try {
+        set({ status: 'ready', problem: undefined, info: await client.call('connect.info') });
+      } catch (error) {
+        set(isUnavailable(error) ? { status: 'unavailable' } : { status: 'error', problem: plainError(error) });
+      }
+    },
+
+    reveal: async () => {
+      try {
+        set({ token: (await client.call('connect.revealToken')).token, problem: undefined });
+      } catch (error) {
+        set({ problem: plainError(error) });
+      }
+    },
+
+    hide: () => set({ token: undefined }),
+
+    rotate: async () => {
+      try {
+        set({ token: (await client.call('connect.rotateToken')).token, problem: undefined });
+      } catch (error) {
+        set({ problem: plainError(error) });
+      }
+    },
+
+    applyEvent: (event) => {
+      const info = get().info;
+      if (event.name === 'clients.changed' && info) set({ info: { ...info, clients: event.payload.clients } });
+    },
+  }));
+}

@@ -1,0 +1,155 @@
+import type { MethodInput } from '../../../../shared/api/contract';
+import { BASES_BY_LANGUAGE, defaultBaseFor } from '../../../../shared/domain/environment';
+import type { Environment, EnvironmentBase, EnvironmentPatch, NetworkPolicy } from '../../../../shared/domain/environment';
+import type { PartialLimits } from '../../../../shared/domain/limits';
+import type { Language } from '../../../../shared/domain/session';
+
+export type Installer = 'pip' | 'npm' | 'apt';
+
+/** What the environment form edits: lists as chips, limits as the text typed. */
+export interface EnvironmentDraft {
+  name: string;
+  description: string;
+  language: Language;
+  base: EnvironmentBase;
+  pip: string[];
+  npm: string[];
+  apt: string[];
+  network: NetworkPolicy;
+  /** Limits as typed; '' = the default. */
+  memoryMb: string;
+  cpus: string;
+  timeoutSeconds: string;
+  workspaceMb: string;
+}
+
+export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
+  return {
+    name: '',
+    description: '',
+    language,
+    base: defaultBaseFor(language),
+    pip: [],
+    npm: [],
+    apt: [],
+    network: 'none',
+    memoryMb: '',
+    cpus: '',
+    timeoutSeconds: '',
+    workspaceMb: '',
+  };
+}
+
+const text = (value: number | undefined): string => (value === undefined ? '' : String(value));
+
+export function draftFrom(env: Environment): EnvironmentDraft {
+  return {
+    name: env.name,
+    description: env.description ?? '',
+    language: env.language,
+    base: env.base,
+    pip: [...env.packages.pip],
+    npm: [...env.packages.npm],
+    apt: [...env.packages.apt],
+    network: env.network,
+    memoryMb: text(env.limits.memoryMb),
+    cpus: text(env.limits.cpus),
+    timeoutSeconds: env.limits.timeoutMs === undefined ? '' : String(env.limits.timeoutMs / 1_000),
+    workspaceMb: text(env.limits.workspaceMb),
+  };
+}
+
+/** The language-specific installer the form shows: pip for python and bash, npm for javascript. */
+export function installerFor(language: Language): 'pip' | 'npm' {
+  return language === 'javascript' ? 'npm' : 'pip';
+}
+
+/** Changing the language keeps the base when it still fits, else takes the language's default. */
+export function withLanguage(draft: EnvironmentDraft, language: Language): EnvironmentDraft {
+  const base = BASES_BY_LANGUAGE[language].includes(draft.base) ? draft.base : defaultBaseFor(language);
+  return { ...draft, language, base };
+}
+
+function numberOrUndefined(value: string): number | undefined {
+  const trimmed = value.trim();
+  if (trimmed === '') return undefined;
+  const n = Number(trimmed);
+  return Number.isFinite(n) ? n : Number.NaN;
+}
+
+/** The limits typed, or the name of the first field that is not a number. */
+export function draftLimits(draft: EnvironmentDraft): PartialLimits | { invalid: string } {
+  const memoryMb = numberOrUndefined(draft.memoryMb);
+  const cpus = numberOrUndefined(draft.cpus);
+  const timeout = numberOrUndefined(draft.timeoutSeconds);
+  const workspaceMb = numberOrUndefined(draft.workspaceMb);
+  for (const [label, value] of [
+    ['Memory', memoryMb],
+    ['Processor cores', cpus],
+    ['Time per run', timeout],
+    ['Workspace size', workspaceMb],
+  ] as const) {
+    if (value !== undefined && (Number.isNaN(value) || value <= 0)) return { invalid: `${label} must be a positive number.` };
+  }
+  const limits: PartialLimits = {};
+  if (memoryMb !== undefined) limits.memoryMb = Math.round(memoryMb);
+  if (cpus !== undefined) limits.cpus = cpus;
+  if (timeout !== undefined) limits.timeoutMs = Math.round(timeout * 1_000);
+  if (workspaceMb !== undefined) limits.workspaceMb = Math.round(workspaceMb);
+  return limits;
+}
+
+/** The input of environments.create; only the installer that fits the language is sent. */
+export function toCreateInput(draft: EnvironmentDraft, limits: PartialLimits): MethodInput<'environments.create'> {
+  const installer = installerFor(draft.language);
+  return {
+    name: draft.name.trim(),
+    language: draft.language,
+    base: draft.base,
+    packages: {
+      pip: installer === 'pip' ? draft.pip : [],
+      npm: installer === 'npm' ? draft.npm : [],
+      apt: draft.apt,
+    },
+    network: draft.network,
+    limits,
+    ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+  };
+}
+
+export function toPatch(draft: EnvironmentDraft, limits: PartialLimits): EnvironmentPatch {
+  const { packages, ...rest } = toCreateInput(draft, limits);
+  return {
+    ...rest,
+    packages: { pip: packages?.pip ?? [], npm: packages?.npm ?? [], apt: packages?.apt ?? [] },
+    description: draft.description.trim(),
+  };
+}
+
+/**
+ * Which chip an INVALID_INPUT error is about: the server names the package in `details.package`,
+ * or a schema path like "packages.apt.2" in the message.
+ */
+export function invalidChip(
+  draft: Pick<EnvironmentDraft, Installer>,
+  message: string,
+  details: unknown,
+): { installer: Installer; value: string } | undefined {
+  const named =
+    typeof details === 'object' && details !== null && typeof (details as { package?: unknown }).package === 'string'
+      ? (details as { package: string }).package
+      : undefined;
+  if (named !== undefined) {
+    for (const installer of ['pip', 'npm', 'apt'] as const) {
+      const value = draft[installer].find((chip) => chip === named || chip.trim() === named.trim());
+      if (value !== undefined) return { installer, value };
+    }
+  }
+  const path = /packages\.(pip|npm|apt)\.(\d+)/.exec(message);
+  if (path) {
+    const installer = path[1] as Installer;
+    const value = draft[installer][Number(path[2])];
+    if (value !== undefined) return { installer, value };
+  }
+  return undefined;
+}

@@ -1,0 +1,237 @@
+import { useState } from 'react';
+import type { ReactElement } from 'react';
+import { isSandpitError } from '../../../../shared/api/errors';
+import { BASES_BY_LANGUAGE } from '../../../../shared/domain/environment';
+import type { Environment, EnvironmentBase } from '../../../../shared/domain/environment';
+import { DEFAULT_LIMITS } from '../../../../shared/domain/limits';
+import { LANGUAGES } from '../../../../shared/domain/session';
+import type { Language } from '../../../../shared/domain/session';
+import { LANGUAGE_WORDS } from '../../lib/format';
+import { useClient } from '../../stores/panel-context';
+import { plainError } from '../../stores/panel-store';
+import { ChipInput } from './chip-input';
+import { draftLimits, installerFor, invalidChip, toCreateInput, toPatch, withLanguage } from './environment-draft';
+import type { EnvironmentDraft, Installer } from './environment-draft';
+import { NetworkChoice } from './network-choice';
+
+const BASE_WORDS: Record<EnvironmentBase, string> = {
+  python: 'Python (small)',
+  'python-data': 'Python for data (numpy, pandas, matplotlib included)',
+  node: 'Node.js',
+};
+
+interface EnvironmentFormProps {
+  /** The environment being edited; absent when creating one. */
+  editing?: Environment;
+  initial: EnvironmentDraft;
+  /** Lines of an imported file Sandpit does not install. */
+  notes?: string[];
+  onSaved: (env: Environment, build: boolean) => void;
+  onCancel: () => void;
+}
+
+/** Create or edit an environment: name, language, base, packages, network, limits. */
+export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: EnvironmentFormProps): ReactElement {
+  const client = useClient();
+  const [draft, setDraft] = useState<EnvironmentDraft>(initial);
+  const [error, setError] = useState<string | undefined>();
+  /** The chip the server refused, and its message. */
+  const [bad, setBad] = useState<{ installer: Installer; value: string; message: string } | undefined>();
+  const [saving, setSaving] = useState(false);
+  const failed = editing?.build?.state === 'failed' ? editing.build.failedPackage : undefined;
+  const installer = installerFor(draft.language);
+  const change = (patch: Partial<EnvironmentDraft>): void => setDraft((d) => ({ ...d, ...patch }));
+
+  const save = async (build: boolean): Promise<void> => {
+    const limits = draftLimits(draft);
+    if ('invalid' in limits) {
+      setError(limits.invalid);
+      return;
+    }
+    if (!draft.name.trim()) {
+      setError('Give the environment a name.');
+      return;
+    }
+    setSaving(true);
+    setError(undefined);
+    setBad(undefined);
+    try {
+      const env = editing
+        ? await client.call('environments.update', { environmentId: editing.id, patch: toPatch(draft, limits) })
+        : await client.call('environments.create', toCreateInput(draft, limits));
+      onSaved(env, build);
+    } catch (caught) {
+      const message = plainError(caught);
+      const chip = isSandpitError(caught, 'INVALID_INPUT') ? invalidChip(draft, message, caught.details) : undefined;
+      setBad(chip ? { ...chip, message } : undefined);
+      setError(chip ? undefined : message);
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <form
+      className="card form"
+      data-testid="env-form"
+      aria-labelledby="env-form-title"
+      onSubmit={(event) => {
+        event.preventDefault();
+        void save(false);
+      }}
+    >
+      <h2 id="env-form-title">{editing ? `Edit ${editing.name}` : 'New environment'}</h2>
+      {notes && notes.length > 0 ? (
+        <div className="notice notice-info" data-testid="env-import-notes">
+          <div>
+            <p>These lines of the imported file are not installed:</p>
+            <ul>
+              {notes.map((note) => (
+                <li key={note}>{note}</li>
+              ))}
+            </ul>
+          </div>
+        </div>
+      ) : null}
+      <div className="field">
+        <label htmlFor="env-name" className="label">
+          Name
+        </label>
+        <input id="env-name" type="text" value={draft.name} maxLength={64} onChange={(e) => change({ name: e.target.value })} data-testid="env-name" />
+      </div>
+      <div className="field">
+        <label htmlFor="env-description" className="label">
+          What it is for <span className="muted small">(optional)</span>
+        </label>
+        <input
+          id="env-description"
+          type="text"
+          value={draft.description}
+          maxLength={1000}
+          onChange={(e) => change({ description: e.target.value })}
+          data-testid="env-description"
+        />
+      </div>
+      <div className="field-row">
+        <div className="field">
+          <label htmlFor="env-language" className="label">
+            Language
+          </label>
+          <select
+            id="env-language"
+            value={draft.language}
+            onChange={(e) => setDraft((d) => withLanguage(d, e.target.value as Language))}
+            data-testid="env-language"
+          >
+            {LANGUAGES.map((language) => (
+              <option key={language} value={language}>
+                {LANGUAGE_WORDS[language]}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="env-base" className="label">
+            Starting point
+          </label>
+          <select id="env-base" value={draft.base} onChange={(e) => change({ base: e.target.value as EnvironmentBase })} data-testid="env-base">
+            {BASES_BY_LANGUAGE[draft.language].map((base) => (
+              <option key={base} value={base}>
+                {BASE_WORDS[base]}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <ChipInput
+        id={`env-${installer}`}
+        label={installer === 'pip' ? 'Python packages (pip)' : 'JavaScript packages (npm)'}
+        hint={
+          installer === 'pip'
+            ? 'Type a name and press Enter, e.g. requests or numpy==2.1.0.'
+            : 'Type a name and press Enter, e.g. lodash or lodash@4.'
+        }
+        chips={draft[installer]}
+        onChange={(chips) => change({ [installer]: chips })}
+        invalid={bad?.installer === installer ? bad.value : undefined}
+        invalidMessage={bad?.message}
+        failed={failed}
+        placeholder={installer === 'pip' ? 'requests' : 'lodash'}
+        testId="env-packages"
+      />
+      <ChipInput
+        id="env-apt"
+        label="System packages (apt, optional)"
+        hint="Debian packages baked into the image, e.g. jq or ffmpeg."
+        chips={draft.apt}
+        onChange={(apt) => change({ apt })}
+        invalid={bad?.installer === 'apt' ? bad.value : undefined}
+        invalidMessage={bad?.message}
+        failed={failed}
+        placeholder="jq"
+        testId="env-apt"
+      />
+      <NetworkChoice value={draft.network} onChange={(network) => change({ network })} />
+      <fieldset className="choices">
+        <legend className="label">Limits of each session (empty = the default)</legend>
+        <div className="field-row">
+          <LimitField id="env-memory" label="Memory (MB)" value={draft.memoryMb} placeholder={DEFAULT_LIMITS.memoryMb} onChange={(memoryMb) => change({ memoryMb })} />
+          <LimitField id="env-cpus" label="Processor cores" value={draft.cpus} placeholder={DEFAULT_LIMITS.cpus} onChange={(cpus) => change({ cpus })} />
+          <LimitField
+            id="env-timeout"
+            label="Time per run (seconds)"
+            value={draft.timeoutSeconds}
+            placeholder={DEFAULT_LIMITS.timeoutMs / 1_000}
+            onChange={(timeoutSeconds) => change({ timeoutSeconds })}
+          />
+          <LimitField
+            id="env-workspace"
+            label="Workspace (MB)"
+            value={draft.workspaceMb}
+            placeholder={DEFAULT_LIMITS.workspaceMb}
+            onChange={(workspaceMb) => change({ workspaceMb })}
+          />
+        </div>
+      </fieldset>
+      {error ? (
+        <p className="field-error" role="alert" data-testid="env-form-error">
+          {error}
+        </p>
+      ) : null}
+      <div className="modal-actions">
+        <button type="button" className="secondary" onClick={onCancel} data-testid="env-cancel">
+          Cancel
+        </button>
+        <button type="submit" className="secondary" disabled={saving} data-testid="env-save">
+          {saving ? 'Saving…' : 'Save'}
+        </button>
+        <button type="button" disabled={saving} onClick={() => void save(true)} data-testid="env-save-build">
+          Save and build
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function LimitField({
+  id,
+  label,
+  value,
+  placeholder,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  placeholder: number;
+  onChange: (value: string) => void;
+}): ReactElement {
+  return (
+    <div className="field">
+      <label htmlFor={id} className="label">
+        {label}
+      </label>
+      <input id={id} type="text" inputMode="decimal" value={value} placeholder={String(placeholder)} onChange={(e) => onChange(e.target.value)} data-testid={id} />
+    </div>
+  );
+}

@@ -1,0 +1,100 @@
+import { createStore } from 'zustand/vanilla';
+import type { StoreApi } from 'zustand/vanilla';
+import type { SandpitClient, SandpitEvent } from '../../../../shared/api/client';
+import type { Environment } from '../../../../shared/domain/environment';
+import { plainError } from '../../stores/panel-store';
+
+/** The live log of an environment's latest build. */
+export interface BuildLog {
+  lines: string[];
+  step?: number;
+  steps?: number;
+  /** Whether early lines were dropped to keep memory bounded. */
+  trimmed: boolean;
+}
+
+export interface EnvironmentsState {
+  status: 'idle' | 'loading' | 'ready' | 'error';
+  problem?: string;
+  environments: Environment[];
+  logs: Record<string, BuildLog>;
+  /** Ids with a build call in flight from this panel. */
+  building: string[];
+  load: () => Promise<void>;
+  /** Builds an environment; resolves with the error message when it failed. */
+  build: (environmentId: string, force?: boolean) => Promise<string | undefined>;
+  applyEvent: (event: SandpitEvent) => void;
+}
+
+export type EnvironmentsStore = StoreApi<EnvironmentsState>;
+
+export const MAX_LOG_LINES = 2_000;
+
+/** Presets first, then by name. */
+function sorted(list: Environment[]): Environment[] {
+  return [...list].sort((a, b) => Number(b.preset) - Number(a.preset) || a.name.localeCompare(b.name));
+}
+
+export function appendLogLine(log: BuildLog | undefined, line: string, step?: number, steps?: number): BuildLog {
+  const lines = [...(log?.lines ?? []), line];
+  const over = lines.length - MAX_LOG_LINES;
+  return {
+    lines: over > 0 ? lines.slice(over) : lines,
+    step: step ?? log?.step,
+    steps: steps ?? log?.steps,
+    trimmed: (log?.trimmed ?? false) || over > 0,
+  };
+}
+
+export function createEnvironmentsStore(client: SandpitClient): EnvironmentsStore {
+  return createStore<EnvironmentsState>()((set, get) => ({
+    status: 'idle',
+    environments: [],
+    logs: {},
+    building: [],
+
+    load: async () => {
+      if (get().status === 'idle') set({ status: 'loading' });
+      try {
+        const { environments } = await client.call('environments.list');
+        set({ status: 'ready', problem: undefined, environments: sorted(environments) });
+      } catch (error) {
+        set({ status: 'error', problem: plainError(error) });
+      }
+    },
+
+    build: async (environmentId, force = false) => {
+      set({
+        building: [...get().building, environmentId],
+        logs: { ...get().logs, [environmentId]: { lines: [], trimmed: false } },
+      });
+      try {
+        const env = await client.call('environments.build', { environmentId, force });
+        set({ environments: sorted([...get().environments.filter((e) => e.id !== env.id), env]) });
+        return env.build?.state === 'failed' ? (env.build.error ?? 'The build failed.') : undefined;
+      } catch (error) {
+        return plainError(error);
+      } finally {
+        set({ building: get().building.filter((id) => id !== environmentId) });
+      }
+    },
+
+    applyEvent: (event) => {
+      switch (event.name) {
+        case 'environment.updated':
+          set({ environments: sorted([...get().environments.filter((e) => e.id !== event.payload.id), event.payload]) });
+          break;
+        case 'environment.removed':
+          set({ environments: get().environments.filter((e) => e.id !== event.payload.environmentId) });
+          break;
+        case 'environment.buildLog': {
+          const { environmentId, line, step, steps } = event.payload;
+          set({ logs: { ...get().logs, [environmentId]: appendLogLine(get().logs[environmentId], line, step, steps) } });
+          break;
+        }
+        default:
+          break;
+      }
+    },
+  }));
+}

@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { callTransportSchema } from './caller';
+
+/**
+ * Approvals (DESIGN §5): per-client policy. `free` runs freely; `ask-every` asks for every run, command,
+ * file run, install and new session; `ask-new` asks only for new sessions, installs and runs in sessions
+ * with network access (environment policy packages or open). The panel itself is never asked.
+ */
+export const APPROVAL_POLICIES = ['free', 'ask-every', 'ask-new'] as const;
+export const approvalPolicySchema = z
+  .enum(APPROVAL_POLICIES)
+  .describe('"free" = run freely; "ask-every" = ask for every run; "ask-new" = ask only for new sessions, installs and network');
+export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
+
+/** What an asked call would do. */
+export const APPROVAL_KINDS = ['execute', 'run-command', 'run-file', 'install', 'create-session'] as const;
+export const approvalKindSchema = z.enum(APPROVAL_KINDS);
+export type ApprovalKind = z.infer<typeof approvalKindSchema>;
+
+/** Longest code (or command) an approval carries; the rest is cut with a marker. */
+export const MAX_APPROVAL_CODE_CHARS = 20_000;
+
+export const approvalSchema = z.object({
+  id: z.string(),
+  kind: approvalKindSchema,
+  /** The client's own name (MCP clientInfo.name, "rest"). */
+  client: z.string(),
+  transport: callTransportSchema,
+  sessionId: z.string().optional().describe('The session it would run in (absent when a new session would be made)'),
+  code: z.string().optional().describe(`The code, command or package list, at most ${MAX_APPROVAL_CODE_CHARS} characters`),
+  codeTruncated: z.boolean().describe('Whether code was cut'),
+  detail: z.string().describe('What the call would do, in plain words'),
+  createdAt: z.string(),
+  expiresAt: z.string().describe('When the request counts as denied if no one answers'),
+});
+export type Approval = z.infer<typeof approvalSchema>;
+
+export const approvalDecisionSchema = z.enum(['approve', 'deny']);
+export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
+
+/** How a request ended: answered, not answered in time, or withdrawn by its caller (request cancelled). */
+export const approvalOutcomeSchema = z.enum(['approved', 'denied', 'expired', 'cancelled']);
+export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;

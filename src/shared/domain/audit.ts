@@ -1,0 +1,83 @@
+import { z } from 'zod';
+
+/** The contract methods that run code: each call is one row of the audit log. */
+export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install'] as const;
+export const auditedMethodSchema = z.enum(AUDITED_METHODS);
+export type AuditedMethod = z.infer<typeof auditedMethodSchema>;
+
+/**
+ * `running` until the call returns; then the run's own status (ok, error, timeout, interrupted, oom, killed),
+ * `failed` when the call threw (error code and message say why) or `denied` when it was refused. A row left
+ * `running` by a process that died becomes `interrupted` when the next core opens the log.
+ */
+export const AUDIT_STATUSES = ['running', 'ok', 'error', 'timeout', 'interrupted', 'oom', 'killed', 'failed', 'denied'] as const;
+export const auditStatusSchema = z.enum(AUDIT_STATUSES);
+export type AuditStatus = z.infer<typeof auditStatusSchema>;
+
+export const auditIdSchema = z.number().int().min(1).describe('Row id in the audit log');
+
+/** One row, complete: what `audit.get` and the exports return. */
+export const auditEntrySchema = z.object({
+  id: auditIdSchema,
+  method: auditedMethodSchema,
+  startedAt: z.string(),
+  finishedAt: z.string().optional(),
+  transport: z.string().describe('ipc, http, mcp-http, mcp-stdio, rest or internal'),
+  client: z.string().optional().describe("The client's own name (MCP clientInfo.name, panel, rest)"),
+  principal: z.string().optional(),
+  sessionId: z.string().optional(),
+  environment: z.string().optional(),
+  executionId: z.string().optional(),
+  code: z.string().describe('The code; the command for run_command; one package per line for installs; the file path for run_file'),
+  fileContent: z.string().optional().describe('run_file: the content of the file that ran'),
+  status: auditStatusSchema,
+  exitCode: z.number().int().optional(),
+  durationMs: z.number().int().optional(),
+  stdout: z.string(),
+  stderr: z.string(),
+  stdoutTruncated: z.boolean(),
+  stderrTruncated: z.boolean(),
+  artifacts: z.array(z.string()).describe('sha256 of every artifact the run made'),
+  errorCode: z.string().optional(),
+  errorMessage: z.string().optional(),
+  openSeq: z.number().int(),
+  openHash: z.string(),
+  closeSeq: z.number().int().optional(),
+  closeHash: z.string().optional(),
+});
+export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+/** A row as lists and live events carry it: no output, the code cut short. */
+export const auditSummarySchema = auditEntrySchema
+  .omit({ stdout: true, stderr: true, fileContent: true, openSeq: true, openHash: true, closeSeq: true, closeHash: true })
+  .extend({
+    codeTruncated: z.boolean().describe('code holds only the beginning; audit.get returns all of it'),
+    hash: z.string().describe('The latest chain hash of the row (its completion once finished)'),
+  });
+export type AuditSummary = z.infer<typeof auditSummarySchema>;
+
+const isoTime = z.iso.datetime({ offset: true });
+
+export const auditFiltersSchema = z.object({
+  client: z.string().max(128).optional(),
+  sessionId: z.string().max(64).optional(),
+  status: auditStatusSchema.optional(),
+  method: auditedMethodSchema.optional(),
+  from: isoTime.optional().describe('Rows started at or after this time'),
+  to: isoTime.optional().describe('Rows started before this time'),
+  search: z.string().min(1).max(1_000).optional().describe('Text to find in the code (case-insensitive for ASCII)'),
+});
+export type AuditFilters = z.infer<typeof auditFiltersSchema>;
+
+export const auditVerifyResultSchema = z.object({
+  ok: z.boolean(),
+  rows: z.number().int().describe('Rows checked'),
+  brokenAt: z.number().int().optional().describe('The first row where the chain does not hold'),
+  reason: z.string().optional().describe('What is wrong, in plain words'),
+  pruned: z.number().int().optional().describe('Older rows removed by the retention setting (their chain head is kept)'),
+});
+export type AuditVerifyResult = z.infer<typeof auditVerifyResultSchema>;
+
+export const AUDIT_EXPORT_FORMATS = ['jsonl', 'csv'] as const;
+export const auditExportFormatSchema = z.enum(AUDIT_EXPORT_FORMATS);
+export type AuditExportFormat = z.infer<typeof auditExportFormatSchema>;

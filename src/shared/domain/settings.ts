@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { approvalPolicySchema } from './approval';
+import { partialLimitsSchema } from './limits';
+
+/**
+ * The person's settings ($SANDPIT_HOME/settings.json). They override the built-in configuration at
+ * start-up; pool size, default limits, approvals, egress URLs and audit retention apply at once,
+ * `dockerHost` and `port` after a restart (RESTART_SETTINGS).
+ */
+
+const httpUrlSchema = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .max(2048);
+/** Shape only; the core checks each entry further (the egress allow-list rules). */
+const hostEntrySchema = z
+  .string()
+  .min(1)
+  .max(255)
+  .regex(/^(\*\.)?[A-Za-z0-9_.:[\]-]+$/, 'must be a hostname or a *.domain wildcard');
+const clientNameSchema = z.string().min(1).max(128);
+
+export const approvalSettingsSchema = z.object({
+  defaultPolicy: approvalPolicySchema.describe('Policy of clients without their own'),
+  perClient: z.record(clientNameSchema, approvalPolicySchema).describe('Policy per client name (MCP clientInfo.name, "rest")'),
+  timeoutSeconds: z.number().int().min(10).max(3_600).describe('How long an asked call waits for an answer before it counts as denied'),
+});
+export type ApprovalSettings = z.infer<typeof approvalSettingsSchema>;
+
+export const egressSettingsSchema = z.object({
+  pipIndexUrl: httpUrlSchema.describe('PEP 503 index for pip (a private or offline mirror works)'),
+  npmRegistryUrl: httpUrlSchema.describe('npm registry'),
+  extraHosts: z.array(hostEntrySchema).max(100).describe('More hosts the "packages" network policy may reach (e.g. a mirror\'s file host)'),
+});
+export type EgressSettings = z.infer<typeof egressSettingsSchema>;
+
+export const settingsSchema = z.object({
+  defaultLimits: partialLimitsSchema.describe('Limits of new sessions (fields not set keep the built-in defaults)'),
+  poolSize: z.number().int().min(0).max(16).describe('Ready sandboxes kept per hot environment (0 = none)'),
+  approvals: approvalSettingsSchema,
+  dockerHost: z
+    .string()
+    .max(512)
+    .regex(/^(unix|npipe|tcp|ssh|http|https):\/\/\S+$/, 'must look like unix:///var/run/docker.sock or tcp://host:2376')
+    .optional()
+    .describe('Docker engine address; default: DOCKER_HOST, else the local socket'),
+  egress: egressSettingsSchema,
+  auditRetentionDays: z.number().int().min(0).max(36_500).describe('Days the audit log keeps runs (0 = forever)'),
+  port: z.number().int().min(1_024).max(65_535).describe('Port of the local HTTP server (MCP, REST, web panel)'),
+});
+export type Settings = z.infer<typeof settingsSchema>;
+export type SettingKey = keyof Settings;
+export const SETTING_KEYS = Object.keys(settingsSchema.shape) as SettingKey[];
+export const settingKeySchema = z.enum(SETTING_KEYS as [SettingKey, ...SettingKey[]]);
+
+/** Settings that only take effect when Sandpit starts again. */
+export const RESTART_SETTINGS: readonly SettingKey[] = ['dockerHost', 'port'];
+
+/**
+ * A change: each key given replaces that setting (`defaultLimits` as a whole; null = the built-in
+ * default), except `approvals` and `egress`, whose fields are merged, and `approvals.perClient`, which
+ * is merged per client (null removes a client's own policy).
+ */
+export const settingsPatchSchema = z
+  .object({
+    defaultLimits: partialLimitsSchema.nullable(),
+    poolSize: settingsSchema.shape.poolSize,
+    approvals: z
+      .object({
+        defaultPolicy: approvalPolicySchema,
+        perClient: z.record(clientNameSchema, approvalPolicySchema.nullable()),
+        timeoutSeconds: approvalSettingsSchema.shape.timeoutSeconds,
+      })
+      .partial()
+      .strict(),
+    dockerHost: settingsSchema.shape.dockerHost.unwrap().nullable(),
+    egress: egressSettingsSchema.partial().strict(),
+    auditRetentionDays: settingsSchema.shape.auditRetentionDays,
+    port: settingsSchema.shape.port,
+  })
+  .partial()
+  .strict();
+export type SettingsPatch = z.infer<typeof settingsPatchSchema>;
+
+/** What the panel sees: the settings in effect, where they live, and what waits for a restart. */
+export const settingsViewSchema = settingsSchema.extend({
+  dataFolder: z.string().describe('The data folder: token, settings, audit log, artifacts'),
+  restartNeeded: z.array(settingKeySchema).describe('Settings changed since start-up that apply only after a restart'),
+});
+export type SettingsView = z.infer<typeof settingsViewSchema>;
