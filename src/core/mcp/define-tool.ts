@@ -58,7 +58,7 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
     register: (server, kit) => {
       const callback = async (args: z.output<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
         try {
-          const output = await definition.run(args, kit, extra);
+          const output = await definition.run(args, kit.forRequest(extra), extra);
           return {
             content: [{ type: 'text', text: output.text }, ...(output.content ?? [])],
             structuredContent: output.structured,

@@ -1,6 +1,7 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
 import type { ToolExtra } from './define-tool';
+import { waitingFor } from './request-waiting';
 
 /** How often a long call reports progress (a client's request timeout can reset on each). */
 export const PROGRESS_INTERVAL_MS = 1_000;
@@ -12,7 +13,8 @@ export interface ProgressTicker {
 /**
  * While a tool call is in flight, and only when the request carries a progress token: sends
  * `notifications/progress` every interval with an increasing count and `message()` (e.g. the newest
- * output line). Does nothing otherwise. Always call stop().
+ * output line) — or, while the call waits for something (the person's approval), what it waits for.
+ * Does nothing otherwise. Always call stop().
  */
 export function startProgress(
   extra: ToolExtra,
@@ -29,7 +31,7 @@ export function startProgress(
     extra
       .sendNotification({
         method: 'notifications/progress',
-        params: { progressToken, progress: count, message: message() },
+        params: { progressToken, progress: count, message: waitingFor(extra) ?? message() },
       })
       .catch((error: unknown) => log.debug('could not send progress', { error: toErrorBody(error).message }));
   }, intervalMs);

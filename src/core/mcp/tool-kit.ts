@@ -4,6 +4,8 @@ import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/sandpit-api';
 import type { Sandpit } from '../app';
 import type { Logger } from '../log';
+import type { ToolExtra } from './define-tool';
+import { setWaiting } from './request-waiting';
 
 /** How many artifacts one MCP server remembers having handed out (oldest forgotten first). */
 const MAX_REMEMBERED_ARTIFACTS = 1_000;
@@ -18,6 +20,8 @@ export interface ToolKit {
   /** Artifacts this client was shown (so it may read them as resources after their session ended). */
   artifacts: ArtifactMemory;
   log: Logger;
+  /** This kit for one tool call: its calls carry the request's cancel signal and report waits to its progress. */
+  forRequest(extra: ToolExtra): ToolKit;
 }
 
 export interface ArtifactMemory {
@@ -42,11 +46,16 @@ function createArtifactMemory(max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
 }
 
 export function createToolKit(sandpit: Sandpit, context: () => CallContext): ToolKit {
-  return {
+  const artifacts = createArtifactMemory();
+  const log = sandpit.log.child({ component: 'mcp' });
+  const kitWith = (contextOf: () => CallContext): ToolKit => ({
     sandpit,
-    context,
-    call: (name, input) => call(sandpit.api, name, input, context()),
-    artifacts: createArtifactMemory(),
-    log: sandpit.log.child({ component: 'mcp' }),
-  };
+    context: contextOf,
+    call: (name, input) => call(sandpit.api, name, input, contextOf()),
+    artifacts,
+    log,
+    forRequest: (extra) =>
+      kitWith(() => ({ ...context(), signal: extra.signal, onWaiting: (what) => setWaiting(extra, what) })),
+  });
+  return kitWith(context);
 }
