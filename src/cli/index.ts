@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { toErrorBody } from '../shared/api/errors';
+import { runAudit } from './audit';
 import { runDoctor } from './doctor';
 import { runMcp } from './mcp';
 import { runServe } from './serve';
@@ -10,6 +11,9 @@ Usage:
   sandpit serve [--port N]   run the core headless: MCP over HTTP, REST and the web panel on 127.0.0.1
   sandpit mcp                speak MCP on stdin/stdout (for desktop assistants)
   sandpit doctor             check Node, Docker, the sandbox images and the data folder
+  sandpit audit verify       check the audit log's hash chain (exit 1 names the first broken row)
+  sandpit audit export --format jsonl|csv [--out FILE]
+                             the audit log (filters: --client --session --status --from --to --search)
   sandpit --help             this text
 
 Data folder: $SANDPIT_HOME, else the OS's app-data folder for "Sandpit".
@@ -31,6 +35,8 @@ async function main(argv: string[]): Promise<number> {
       return runMcp();
     case 'doctor':
       return runDoctor();
+    case 'audit':
+      return runAudit(rest);
     case undefined:
     case '--help':
     case '-h':

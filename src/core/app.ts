@@ -82,7 +82,8 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const engine = new EngineMonitor(docker, log);
   const events = new DaemonEvents(docker, identity.instanceId, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
-  const audit = AuditStore.open({ path: join(config.home, 'audit.db'), identity, retentionDays: config.auditRetentionDays, log });
+  const audit = AuditStore.open({ path: join(config.home, 'audit.db'), identity, retentionDays: settings.current.auditRetentionDays, log });
+  settings.onChange((next) => audit.setRetentionDays(next.auditRetentionDays));
   const sessions = new SessionManager({ config, docker, events, engine, bus, artifacts, identity, instanceDir, log });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
   const gateway = lazyEgressGateway({

@@ -42,8 +42,6 @@ export interface SandpitConfig {
   /** Docker network the short-lived package installer joins (sessions themselves have none). */
   installNetwork: string;
   installTimeoutMs: number;
-  /** Days the audit log keeps finished rows; 0 or unset keeps every row forever. */
-  auditRetentionDays?: number;
   /** The executor-image/ folder (Dockerfiles, agents); default: the repository's. */
   imagesDir?: string;
 }

@@ -9,7 +9,7 @@ import { defaultImagesDir, ensureExecutorImage } from '../core/docker/image-buil
 import { silentLogger } from '../core/log';
 import type { ProvidedImages } from './provided-context';
 
-const FLAVOURS = ['python', 'python-data'] as const;
+const FLAVOURS = ['python', 'python-data', 'node'] as const;
 
 /**
  * globalSetup of the `docker` vitest project: the engine must answer (no silent skipping), and the

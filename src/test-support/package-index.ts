@@ -49,7 +49,8 @@ const PROBE = [
   "print(json.dumps(re.findall(r'<a href=\"[^\"]*\">([^<]+)</a>', body)))",
 ].join('\n');
 
-function helperSpec(name: string, image: string, network: string, cmd: string[]): ContainerSpec {
+/** A hardened container for a test helper (an index, a probe) on `network`, working in /tmp. */
+export function helperSpec(name: string, image: string, network: string, cmd: string[]): ContainerSpec {
   const spec = hardenedContainerSpec({
     name,
     image,

@@ -2,6 +2,8 @@
 export interface ProvidedImages {
   python?: string;
   'python-data'?: string;
+  /** The JavaScript executor image (Node + npm). */
+  node?: string;
 }
 
 declare module 'vitest' {

@@ -27,7 +27,8 @@ export async function startTestSandpit(overrides: Partial<SandpitConfig> = {}, o
     // unless a test turns the proxy on (with an egressConnect that maps names to addresses).
     egressProxy: false,
     graceMs: 2_000,
-    images: { python: images.python },
+    // bash sessions run on the python image (its agent in bash mode); javascript on the node image.
+    images: { python: images.python, bash: images.python, ...(images.node ? { javascript: images.node } : {}) },
     ...overrides,
   });
   const sandpit = await createSandpit(config, { logger: silentLogger, ...options });

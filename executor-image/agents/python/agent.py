@@ -5,6 +5,11 @@ Keeps one globals dict between executions and speaks JSON lines with the host on
 (a unix socket, or the original stdin/stdout). User code's fd 0 is /dev/null and its fds 1/2 are
 pipes drained by this agent, so nothing user code prints can reach the channel.
 
+With SANDPIT_LANGUAGE=bash the agent serves a bash session instead: each execution runs its code as a
+one-shot `bash -c` in the workspace (no state between runs but the files), with the same capture,
+interrupts, output caps and file reports; `done` carries the command's exit code, and any process the
+command left behind is stopped when it ends.
+
 Standard library only; Python >= 3.9. Runs as `python3 agent.py`.
 """
 
@@ -23,6 +28,7 @@ import queue
 import select
 import signal
 import socket
+import subprocess
 import sys
 import termios
 import threading
@@ -556,6 +562,16 @@ def kill_strays():
     return strays
 
 
+def bash_version():
+    """The version of the bash that bash sessions run, or 'unknown'."""
+    try:
+        out = subprocess.run(['bash', '-c', 'echo "$BASH_VERSION"'], stdin=subprocess.DEVNULL, capture_output=True,
+                             timeout=5, check=False).stdout
+        return out.decode('ascii', 'replace').strip() or 'unknown'
+    except (OSError, subprocess.SubprocessError):
+        return 'unknown'
+
+
 def exit_forked_child(outcome):
     """A child forked by user code has come back into the agent: report like Python would, then exit."""
     code = 1
@@ -592,6 +608,7 @@ class Agent:
         self.workspace = os.environ.get('SANDPIT_WORKSPACE') or '/workspace'
         # kill(-1) is only safe inside the container: opt-in (set in the image) and only under an init (or as init)
         self.may_kill_strays = os.environ.get('SANDPIT_KILL_STRAYS') == '1' and 1 in (os.getpid(), os.getppid())
+        self.bash = os.environ.get('SANDPIT_LANGUAGE') == 'bash'
         self.pids = PidsGauge()
         module = types.ModuleType('__main__')
         module.__dict__.update(__builtins__=builtins, display=self.make_display())
@@ -611,7 +628,8 @@ class Agent:
         if kind == 'hello':
             import platform
 
-            self.channel.send({'type': 'hello', 'id': mid, 'language': 'python', 'version': platform.python_version(),
+            language, version = ('bash', bash_version()) if self.bash else ('python', platform.python_version())
+            self.channel.send({'type': 'hello', 'id': mid, 'language': language, 'version': version,
                                'pid': os.getpid(), 'protocol': PROTOCOL})
         elif kind == 'execute' and isinstance(msg.get('code'), str) and mid not in self.accepted:
             self.accepted.add(mid)
@@ -660,14 +678,24 @@ class Agent:
         for pump in self.pumps:
             pump.begin(eid, limit)
         started = time.perf_counter()
-        status, text, exc = self.interruptible(eid, lambda: self.run_cell(eid, msg['code'], filename))
+        exit_code = None
+        if self.bash:
+            status, exit_code, exc = self.interruptible(eid, lambda: self.run_command(eid, msg['code']))
+            text = None
+            if status == 'ok' and exit_code != 0:
+                status = 'error'
+        else:
+            status, text, exc = self.interruptible(eid, lambda: self.run_cell(eid, msg['code'], filename))
         duration = (time.perf_counter() - started) * 1000
-        self.sync()
+        synced = self.sync()
         report = None  # the result or error message, sent with `done` when nothing comes between them
-        if exc is not None:
+        if exc is not None and not (self.bash and isinstance(exc, KeyboardInterrupt)):
             report = self.error_message(eid, exc, limit)
         elif text is not None:
             report = {'type': 'result', 'id': eid, 'text': clip(text, limit)}
+        elif exit_code:
+            report = {'type': 'error', 'id': eid, 'name': 'CommandFailed', 'value': 'exit code %d' % exit_code,
+                      'traceback': ''}
         exc = None  # let the traceback's frames go
         if 'matplotlib.pyplot' in sys.modules:
             if report is not None:
@@ -676,12 +704,14 @@ class Agent:
             if self.interruptible(eid, self.show)[0] == 'interrupted':
                 status = 'interrupted'
         strays = 0
-        if self.may_kill_strays and (status == 'interrupted' or self.pids.near_limit()):
+        # a bash command is one-shot: what it started in the background does not outlive it
+        if self.may_kill_strays and (status == 'interrupted' or self.bash or self.pids.near_limit()):
             strays = kill_strays()
-        # only pyplot.show() and killed strays can have written to fds 1/2 since the sync above
-        self.finish(eid, status, duration, before, strays, 'matplotlib.pyplot' in sys.modules or strays > 0, report)
+        # a second sync only if the first timed out, or pyplot.show() or killed strays may have written since
+        drain = not synced or 'matplotlib.pyplot' in sys.modules or strays > 0
+        self.finish(eid, status, duration, before, strays, drain, report, exit_code)
 
-    def finish(self, eid, status, duration, before, strays, drain=True, report=None):
+    def finish(self, eid, status, duration, before, strays, drain=True, report=None, exit_code=None):
         """Drain the pipes (unless the caller just did), then send `report` (if any) and `done` with the
         files the execution changed."""
         if drain:
@@ -699,6 +729,8 @@ class Agent:
         done = {'type': 'done', 'id': eid, 'status': status, 'durationMs': round(duration, 3), 'dropped': dropped,
                 'files': [{'path': p, 'size': after[p][0]} for p in changed[:MAX_FILES]],
                 'filesTruncated': len(changed) > MAX_FILES or not complete, 'straysKilled': strays}
+        if exit_code is not None:
+            done['exitCode'] = exit_code
         self.channel.send_now([done] if report is None else [report, done])
 
     def interruptible(self, eid, fn):
@@ -744,6 +776,32 @@ class Agent:
         self.globals['_'] = value
         return repr(value)
 
+    def run_command(self, eid, command):
+        """bash mode: run `command` with `bash -c` in the workspace, in a process group of its own, its
+        output on fds 1/2; returns its exit code (128 + n when signal n ended it). An interrupt kills
+        the whole group at once (SIGKILL: a shell may ignore SIGINT)."""
+        if eid in self.cancelled:
+            raise KeyboardInterrupt
+        proc = subprocess.Popen(['bash', '-c', command], stdin=self.devnull, cwd=self.workspace,
+                                start_new_session=True, close_fds=True)
+        try:
+            code = proc.wait()
+        except KeyboardInterrupt:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            try:
+                proc.wait(timeout=5)
+            except BaseException:  # a second interrupt, or a process stuck in the kernel: strays are killed later
+                pass
+            raise
+        try:  # the rest of its group (background jobs); processes that left the group are strays
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        return 128 - code if code < 0 else code
+
     def evaluate(self, code):
         """eval() a code object in the user namespace, awaiting it when it uses top-level await."""
         value = eval(code, self.globals)
@@ -782,9 +840,10 @@ class Agent:
     # -- output ordering and rich output --------------------------------------------------------
 
     def sync(self):
-        """Return once the pumps have forwarded everything written to fds 1/2 so far (or after a timeout)."""
+        """Return once the pumps have forwarded everything written to fds 1/2 so far (or after a timeout);
+        returns whether they did. A pump waiting for data with an empty pipe needs no sync marker."""
         if os.getpid() != AGENT_PID:
-            return
+            return True
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
@@ -793,13 +852,16 @@ class Agent:
         with self.sync_lock:
             pending = [pump for pump in self.pumps if not pump.settled()]
             if not pending:
-                return
+                return True
             marker = b'\x00\x1b[sandpit-sync:' + os.urandom(12).hex().encode('ascii') + b']\x00'
             armed = [pump for pump in pending if pump.arm(marker)]
+            complete = len(armed) == len(pending)
             deadline = time.monotonic() + SYNC_TIMEOUT
             for pump in armed:
                 if not pump.hit.wait(max(deadline - time.monotonic(), 0)):
                     pump.disarm()
+                    complete = False
+            return complete
 
     def emit_display(self, mime, data, encoding):
         """Send rich output after the text output written before it."""

@@ -2,7 +2,7 @@
 // (override with SANDPIT_TEST_PYTHON). They speak the JSON-lines protocol of ../PROTOCOL.md.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -470,6 +470,60 @@ describe('python agent over stdio', () => {
       client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
     expect(doneIndex(ids[0]!)).toBeLessThan(doneIndex(ids[1]!));
     expect(doneIndex(ids[1]!)).toBeLessThan(doneIndex(ids[2]!));
+  });
+});
+
+describe('python agent in bash mode (SANDPIT_LANGUAGE=bash)', () => {
+  let agent: StdioAgent;
+  let client: JsonLinesClient;
+
+  beforeAll(() => {
+    agent = startStdioAgent({ SANDPIT_LANGUAGE: 'bash' });
+    client = agent.client;
+  });
+
+  afterAll(() => {
+    client.checkFraming();
+    expect(agent.stderr()).toBe('');
+    agent.stop();
+  });
+
+  it('answers hello as bash', async () => {
+    const hello = await client.hello();
+    expect(hello).toMatchObject({ language: 'bash', protocol: 1, pid: agent.proc.pid });
+    expect(hello.version).toMatch(/^\d+\.\d+/);
+  });
+
+  it('runs each execution as a one-shot bash -c in the workspace, with its exit code in done', async () => {
+    const ok = await client.run('echo "out $((1 + 1))"; echo err >&2; pwd; export GONE=1');
+    expect(ok.stdout).toBe(`out 2\n${realpathSync(agent.workspace)}\n`);
+    expect(ok.stderr).toBe('err\n');
+    expect(ok.done).toMatchObject({ status: 'ok', exitCode: 0 });
+    expect(ok.result).toBeUndefined();
+    const failed = await client.run('echo "[${GONE:-unset}]"; exit 7');
+    expect(failed.stdout).toBe('[unset]\n');
+    expect(failed.done).toMatchObject({ status: 'error', exitCode: 7 });
+    expect(failed.error).toMatchObject({ name: 'CommandFailed', value: 'exit code 7' });
+    expect(shape(failed)).toEqual(['stream', 'error', 'done']);
+    expect((await client.run('kill -TERM $$')).done).toMatchObject({ status: 'error', exitCode: 143 });
+  });
+
+  it('lists the files a command creates', async () => {
+    const run = await client.run('mkdir -p d && printf abc > d/f.txt');
+    expect(run.done.files).toEqual([{ path: 'd/f.txt', size: 3 }]);
+  });
+
+  it('kills the command and its process group on interrupt', async () => {
+    const id = client.start('trap "" INT; (sleep 100; echo late) & echo started; while :; do :; done');
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    const sent = performance.now();
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect(run.done.exitCode).toBeUndefined();
+    expect(run.error).toBeUndefined();
+    expect(run.messages.at(-1)!.at - sent).toBeLessThan(2_000);
+    expect((await client.run('echo next')).stdout).toBe('next\n');
   });
 });
 

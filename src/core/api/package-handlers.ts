@@ -1,25 +1,43 @@
-import { SandpitError } from '../../shared/api/errors';
-import { parsePackageSpecs } from '../environments/package-names';
+import type { Language } from '../../shared/domain/session';
+import type { PackageOutcome } from '../../shared/domain/packages';
+import type { DockerClient } from '../docker/docker-client';
+import { checkNpmPackages, installNpmPackages } from '../environments/npm-installer';
 import { checkPipPackages, installPipPackages } from '../environments/package-installer';
+import type { InstallSettings, InstallTarget, InstallerDeps } from '../environments/package-installer';
+import { parsePackageSpecs } from '../environments/package-names';
+import type { PackageManager, PackageSpec } from '../environments/package-names';
 import type { HandlerKit, Handlers } from './sandpit-api';
 
 type PackageMethods = 'packages.install' | 'packages.check';
 
+interface Installer {
+  install(deps: InstallerDeps, target: InstallTarget, specs: PackageSpec[], settings: InstallSettings): Promise<PackageOutcome[]>;
+  check(docker: DockerClient, containerId: string, specs: PackageSpec[]): Promise<Array<{ name: string; installed: boolean; version?: string }>>;
+}
+
+const INSTALLERS: Record<PackageManager, Installer> = {
+  pip: { install: installPipPackages, check: checkPipPackages },
+  npm: { install: installNpmPackages, check: checkNpmPackages },
+};
+
+/** The package manager of a session's language: npm for JavaScript; pip for Python and bash (bash runs on the python image). */
+export function packageManagerFor(language: Language): PackageManager {
+  return language === 'javascript' ? 'npm' : 'pip';
+}
+
 /** Runtime installs (helper container, session stays offline) and checks of what is importable. */
 export function packageHandlers(kit: HandlerKit): Pick<Handlers, PackageMethods> {
   const { sessions, docker, config } = kit;
-  const pipOnly = (language: string): void => {
-    if (language !== 'python') throw new SandpitError('INVALID_INPUT', `Installing packages into ${language} sessions is not supported yet; Python sessions use pip.`);
-  };
   return {
     'packages.install': async ({ sessionId, packages }, context) => {
       const id = await kit.target(sessionId, context);
       const info = sessions.get(id);
-      pipOnly(info.language);
+      const manager = packageManagerFor(info.language);
+      const installer = INSTALLERS[manager];
       // Every name is validated before any process starts.
-      const specs = parsePackageSpecs(packages, 'pip');
+      const specs = parsePackageSpecs(packages, manager);
       const outcomes = await sessions.enqueue(id, async (runtime) => {
-        const results = await installPipPackages(
+        const results = await installer.install(
           { docker, identity: runtime.options.identity, log: kit.sessions.logger },
           { sessionId: id, image: info.image, packagesVolume: runtime.packagesVolume },
           specs,
@@ -32,7 +50,7 @@ export function packageHandlers(kit: HandlerKit): Pick<Handlers, PackageMethods>
             proxy: kit.environments.egress()?.installerProxy(id),
           },
         );
-        const versions = await checkPipPackages(docker, runtime.containerId, specs);
+        const versions = await installer.check(docker, runtime.containerId, specs);
         return results.map((r, i) => (r.ok && versions[i]?.version ? { ...r, version: versions[i].version } : r));
       });
       sessions.recordPackages(id, outcomes.filter((o) => o.ok).map((o) => o.package));
@@ -41,9 +59,9 @@ export function packageHandlers(kit: HandlerKit): Pick<Handlers, PackageMethods>
     'packages.check': async ({ sessionId, packages }, context) => {
       const id = await kit.target(sessionId, context);
       const info = sessions.get(id);
-      pipOnly(info.language);
-      const specs = parsePackageSpecs(packages, 'pip');
-      return { packages: await checkPipPackages(docker, info.containerId, specs) };
+      const manager = packageManagerFor(info.language);
+      const specs = parsePackageSpecs(packages, manager);
+      return { packages: await INSTALLERS[manager].check(docker, info.containerId, specs) };
     },
   };
 }

@@ -36,11 +36,11 @@ export function runHandlers(kit: HandlerKit): Pick<Handlers, RunMethods> {
     },
     'sessions.runFile': async ({ sessionId, path, timeoutMs, executionId }, context) => {
       const relative = fromWorkspacePath(path);
-      const language = /\.py$/i.test(relative) ? 'python' : /\.(m?js|cjs)$/i.test(relative) ? 'javascript' : undefined;
+      const language = /\.py$/i.test(relative) ? 'python' : /\.(m?js|cjs)$/i.test(relative) ? 'javascript' : /\.(ba)?sh$/i.test(relative) ? 'bash' : undefined;
       const id = await kit.target(sessionId, context, language);
       const info = sessions.get(id);
       if (!language || language !== info.language) {
-        throw new SandpitError('INVALID_INPUT', `"${relative}" cannot be run in a ${info.language} session: run .py files in Python sessions and .js files in JavaScript sessions, or use run_command for anything else.`);
+        throw new SandpitError('INVALID_INPUT', `"${relative}" cannot be run in a ${info.language} session: run .py files in Python sessions, .js files in JavaScript sessions and .sh files in bash sessions, or use run_command for anything else.`);
       }
       const file = await readWorkspaceFile(docker, info.containerId, relative, MAX_RUN_FILE_BYTES);
       // The file runs in the session's state (like IPython's %run -i): what it defines stays available.

@@ -23,7 +23,7 @@ import { DefaultSessions } from './default-sessions';
 import { environmentHandlers, networkFor } from './environment-handlers';
 import type { EnvironmentServices } from './environment-handlers';
 import { fileHandlers } from './file-handlers';
-import { packageHandlers } from './package-handlers';
+import { packageHandlers, packageManagerFor } from './package-handlers';
 import { runHandlers } from './run-handlers';
 import { settingsHandlers } from './settings-handlers';
 
@@ -107,12 +107,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
     'sessions.create': async (input, context) => {
       // Dependencies are validated before any container starts (as packages.install does).
-      if (input.dependencies?.length) {
-        if ((input.language ?? 'python') !== 'python') {
-          throw new SandpitError('INVALID_INPUT', `Installing dependencies into ${input.language} sessions is not supported yet; Python sessions use pip.`);
-        }
-        parsePackageSpecs(input.dependencies, 'pip');
-      }
+      if (input.dependencies?.length) parsePackageSpecs(input.dependencies, packageManagerFor(input.language ?? 'python'));
       const fromEnv = await createFromEnvironment(input, deps.environments);
       return sessions.create({
         ...fromEnv,

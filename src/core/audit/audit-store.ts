@@ -19,7 +19,7 @@ import type { AuditFinish, AuditStart } from './audit-writer';
 
 const PRUNE_EVERY_MS = 6 * 3_600_000;
 /** What one `audit.export` answer may hold; `sandpit audit export` streams any size. */
-export const MAX_EXPORT_CHARS = 16 * 1024 * 1024;
+export const MAX_EXPORT_CHARS = 8 * 1024 * 1024;
 
 export interface AuditStoreOptions {
   /** $SANDPIT_HOME/audit.db */
@@ -39,11 +39,13 @@ export interface AuditStoreOptions {
 export class AuditStore {
   private readonly db: DatabaseSync;
   private readonly log: Logger;
-  private readonly pruneTimer: NodeJS.Timeout | undefined;
+  private readonly pruneTimer: NodeJS.Timeout;
+  private retentionDays: number;
   private closed = false;
 
   private constructor(private readonly options: AuditStoreOptions) {
     this.log = (options.log ?? silentLogger).child({ component: 'audit' });
+    this.retentionDays = options.retentionDays ?? 0;
     this.db = openAuditDatabase(options.path);
     try {
       this.recoverAbandoned();
@@ -52,10 +54,8 @@ export class AuditStore {
       this.db.close();
       throw error;
     }
-    if ((options.retentionDays ?? 0) > 0) {
-      this.pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
-      this.pruneTimer.unref();
-    }
+    this.pruneTimer = setInterval(() => this.prune(), PRUNE_EVERY_MS);
+    this.pruneTimer.unref();
   }
 
   static open(options: AuditStoreOptions): AuditStore {
@@ -88,12 +88,18 @@ export class AuditStore {
     return boundedExport(format, iterateAuditRows(this.open(), scope), maxRows, maxChars);
   }
 
+  /** A new retention setting (days; 0 keeps every row), applied at once. */
+  setRetentionDays(days: number): void {
+    this.retentionDays = days;
+    this.prune();
+  }
+
   /** Applies the retention setting now; returns the number of rows removed. Never throws. */
   prune(now: Date = new Date()): number {
-    if (this.closed) return 0;
+    if (this.closed || !(this.retentionDays > 0)) return 0;
     try {
-      const removed = pruneAuditRows(this.db, this.options.retentionDays ?? 0, now);
-      if (removed > 0) this.log.info('pruned old audit rows', { removed, retentionDays: this.options.retentionDays });
+      const removed = pruneAuditRows(this.db, this.retentionDays, now);
+      if (removed > 0) this.log.info('pruned old audit rows', { removed, retentionDays: this.retentionDays });
       return removed;
     } catch (error) {
       this.log.warn('failed to prune the audit log', { error: toErrorBody(error).message });

@@ -8,6 +8,17 @@ import { walkChain } from './audit-walk';
  * columns, with no gaps, ending exactly at the stored head. Names the first row where it breaks.
  */
 export function verifyAuditChain(db: DatabaseSync): AuditVerifyResult {
+  if (db.isTransaction) return verifySnapshot(db);
+  // One read transaction: the head and every entry come from the same snapshot while others write.
+  db.exec('BEGIN');
+  try {
+    return verifySnapshot(db);
+  } finally {
+    db.exec('COMMIT');
+  }
+}
+
+function verifySnapshot(db: DatabaseSync): AuditVerifyResult {
   const anchor = readAnchor(db);
   if (!anchor) return { ok: false, rows: 0, reason: 'The record of pruned rows (the chain anchor) is damaged.' };
   const head = readHead(db);

@@ -18,15 +18,15 @@ describe('executor-image/bases.json', () => {
       dockerfileDir: 'python',
       registry: null,
       bootstrap: {
-        tag: 'sandpit-base/python-data:bookworm',
-        packages: ['python3', 'python3-venv', 'python3-matplotlib', 'python3-numpy'],
+        tag: 'sandpit-base/python-data:bookworm-pandas',
+        packages: ['python3', 'python3-venv', 'python3-matplotlib', 'python3-numpy', 'python3-pandas'],
       },
     });
     expect(bases.node).toMatchObject({
       language: 'javascript',
       dockerfileDir: 'javascript',
       registry: 'node:22-slim',
-      bootstrap: { packages: ['nodejs'] },
+      bootstrap: { tag: 'sandpit-base/node:bookworm-npm', packages: ['nodejs', 'npm'] },
     });
   });
 

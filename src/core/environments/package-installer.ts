@@ -62,14 +62,30 @@ function pipError(stderr: string, stdout: string): string {
   return (errors.length > 0 ? errors.slice(-3) : lines.slice(-3)).join(' ').slice(0, 2_000) || 'the installer failed without a message';
 }
 
+/** One run of an installer in the helper container: its argv (never a shell) and extra environment. */
+export interface InstallerCommand {
+  cmd: string[];
+  env: Record<string, string>;
+  /** The lines of the installer's output that say what went wrong. */
+  describeError: (stderr: string, stdout: string) => string;
+}
+
 /**
- * Installs pip packages for a session in a short-lived helper container: same image, argv only
- * (never a shell), writing into the session's package volume, on the install network — or, with
+ * Runs an installer for a session in a short-lived helper container: same image, argv only (never a
+ * shell), writing into the session's package volume, on the install network — or, with
  * `settings.proxy`, on the egress network through Sandpit's proxy. The session container itself
- * never gets a network.
+ * never gets a network. All the packages at once; when that fails, one at a time, so each package
+ * gets its own outcome.
  */
-export async function installPipPackages(deps: InstallerDeps, target: InstallTarget, specs: PackageSpec[], settings: InstallSettings): Promise<PackageOutcome[]> {
+export async function installWithHelper(
+  deps: InstallerDeps,
+  target: InstallTarget,
+  specs: PackageSpec[],
+  settings: InstallSettings,
+  command: (batch: PackageSpec[]) => InstallerCommand,
+): Promise<PackageOutcome[]> {
   const runOnce = async (batch: PackageSpec[]): Promise<{ ok: boolean; error?: string }> => {
+    const { cmd, env, describeError } = command(batch);
     const spec = hardenedContainerSpec({
       name: `sandpit-install-${newId('i', 4)}`,
       image: target.image,
@@ -77,15 +93,15 @@ export async function installPipPackages(deps: InstallerDeps, target: InstallTar
       labels: sessionLabels(deps.identity, target.sessionId, { [LABEL.role]: 'installer' }),
       network: settings.proxy?.network ?? settings.installNetwork,
       volumes: { [target.packagesVolume]: PACKAGES_DIR },
-      cmd: pipArgv(batch, settings),
-      env: { ...settings.proxy?.env, HOME: '/tmp', TMPDIR: '/tmp', PIP_NO_WARN_SCRIPT_LOCATION: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      cmd,
+      env: { ...settings.proxy?.env, HOME: '/tmp', TMPDIR: '/tmp', ...env },
     });
     spec.user = SANDBOX_USER;
     spec.openStdin = false;
-    deps.log.info('installing packages', { sessionId: target.sessionId, packages: batch.map((b) => b.raw) });
+    deps.log.info('installing packages', { sessionId: target.sessionId, packages: batch.map((b) => b.raw), installer: cmd[0] });
     const r = await deps.docker.runToCompletion(spec, { timeoutMs: settings.installTimeoutMs, maxOutputBytes: MAX_LOG_BYTES });
     if (r.timedOut) return { ok: false, error: `the install did not finish within ${Math.round(settings.installTimeoutMs / 1000)} s` };
-    return r.exitCode === 0 ? { ok: true } : { ok: false, error: pipError(r.stderr, r.stdout) };
+    return r.exitCode === 0 ? { ok: true } : { ok: false, error: describeError(r.stderr, r.stdout) };
   };
 
   if (specs.length === 0) throw new SandpitError('INVALID_INPUT', 'No packages to install.');
@@ -99,6 +115,15 @@ export async function installPipPackages(deps: InstallerDeps, target: InstallTar
     outcomes.push(one.ok ? { package: s.raw, ok: true } : { package: s.raw, ok: false, error: one.error });
   }
   return outcomes;
+}
+
+/** Installs pip packages for a session into its package volume (see installWithHelper). */
+export async function installPipPackages(deps: InstallerDeps, target: InstallTarget, specs: PackageSpec[], settings: InstallSettings): Promise<PackageOutcome[]> {
+  return installWithHelper(deps, target, specs, settings, (batch) => ({
+    cmd: pipArgv(batch, settings),
+    env: { PIP_NO_WARN_SCRIPT_LOCATION: '1', PYTHONDONTWRITEBYTECODE: '1' },
+    describeError: pipError,
+  }));
 }
 
 const CHECK_SCRIPT = [

@@ -79,6 +79,7 @@ export class ContainerSession {
   private stopping = false;
   private restarting: Promise<void> | undefined;
   private helloCounter = 0;
+  private lastRunEndedAt = 0;
   /** Called when the container died outside a run and was (or could not be) restarted. */
   onRecovered: ((error?: unknown) => void) | undefined;
 
@@ -112,7 +113,8 @@ export class ContainerSession {
         volumes: { [this.packagesVolume]: PACKAGES_DIR },
         agentHostDir: this.agentDir,
         network: this.options.network,
-        env: this.options.env,
+        // The python image serves bash sessions too: SANDPIT_LANGUAGE=bash puts its agent in one-shot command mode.
+        env: { ...this.options.env, SANDPIT_LANGUAGE: this.options.language },
         runtime: this.options.runtime,
       });
       this.containerId = await docker.createContainer(spec);
@@ -126,6 +128,16 @@ export class ContainerSession {
 
   /** Runs code; resolves with the outcome of user code, rejects with CONTAINER_DIED / DOCKER_UNAVAILABLE. */
   async run(request: RunRequest): Promise<RunOutcome> {
+    // OOM events are matched by time with a second of slack: one that came in during the last run is not this run's.
+    const oomSince = Math.max(Date.now(), this.lastRunEndedAt + 1_000);
+    try {
+      return await this.runOnce(request, oomSince);
+    } finally {
+      this.lastRunEndedAt = Date.now();
+    }
+  }
+
+  private async runOnce(request: RunRequest, oomSince: number): Promise<RunOutcome> {
     if (this.restarting) await this.restarting;
     const channel = this.channel;
     if (!channel || channel.closed) throw new SandpitError('CONTAINER_DIED', 'The sandbox is not running; it is being restarted. Try again.');
@@ -175,7 +187,9 @@ export class ContainerSession {
     const collected = collector.snapshot();
     const durationMs = collected.done?.durationMs ?? Date.now() - startedAt;
     if (collected.done) {
-      const oom = this.options.events.oomSince(this.containerId, startedAt);
+      const { events } = this.options;
+      // A bash command whose process was SIGKILLed (137) may have been the OOM killer's: its event can lag behind `done`.
+      const oom = events.oomSince(this.containerId, oomSince) || (collected.done.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500)));
       let status: RunStatus = collected.done.status === 'interrupted' ? (timedOut ? 'timeout' : 'interrupted') : collected.done.status;
       let message: string | undefined;
       if (status === 'timeout') message = `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). Variables were kept.`;
@@ -190,7 +204,7 @@ export class ContainerSession {
     }
 
     // The channel ended before `done`: find out why, restart, and never report success.
-    const cause = await this.diagnoseDeath(startedAt);
+    const cause = await this.diagnoseDeath(oomSince);
     if (cause === 'engine') {
       throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
     }
@@ -332,7 +346,7 @@ export class ContainerSession {
   }
 
   /** Why did the channel end? `engine` (Docker gone), `oom`, or `exit` (killed or crashed). */
-  private async diagnoseDeath(startedAt: number): Promise<'engine' | 'oom' | 'exit'> {
+  private async diagnoseDeath(oomSince: number): Promise<'engine' | 'oom' | 'exit'> {
     const { docker, events } = this.options;
     const deadline = Date.now() + 3_000;
     for (;;) {
@@ -340,7 +354,7 @@ export class ContainerSession {
         const state = await docker.inspectContainer(this.containerId);
         if (!state.running || Date.now() > deadline) {
           if (state.oomKilled) return 'oom';
-          if (state.exitCode === 137 && (await events.waitForOom(this.containerId, startedAt, 500))) return 'oom';
+          if (state.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500))) return 'oom';
           return 'exit';
         }
       } catch (error) {

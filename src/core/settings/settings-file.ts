@@ -39,7 +39,7 @@ export async function readSettingsFile(path: string, log?: Logger): Promise<Stor
     if (parsed?.success) stored[key] = parsed.data;
     else log?.warn('skipping a setting that is not valid', { path, setting: key });
   }
-  return stored as StoredSettings;
+  return storedSettingsSchema.parse(stored);
 }
 
 /** Writes the stored settings atomically with mode 0600. */

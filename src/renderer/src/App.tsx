@@ -1,19 +1,55 @@
+/**
+ * The panel's shell: left navigation, the screen, the status bar, and approval prompts over everything.
+ * Stable data-testid attributes for Playwright are listed in src/renderer/TESTIDS.md.
+ */
 import type { ReactElement } from 'react';
 import { EngineStatusCard } from './features/engine/engine-status-card';
-import { SessionList } from './features/sessions/session-list';
+import { ActivityScreen } from './features/activity/activity-screen';
+import { ApprovalStack } from './features/approvals/approval-stack';
+import { ArtifactsScreen } from './features/artifacts/artifacts-screen';
+import { ConnectScreen } from './features/connect/connect-screen';
+import { EnvironmentsScreen } from './features/environments/environments-screen';
+import { SessionsScreen } from './features/sessions/sessions-screen';
+import { SettingsScreen } from './features/settings/settings-screen';
+import { ConnectStatus } from './features/shell/connect-status';
+import { Nav } from './features/shell/nav';
+import { StatusBar } from './features/shell/status-bar';
 import { usePanel } from './stores/panel-context';
+import type { Screen } from './stores/panel-store';
 
 function ActionError(): ReactElement | null {
   const actionError = usePanel((s) => s.actionError);
   const dismissError = usePanel((s) => s.dismissError);
   if (!actionError) return null;
   return (
-    <div className="notice" role="alert">
+    <div className="notice" role="alert" data-testid="action-error">
       <p>{actionError}</p>
-      <button type="button" onClick={dismissError}>
+      <button type="button" onClick={dismissError} data-testid="action-error-dismiss">
         OK
       </button>
     </div>
+  );
+}
+
+const SCREEN_VIEWS: Record<Screen, () => ReactElement> = {
+  sessions: SessionsScreen,
+  environments: EnvironmentsScreen,
+  artifacts: ArtifactsScreen,
+  activity: ActivityScreen,
+  connect: ConnectScreen,
+  settings: SettingsScreen,
+};
+
+function Screens(): ReactElement {
+  const screen = usePanel((s) => s.screen);
+  const engineDown = usePanel((s) => s.engine?.state === 'down');
+  const View = SCREEN_VIEWS[screen];
+  return (
+    <>
+      <ActionError />
+      {engineDown ? <EngineStatusCard /> : null}
+      <View />
+    </>
   );
 }
 
@@ -23,28 +59,29 @@ export function App(): ReactElement {
   const load = usePanel((s) => s.load);
 
   return (
-    <main>
-      <header>
-        <h1>Sandpit</h1>
-        <p className="muted">A safe place for your assistant to run code.</p>
-      </header>
-      {connection === 'loading' ? <p className="muted">Connecting to Sandpit…</p> : null}
-      {connection === 'unreachable' ? (
-        <section className="card card-alert" role="alert">
-          <h2>Sandpit is not reachable</h2>
-          <p>{problem}</p>
-          <button type="button" onClick={() => void load()}>
-            Try again
-          </button>
-        </section>
-      ) : null}
-      {connection === 'ready' ? (
-        <>
-          <ActionError />
-          <EngineStatusCard />
-          <SessionList />
-        </>
-      ) : null}
-    </main>
+    <div className="shell" data-testid="app" data-connection={connection}>
+      <Nav />
+      <main className="content" id="main" data-testid="main">
+        {connection === 'loading' ? (
+          <p className="muted" data-testid="connecting">
+            Connecting to Sandpit…
+          </p>
+        ) : null}
+        {connection === 'unreachable' ? (
+          <section className="card card-alert" role="alert" data-testid="unreachable">
+            <h2>Sandpit is not reachable</h2>
+            <p>{problem}</p>
+            <button type="button" onClick={() => void load()} data-testid="unreachable-retry">
+              Try again
+            </button>
+          </section>
+        ) : null}
+        {connection === 'ready' ? <Screens /> : null}
+      </main>
+      <StatusBar>
+        <ConnectStatus />
+      </StatusBar>
+      <ApprovalStack />
+    </div>
   );
 }

@@ -4,18 +4,19 @@ import { createClient } from '../../shared/api/client';
 import { App } from './App';
 import { createPanelTransport } from './api/create-transport';
 import { PanelContext } from './stores/panel-context';
-import { connectPanel, createPanelStore } from './stores/panel-store';
+import { connectApp, createAppStores } from './stores/app-stores';
 import './styles.css';
 
-const client = createClient(createPanelTransport());
-const store = createPanelStore(client);
-connectPanel(store, client);
+const transport = createPanelTransport();
+const client = createClient(transport);
+const stores = createAppStores(client, transport.setToken ? { onTokenRotated: transport.setToken } : {});
+connectApp(stores, client);
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');
 createRoot(root).render(
   <StrictMode>
-    <PanelContext value={store}>
+    <PanelContext value={{ client, stores }}>
       <App />
     </PanelContext>
   </StrictMode>,

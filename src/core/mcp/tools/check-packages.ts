@@ -6,7 +6,7 @@ export const checkPackages = defineTool({
   name: 'check_packages',
   title: 'Check packages',
   description:
-    'Tells whether Python packages are importable in a session, and their versions, without installing anything.',
+    'Tells whether packages are installed in a session (pip packages in Python and bash sessions, npm packages in JavaScript sessions), and their versions, without installing anything.',
   input: {
     packages: z
       .array(z.string().min(1).max(200))

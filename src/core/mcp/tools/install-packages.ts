@@ -7,14 +7,14 @@ export const installPackages = defineTool({
   name: 'install_packages',
   title: 'Install packages',
   description:
-    'Installs Python packages (pip) into a session from the package index, e.g. ["requests", "numpy==2.1.3"]; they are importable right away. ' +
+    'Installs packages into a session: pip for Python and bash sessions (e.g. ["requests", "numpy==2.1.3"]), npm for JavaScript sessions (e.g. ["lodash@4"]); they are importable right away. ' +
     'The session itself stays offline: a short-lived helper does the download. Check first with check_packages to save time.',
   input: {
     packages: z
       .array(z.string().min(1).max(200))
       .min(1)
       .max(100)
-      .describe('pip requirement specs: a name, optionally with extras and a version, e.g. "pandas>=2".'),
+      .describe('pip requirement specs (a name, optionally with extras and a version, e.g. "pandas>=2"), or npm specs in JavaScript sessions (e.g. "lodash@^4").'),
     session_id: sessionIdField,
   },
   output: {

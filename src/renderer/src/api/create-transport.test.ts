@@ -61,3 +61,25 @@ describe('IPC transport', () => {
     });
   });
 });
+
+describe('HTTP transport token', () => {
+  it('sends the new token after setToken and keeps it for reloads', async () => {
+    const h = host('#token=old');
+    const seen: string[] = [];
+    const realFetch = globalThis.fetch;
+    globalThis.fetch = vi.fn((_url: RequestInfo | URL, init?: RequestInit) => {
+      seen.push(String((init?.headers as Record<string, string>).authorization));
+      return Promise.resolve(new Response(JSON.stringify({ ok: true, value: {} }), { headers: { 'content-type': 'application/json' } }));
+    });
+    try {
+      const transport = createPanelTransport(h);
+      await transport.invoke('engine.status', {});
+      transport.setToken?.('new');
+      await transport.invoke('engine.status', {});
+      expect(seen).toEqual(['Bearer old', 'Bearer new']);
+      expect(h.storage.get('sandpit.token')).toBe('new');
+    } finally {
+      globalThis.fetch = realFetch;
+    }
+  });
+});

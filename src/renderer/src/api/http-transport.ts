@@ -3,8 +3,8 @@ import type { Transport, TransportEventListener } from '../../../shared/api/tran
 import { SseParser, readSse } from './sse-parser';
 
 export interface HttpTransportOptions {
-  /** The bearer token from the panel link. */
-  token: string;
+  /** The bearer token from the panel link (a function when it can change, e.g. after a rotation). */
+  token: string | (() => string);
   /** Origin of the Sandpit server; default: the page's own (''). */
   baseUrl?: string;
   fetch?: typeof fetch;
@@ -46,7 +46,8 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
 export function createHttpTransport(options: HttpTransportOptions): Transport {
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
-  const authorization = `Bearer ${options.token}`;
+  const { token } = options;
+  const authorization = (): string => `Bearer ${typeof token === 'function' ? token() : token}`;
   const listeners = new Set<TransportEventListener>();
   let stream: AbortController | undefined;
 
@@ -66,7 +67,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     let retry = firstRetry;
     while (!signal.aborted) {
       try {
-        const headers: Record<string, string> = { authorization, accept: 'text/event-stream' };
+        const headers: Record<string, string> = { authorization: authorization(), accept: 'text/event-stream' };
         if (parser.lastEventId) headers['last-event-id'] = parser.lastEventId;
         const response = await doFetch(`${base}/api/events`, { headers, signal, cache: 'no-store' });
         if (response.ok && response.body) {
@@ -96,7 +97,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       try {
         response = await doFetch(`${base}/api/${encodeURIComponent(method)}`, {
           method: 'POST',
-          headers: { authorization, 'content-type': 'application/json' },
+          headers: { authorization: authorization(), 'content-type': 'application/json' },
           body: JSON.stringify(input ?? {}),
           cache: 'no-store',
         });

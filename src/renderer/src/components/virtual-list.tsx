@@ -55,6 +55,7 @@ export function VirtualList<T>({
     <div
       ref={ref}
       className="vlist"
+      style={{ maxHeight: Math.max(items.length * rowHeight, rowHeight * 3) + 2 }}
       data-testid={testId}
       role="rowgroup"
       aria-label={label}

@@ -1,10 +1,18 @@
 import type { SandpitClient } from '../../../shared/api/client';
+import { createActivityStore } from '../features/activity/activity-store';
+import type { ActivityStore } from '../features/activity/activity-store';
+import { createApprovalsStore } from '../features/approvals/approvals-store';
+import type { ApprovalsStore } from '../features/approvals/approvals-store';
 import { createArtifactsStore } from '../features/artifacts/artifacts-store';
 import type { ArtifactsStore } from '../features/artifacts/artifacts-store';
+import { createConnectStore } from '../features/connect/connect-store';
+import type { ConnectStore } from '../features/connect/connect-store';
 import { createEnvironmentsStore } from '../features/environments/environments-store';
 import type { EnvironmentsStore } from '../features/environments/environments-store';
 import { createConsoleStore } from '../features/sessions/console-store';
 import type { ConsoleStore } from '../features/sessions/console-store';
+import { createSettingsStore } from '../features/settings/settings-store';
+import type { SettingsStore } from '../features/settings/settings-store';
 import { connectPanel, createPanelStore } from './panel-store';
 import type { PanelSnapshot, PanelStore } from './panel-store';
 
@@ -14,21 +22,44 @@ export interface AppStores {
   console: ConsoleStore;
   environments: EnvironmentsStore;
   artifacts: ArtifactsStore;
+  activity: ActivityStore;
+  approvals: ApprovalsStore;
+  connect: ConnectStore;
+  settings: SettingsStore;
 }
 
-export function createAppStores(client: SandpitClient, panel: PanelSnapshot = {}): AppStores {
+export interface AppStoreOptions {
+  panel?: PanelSnapshot;
+  /** Called after the access token was rotated (the web panel's transport switches to it). */
+  onTokenRotated?: (token: string) => void;
+}
+
+export function createAppStores(client: SandpitClient, options: AppStoreOptions = {}): AppStores {
   return {
-    panel: createPanelStore(client, panel),
+    panel: createPanelStore(client, options.panel),
     console: createConsoleStore(),
     environments: createEnvironmentsStore(client),
     artifacts: createArtifactsStore(client),
+    activity: createActivityStore(client),
+    approvals: createApprovalsStore(client),
+    connect: createConnectStore(client, options.onTokenRotated),
+    settings: createSettingsStore(client),
   };
 }
 
-/** Follows live events into every store, then loads the first snapshot. Returns the function that stops following. */
+/** Follows live events into every store, then loads what the shell shows at once. Returns the function that stops. */
 export function connectApp(stores: AppStores, client: SandpitClient): () => void {
+  const followers = [
+    stores.console,
+    stores.environments,
+    stores.artifacts,
+    stores.activity,
+    stores.approvals,
+    stores.connect,
+    stores.settings,
+  ];
   const unsubscribe = client.subscribe((event) => {
-    for (const store of [stores.console, stores.environments, stores.artifacts]) {
+    for (const store of followers) {
       try {
         store.getState().applyEvent(event);
       } catch {
@@ -37,6 +68,8 @@ export function connectApp(stores: AppStores, client: SandpitClient): () => void
     }
   });
   const stopPanel = connectPanel(stores.panel, client);
+  void stores.approvals.getState().load();
+  void stores.connect.getState().load();
   return () => {
     unsubscribe();
     stopPanel();

@@ -27,8 +27,8 @@ type StateOf<K extends keyof AppStores> = AppStores[K] extends StoreApi<infer S>
 
 /** Selects from one of the panel's stores. */
 export function useAppStore<K extends keyof AppStores, T>(key: K, selector: (state: StateOf<K>) => T): T {
-  const store = useServices().stores[key] as StoreApi<StateOf<K>>;
-  return useStore(store, selector);
+  const store = useServices().stores[key] as unknown as StoreApi<StateOf<K>>;
+  return useStore<StoreApi<StateOf<K>>, T>(store, selector);
 }
 
 /** Selects from the main panel store (connection, engine, sessions, navigation). */

@@ -106,3 +106,18 @@ describe('panel store', () => {
     expect(store.getState().pending).toEqual([]);
   });
 });
+
+describe('panel store without a valid token', () => {
+  it('says how to open the panel with a token', async () => {
+    const client = fakeClient({
+      'engine.status': () => {
+        throw new SandpitError('UNAUTHORIZED', 'A valid access token is required.');
+      },
+      'sessions.list': () => ({ sessions: [] }),
+    });
+    const store = createPanelStore(client);
+    await store.getState().load();
+    expect(store.getState().connection).toBe('unreachable');
+    expect(store.getState().problem).toMatch(/#token=/);
+  });
+});

@@ -2,6 +2,7 @@ import { createStore } from 'zustand/vanilla';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SandpitClient, SandpitEvent } from '../../../shared/api/client';
 import type { EngineStatus } from '../../../shared/api/contract';
+import { isSandpitError } from '../../../shared/api/errors';
 import type { Language, SessionInfo } from '../../../shared/domain/session';
 
 /** The screens of the left navigation. */
@@ -40,6 +41,9 @@ export interface PanelState {
 }
 
 export type PanelStore = StoreApi<PanelState>;
+
+const NO_TOKEN =
+  'This page has no valid access token. Open the panel with the link Sandpit printed when it started (it ends in #token=…), or copy the link with the token from the Connect screen of the desktop app.';
 
 export function plainError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -87,7 +91,7 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
           ]);
           set({ connection: 'ready', problem: undefined, engine, sessions: sorted(sessions) });
         } catch (error) {
-          set({ connection: 'unreachable', problem: plainError(error) });
+          set({ connection: 'unreachable', problem: isSandpitError(error, 'UNAUTHORIZED') ? NO_TOKEN : plainError(error) });
         }
       },
 

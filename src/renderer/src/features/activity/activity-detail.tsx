@@ -52,10 +52,10 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
             {entry.exitCode !== undefined ? ` · exit code ${entry.exitCode}` : ''}
           </p>
           {entry.errorMessage ? (
-            <p className="field-error">
+            <pre className="field-error pre-wrap" data-testid="activity-detail-error">
               {entry.errorCode ? `${entry.errorCode}: ` : ''}
               {entry.errorMessage}
-            </p>
+            </pre>
           ) : null}
           <dl className="facts">
             <div>

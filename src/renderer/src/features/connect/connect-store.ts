@@ -20,7 +20,8 @@ export interface ConnectState {
 
 export type ConnectStore = StoreApi<ConnectState>;
 
-export function createConnectStore(client: SandpitClient): ConnectStore {
+/** `onTokenRotated` lets the web panel's own transport switch to the new token. */
+export function createConnectStore(client: SandpitClient, onTokenRotated?: (token: string) => void): ConnectStore {
   return createStore<ConnectState>()((set, get) => ({
     status: 'idle',
 
@@ -45,7 +46,9 @@ export function createConnectStore(client: SandpitClient): ConnectStore {
 
     rotate: async () => {
       try {
-        set({ token: (await client.call('connect.rotateToken')).token, problem: undefined });
+        const { token } = await client.call('connect.rotateToken');
+        onTokenRotated?.(token);
+        set({ token, problem: undefined });
       } catch (error) {
         set({ problem: plainError(error) });
       }

@@ -1,6 +1,12 @@
 import type { ReactElement } from 'react';
 import { usePanel } from '../../stores/panel-context';
 
+/** The engine's message without the fix when it repeats it (the fix has its own line). */
+function withoutFix(message: string | undefined, fix: string | undefined): string {
+  if (!message) return '';
+  return fix ? message.split(fix).join('').replace(/\s+/g, ' ').trim() : message;
+}
+
 /** Is Docker running? If not: what is wrong and how to fix it, in plain words. */
 export function EngineStatusCard(): ReactElement {
   const engine = usePanel((s) => s.engine);
@@ -36,7 +42,7 @@ export function EngineStatusCard(): ReactElement {
       <h2 id="engine-title">
         <span className="dot dot-down" aria-hidden="true" /> Docker is not running
       </h2>
-      <p>{engine.message ?? `Sandpit cannot reach Docker at ${engine.endpoint}.`}</p>
+      <p>{withoutFix(engine.message, engine.fix) || `Sandpit cannot reach Docker at ${engine.endpoint}.`}</p>
       {engine.fix ? (
         <p>
           <strong>How to fix it:</strong> {engine.fix}

@@ -7,11 +7,20 @@ import { useAppStore, useClient, usePanel } from '../../stores/panel-context';
 import { BuildLogView } from './build-log';
 import { NETWORK_WORDS } from './network-choice';
 
-const BUILD_WORDS = { idle: 'Not built yet', building: 'Building…', failed: 'Build failed', ready: 'Ready' } as const;
+const BUILD_WORDS = {
+  idle: 'Not built yet',
+  plain: 'Ready to use',
+  building: 'Building…',
+  failed: 'Build failed',
+  ready: 'Ready',
+} as const;
 
+/** Build state in words; an environment without packages needs no build (it uses the plain sandbox image). */
 function buildState(env: Environment, building: boolean): keyof typeof BUILD_WORDS {
   if (building) return 'building';
-  return env.build?.state ?? (env.image ? 'ready' : 'idle');
+  const state = env.build?.state ?? (env.image ? 'ready' : 'idle');
+  const packages = env.packages.pip.length + env.packages.npm.length + env.packages.apt.length;
+  return state === 'idle' && packages === 0 ? 'plain' : state;
 }
 
 /** One environment: what it holds, its build state; build, edit, copy, delete, start a session. */
@@ -31,7 +40,7 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
 
   const runBuild = async (): Promise<void> => {
     setOpen(true);
-    await build(env.id, state === 'ready');
+    await build(env.id, state === 'ready' || state === 'plain');
   };
   const copy = async (): Promise<void> => {
     try {
@@ -55,7 +64,7 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
 
   return (
     <li className="card env" data-testid="env-row" data-env-id={env.id} data-build-state={state}>
-      <div className="row">
+      <div>
         <div>
           <h2 className="env-title">
             {env.name}
@@ -96,12 +105,12 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
           ) : null}
           {state === 'ready' && env.image ? <p className="muted small">Built {formatTime(env.image.builtAt)}</p> : null}
         </div>
-        <div className="actions actions-column">
+        <div className="actions env-actions">
           <button type="button" onClick={() => void start()} disabled={!engineUp || building} data-testid="env-start-session">
             Start session
           </button>
           <button type="button" className="secondary" onClick={() => void runBuild()} disabled={!engineUp || building} data-testid="env-build">
-            {building ? 'Building…' : state === 'ready' ? 'Rebuild' : 'Build'}
+            {building ? 'Building…' : state === 'ready' || state === 'plain' ? 'Rebuild' : 'Build'}
           </button>
           {env.preset ? null : (
             <button type="button" className="secondary" onClick={() => onEdit(env)} data-testid="env-edit">

@@ -79,7 +79,7 @@ export function appendEntry(buffer: ConsoleBuffer, entry: NewEntry, caps: Consol
     const entries = [...buffer.entries.slice(0, -1), joined];
     return trim({ entries, chars: buffer.chars - last.text.length + text.length, trimmed }, caps);
   }
-  let added = { ...entry, id: nextId++ } as ConsoleEntry;
+  let added = { ...entry, id: nextId++ };
   let trimmed = buffer.trimmed;
   if ((added.kind === 'stdout' || added.kind === 'stderr') && added.text.length > caps.maxChars) {
     added = { ...added, text: added.text.slice(added.text.length - caps.maxChars) };

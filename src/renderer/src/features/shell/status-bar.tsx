@@ -5,6 +5,14 @@ import { usePanel } from '../../stores/panel-context';
 function EngineState(): ReactElement {
   const engine = usePanel((s) => s.engine);
   const checkEngine = usePanel((s) => s.checkEngine);
+  const connection = usePanel((s) => s.connection);
+  if (connection === 'unreachable') {
+    return (
+      <span className="status-item status-down" data-testid="status-engine" data-state="unknown">
+        <span className="dot dot-down" aria-hidden="true" /> Not connected to Sandpit
+      </span>
+    );
+  }
   if (!engine || engine.state === 'connecting') {
     return (
       <span className="status-item" data-testid="status-engine" data-state="connecting">
@@ -22,8 +30,10 @@ function EngineState(): ReactElement {
   }
   return (
     <span className="status-item status-down" data-testid="status-engine" data-state="down">
-      <span className="dot dot-down" aria-hidden="true" /> Docker is not running
-      {engine.fix ? <span> — {engine.fix}</span> : null}
+      <span className="dot dot-down" aria-hidden="true" />
+      <span className="status-down-text" title={engine.fix}>
+        Docker is not running{engine.fix ? ` — ${engine.fix}` : ''}
+      </span>
       <button type="button" className="secondary small" onClick={() => void checkEngine()} data-testid="status-engine-check">
         Check again
       </button>

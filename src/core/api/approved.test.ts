@@ -1,0 +1,146 @@
+import { describe, expect, it, vi } from 'vitest';
+import { SandpitError } from '../../shared/api/errors';
+import type { ApprovalSettings } from '../../shared/domain/settings';
+import { ApprovalQueue } from '../approvals/approval-queue';
+import type { SessionManager } from '../sessions/session-manager';
+import type { DefaultSessions } from './default-sessions';
+import { EventBus } from './event-bus';
+import { WAITING_FOR_APPROVAL, withApprovals } from './approved';
+import type { CallContext, Handlers } from './sandpit-api';
+
+interface Setup {
+  api: Handlers;
+  queue: ApprovalQueue;
+  ran: string[];
+  settings: ApprovalSettings;
+}
+
+/** The gate over fake handlers that record what ran; `networked` sessions have a network. */
+function setup(policy: ApprovalSettings['defaultPolicy'], options: { defaults?: Record<string, string>; networked?: string[] } = {}): Setup {
+  const ran: string[] = [];
+  const record = (name: string) => async (): Promise<never> => {
+    ran.push(name);
+    return {} as never;
+  };
+  const handlers = {
+    'sessions.create': record('sessions.create'),
+    'sessions.execute': record('sessions.execute'),
+    'sessions.runCommand': record('sessions.runCommand'),
+    'sessions.runFile': record('sessions.runFile'),
+    'packages.install': record('packages.install'),
+    'sessions.list': record('sessions.list'),
+  } as unknown as Handlers;
+  const sessions = {
+    access: (id: string, principal: string | undefined) => {
+      if (id === 'ses-other' || principal === undefined) throw new SandpitError('SESSION_NOT_FOUND', `There is no session "${id}".`);
+      return {};
+    },
+    runtimeOf: (id: string) => ({ options: { network: options.networked?.includes(id) ? 'sandpit-egress' : undefined } }),
+  } as unknown as SessionManager;
+  const defaults = { current: (principal: string, language: string) => options.defaults?.[`${principal}/${language}`] } as unknown as DefaultSessions;
+  const settings: ApprovalSettings = { defaultPolicy: policy, perClient: {}, timeoutSeconds: 60 };
+  const queue = new ApprovalQueue(new EventBus());
+  return { api: withApprovals(handlers, { queue, settings: () => settings, sessions, defaults }), queue, ran, settings };
+}
+
+const mcp = (extra: Partial<CallContext> = {}): CallContext => ({ transport: 'mcp-http', client: 'claude-ai', principal: 'mcp:1', ...extra });
+
+async function answerNext(queue: ApprovalQueue, decision: 'approve' | 'deny'): Promise<string> {
+  for (let i = 0; i < 100 && queue.list().length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 1));
+  const approval = queue.list()[0];
+  if (!approval) throw new Error('nothing asked');
+  queue.respond(approval.id, decision);
+  return approval.detail;
+}
+
+describe('withApprovals', () => {
+  it('never asks the panel', async () => {
+    const { api, queue, ran } = setup('ask-every');
+    await api['sessions.execute']({ code: '1' }, { transport: 'ipc' });
+    await api['packages.install']({ packages: ['numpy'] }, { transport: 'http', client: 'panel' });
+    expect(queue.list()).toEqual([]);
+    expect(ran).toEqual(['sessions.execute', 'packages.install']);
+  });
+
+  it('lets a free client run without asking, and leaves other methods alone', async () => {
+    const { api, queue, ran } = setup('free');
+    await api['sessions.execute']({ code: '1' }, mcp());
+    await api['sessions.list']({}, mcp());
+    expect(queue.list()).toEqual([]);
+    expect(ran).toEqual(['sessions.execute', 'sessions.list']);
+  });
+
+  it('under ask-every waits for approval before the call runs, and reports the wait', async () => {
+    const { api, queue, ran } = setup('ask-every', { defaults: { 'mcp:1/python': 'ses-d' } });
+    const waits: Array<string | undefined> = [];
+    const call = api['sessions.runCommand']({ command: 'ls -la' }, mcp({ onWaiting: (what) => waits.push(what) }));
+    await Promise.resolve();
+    expect(ran).toEqual([]);
+    const [approval] = queue.list();
+    expect(approval).toMatchObject({ kind: 'run-command', code: 'ls -la', sessionId: 'ses-d', client: 'claude-ai', transport: 'mcp-http' });
+    queue.respond(approval!.id, 'approve');
+    await call;
+    expect(ran).toEqual(['sessions.runCommand']);
+    expect(waits).toEqual([WAITING_FOR_APPROVAL, undefined]);
+  });
+
+  it('never runs a denied call', async () => {
+    const { api, queue, ran } = setup('ask-every');
+    const call = api['sessions.execute']({ code: 'import os' }, mcp());
+    await answerNext(queue, 'deny');
+    await expect(call).rejects.toMatchObject({ code: 'DENIED', message: 'The person using Sandpit denied this run.' });
+    expect(ran).toEqual([]);
+  });
+
+  it('under ask-new asks for a first run (new default session), installs, new sessions and networked sessions only', async () => {
+    const { api, queue, ran } = setup('ask-new', { defaults: { 'mcp:1/python': 'ses-d' }, networked: ['ses-net'] });
+    await api['sessions.execute']({ code: '1' }, mcp());
+    await api['sessions.execute']({ code: '1', sessionId: 'ses-d' }, mcp());
+    expect(queue.list()).toEqual([]);
+
+    const first = api['sessions.execute']({ code: '1', language: 'javascript' }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe('Run code in a new JavaScript session');
+    await first;
+    const networked = api['sessions.execute']({ code: '1', sessionId: 'ses-net' }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe('Run code in session ses-net (it has network access)');
+    await networked;
+    const install = api['packages.install']({ packages: ['numpy', 'pandas'] }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe('Install numpy, pandas from the package index in session ses-d');
+    await install;
+    const create = api['sessions.create']({ dependencies: ['numpy'] }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe('Start a new Python session and install numpy from the package index');
+    await create;
+    expect(ran).toEqual(['sessions.execute', 'sessions.execute', 'sessions.execute', 'sessions.execute', 'packages.install', 'sessions.create']);
+  });
+
+  it("uses the client's own policy and reads the settings on every call", async () => {
+    const { api, queue, ran, settings } = setup('ask-every');
+    settings.perClient = { 'claude-ai': 'free' };
+    await api['sessions.execute']({ code: '1' }, mcp());
+    expect(queue.list()).toEqual([]);
+    settings.perClient = {};
+    const asked = api['sessions.execute']({ code: '1' }, mcp());
+    await answerNext(queue, 'approve');
+    await asked;
+    expect(ran).toHaveLength(2);
+  });
+
+  it("refuses someone else's session as missing before asking anyone", async () => {
+    const { api, queue } = setup('ask-every');
+    await expect(api['sessions.execute']({ code: '1', sessionId: 'ses-other' }, mcp())).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect(queue.list()).toEqual([]);
+  });
+
+  it('withdraws the request when the caller gives up', async () => {
+    const { api, queue, ran } = setup('ask-every');
+    const controller = new AbortController();
+    const onWaiting = vi.fn();
+    const call = api['sessions.execute']({ code: '1' }, mcp({ signal: controller.signal, onWaiting }));
+    await Promise.resolve();
+    controller.abort();
+    await expect(call).rejects.toMatchObject({ code: 'DENIED' });
+    expect(queue.list()).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(onWaiting).toHaveBeenLastCalledWith(undefined);
+  });
+});

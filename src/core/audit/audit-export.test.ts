@@ -1,0 +1,90 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditFixture, start } from '../../test-support/audit';
+import type { AuditFixture } from '../../test-support/audit';
+import { CSV_COLUMNS, csvField } from './audit-export';
+import type { AuditStore } from './audit-store';
+
+/** A small RFC 4180 reader (quoted fields with commas, doubled quotes and line breaks). */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i += 1;
+      } else if (c === '"') quoted = false;
+      else field += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      i += 1;
+    } else field += c;
+  }
+  return rows;
+}
+
+let fx: AuditFixture;
+let store: AuditStore;
+const tricky = 'a, b\n"quoted" line\r\nend';
+beforeEach(() => {
+  fx = auditFixture();
+  store = fx.open();
+  const first = store.begin(start({ code: tricky }));
+  store.complete(first.id, { status: 'error', stdout: 'x,y\n', stderr: '=HYPERLINK("http://evil")', artifacts: ['a'.repeat(64), 'b'.repeat(64)], errorMessage: 'boom' });
+  const second = store.begin(start({ code: 'print(2)', client: 'other' }));
+  store.complete(second.id, { status: 'ok', exitCode: 0 });
+});
+afterEach(() => fx.cleanup());
+
+describe('audit export', () => {
+  it('writes JSONL: one complete row per line', () => {
+    const exported = store.export('jsonl', {}, 100);
+    expect(exported).toMatchObject({ rows: 2, truncated: false });
+    const lines = exported.content.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({ id: 1, code: tricky, status: 'error', stdout: 'x,y\n', artifacts: ['a'.repeat(64), 'b'.repeat(64)] });
+    expect(lines[0]?.closeHash).toMatch(/^[a-f0-9]{64}$/);
+    expect(lines[1]).toMatchObject({ id: 2, exitCode: 0 });
+  });
+
+  it('writes CSV with a header, quoting commas, quotes and line breaks', () => {
+    const { content, rows } = store.export('csv', {}, 100);
+    expect(rows).toBe(2);
+    const table = parseCsv(content);
+    expect(table[0]).toEqual([...CSV_COLUMNS]);
+    expect(table).toHaveLength(3);
+    const first = Object.fromEntries(CSV_COLUMNS.map((c, i) => [c, table[1]?.[i]]));
+    expect(first).toMatchObject({ id: '1', code: tricky, stdout: 'x,y\n', status: 'error', artifacts: `${'a'.repeat(64)} ${'b'.repeat(64)}`, exitCode: '', errorMessage: 'boom' });
+    // A formula from a program is never evaluated by a spreadsheet.
+    expect(first.stderr).toBe('\'=HYPERLINK("http://evil")');
+    expect(table[2]?.[CSV_COLUMNS.indexOf('exitCode')]).toBe('0');
+  });
+
+  it('applies the filters and reports truncation at the row limit and the size cap', () => {
+    expect(store.export('jsonl', { filters: { client: 'other' } }, 100)).toMatchObject({ rows: 1, truncated: false });
+    expect(store.export('jsonl', {}, 1)).toMatchObject({ rows: 1, truncated: true });
+    const capped = store.export('csv', {}, 100, 400);
+    expect(capped.truncated).toBe(true);
+    expect(capped.rows).toBeLessThan(2);
+  });
+
+  it('quotes single fields as RFC 4180 says', () => {
+    expect(csvField('plain')).toBe('plain');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    expect(csvField('-1', false)).toBe('-1');
+    expect(csvField('+cmd')).toBe("'+cmd");
+    expect(csvField('@x, y')).toBe('"\'@x, y"');
+  });
+});

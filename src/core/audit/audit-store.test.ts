@@ -1,0 +1,258 @@
+import { statSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { auditFixture, start, testIdentity } from '../../test-support/audit';
+import type { AuditFixture } from '../../test-support/audit';
+import type { AuditStore } from './audit-store';
+
+const DAY = 24 * 3_600_000;
+
+let fx: AuditFixture;
+beforeEach(() => {
+  fx = auditFixture();
+});
+afterEach(() => fx.cleanup());
+
+/** A second connection to the same file, as someone editing it behind Sandpit's back would open. */
+function tamper(sql: string, ...params: Array<string | number | null>): void {
+  const db = new DatabaseSync(fx.path);
+  try {
+    db.prepare(sql).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+/** Rows 1–5: ok, error, failed, ok, ok. */
+function fiveRows(store: AuditStore): number[] {
+  const ids: number[] = [];
+  for (const [i, status] of (['ok', 'error', 'failed', 'ok', 'ok'] as const).entries()) {
+    const row = store.begin(start({ code: `print(${i})` }));
+    store.complete(row.id, { status, stdout: `${i}\n`, exitCode: status === 'ok' ? 0 : 1, artifacts: [`${String(i).repeat(64)}`] });
+    ids.push(row.id);
+  }
+  return ids;
+}
+
+describe('the audit store', () => {
+  it('writes a running row first and completes it, chained, in a 0600 file', () => {
+    const store = fx.open();
+    const row = store.begin(start({ executionId: 'run-abcdefgh' }));
+    expect(row).toMatchObject({ id: 1, status: 'running', client: 'test-client', transport: 'mcp-http', principal: 'p1', sessionId: 'ses-1', code: 'print(1)' });
+    expect(store.get(row.id)?.closeHash).toBeUndefined();
+    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 0 });
+
+    const done = store.complete(row.id, { status: 'ok', sessionId: 'ses-1', environment: 'env-1', exitCode: 0, durationMs: 12.4, stdout: 'hi\n', stderr: '', artifacts: ['a'.repeat(64)] });
+    expect(done).toMatchObject({ status: 'ok', exitCode: 0, durationMs: 12, environment: 'env-1', artifacts: ['a'.repeat(64)] });
+    const entry = store.get(row.id);
+    expect(entry).toMatchObject({ stdout: 'hi\n', openSeq: 1, closeSeq: 2, executionId: 'run-abcdefgh' });
+    expect(entry?.finishedAt).toBeDefined();
+    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 0 });
+    expect(statSync(fx.path).mode & 0o777).toBe(0o600);
+  });
+
+  it('uses WAL with synchronous=FULL', () => {
+    fx.open();
+    const db = new DatabaseSync(fx.path);
+    try {
+      expect(db.prepare('PRAGMA journal_mode').get()).toMatchObject({ journal_mode: 'wal' });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('refuses to complete a row twice', () => {
+    const store = fx.open();
+    const row = store.begin(start());
+    store.complete(row.id, { status: 'ok' });
+    expect(() => store.complete(row.id, { status: 'error' })).toThrow(/already completed/);
+  });
+
+  it('chains rows that complete out of order', () => {
+    const store = fx.open();
+    const a = store.begin(start({ code: 'a' }));
+    const b = store.begin(start({ code: 'b' }));
+    store.complete(b.id, { status: 'ok' });
+    const c = store.begin(start({ code: 'c' }));
+    store.complete(a.id, { status: 'timeout' });
+    store.complete(c.id, { status: 'ok' });
+    expect(store.verify()).toEqual({ ok: true, rows: 3, pruned: 0 });
+    expect(store.get(a.id)).toMatchObject({ openSeq: 1, closeSeq: 5 });
+  });
+
+  it('keeps odd text exactly: lone surrogates, NUL, emoji, very long output (capped with a marker)', () => {
+    const store = fx.open();
+    const row = store.begin(start({ code: 'x = "\ud800"\u0000 🦀' }));
+    store.complete(row.id, { status: 'ok', stdout: `${'é'.repeat(40_000)}`, stderr: '\udfff' });
+    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 0 });
+    const entry = store.get(row.id);
+    expect(entry?.code).toBe('x = "\ufffd"\u0000 🦀');
+    expect(entry?.stdoutTruncated).toBe(true);
+    expect(entry?.stdout).toMatch(/\[… audit log: output truncated, kept 65536 of 80000 bytes\]$/);
+    expect(entry?.stderrTruncated).toBe(false);
+  });
+
+  it('two stores on one file (two processes) interleave and keep one chain', () => {
+    const one = fx.open();
+    const two = fx.open();
+    const a = one.begin(start({ code: 'a' }));
+    const b = two.begin(start({ code: 'b' }));
+    one.complete(a.id, { status: 'ok' });
+    const c = one.begin(start({ code: 'c' }));
+    two.complete(b.id, { status: 'ok' });
+    one.complete(c.id, { status: 'ok' });
+    expect(one.verify()).toEqual({ ok: true, rows: 3, pruned: 0 });
+  });
+});
+
+describe('verify', () => {
+  it.each([
+    ['the code', "UPDATE audit SET code = 'print(42)' WHERE id = 3", /row 3 was changed after it was written/],
+    ['the status', "UPDATE audit SET status = 'ok' WHERE id = 3", /row 3 was changed after it completed/],
+    ['the output', "UPDATE audit SET stdout = 'nothing' WHERE id = 3", /row 3 was changed after it completed/],
+    ['the exit code', 'UPDATE audit SET exit_code = 0 WHERE id = 3', /row 3 was changed after it completed/],
+    ['the client', "UPDATE audit SET client = 'someone-else' WHERE id = 3", /row 3 was changed after it was written/],
+    ['the finish time', "UPDATE audit SET finished_at = '2000-01-01T00:00:00.000Z' WHERE id = 3", /row 3 was changed after it completed/],
+    ['the type of a number', "UPDATE audit SET exit_code = 'one' WHERE id = 3", /row 3 was changed after it completed/],
+    ['the artifact list', "UPDATE audit SET artifacts = '[]' WHERE id = 3", /row 3 was changed after it completed/],
+    ['its own hash', "UPDATE audit SET close_hash = (CASE WHEN substr(close_hash, 1, 1) = 'f' THEN 'e' ELSE 'f' END) || substr(close_hash, 2) WHERE id = 3", /row 3 was changed after it completed/],
+  ])('names the row when %s of a completed row is edited', (_what, sql, reason) => {
+    const store = fx.open();
+    fiveRows(store);
+    expect(store.verify().ok).toBe(true);
+    tamper(sql);
+    const result = store.verify();
+    expect(result).toMatchObject({ ok: false, brokenAt: 3 });
+    expect(result.reason).toMatch(reason);
+  });
+
+  it('catches a completed row turned back into running', () => {
+    const store = fx.open();
+    fiveRows(store);
+    tamper("UPDATE audit SET status = 'running', close_seq = NULL, close_hash = NULL WHERE id = 2");
+    const result = store.verify();
+    expect(result).toMatchObject({ ok: false, brokenAt: 3 });
+    expect(result.reason).toMatch(/missing just before row 3/);
+  });
+
+  it('catches a deleted row in the middle, naming the row after the gap', () => {
+    const store = fx.open();
+    fiveRows(store);
+    tamper('DELETE FROM audit WHERE id = 3');
+    const result = store.verify();
+    expect(result).toMatchObject({ ok: false, brokenAt: 4 });
+    expect(result.reason).toMatch(/chain entries 5–6 are missing just before row 4: a row was deleted/);
+  });
+
+  it('catches deleted newest rows (the head points past them)', () => {
+    const store = fx.open();
+    fiveRows(store);
+    tamper('DELETE FROM audit WHERE id >= 4');
+    const result = store.verify();
+    expect(result).toMatchObject({ ok: false, brokenAt: 3 });
+    expect(result.reason).toMatch(/newest 4 chain entries are missing/);
+  });
+
+  it('catches a deleted running row', () => {
+    const store = fx.open();
+    const running = store.begin(start());
+    fiveRows(store);
+    tamper('DELETE FROM audit WHERE id = ?', running.id);
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: 2 });
+  });
+
+  it('catches an edit of a running row\'s code', () => {
+    const store = fx.open();
+    const running = store.begin(start());
+    tamper("UPDATE audit SET code = 'harmless()' WHERE id = ?", running.id);
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: running.id });
+  });
+
+  it('reports an empty log as intact', () => {
+    expect(fx.open().verify()).toEqual({ ok: true, rows: 0, pruned: 0 });
+  });
+});
+
+describe('start-up after a crash', () => {
+  it('turns rows left running by a dead core into interrupted, chained; rows of live cores stay running', () => {
+    const crashed = fx.open({ identity: testIdentity(false) });
+    const abandoned = crashed.begin(start({ code: 'while True: pass' }));
+    const live = fx.open();
+    const stillRunning = live.begin(start({ code: 'time.sleep(5)' }));
+
+    const next = fx.open();
+    expect(next.get(abandoned.id)).toMatchObject({ status: 'interrupted', errorCode: 'INTERRUPTED_BY_RESTART' });
+    expect(next.get(abandoned.id)?.errorMessage).toMatch(/stopped .* before this call finished/);
+    expect(next.get(abandoned.id)?.durationMs).toBeUndefined();
+    expect(next.get(stillRunning.id)?.status).toBe('running');
+    expect(next.verify()).toEqual({ ok: true, rows: 2, pruned: 0 });
+  });
+
+  it('closes its own running rows as interrupted on close', () => {
+    const store = fx.open();
+    const row = store.begin(start());
+    store.close();
+    const next = fx.open();
+    expect(next.get(row.id)).toMatchObject({ status: 'interrupted', errorCode: 'SHUTDOWN' });
+    expect(next.verify().ok).toBe(true);
+    expect(() => store.begin(start())).toThrow(/closed/);
+  });
+});
+
+describe('retention', () => {
+  const now = new Date('2030-06-01T00:00:00.000Z');
+  const daysAgo = (days: number): Date => new Date(now.getTime() - days * DAY);
+
+  function row(store: AuditStore, startedDaysAgo: number, finishedDaysAgo: number | undefined): number {
+    const opened = store.begin(start({ startedAt: daysAgo(startedDaysAgo), code: `age ${startedDaysAgo}` }));
+    if (finishedDaysAgo !== undefined) store.complete(opened.id, { status: 'ok', finishedAt: daysAgo(finishedDaysAgo) });
+    return opened.id;
+  }
+
+  it('prunes old rows, keeps the anchor, and verify still holds', () => {
+    const store = fx.open({ retentionDays: 30 });
+    row(store, 100, 100);
+    row(store, 90, 90);
+    const recent = row(store, 5, 5);
+    expect(store.prune(now)).toBe(2);
+    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 2 });
+    expect(store.list({ limit: 10 }).rows.map((r) => r.id)).toEqual([recent]);
+    // A later row chains onto the rest as before.
+    row(store, 1, 0);
+    expect(store.verify()).toEqual({ ok: true, rows: 2, pruned: 2 });
+    // After pruning, deleting the oldest remaining row is still caught.
+    tamper('DELETE FROM audit WHERE id = ?', recent);
+    expect(store.verify().ok).toBe(false);
+  });
+
+  it('stops at a row still running (or finished recently) and never cuts through one', () => {
+    const store = fx.open({ retentionDays: 30 });
+    row(store, 100, 100);
+    const longRun = row(store, 99, undefined);
+    row(store, 98, 98);
+    expect(store.prune(now)).toBe(1);
+    expect(store.verify()).toEqual({ ok: true, rows: 2, pruned: 1 });
+    store.complete(longRun, { status: 'ok', finishedAt: daysAgo(1) });
+    expect(store.prune(now)).toBe(0);
+    expect(store.verify()).toEqual({ ok: true, rows: 2, pruned: 1 });
+  });
+
+  it('keeps everything with 0 days, and applies a new setting at once', () => {
+    const store = fx.open();
+    row(store, 4_000, 4_000);
+    expect(store.prune()).toBe(0);
+    store.setRetentionDays(365);
+    expect(store.list({ limit: 10 }).rows).toEqual([]);
+    expect(store.verify()).toEqual({ ok: true, rows: 0, pruned: 1 });
+  });
+
+  it('does not prune past a tampered row (pruning cannot hide an edit)', () => {
+    const store = fx.open({ retentionDays: 30 });
+    row(store, 100, 100);
+    const edited = row(store, 90, 90);
+    row(store, 80, 80);
+    tamper("UPDATE audit SET code = 'other' WHERE id = ?", edited);
+    expect(store.prune(now)).toBe(1);
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: edited });
+  });
+});

@@ -1,0 +1,60 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { connectHandlers } from '../api/connect-handlers';
+import type { CallContext } from '../api/sandpit-api';
+import { defaultConfig } from '../config';
+import { tokenPath } from '../http/token';
+import { ClientRegistry } from '../mcp/client-registry';
+import { ServedEndpoint } from './served-endpoint';
+
+let home: string;
+beforeEach(async () => {
+  home = await mkdtemp(join(tmpdir(), 'sandpit-connect-'));
+});
+afterEach(async () => {
+  await rm(home, { recursive: true, force: true });
+});
+
+const PANEL: CallContext = { transport: 'ipc' };
+const CLIENT: CallContext = { transport: 'mcp-http', client: 'cursor', principal: 'mcp:1' };
+
+describe('ServedEndpoint and the connect methods', () => {
+  it('rotates the token file and switches the attached server at once; detach forgets the server', async () => {
+    const endpoint = new ServedEndpoint(home);
+    const first = await endpoint.token();
+    const switched: string[] = [];
+    const detach = endpoint.attach({ url: 'http://127.0.0.1:5555', setToken: (t) => switched.push(t) });
+    expect(endpoint.url).toBe('http://127.0.0.1:5555');
+    const second = await endpoint.rotate();
+    expect(second).not.toBe(first);
+    expect(second.length).toBeGreaterThanOrEqual(43);
+    expect(switched).toEqual([second]);
+    expect((await readFile(tokenPath(home), 'utf8')).trim()).toBe(second);
+    expect(await endpoint.token()).toBe(second);
+    detach();
+    expect(endpoint.url).toBeUndefined();
+  });
+
+  it('shows endpoints, configs and clients to anyone, the token to the panel only', async () => {
+    const endpoint = new ServedEndpoint(home);
+    const clients = new ClientRegistry();
+    const api = connectHandlers(defaultConfig({ home, port: 7499 }), { endpoint, clients, sandpitBin: '/x/bin/sandpit.mjs' });
+    const idle = await api['connect.info']({}, CLIENT);
+    expect(idle).toMatchObject({ serving: false, mcpUrl: 'http://127.0.0.1:7499/mcp', panelUrl: 'http://127.0.0.1:7499/', tokenFile: tokenPath(home), clients: [] });
+    expect(idle.stdioCommand.args).toEqual(['/x/bin/sandpit.mjs', 'mcp']);
+
+    endpoint.attach({ url: 'http://127.0.0.1:6000', setToken: () => undefined });
+    clients.add({ name: 'cursor', transport: 'mcp-http', mcpSessionId: 's1' });
+    const serving = await api['connect.info']({}, PANEL);
+    expect(serving).toMatchObject({ serving: true, mcpUrl: 'http://127.0.0.1:6000/mcp', clients: [{ name: 'cursor', transport: 'mcp-http', mcpSessionId: 's1' }] });
+    expect(serving.configs.cursor.http).toContain('http://127.0.0.1:6000/mcp');
+
+    await expect(api['connect.revealToken']({}, CLIENT)).rejects.toMatchObject({ code: 'DENIED' });
+    await expect(api['connect.rotateToken']({}, CLIENT)).rejects.toMatchObject({ code: 'DENIED' });
+    const { token } = await api['connect.revealToken']({}, PANEL);
+    const rotated = await api['connect.rotateToken']({}, { transport: 'http', client: 'panel' });
+    expect(rotated.token).not.toBe(token);
+  });
+});

@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import type { ConnectedClient } from '../../shared/domain/connect';
+import { ClientRegistry } from './client-registry';
+
+describe('ClientRegistry', () => {
+  it('lists connected clients oldest first and reports every change with the whole list', () => {
+    const changes: ConnectedClient[][] = [];
+    const registry = new ClientRegistry((clients) => changes.push(clients));
+    const removeA = registry.add({ name: 'cursor', transport: 'mcp-http', mcpSessionId: 'a' });
+    const removeB = registry.add({ name: 'claude-ai', transport: 'mcp-stdio' });
+    expect(registry.list().map((c) => c.name)).toEqual(['cursor', 'claude-ai']);
+    expect(registry.list()[0]).toMatchObject({ transport: 'mcp-http', mcpSessionId: 'a', connectedAt: expect.any(String) });
+    removeA();
+    removeA();
+    expect(registry.list().map((c) => c.name)).toEqual(['claude-ai']);
+    removeB();
+    expect(changes.map((list) => list.map((c) => c.name))).toEqual([['cursor'], ['cursor', 'claude-ai'], ['claude-ai'], []]);
+  });
+});

@@ -1,0 +1,140 @@
+import { useState } from 'react';
+import type { ReactElement } from 'react';
+import { APPROVAL_POLICIES } from '../../../../shared/domain/approval';
+import type { ApprovalPolicy } from '../../../../shared/domain/approval';
+import type { SettingsView } from '../../../../shared/domain/settings';
+import { useAppStore } from '../../stores/panel-context';
+import { Field, SettingsSection, parseNumber } from './settings-section';
+
+export const POLICY_WORDS: Record<ApprovalPolicy, { title: string; explain: string }> = {
+  free: { title: 'Run freely', explain: 'The assistant runs code without asking. Everything is still recorded in Activity.' },
+  'ask-every': { title: 'Ask me every time', explain: 'Each run, command, install and new session waits for your OK here.' },
+  'ask-new': {
+    title: 'Ask for new things only',
+    explain: 'Asks before new sessions, package installs and runs that can use the network; other runs go ahead.',
+  },
+};
+
+/** Who may run code without asking: a default policy, one per client, and how long a request waits. */
+export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement {
+  const update = useAppStore('settings', (s) => s.update);
+  const connected = useAppStore('connect', (s) => s.info?.clients);
+  const { approvals } = view;
+  const [policy, setPolicy] = useState<ApprovalPolicy>(approvals.defaultPolicy);
+  const [timeout, setTimeoutText] = useState(String(approvals.timeoutSeconds));
+  const [perClient, setPerClient] = useState<Record<string, ApprovalPolicy>>(approvals.perClient);
+  const [newClient, setNewClient] = useState('');
+  const dirty =
+    policy !== approvals.defaultPolicy ||
+    timeout !== String(approvals.timeoutSeconds) ||
+    JSON.stringify(perClient) !== JSON.stringify(approvals.perClient);
+  const suggestions = [...new Set((connected ?? []).map((c) => c.name))].filter((n) => !(n in perClient));
+
+  return (
+    <SettingsSection
+      title="Approvals"
+      testId="settings-approvals"
+      intro="Decide when an assistant must ask you before running code. Code you run from this panel never asks."
+      dirty={dirty}
+      onSave={async () => {
+        const seconds = parseNumber(timeout);
+        if (seconds === undefined || !Number.isInteger(seconds) || seconds < 10) return 'The waiting time must be a whole number of seconds, at least 10.';
+        const removed = Object.keys(approvals.perClient).filter((name) => !(name in perClient));
+        return update({
+          approvals: {
+            defaultPolicy: policy,
+            timeoutSeconds: seconds,
+            perClient: { ...perClient, ...Object.fromEntries(removed.map((name) => [name, null])) },
+          },
+        });
+      }}
+    >
+      <fieldset className="choices" data-testid="settings-approval-default">
+        <legend className="label">For every assistant (unless set below)</legend>
+        {APPROVAL_POLICIES.map((p) => (
+          <label key={p} className="choice choice-block">
+            <input type="radio" name="approval-default" checked={policy === p} onChange={() => setPolicy(p)} data-testid={`settings-approval-default-${p}`} />
+            <span>
+              <strong>{POLICY_WORDS[p].title}</strong>
+              <span className="muted small block">{POLICY_WORDS[p].explain}</span>
+            </span>
+          </label>
+        ))}
+      </fieldset>
+      <div className="field">
+        <span className="label">Per assistant</span>
+        {Object.keys(perClient).length === 0 ? (
+          <p className="muted small">No assistant has its own rule. Add one below, using the name it connects with (see Connect).</p>
+        ) : (
+          <ul className="list" data-testid="settings-approval-clients">
+            {Object.entries(perClient).map(([name, p]) => (
+              <li key={name} className="list-row" data-testid="settings-approval-client" data-client={name}>
+                <strong>{name}</strong>
+                <span className="actions">
+                  <select
+                    aria-label={`Rule for ${name}`}
+                    value={p}
+                    onChange={(e) => setPerClient({ ...perClient, [name]: e.target.value as ApprovalPolicy })}
+                  >
+                    {APPROVAL_POLICIES.map((x) => (
+                      <option key={x} value={x}>
+                        {POLICY_WORDS[x].title}
+                      </option>
+                    ))}
+                  </select>
+                  <button
+                    type="button"
+                    className="secondary small"
+                    aria-label={`Remove the rule for ${name}`}
+                    onClick={() => {
+                      const { [name]: _gone, ...rest } = perClient;
+                      setPerClient(rest);
+                    }}
+                  >
+                    Remove
+                  </button>
+                </span>
+              </li>
+            ))}
+          </ul>
+        )}
+        <div className="inline-add">
+          <input
+            type="text"
+            list="approval-client-names"
+            aria-label="Assistant name"
+            placeholder="Assistant name, e.g. claude-ai"
+            value={newClient}
+            onChange={(e) => setNewClient(e.target.value)}
+            data-testid="settings-approval-new-client"
+          />
+          <datalist id="approval-client-names">
+            {suggestions.map((n) => (
+              <option key={n} value={n} />
+            ))}
+          </datalist>
+          <button
+            type="button"
+            className="secondary"
+            disabled={!newClient.trim() || newClient.trim() in perClient}
+            onClick={() => {
+              setPerClient({ ...perClient, [newClient.trim()]: 'ask-every' });
+              setNewClient('');
+            }}
+            data-testid="settings-approval-add-client"
+          >
+            Add a rule
+          </button>
+        </div>
+      </div>
+      <Field
+        id="settings-approval-timeout"
+        label="How long a request waits for you (seconds)"
+        hint="When no one answers in time, the request counts as denied."
+        value={timeout}
+        inputMode="numeric"
+        onChange={setTimeoutText}
+      />
+    </SettingsSection>
+  );
+}
