@@ -79,6 +79,8 @@ describe('sandpit audit export', () => {
     expect(rows.map((r) => r.id)).toEqual([1, 2, 3, 4]);
     const filtered = await audit('export', '--format', 'jsonl', '--search', 'a,b');
     expect(filtered.stdout.trimEnd().split('\n')).toHaveLength(1);
+    expect((await audit('export', '--format', 'jsonl', '--from', '2000-01-01', '--to', '2999-12-31T00:00:00+01:00')).stdout.trimEnd().split('\n')).toHaveLength(4);
+    expect((await audit('export', '--format', 'jsonl', '--to', '2000-01-01')).stdout).toBe('');
     const running = await audit('export', '--format', 'jsonl', '--status', 'running');
     expect(JSON.parse(running.stdout)).toMatchObject({ id: 4, code: 'still running' });
   });

@@ -5,6 +5,7 @@ import { createSandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
 import { DockerodeClient } from '../core/docker/dockerode-client';
 import { createLogger } from '../core/log';
+import { withStoredSettings } from '../core/settings/load-settings';
 import { withTimeout } from '../core/util/with-timeout';
 import { appPaths } from './app-paths';
 import { registerIpc } from './ipc-adapter';
@@ -66,10 +67,11 @@ function startTray(sandpit: Sandpit): { tray?: SandpitTray; stop: () => void } {
 
 async function start(): Promise<Running> {
   hardenSession(session.defaultSession, paths.panel);
-  const config = defaultConfig();
+  // The person's settings over the defaults, before anything reads the config (the engine address).
+  const { config, settings } = await withStoredSettings(defaultConfig(), log);
   const docker = new DockerodeClient({ host: config.dockerHost, logger: log });
   const images = await resolveImages({ docker, imagesDir: paths.imagesDir, log });
-  const sandpit = await createSandpit({ ...config, images }, { logger: log, docker });
+  const sandpit = await createSandpit({ ...config, images }, { logger: log, docker, settings });
   const stopIpc = registerIpc(
     sandpit.api,
     sandpit.bus,

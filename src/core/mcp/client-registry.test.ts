@@ -9,7 +9,8 @@ describe('ClientRegistry', () => {
     const removeA = registry.add({ name: 'cursor', transport: 'mcp-http', mcpSessionId: 'a' });
     const removeB = registry.add({ name: 'claude-ai', transport: 'mcp-stdio' });
     expect(registry.list().map((c) => c.name)).toEqual(['cursor', 'claude-ai']);
-    expect(registry.list()[0]).toMatchObject({ transport: 'mcp-http', mcpSessionId: 'a', connectedAt: expect.any(String) });
+    expect(registry.list()[0]).toMatchObject({ transport: 'mcp-http', mcpSessionId: 'a' });
+    expect(Date.parse(registry.list()[0]!.connectedAt)).not.toBeNaN();
     removeA();
     removeA();
     expect(registry.list().map((c) => c.name)).toEqual(['claude-ai']);

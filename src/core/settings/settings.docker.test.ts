@@ -30,7 +30,8 @@ describe('settings on a real engine', () => {
     expect(updates.at(-1)).toMatchObject({ poolSize: 1 });
     expect(JSON.parse(await readFile(settingsPath(sp.config.home), 'utf8'))).toEqual({ poolSize: 1, defaultLimits: { memoryMb: 384 } });
 
-    await pollUntil(() => (sp.sessions.poolStatus().some((p) => p.ready === 1) ? true : undefined), 60_000, 'a warm sandbox');
+    const pythonPool = (): { ready: number } | undefined => sp.sessions.poolStatus().find((p) => p.key.startsWith('["python"'));
+    await pollUntil(() => ((pythonPool()?.ready ?? 0) >= 1 ? true : undefined), 60_000, 'a warm python sandbox');
     const session = await call(sp.api, 'sessions.create', {}, PANEL);
     expect(session.fromPool).toBe(true);
     expect(session.limits.memoryMb).toBe(384);

@@ -56,7 +56,8 @@ export const auditSummarySchema = auditEntrySchema
   });
 export type AuditSummary = z.infer<typeof auditSummarySchema>;
 
-const isoTime = z.iso.datetime({ offset: true });
+/** An ISO 8601 time (2030-01-31T12:00:00Z, with an offset or Z) or a day (2030-01-31 = its start, UTC). */
+const isoTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 
 export const auditFiltersSchema = z.object({
   client: z.string().max(128).optional(),

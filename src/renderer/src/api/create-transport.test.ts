@@ -69,7 +69,9 @@ describe('HTTP transport token', () => {
     const realFetch = globalThis.fetch;
     globalThis.fetch = vi.fn((_url: RequestInfo | URL, init?: RequestInit) => {
       seen.push(String((init?.headers as Record<string, string>).authorization));
-      return Promise.resolve(new Response(JSON.stringify({ ok: true, value: {} }), { headers: { 'content-type': 'application/json' } }));
+      return Promise.resolve(
+        new Response(JSON.stringify({ ok: true, value: {} }), { headers: { 'content-type': 'application/json' } }),
+      );
     });
     try {
       const transport = createPanelTransport(h);

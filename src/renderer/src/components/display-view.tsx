@@ -18,8 +18,25 @@ export function isTextMime(mime: string): boolean {
  * HTML or SVG, shown ONLY in a frame with an empty sandbox: no scripts, no same origin, no forms, no
  * navigation of this page. Its content comes through srcdoc, never a URL.
  */
-export function SandboxedFrame({ html, title, testId }: { html: string; title: string; testId?: string }): ReactElement {
-  return <iframe className="sandboxed" sandbox="" srcDoc={html} title={title} data-testid={testId} referrerPolicy="no-referrer" />;
+export function SandboxedFrame({
+  html,
+  title,
+  testId,
+}: {
+  html: string;
+  title: string;
+  testId?: string;
+}): ReactElement {
+  return (
+    <iframe
+      className="sandboxed"
+      sandbox=""
+      srcDoc={html}
+      title={title}
+      data-testid={testId}
+      referrerPolicy="no-referrer"
+    />
+  );
 }
 
 /** Content of a given mime type: pictures as pictures, HTML/SVG in a sandboxed frame, text as text. */

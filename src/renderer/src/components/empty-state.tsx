@@ -1,7 +1,15 @@
 import type { ReactElement, ReactNode } from 'react';
 
 /** What to do next when a list is empty. */
-export function EmptyState({ testId, children, action }: { testId: string; children: ReactNode; action?: ReactNode }): ReactElement {
+export function EmptyState({
+  testId,
+  children,
+  action,
+}: {
+  testId: string;
+  children: ReactNode;
+  action?: ReactNode;
+}): ReactElement {
   return (
     <div className="empty" data-testid={testId}>
       <p>{children}</p>
@@ -23,7 +31,15 @@ export function NotAvailable({ testId, what }: { testId: string; what: string })
 }
 
 /** A failed load, with a way to try again. */
-export function LoadProblem({ testId, message, retry }: { testId: string; message: string; retry: () => void }): ReactElement {
+export function LoadProblem({
+  testId,
+  message,
+  retry,
+}: {
+  testId: string;
+  message: string;
+  retry: () => void;
+}): ReactElement {
   return (
     <div className="notice" role="alert" data-testid={testId}>
       <p>{message}</p>

@@ -13,7 +13,15 @@ interface ModalProps {
 }
 
 /** A modal dialog (native <dialog>: focus stays inside, Escape closes it). */
-export function Modal({ title, testId, onClose, children, actions, closeLabel = 'Cancel', wide }: ModalProps): ReactElement {
+export function Modal({
+  title,
+  testId,
+  onClose,
+  children,
+  actions,
+  closeLabel = 'Cancel',
+  wide,
+}: ModalProps): ReactElement {
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     const dialog = ref.current;
@@ -68,7 +76,12 @@ export function ConfirmModal({
       testId={testId}
       onClose={onClose}
       actions={
-        <button type="button" className={danger ? 'danger' : undefined} onClick={onConfirm} data-testid={`${testId}-confirm`}>
+        <button
+          type="button"
+          className={danger ? 'danger' : undefined}
+          onClick={onConfirm}
+          data-testid={`${testId}-confirm`}
+        >
           {confirmLabel}
         </button>
       }

@@ -46,7 +46,13 @@ export function VirtualList<T>({
   for (let i = start; i < end; i++) {
     const item = items[i]!;
     rows.push(
-      <div key={getKey(item, i)} role="row" className="vrow" style={{ top: i * rowHeight, height: rowHeight }} aria-rowindex={i + 2}>
+      <div
+        key={getKey(item, i)}
+        role="row"
+        className="vrow"
+        style={{ top: i * rowHeight, height: rowHeight }}
+        aria-rowindex={i + 2}
+      >
         {renderRow(item, i)}
       </div>,
     );

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { visibleRange } from '../components/visible-range';
 import { commandLine, withToken } from '../features/connect/connect-text';
 import { limitsPatch } from '../features/settings/limits-section';
-import { codeExcerpt, formatAge, formatBytes, formatDuration } from './format';
+import { codeExcerpt, formatAge, formatBytes, formatDuration, stripAnsi } from './format';
 
 describe('formatters', () => {
   it('says sizes, durations and ages in plain words', () => {
@@ -30,18 +30,28 @@ describe('formatters', () => {
   it('fills the token into configs and quotes the stdio command', () => {
     expect(withToken('Bearer <SANDPIT_TOKEN> and <SANDPIT_TOKEN>', 'abc')).toBe('Bearer abc and abc');
     expect(withToken('Bearer <SANDPIT_TOKEN>', undefined)).toBe('Bearer <SANDPIT_TOKEN>');
-    expect(commandLine({ command: '/usr/bin/node', args: ['/a b/sandpit.mjs', 'mcp'], env: { SANDPIT_HOME: "/it's" } })).toBe(
-      `SANDPIT_HOME='/it'\\''s' /usr/bin/node '/a b/sandpit.mjs' mcp`,
-    );
+    expect(
+      commandLine({ command: '/usr/bin/node', args: ['/a b/sandpit.mjs', 'mcp'], env: { SANDPIT_HOME: "/it's" } }),
+    ).toBe(`SANDPIT_HOME='/it'\\''s' /usr/bin/node '/a b/sandpit.mjs' mcp`);
   });
 
   it('turns the settings limits into a change', () => {
-    expect(limitsPatch({ memoryMb: '1024', cpus: '1.5', timeoutSeconds: '90', workspaceMb: '', pids: '', pool: '3' })).toEqual({
+    expect(
+      limitsPatch({ memoryMb: '1024', cpus: '1.5', timeoutSeconds: '90', workspaceMb: '', pids: '', pool: '3' }),
+    ).toEqual({
       limits: { memoryMb: 1024, cpus: 1.5, timeoutMs: 90_000 },
       poolSize: 3,
     });
-    expect(limitsPatch({ memoryMb: 'lots', cpus: '', timeoutSeconds: '', workspaceMb: '', pids: '', pool: '0' })).toEqual({
+    expect(
+      limitsPatch({ memoryMb: 'lots', cpus: '', timeoutSeconds: '', workspaceMb: '', pids: '', pool: '0' }),
+    ).toEqual({
       invalid: 'Memory must be a positive number.',
     });
+  });
+});
+
+describe('stripAnsi', () => {
+  it('leaves plain text and removes colour codes', () => {
+    expect(stripAnsi('\u001b[91mERROR: x\u001b[0m done')).toBe('ERROR: x done');
   });
 });

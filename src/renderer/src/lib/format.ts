@@ -68,3 +68,9 @@ export function codeExcerpt(code: string, max = 80): string {
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }
+
+/** Removes terminal colour and cursor codes (ESC [ … letter) so logs read as plain text. */
+export function stripAnsi(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007/g, '');
+}

@@ -91,7 +91,10 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
           ]);
           set({ connection: 'ready', problem: undefined, engine, sessions: sorted(sessions) });
         } catch (error) {
-          set({ connection: 'unreachable', problem: isSandpitError(error, 'UNAUTHORIZED') ? NO_TOKEN : plainError(error) });
+          set({
+            connection: 'unreachable',
+            problem: isSandpitError(error, 'UNAUTHORIZED') ? NO_TOKEN : plainError(error),
+          });
         }
       },
 

@@ -76,7 +76,13 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
               </dd>
             </div>
           </dl>
-          <h3>{entry.method === 'packages.install' ? 'Packages' : entry.method === 'sessions.runCommand' ? 'Command' : 'Code'}</h3>
+          <h3>
+            {entry.method === 'packages.install'
+              ? 'Packages'
+              : entry.method === 'sessions.runCommand'
+                ? 'Command'
+                : 'Code'}
+          </h3>
           <pre className="content-text" data-testid="activity-detail-code">
             {entry.code}
           </pre>

@@ -25,7 +25,9 @@ describe('activity filters', () => {
   it('turns what the person set into audit filters', () => {
     const now = Date.parse('2026-01-02T00:00:00Z');
     expect(toAuditFilters(NO_FILTERS, now)).toEqual({});
-    expect(toAuditFilters({ ...NO_FILTERS, client: ' claude ', status: 'error', range: 'day', search: 'requests' }, now)).toEqual({
+    expect(
+      toAuditFilters({ ...NO_FILTERS, client: ' claude ', status: 'error', range: 'day', search: 'requests' }, now),
+    ).toEqual({
       client: 'claude',
       status: 'error',
       search: 'requests',

@@ -21,7 +21,15 @@ export interface ActivityFilters {
   search: string;
 }
 
-export const NO_FILTERS: ActivityFilters = { client: '', sessionId: '', status: '', range: 'any', from: '', to: '', search: '' };
+export const NO_FILTERS: ActivityFilters = {
+  client: '',
+  sessionId: '',
+  status: '',
+  range: 'any',
+  from: '',
+  to: '',
+  search: '',
+};
 
 function isoFromLocal(value: string): string | undefined {
   if (!value) return undefined;

@@ -46,10 +46,16 @@ export function ActivityScreen(): ReactElement {
       return;
     }
     const stamp = new Date().toISOString().slice(0, 19).replace(/[:T]/g, '-');
-    downloadText(`sandpit-activity-${stamp}.${format}`, format === 'csv' ? 'text/csv' : 'application/x-ndjson', result.content);
+    downloadText(
+      `sandpit-activity-${stamp}.${format}`,
+      format === 'csv' ? 'text/csv' : 'application/x-ndjson',
+      result.content,
+    );
     setExportNote(
       `Exported ${plural(result.rows, 'row')}.` +
-        (result.truncated ? ' The export stopped at its size limit; “sandpit audit export” on the command line exports everything.' : ''),
+        (result.truncated
+          ? ' The export stopped at its size limit; “sandpit audit export” on the command line exports everything.'
+          : ''),
     );
   };
 
@@ -70,10 +76,22 @@ export function ActivityScreen(): ReactElement {
           <p className="muted">Every piece of code an assistant or you ran through Sandpit, when, and what happened.</p>
         </div>
         <span className="actions">
-          <button type="button" className="secondary" onClick={() => void doExport('csv')} disabled={status !== 'ready'} data-testid="activity-export-csv">
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => void doExport('csv')}
+            disabled={status !== 'ready'}
+            data-testid="activity-export-csv"
+          >
             Export CSV
           </button>
-          <button type="button" className="secondary" onClick={() => void doExport('jsonl')} disabled={status !== 'ready'} data-testid="activity-export-jsonl">
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => void doExport('jsonl')}
+            disabled={status !== 'ready'}
+            data-testid="activity-export-jsonl"
+          >
             Export JSONL
           </button>
         </span>
@@ -85,14 +103,21 @@ export function ActivityScreen(): ReactElement {
         </p>
       ) : null}
       <FiltersBar clients={clients} sessions={sessionIds} />
-      {status === 'error' && problem ? <LoadProblem testId="activity-problem" message={problem} retry={() => void load()} /> : null}
+      {status === 'error' && problem ? (
+        <LoadProblem testId="activity-problem" message={problem} retry={() => void load()} />
+      ) : null}
       {status === 'loading' ? <p className="muted">Loading the activity log…</p> : null}
       {status === 'ready' && rows.length === 0 ? (
         filtered ? (
           <EmptyState
             testId="activity-empty"
             action={
-              <button type="button" className="secondary" onClick={() => setFilters(NO_FILTERS)} data-testid="activity-clear-filters">
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setFilters(NO_FILTERS)}
+                data-testid="activity-clear-filters"
+              >
                 Clear the filters
               </button>
             }
@@ -101,7 +126,8 @@ export function ActivityScreen(): ReactElement {
           </EmptyState>
         ) : (
           <EmptyState testId="activity-empty">
-            Nothing has run yet. When your assistant (or you, on the Sessions screen) runs code, every run is recorded here.
+            Nothing has run yet. When your assistant (or you, on the Sessions screen) runs code, every run is recorded
+            here.
           </EmptyState>
         )
       ) : null}
@@ -109,7 +135,8 @@ export function ActivityScreen(): ReactElement {
         <>
           <ActivityTable rows={rows} onOpen={setOpenId} onEndReached={() => void loadMore()} />
           <p className="muted small" data-testid="activity-count">
-            {plural(rows.length, 'row')} shown{nextCursor ? (loadingMore ? ' · loading more…' : ' · scroll down for more') : ''}
+            {plural(rows.length, 'row')} shown
+            {nextCursor ? (loadingMore ? ' · loading more…' : ' · scroll down for more') : ''}
           </p>
         </>
       ) : null}

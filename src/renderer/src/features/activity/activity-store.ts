@@ -26,7 +26,9 @@ export interface ActivityState {
   load: () => Promise<void>;
   loadMore: () => Promise<void>;
   check: () => Promise<void>;
-  exportLog: (format: AuditExportFormat) => Promise<{ content: string; rows: number; truncated: boolean } | { error: string }>;
+  exportLog: (
+    format: AuditExportFormat,
+  ) => Promise<{ content: string; rows: number; truncated: boolean } | { error: string }>;
   applyEvent: (event: SandpitEvent) => void;
 }
 

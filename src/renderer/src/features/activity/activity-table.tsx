@@ -29,7 +29,13 @@ export function ActivityTable({
   onEndReached: () => void;
 }): ReactElement {
   return (
-    <div className="atable" role="table" aria-label="Activity" aria-rowcount={rows.length + 1} data-testid="activity-table">
+    <div
+      className="atable"
+      role="table"
+      aria-label="Activity"
+      aria-rowcount={rows.length + 1}
+      data-testid="activity-table"
+    >
       <div className="arow ahead" role="row" aria-rowindex={1}>
         <span role="columnheader">Time</span>
         <span role="columnheader">Client</span>

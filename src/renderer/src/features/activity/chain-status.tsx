@@ -39,9 +39,18 @@ export function ChainStatus(): ReactElement {
   }
   return (
     <div className={`chain chain-${state}`} data-testid="chain-status" data-state={state} role="status">
-      <span className={`dot ${state === 'intact' ? 'dot-up' : state === 'checking' ? 'dot-wait' : 'dot-down'}`} aria-hidden="true" />
+      <span
+        className={`dot ${state === 'intact' ? 'dot-up' : state === 'checking' ? 'dot-wait' : 'dot-down'}`}
+        aria-hidden="true"
+      />
       {text}
-      <button type="button" className="secondary small" onClick={() => void check()} disabled={verifying} data-testid="chain-check">
+      <button
+        type="button"
+        className="secondary small"
+        onClick={() => void check()}
+        disabled={verifying}
+        data-testid="chain-check"
+      >
         {verifying ? 'Checking…' : 'Check again'}
       </button>
     </div>

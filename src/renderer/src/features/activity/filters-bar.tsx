@@ -26,14 +26,33 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
   const set = (change: Partial<ActivityFilters>): void => setFilters(change);
 
   return (
-    <form className="filters" role="search" aria-label="Filter the activity" onSubmit={(e) => e.preventDefault()} data-testid="activity-filters">
+    <form
+      className="filters"
+      role="search"
+      aria-label="Filter the activity"
+      onSubmit={(e) => e.preventDefault()}
+      data-testid="activity-filters"
+    >
       <label className="inline-field grow">
         <span className="muted small">Search in code</span>
-        <input type="search" value={filters.search} onChange={(e) => set({ search: e.target.value })} placeholder="e.g. requests.get" data-testid="filter-search" />
+        <input
+          type="search"
+          value={filters.search}
+          onChange={(e) => set({ search: e.target.value })}
+          placeholder="e.g. requests.get"
+          data-testid="filter-search"
+        />
       </label>
       <label className="inline-field">
         <span className="muted small">Client</span>
-        <input type="text" list="activity-clients" value={filters.client} onChange={(e) => set({ client: e.target.value })} placeholder="Any" data-testid="filter-client" />
+        <input
+          type="text"
+          list="activity-clients"
+          value={filters.client}
+          onChange={(e) => set({ client: e.target.value })}
+          placeholder="Any"
+          data-testid="filter-client"
+        />
         <datalist id="activity-clients">
           {clients.map((c) => (
             <option key={c} value={c} />
@@ -42,7 +61,14 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
       </label>
       <label className="inline-field">
         <span className="muted small">Session</span>
-        <input type="text" list="activity-sessions" value={filters.sessionId} onChange={(e) => set({ sessionId: e.target.value })} placeholder="Any" data-testid="filter-session" />
+        <input
+          type="text"
+          list="activity-sessions"
+          value={filters.sessionId}
+          onChange={(e) => set({ sessionId: e.target.value })}
+          placeholder="Any"
+          data-testid="filter-session"
+        />
         <datalist id="activity-sessions">
           {sessions.map((c) => (
             <option key={c} value={c} />
@@ -51,7 +77,11 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
       </label>
       <label className="inline-field">
         <span className="muted small">Result</span>
-        <select value={filters.status} onChange={(e) => set({ status: e.target.value as ActivityFilters['status'] })} data-testid="filter-status">
+        <select
+          value={filters.status}
+          onChange={(e) => set({ status: e.target.value as ActivityFilters['status'] })}
+          data-testid="filter-status"
+        >
           <option value="">Any</option>
           {AUDIT_STATUSES.map((s) => (
             <option key={s} value={s}>
@@ -62,7 +92,11 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
       </label>
       <label className="inline-field">
         <span className="muted small">When</span>
-        <select value={filters.range} onChange={(e) => set({ range: e.target.value as TimeRange })} data-testid="filter-range">
+        <select
+          value={filters.range}
+          onChange={(e) => set({ range: e.target.value as TimeRange })}
+          data-testid="filter-range"
+        >
           {(Object.keys(TIME_RANGES) as TimeRange[]).map((r) => (
             <option key={r} value={r}>
               {TIME_RANGES[r].label}
@@ -74,11 +108,21 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
         <>
           <label className="inline-field">
             <span className="muted small">From</span>
-            <input type="datetime-local" value={filters.from} onChange={(e) => set({ from: e.target.value })} data-testid="filter-from" />
+            <input
+              type="datetime-local"
+              value={filters.from}
+              onChange={(e) => set({ from: e.target.value })}
+              data-testid="filter-from"
+            />
           </label>
           <label className="inline-field">
             <span className="muted small">To</span>
-            <input type="datetime-local" value={filters.to} onChange={(e) => set({ to: e.target.value })} data-testid="filter-to" />
+            <input
+              type="datetime-local"
+              value={filters.to}
+              onChange={(e) => set({ to: e.target.value })}
+              data-testid="filter-to"
+            />
           </label>
         </>
       ) : null}

@@ -5,7 +5,15 @@ import { useNow } from '../../lib/use-now';
 import { useAppStore } from '../../stores/panel-context';
 import { KIND_QUESTIONS, OUTCOME_WORDS, clock, secondsLeft } from './approval-words';
 
-function ApprovalCard({ approval, now, focusOnMount }: { approval: Approval; now: number; focusOnMount: boolean }): ReactElement {
+function ApprovalCard({
+  approval,
+  now,
+  focusOnMount,
+}: {
+  approval: Approval;
+  now: number;
+  focusOnMount: boolean;
+}): ReactElement {
   const respond = useAppStore('approvals', (s) => s.respond);
   const answering = useAppStore('approvals', (s) => s.answering.includes(approval.id));
   const ref = useRef<HTMLDivElement>(null);
@@ -51,10 +59,21 @@ function ApprovalCard({ approval, now, focusOnMount }: { approval: Approval; now
         </span>
       </div>
       <div className="actions">
-        <button type="button" className="danger" disabled={answering} onClick={() => void respond(approval.id, 'deny')} data-testid="approval-deny">
+        <button
+          type="button"
+          className="danger"
+          disabled={answering}
+          onClick={() => void respond(approval.id, 'deny')}
+          data-testid="approval-deny"
+        >
           Deny
         </button>
-        <button type="button" disabled={answering || left === 0} onClick={() => void respond(approval.id, 'approve')} data-testid="approval-approve">
+        <button
+          type="button"
+          disabled={answering || left === 0}
+          onClick={() => void respond(approval.id, 'approve')}
+          data-testid="approval-approve"
+        >
           Approve
         </button>
       </div>
@@ -81,7 +100,13 @@ export function ApprovalStack(): ReactElement | null {
         <ApprovalCard key={approval.id} approval={approval} now={now} focusOnMount={i === 0} />
       ))}
       {ended.map((e) => (
-        <div key={e.id} className="approval approval-ended" role="status" data-testid="approval-ended" data-outcome={e.outcome}>
+        <div
+          key={e.id}
+          className="approval approval-ended"
+          role="status"
+          data-testid="approval-ended"
+          data-outcome={e.outcome}
+        >
           <p>
             A request from <strong>{e.client}</strong> was {OUTCOME_WORDS[e.outcome]}.
           </p>

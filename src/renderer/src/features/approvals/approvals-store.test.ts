@@ -22,7 +22,11 @@ function approval(id: string, createdAt: string): Approval {
 describe('approvals store', () => {
   it('shows requests at once, oldest first, and removes them when answered or resolved', async () => {
     const call = vi.fn(() => Promise.resolve({ ok: true }));
-    const store = createApprovalsStore({ transport: 'ipc', call, subscribe: () => () => undefined } as unknown as SandpitClient);
+    const store = createApprovalsStore({
+      transport: 'ipc',
+      call,
+      subscribe: () => () => undefined,
+    } as unknown as SandpitClient);
     store.getState().applyEvent({ name: 'approval.requested', payload: approval('b', '2026-01-01T00:00:02Z') });
     store.getState().applyEvent({ name: 'approval.requested', payload: approval('a', '2026-01-01T00:00:01Z') });
     expect(store.getState().pending.map((a) => a.id)).toEqual(['a', 'b']);

@@ -26,7 +26,9 @@ function Thumbnail({ artifact }: { artifact: Artifact }): ReactElement {
     if (wanted) void read(artifact.sha256);
   }, [wanted, read, artifact.sha256]);
   if (wanted && content?.state === 'ready') {
-    return <img src={dataUrl(artifact.mime, content.base64)} alt="" className="thumb-img" data-testid="artifact-thumb" />;
+    return (
+      <img src={dataUrl(artifact.mime, content.base64)} alt="" className="thumb-img" data-testid="artifact-thumb" />
+    );
   }
   return (
     <span className="thumb-kind" aria-hidden="true">
@@ -37,10 +39,24 @@ function Thumbnail({ artifact }: { artifact: Artifact }): ReactElement {
 }
 
 /** One artifact in the gallery; opens its detail view. */
-export function ArtifactCard({ artifact, now, onOpen }: { artifact: Artifact; now: number; onOpen: () => void }): ReactElement {
+export function ArtifactCard({
+  artifact,
+  now,
+  onOpen,
+}: {
+  artifact: Artifact;
+  now: number;
+  onOpen: () => void;
+}): ReactElement {
   return (
     <li className="artifact" data-testid="artifact-card" data-sha={artifact.sha256}>
-      <button type="button" className="artifact-button" onClick={onOpen} aria-label={`Open ${artifact.path}`} data-testid="artifact-open">
+      <button
+        type="button"
+        className="artifact-button"
+        onClick={onOpen}
+        aria-label={`Open ${artifact.path}`}
+        data-testid="artifact-open"
+      >
         <span className="thumb">
           <Thumbnail artifact={artifact} />
         </span>

@@ -24,7 +24,10 @@ export function ArtifactsScreen(): ReactElement {
   }, [load]);
 
   const sessions = useMemo(() => [...new Set(artifacts.map((a) => a.sessionId))], [artifacts]);
-  const visible = useMemo(() => (session ? artifacts.filter((a) => a.sessionId === session) : artifacts), [artifacts, session]);
+  const visible = useMemo(
+    () => (session ? artifacts.filter((a) => a.sessionId === session) : artifacts),
+    [artifacts, session],
+  );
   const open = openSha ? artifacts.find((a) => a.sha256 === openSha) : undefined;
 
   return (
@@ -38,7 +41,11 @@ export function ArtifactsScreen(): ReactElement {
           {sessions.length > 1 ? (
             <label className="inline-field">
               <span className="muted small">Session</span>
-              <select value={session} onChange={(e) => setSession(e.target.value)} data-testid="artifacts-session-filter">
+              <select
+                value={session}
+                onChange={(e) => setSession(e.target.value)}
+                data-testid="artifacts-session-filter"
+              >
                 <option value="">All sessions</option>
                 {sessions.map((id) => (
                   <option key={id} value={id}>
@@ -53,7 +60,9 @@ export function ArtifactsScreen(): ReactElement {
           </button>
         </span>
       </div>
-      {status === 'error' && problem ? <LoadProblem testId="artifacts-problem" message={problem} retry={() => void load()} /> : null}
+      {status === 'error' && problem ? (
+        <LoadProblem testId="artifacts-problem" message={problem} retry={() => void load()} />
+      ) : null}
       {status === 'loading' ? <p className="muted">Loading artifacts…</p> : null}
       {status === 'ready' && visible.length === 0 ? (
         <EmptyState testId="artifacts-empty">
@@ -64,7 +73,12 @@ export function ArtifactsScreen(): ReactElement {
       {visible.length > 0 ? (
         <ul className="gallery" data-testid="artifact-gallery">
           {visible.slice(0, shown).map((artifact) => (
-            <ArtifactCard key={artifact.sha256 + artifact.sessionId + artifact.path} artifact={artifact} now={now} onOpen={() => setOpenSha(artifact.sha256)} />
+            <ArtifactCard
+              key={artifact.sha256 + artifact.sessionId + artifact.path}
+              artifact={artifact}
+              now={now}
+              onOpen={() => setOpenSha(artifact.sha256)}
+            />
           ))}
         </ul>
       ) : null}

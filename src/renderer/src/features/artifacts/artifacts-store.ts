@@ -5,7 +5,8 @@ import type { Artifact } from '../../../../shared/domain/artifact';
 import { plainError } from '../../stores/panel-store';
 
 /** An artifact's content once read: base64, or why it could not be read. */
-export type ArtifactContent = { state: 'loading' } | { state: 'ready'; base64: string } | { state: 'error'; message: string };
+export type ArtifactContent =
+  { state: 'loading' } | { state: 'ready'; base64: string } | { state: 'error'; message: string };
 
 export interface ArtifactsState {
   status: 'idle' | 'loading' | 'ready' | 'error';

@@ -12,7 +12,17 @@ const ASSISTANTS = [
 ] as const;
 type AssistantKey = (typeof ASSISTANTS)[number][0];
 
-function Block({ title, text, testId, note }: { title: string; text: string; testId: string; note?: string }): ReactElement {
+function Block({
+  title,
+  text,
+  testId,
+  note,
+}: {
+  title: string;
+  text: string;
+  testId: string;
+  note?: string;
+}): ReactElement {
   return (
     <div className="config-block">
       <div className="row">
@@ -28,7 +38,13 @@ function Block({ title, text, testId, note }: { title: string; text: string; tes
 }
 
 /** Copy-paste configuration for each assistant, over stdio and (where it can) HTTP. */
-export function AssistantConfigs({ configs, token }: { configs: ConnectInfo['configs']; token: string | undefined }): ReactElement {
+export function AssistantConfigs({
+  configs,
+  token,
+}: {
+  configs: ConnectInfo['configs'];
+  token: string | undefined;
+}): ReactElement {
   const [which, setWhich] = useState<AssistantKey>('claudeDesktop');
   const config: AssistantConfig = configs[which];
   return (
@@ -50,7 +66,11 @@ export function AssistantConfigs({ configs, token }: { configs: ConnectInfo['con
         ))}
       </div>
       <p data-testid="connect-config-where">{config.where}</p>
-      <Block title="Recommended: start Sandpit for the assistant (stdio)" text={config.stdio} testId="connect-config-stdio" />
+      <Block
+        title="Recommended: start Sandpit for the assistant (stdio)"
+        text={config.stdio}
+        testId="connect-config-stdio"
+      />
       {config.http ? (
         <Block
           title="Or connect over HTTP"

@@ -49,10 +49,14 @@ export function ConnectScreen(): ReactElement {
       <div className="screen-head">
         <div>
           <h1 id="connect-title">Connect</h1>
-          <p className="muted">Tell your assistant (Claude, Cursor, VS Code …) where Sandpit is, so it can run code here.</p>
+          <p className="muted">
+            Tell your assistant (Claude, Cursor, VS Code …) where Sandpit is, so it can run code here.
+          </p>
         </div>
       </div>
-      {status === 'error' && problem ? <LoadProblem testId="connect-problem" message={problem} retry={() => void load()} /> : null}
+      {status === 'error' && problem ? (
+        <LoadProblem testId="connect-problem" message={problem} retry={() => void load()} />
+      ) : null}
       {status === 'loading' ? <p className="muted">Loading…</p> : null}
       {info ? (
         <>
@@ -60,8 +64,8 @@ export function ConnectScreen(): ReactElement {
             <h2 id="endpoints-title">Addresses</h2>
             {info.serving ? null : (
               <p className="notice notice-info" data-testid="connect-not-serving">
-                The local server is not running right now, so HTTP connections will not work. The stdio setup below works
-                anyway.
+                The local server is not running right now, so HTTP connections will not work. The stdio setup below
+                works anyway.
               </p>
             )}
             <div className="kv">
@@ -72,7 +76,11 @@ export function ConnectScreen(): ReactElement {
             <div className="kv">
               <span className="label">Web panel</span>
               <code data-testid="connect-panel-url">{info.panelUrl}</code>
-              <CopyButton text={token ? `${info.panelUrl}#token=${token}` : info.panelUrl} label={token ? 'Copy link with token' : 'Copy'} testId="connect-panel-url-copy" />
+              <CopyButton
+                text={token ? `${info.panelUrl}#token=${token}` : info.panelUrl}
+                label={token ? 'Copy link with token' : 'Copy'}
+                testId="connect-panel-url-copy"
+              />
             </div>
             <div className="kv">
               <span className="label">Access token</span>
@@ -86,17 +94,28 @@ export function ConnectScreen(): ReactElement {
                     </button>
                   </>
                 ) : (
-                  <button type="button" className="secondary" onClick={() => void reveal()} data-testid="connect-token-reveal">
+                  <button
+                    type="button"
+                    className="secondary"
+                    onClick={() => void reveal()}
+                    data-testid="connect-token-reveal"
+                  >
                     Reveal
                   </button>
                 )}
-                <button type="button" className="secondary danger-text" onClick={() => setConfirmRotate(true)} data-testid="connect-token-rotate">
+                <button
+                  type="button"
+                  className="secondary danger-text"
+                  onClick={() => setConfirmRotate(true)}
+                  data-testid="connect-token-rotate"
+                >
                   Make a new token
                 </button>
               </span>
             </div>
             <p className="muted small">
-              Anyone with the token can run code through Sandpit on this computer. It is also kept in <code>{info.tokenFile}</code>.
+              Anyone with the token can run code through Sandpit on this computer. It is also kept in{' '}
+              <code>{info.tokenFile}</code>.
             </p>
             {problem && status === 'ready' ? <p className="field-error">{problem}</p> : null}
             <div className="kv">
@@ -110,15 +129,20 @@ export function ConnectScreen(): ReactElement {
             <h2 id="clients-title">Connected now</h2>
             {info.clients.length === 0 ? (
               <EmptyState testId="connect-clients-empty">
-                No assistant is connected right now. Paste one of the configurations above into your assistant, then restart
-                it.
+                No assistant is connected right now. Paste one of the configurations above into your assistant, then
+                restart it.
               </EmptyState>
             ) : (
               <ul className="list" data-testid="connect-clients">
                 {info.clients.map((c) => (
-                  <li key={`${c.name}-${c.mcpSessionId ?? c.connectedAt}`} className="list-row" data-testid="connect-client">
+                  <li
+                    key={`${c.name}-${c.mcpSessionId ?? c.connectedAt}`}
+                    className="list-row"
+                    data-testid="connect-client"
+                  >
                     <span>
-                      <strong>{c.name}</strong> <span className="muted">{TRANSPORT_WORDS[c.transport] ?? c.transport}</span>
+                      <strong>{c.name}</strong>{' '}
+                      <span className="muted">{TRANSPORT_WORDS[c.transport] ?? c.transport}</span>
                     </span>
                     <span className="muted small">connected {formatAge(c.connectedAt, now)}</span>
                   </li>
@@ -141,8 +165,8 @@ export function ConnectScreen(): ReactElement {
           }}
         >
           <p>
-            The old token stops working at once. Assistants connected over HTTP, and web panels opened with the old link,
-            need the new token before they work again. Setups that use the stdio command are not affected.
+            The old token stops working at once. Assistants connected over HTTP, and web panels opened with the old
+            link, need the new token before they work again. Setups that use the stdio command are not affected.
           </p>
         </ConfirmModal>
       ) : null}

@@ -38,7 +38,7 @@ export function EngineStatusCard(): ReactElement {
   }
 
   return (
-    <section className="card card-alert" aria-labelledby="engine-title" role="alert">
+    <section className="card card-alert" aria-labelledby="engine-title" role="alert" data-testid="engine-card">
       <h2 id="engine-title">
         <span className="dot dot-down" aria-hidden="true" /> Docker is not running
       </h2>

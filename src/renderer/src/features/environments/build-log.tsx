@@ -3,7 +3,13 @@ import type { ReactElement } from 'react';
 import { useAppStore } from '../../stores/panel-context';
 
 /** The live log of an environment's build, with progress; lines naming the failed package are marked. */
-export function BuildLogView({ environmentId, failedPackage }: { environmentId: string; failedPackage?: string }): ReactElement {
+export function BuildLogView({
+  environmentId,
+  failedPackage,
+}: {
+  environmentId: string;
+  failedPackage?: string;
+}): ReactElement {
   const log = useAppStore('environments', (s) => s.logs[environmentId]);
   const building = useAppStore('environments', (s) => s.building.includes(environmentId));
   const box = useRef<HTMLDivElement>(null);
@@ -26,7 +32,9 @@ export function BuildLogView({ environmentId, failedPackage }: { environmentId: 
       <div ref={box} className="console log" role="log" aria-label="Build log" tabIndex={0}>
         {log?.trimmed ? <p className="con-note">Earlier lines were removed to save memory.</p> : null}
         {lines.length === 0 ? (
-          <p className="con-note">{building ? 'Waiting for the first lines…' : 'No build log in this window yet. Press Build to see one.'}</p>
+          <p className="con-note">
+            {building ? 'Waiting for the first lines…' : 'No build log in this window yet. Press Build to see one.'}
+          </p>
         ) : (
           lines.map((line, i) => (
             <div

@@ -25,7 +25,18 @@ export function addChip(chips: string[], typed: string): { chips: string[]; prob
 }
 
 /** A dependency picker: type a name, Enter adds it as a chip; each chip has a remove button. */
-export function ChipInput({ id, label, hint, chips, onChange, invalid, invalidMessage, failed, placeholder, testId }: ChipInputProps): ReactElement {
+export function ChipInput({
+  id,
+  label,
+  hint,
+  chips,
+  onChange,
+  invalid,
+  invalidMessage,
+  failed,
+  placeholder,
+  testId,
+}: ChipInputProps): ReactElement {
   const [typed, setTyped] = useState('');
   const [problem, setProblem] = useState<string | undefined>();
   const hintId = `${id}-hint`;
@@ -95,7 +106,13 @@ export function ChipInput({ id, label, hint, chips, onChange, invalid, invalidMe
           }}
           data-testid={`${testId}-input`}
         />
-        <button type="button" className="secondary small" onClick={add} disabled={!typed.trim()} data-testid={`${testId}-add`}>
+        <button
+          type="button"
+          className="secondary small"
+          onClick={add}
+          disabled={!typed.trim()}
+          data-testid={`${testId}-add`}
+        >
           Add
         </button>
       </div>

@@ -5,7 +5,15 @@ import { draftFromImport } from './import-dialog';
 
 describe('environment drafts', () => {
   it('sends only the installer that fits the language, and the limits typed', () => {
-    const draft = { ...emptyDraft('javascript'), name: ' Web ', pip: ['numpy'], npm: ['lodash@4'], apt: ['jq'], memoryMb: '1024', timeoutSeconds: '1.5' };
+    const draft = {
+      ...emptyDraft('javascript'),
+      name: ' Web ',
+      pip: ['numpy'],
+      npm: ['lodash@4'],
+      apt: ['jq'],
+      memoryMb: '1024',
+      timeoutSeconds: '1.5',
+    };
     const limits = draftLimits(draft);
     expect(limits).toEqual({ memoryMb: 1024, timeoutMs: 1_500 });
     if ('invalid' in limits) throw new Error(limits.invalid);
@@ -21,8 +29,12 @@ describe('environment drafts', () => {
   });
 
   it('refuses limits that are not positive numbers', () => {
-    expect(draftLimits({ ...emptyDraft(), cpus: 'two' })).toEqual({ invalid: 'Processor cores must be a positive number.' });
-    expect(draftLimits({ ...emptyDraft(), memoryMb: '-1' })).toMatchObject({ invalid: expect.stringMatching(/Memory/) as unknown });
+    expect(draftLimits({ ...emptyDraft(), cpus: 'two' })).toEqual({
+      invalid: 'Processor cores must be a positive number.',
+    });
+    expect(draftLimits({ ...emptyDraft(), memoryMb: '-1' })).toMatchObject({
+      invalid: expect.stringMatching(/Memory/) as unknown,
+    });
   });
 
   it('keeps the base when the new language runs on it', () => {
@@ -33,8 +45,14 @@ describe('environment drafts', () => {
 
   it('finds the chip the server refused, by name or by schema path', () => {
     const draft = { pip: ['requests', 'bad name'], npm: [], apt: ['jq', 'Bad_Apt'] };
-    expect(invalidChip(draft, '"bad name" is not a valid pip package', { package: 'bad name' })).toEqual({ installer: 'pip', value: 'bad name' });
-    expect(invalidChip(draft, 'Invalid definition: packages.apt.1: apt package names are …', undefined)).toEqual({ installer: 'apt', value: 'Bad_Apt' });
+    expect(invalidChip(draft, '"bad name" is not a valid pip package', { package: 'bad name' })).toEqual({
+      installer: 'pip',
+      value: 'bad name',
+    });
+    expect(invalidChip(draft, 'Invalid definition: packages.apt.1: apt package names are …', undefined)).toEqual({
+      installer: 'apt',
+      value: 'Bad_Apt',
+    });
     expect(invalidChip(draft, 'name: too long', undefined)).toBeUndefined();
   });
 
@@ -46,7 +64,11 @@ describe('environment drafts', () => {
 
   it('turns an import into a draft with notes for the lines left out', () => {
     const { draft, notes } = draftFromImport(
-      { language: 'python', packages: { pip: ['numpy'], npm: [] }, unsupported: [{ line: 3, text: '-e .', reason: 'editable installs are not supported' }] },
+      {
+        language: 'python',
+        packages: { pip: ['numpy'], npm: [] },
+        unsupported: [{ line: 3, text: '-e .', reason: 'editable installs are not supported' }],
+      },
       'requirements.txt',
     );
     expect(draft).toMatchObject({ name: 'requirements', language: 'python', pip: ['numpy'] });

@@ -1,6 +1,11 @@
 import type { MethodInput } from '../../../../shared/api/contract';
 import { BASES_BY_LANGUAGE, defaultBaseFor } from '../../../../shared/domain/environment';
-import type { Environment, EnvironmentBase, EnvironmentPatch, NetworkPolicy } from '../../../../shared/domain/environment';
+import type {
+  Environment,
+  EnvironmentBase,
+  EnvironmentPatch,
+  NetworkPolicy,
+} from '../../../../shared/domain/environment';
 import type { PartialLimits } from '../../../../shared/domain/limits';
 import type { Language } from '../../../../shared/domain/session';
 
@@ -89,7 +94,8 @@ export function draftLimits(draft: EnvironmentDraft): PartialLimits | { invalid:
     ['Time per run', timeout],
     ['Workspace size', workspaceMb],
   ] as const) {
-    if (value !== undefined && (Number.isNaN(value) || value <= 0)) return { invalid: `${label} must be a positive number.` };
+    if (value !== undefined && (Number.isNaN(value) || value <= 0))
+      return { invalid: `${label} must be a positive number.` };
   }
   const limits: PartialLimits = {};
   if (memoryMb !== undefined) limits.memoryMb = Math.round(memoryMb);

@@ -97,7 +97,14 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
         <label htmlFor="env-name" className="label">
           Name
         </label>
-        <input id="env-name" type="text" value={draft.name} maxLength={64} onChange={(e) => change({ name: e.target.value })} data-testid="env-name" />
+        <input
+          id="env-name"
+          type="text"
+          value={draft.name}
+          maxLength={64}
+          onChange={(e) => change({ name: e.target.value })}
+          data-testid="env-name"
+        />
       </div>
       <div className="field">
         <label htmlFor="env-description" className="label">
@@ -134,7 +141,12 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
           <label htmlFor="env-base" className="label">
             Starting point
           </label>
-          <select id="env-base" value={draft.base} onChange={(e) => change({ base: e.target.value as EnvironmentBase })} data-testid="env-base">
+          <select
+            id="env-base"
+            value={draft.base}
+            onChange={(e) => change({ base: e.target.value as EnvironmentBase })}
+            data-testid="env-base"
+          >
             {BASES_BY_LANGUAGE[draft.language].map((base) => (
               <option key={base} value={base}>
                 {BASE_WORDS[base]}
@@ -175,8 +187,20 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
       <fieldset className="choices">
         <legend className="label">Limits of each session (empty = the default)</legend>
         <div className="field-row">
-          <LimitField id="env-memory" label="Memory (MB)" value={draft.memoryMb} placeholder={DEFAULT_LIMITS.memoryMb} onChange={(memoryMb) => change({ memoryMb })} />
-          <LimitField id="env-cpus" label="Processor cores" value={draft.cpus} placeholder={DEFAULT_LIMITS.cpus} onChange={(cpus) => change({ cpus })} />
+          <LimitField
+            id="env-memory"
+            label="Memory (MB)"
+            value={draft.memoryMb}
+            placeholder={DEFAULT_LIMITS.memoryMb}
+            onChange={(memoryMb) => change({ memoryMb })}
+          />
+          <LimitField
+            id="env-cpus"
+            label="Processor cores"
+            value={draft.cpus}
+            placeholder={DEFAULT_LIMITS.cpus}
+            onChange={(cpus) => change({ cpus })}
+          />
           <LimitField
             id="env-timeout"
             label="Time per run (seconds)"
@@ -231,7 +255,15 @@ function LimitField({
       <label htmlFor={id} className="label">
         {label}
       </label>
-      <input id={id} type="text" inputMode="decimal" value={value} placeholder={String(placeholder)} onChange={(e) => onChange(e.target.value)} data-testid={id} />
+      <input
+        id={id}
+        type="text"
+        inputMode="decimal"
+        value={value}
+        placeholder={String(placeholder)}
+        onChange={(e) => onChange(e.target.value)}
+        data-testid={id}
+      />
     </div>
   );
 }

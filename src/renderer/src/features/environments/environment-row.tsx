@@ -24,7 +24,13 @@ function buildState(env: Environment, building: boolean): keyof typeof BUILD_WOR
 }
 
 /** One environment: what it holds, its build state; build, edit, copy, delete, start a session. */
-export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env: Environment) => void }): ReactElement {
+export function EnvironmentRow({
+  env,
+  onEdit,
+}: {
+  env: Environment;
+  onEdit: (env: Environment) => void;
+}): ReactElement {
   const client = useClient();
   const building = useAppStore('environments', (s) => s.building.includes(env.id));
   const build = useAppStore('environments', (s) => s.build);
@@ -40,7 +46,7 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
 
   const runBuild = async (): Promise<void> => {
     setOpen(true);
-    await build(env.id, state === 'ready' || state === 'plain');
+    await build(env.id, state === 'ready');
   };
   const copy = async (): Promise<void> => {
     try {
@@ -85,7 +91,11 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
           {packages.length > 0 ? (
             <ul className="chip-list" aria-label={`Packages of ${env.name}`}>
               {packages.map((p) => (
-                <li key={p} className={p === failedPackage ? 'chip chip-failed' : 'chip'} data-failed={p === failedPackage || undefined}>
+                <li
+                  key={p}
+                  className={p === failedPackage ? 'chip chip-failed' : 'chip'}
+                  data-failed={p === failedPackage || undefined}
+                >
                   {p}
                 </li>
               ))}
@@ -106,12 +116,25 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
           {state === 'ready' && env.image ? <p className="muted small">Built {formatTime(env.image.builtAt)}</p> : null}
         </div>
         <div className="actions env-actions">
-          <button type="button" onClick={() => void start()} disabled={!engineUp || building} data-testid="env-start-session">
+          <button
+            type="button"
+            onClick={() => void start()}
+            disabled={!engineUp || building}
+            data-testid="env-start-session"
+          >
             Start session
           </button>
-          <button type="button" className="secondary" onClick={() => void runBuild()} disabled={!engineUp || building} data-testid="env-build">
-            {building ? 'Building…' : state === 'ready' || state === 'plain' ? 'Rebuild' : 'Build'}
-          </button>
+          {state === 'plain' ? null : (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => void runBuild()}
+              disabled={!engineUp || building}
+              data-testid="env-build"
+            >
+              {building ? 'Building…' : state === 'ready' ? 'Rebuild' : 'Build'}
+            </button>
+          )}
           {env.preset ? null : (
             <button type="button" className="secondary" onClick={() => onEdit(env)} data-testid="env-edit">
               Edit
@@ -121,21 +144,28 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
             Copy
           </button>
           {env.preset ? null : (
-            <button type="button" className="secondary danger-text" onClick={() => setConfirmRemove(true)} data-testid="env-remove">
+            <button
+              type="button"
+              className="secondary danger-text"
+              onClick={() => setConfirmRemove(true)}
+              data-testid="env-remove"
+            >
               Delete
             </button>
           )}
         </div>
       </div>
-      <button
-        type="button"
-        className="link-button small"
-        aria-expanded={open || building}
-        onClick={() => setOpen(!open)}
-        data-testid="env-log-toggle"
-      >
-        {open || building ? 'Hide build log' : 'Show build log'}
-      </button>
+      {state === 'plain' ? null : (
+        <button
+          type="button"
+          className="link-button small"
+          aria-expanded={open || building}
+          onClick={() => setOpen(!open)}
+          data-testid="env-log-toggle"
+        >
+          {open || building ? 'Hide build log' : 'Show build log'}
+        </button>
+      )}
       {open || building ? <BuildLogView environmentId={env.id} {...(failedPackage ? { failedPackage } : {})} /> : null}
       {confirmRemove ? (
         <ConfirmModal

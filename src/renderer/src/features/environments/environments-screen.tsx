@@ -64,12 +64,14 @@ export function EnvironmentsScreen(): ReactElement {
           </button>
         </span>
       </div>
-      {status === 'error' && problem ? <LoadProblem testId="environments-problem" message={problem} retry={() => void load()} /> : null}
+      {status === 'error' && problem ? (
+        <LoadProblem testId="environments-problem" message={problem} retry={() => void load()} />
+      ) : null}
       {status === 'loading' ? <p className="muted">Loading environments…</p> : null}
       {status === 'ready' && mine.length === 0 ? (
         <EmptyState testId="environments-empty">
-          You have no environments of your own yet. Press “New environment” and add the packages your code needs, import a
-          requirements.txt or package.json, or copy one of the presets below.
+          You have no environments of your own yet. Press “New environment” and add the packages your code needs, import
+          a requirements.txt or package.json, or copy one of the presets below.
         </EmptyState>
       ) : null}
       {mine.length > 0 ? (

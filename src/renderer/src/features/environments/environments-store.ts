@@ -2,6 +2,7 @@ import { createStore } from 'zustand/vanilla';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SandpitClient, SandpitEvent } from '../../../../shared/api/client';
 import type { Environment } from '../../../../shared/domain/environment';
+import { stripAnsi } from '../../lib/format';
 import { plainError } from '../../stores/panel-store';
 
 /** The live log of an environment's latest build. */
@@ -36,7 +37,7 @@ function sorted(list: Environment[]): Environment[] {
 }
 
 export function appendLogLine(log: BuildLog | undefined, line: string, step?: number, steps?: number): BuildLog {
-  const lines = [...(log?.lines ?? []), line];
+  const lines = [...(log?.lines ?? []), stripAnsi(line)];
   const over = lines.length - MAX_LOG_LINES;
   return {
     lines: over > 0 ? lines.slice(over) : lines,
@@ -82,14 +83,18 @@ export function createEnvironmentsStore(client: SandpitClient): EnvironmentsStor
     applyEvent: (event) => {
       switch (event.name) {
         case 'environment.updated':
-          set({ environments: sorted([...get().environments.filter((e) => e.id !== event.payload.id), event.payload]) });
+          set({
+            environments: sorted([...get().environments.filter((e) => e.id !== event.payload.id), event.payload]),
+          });
           break;
         case 'environment.removed':
           set({ environments: get().environments.filter((e) => e.id !== event.payload.environmentId) });
           break;
         case 'environment.buildLog': {
           const { environmentId, line, step, steps } = event.payload;
-          set({ logs: { ...get().logs, [environmentId]: appendLogLine(get().logs[environmentId], line, step, steps) } });
+          set({
+            logs: { ...get().logs, [environmentId]: appendLogLine(get().logs[environmentId], line, step, steps) },
+          });
           break;
         }
         default:

@@ -9,7 +9,10 @@ import { emptyDraft, installerFor } from './environment-draft';
 import type { EnvironmentDraft } from './environment-draft';
 
 /** A form draft from an import, and the lines it leaves out (as notes for the form). */
-export function draftFromImport(imported: ImportedDependencies, fileName: string): { draft: EnvironmentDraft; notes: string[] } {
+export function draftFromImport(
+  imported: ImportedDependencies,
+  fileName: string,
+): { draft: EnvironmentDraft; notes: string[] } {
   const draft = emptyDraft(imported.language);
   const installer = installerFor(imported.language);
   draft.name = imported.name ?? fileName.replace(/\.(txt|json|ya?ml)$/i, '');
@@ -39,7 +42,8 @@ export function ImportDialog({
     setPreview(undefined);
     setFileName(file.name);
     try {
-      if (file.size > 1024 * 1024) throw new Error('The file is larger than 1 MB; a dependency list is usually much smaller.');
+      if (file.size > 1024 * 1024)
+        throw new Error('The file is larger than 1 MB; a dependency list is usually much smaller.');
       setPreview(await client.call('environments.import', { fileName: file.name, content: await file.text() }));
     } catch (caught) {
       setError(plainError(caught));
@@ -72,8 +76,16 @@ export function ImportDialog({
         </button>
       }
     >
-      <p>Pick a requirements.txt, package.json or environment.yml. You can check and change everything before it is saved.</p>
-      <input type="file" accept=".txt,.json,.yml,.yaml" onChange={(e) => void pick(e.target.files?.[0])} data-testid="import-file" />
+      <p>
+        Pick a requirements.txt, package.json or environment.yml. You can check and change everything before it is
+        saved.
+      </p>
+      <input
+        type="file"
+        accept=".txt,.json,.yml,.yaml"
+        onChange={(e) => void pick(e.target.files?.[0])}
+        data-testid="import-file"
+      />
       {reading ? <p className="muted">Reading {fileName}…</p> : null}
       {error ? (
         <p className="field-error" role="alert" data-testid="import-error">
@@ -84,7 +96,8 @@ export function ImportDialog({
         <div data-testid="import-preview">
           <p>
             <strong>{LANGUAGE_WORDS[preview.language]}</strong>
-            {preview.name ? ` · “${preview.name}”` : ''} · {packages.length} {packages.length === 1 ? 'package' : 'packages'}
+            {preview.name ? ` · “${preview.name}”` : ''} · {packages.length}{' '}
+            {packages.length === 1 ? 'package' : 'packages'}
           </p>
           {packages.length > 0 ? (
             <ul className="chip-list" aria-label="Packages to install">

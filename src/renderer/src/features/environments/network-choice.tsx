@@ -19,7 +19,13 @@ export const NETWORK_WORDS: Record<NetworkPolicy, { title: string; explain: stri
 };
 
 /** The network policy as a radio group with plain explanations; "open" is marked as unrestricted. */
-export function NetworkChoice({ value, onChange }: { value: NetworkPolicy; onChange: (value: NetworkPolicy) => void }): ReactElement {
+export function NetworkChoice({
+  value,
+  onChange,
+}: {
+  value: NetworkPolicy;
+  onChange: (value: NetworkPolicy) => void;
+}): ReactElement {
   return (
     <fieldset className="choices" data-testid="env-network">
       <legend className="label">Network access</legend>

@@ -33,7 +33,11 @@ describe('console buffer', () => {
   });
 
   it('replaces a picture too large to hold with a note', () => {
-    const b = appendEntry(EMPTY_BUFFER, { kind: 'display', executionId: 'r', display: { mime: 'image/png', data: 'A'.repeat(11), encoding: 'base64' } }, caps);
+    const b = appendEntry(
+      EMPTY_BUFFER,
+      { kind: 'display', executionId: 'r', display: { mime: 'image/png', data: 'A'.repeat(11), encoding: 'base64' } },
+      caps,
+    );
     expect(b.entries[0]).toMatchObject({ kind: 'note', text: expect.stringMatching(/Artifacts/) as unknown });
   });
 

@@ -63,12 +63,20 @@ export function appendEntry(buffer: ConsoleBuffer, entry: NewEntry, caps: Consol
   if (entry.kind === 'display' && entry.display.data.length > caps.maxDisplayChars) {
     return appendEntry(
       buffer,
-      { kind: 'note', executionId: entry.executionId, text: 'A picture was made but is too large to show here. Find it under Artifacts.' },
+      {
+        kind: 'note',
+        executionId: entry.executionId,
+        text: 'A picture was made but is too large to show here. Find it under Artifacts.',
+      },
       caps,
     );
   }
   const last = buffer.entries[buffer.entries.length - 1];
-  if ((entry.kind === 'stdout' || entry.kind === 'stderr') && last?.kind === entry.kind && last.executionId === entry.executionId) {
+  if (
+    (entry.kind === 'stdout' || entry.kind === 'stderr') &&
+    last?.kind === entry.kind &&
+    last.executionId === entry.executionId
+  ) {
     let text = last.text + entry.text;
     let trimmed = buffer.trimmed;
     if (text.length > caps.maxChars) {
@@ -95,7 +103,8 @@ export function appendEntry(buffer: ConsoleBuffer, entry: NewEntry, caps: Consol
 export function resultEntries(result: ExecutionResult): NewEntry[] {
   const out: NewEntry[] = [];
   const executionId = result.executionId;
-  if (result.result !== undefined && result.result !== '') out.push({ kind: 'result', executionId, text: result.result });
+  if (result.result !== undefined && result.result !== '')
+    out.push({ kind: 'result', executionId, text: result.result });
   if (result.error) {
     const text = result.error.traceback.trim() || `${result.error.name}: ${result.error.value}`;
     out.push({ kind: 'error', executionId, text });

@@ -42,7 +42,10 @@ export function createConsoleStore(): ConsoleStore {
       const runs = get().runs[sessionId];
       if (!runs?.some((r) => r.executionId === executionId)) return;
       set({
-        runs: { ...get().runs, [sessionId]: runs.map((r) => (r.executionId === executionId ? { ...r, ...change } : r)) },
+        runs: {
+          ...get().runs,
+          [sessionId]: runs.map((r) => (r.executionId === executionId ? { ...r, ...change } : r)),
+        },
       });
     };
 

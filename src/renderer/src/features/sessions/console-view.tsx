@@ -1,7 +1,7 @@
 import { useLayoutEffect, useRef } from 'react';
 import type { ReactElement } from 'react';
 import { ContentView } from '../../components/display-view';
-import { formatDuration } from '../../lib/format';
+import { formatDuration, stripAnsi } from '../../lib/format';
 import { useAppStore } from '../../stores/panel-context';
 import type { ConsoleEntry } from './console-buffer';
 import { runStatusTone, runStatusWords } from './session-words';
@@ -19,7 +19,7 @@ function Entry({ entry }: { entry: ConsoleEntry }): ReactElement {
     case 'stderr':
       return (
         <pre className={`con-${entry.kind}`} data-testid={`console-${entry.kind}`}>
-          {entry.text}
+          {stripAnsi(entry.text)}
         </pre>
       );
     case 'display':
@@ -52,7 +52,11 @@ function Entry({ entry }: { entry: ConsoleEntry }): ReactElement {
       );
     case 'done':
       return (
-        <p className={`con-done tone-${runStatusTone(entry.status)}`} data-testid="console-done" data-status={entry.status}>
+        <p
+          className={`con-done tone-${runStatusTone(entry.status)}`}
+          data-testid="console-done"
+          data-status={entry.status}
+        >
           {runStatusWords(entry.status)} in {formatDuration(entry.durationMs)}
           {entry.errorCode ? ` (${entry.errorCode})` : ''}
         </p>
@@ -77,7 +81,13 @@ export function ConsoleView({ sessionId }: { sessionId: string }): ReactElement 
     <section className="card console-card" aria-labelledby="console-title">
       <div className="row">
         <h2 id="console-title">Live output</h2>
-        <button type="button" className="secondary small" onClick={() => clear(sessionId)} disabled={entries.length === 0} data-testid="console-clear">
+        <button
+          type="button"
+          className="secondary small"
+          onClick={() => clear(sessionId)}
+          disabled={entries.length === 0}
+          data-testid="console-clear"
+        >
           Clear
         </button>
       </div>
@@ -96,8 +106,8 @@ export function ConsoleView({ sessionId }: { sessionId: string }): ReactElement 
         {buffer?.trimmed ? <p className="con-note">Older output was removed to save memory.</p> : null}
         {entries.length === 0 ? (
           <p className="con-note" data-testid="console-empty">
-            Nothing has run here since this window opened. Output appears here as soon as code runs — from your assistant or
-            from the box below.
+            Nothing has run here since this window opened. Output appears here as soon as code runs — from your
+            assistant or from the box below.
           </p>
         ) : (
           entries.map((entry) => <Entry key={entry.id} entry={entry} />)

@@ -69,10 +69,17 @@ export function FileBrowser({ sessionId, disabled }: { sessionId: string; disabl
     <div data-testid="session-files">
       <div className="row">
         <p className="crumbs">
-          <span className="muted">Folder:</span> <code data-testid="files-folder">/workspace{folder ? `/${folder}` : ''}</code>
+          <span className="muted">Folder:</span>{' '}
+          <code data-testid="files-folder">/workspace{folder ? `/${folder}` : ''}</code>
         </p>
         <span className="actions">
-          <button type="button" className="secondary small" onClick={() => void load()} disabled={disabled} data-testid="files-refresh">
+          <button
+            type="button"
+            className="secondary small"
+            onClick={() => void load()}
+            disabled={disabled}
+            data-testid="files-refresh"
+          >
             Refresh
           </button>
           <label className={`button-like small${disabled || busy ? ' disabled' : ''}`}>
@@ -102,7 +109,12 @@ export function FileBrowser({ sessionId, disabled }: { sessionId: string; disabl
         <ul className="list" data-testid="files-list">
           {folder ? (
             <li className="list-row">
-              <button type="button" className="link-button" onClick={() => setFolder(parentOf(folder))} data-testid="files-up">
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => setFolder(parentOf(folder))}
+                data-testid="files-up"
+              >
                 ↑ Up one folder
               </button>
             </li>
@@ -117,7 +129,12 @@ export function FileBrowser({ sessionId, disabled }: { sessionId: string; disabl
             entries.map((entry) => (
               <li key={entry.path} className="list-row" data-testid="file-row" data-path={entry.path}>
                 {entry.type === 'directory' ? (
-                  <button type="button" className="link-button" onClick={() => setFolder(entry.path)} data-testid="file-open-folder">
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => setFolder(entry.path)}
+                    data-testid="file-open-folder"
+                  >
                     📁 {baseName(entry.path)}/
                   </button>
                 ) : (
@@ -126,7 +143,12 @@ export function FileBrowser({ sessionId, disabled }: { sessionId: string; disabl
                   </span>
                 )}
                 {entry.type === 'file' ? (
-                  <button type="button" className="secondary small" onClick={() => void download(entry.path)} data-testid="file-download">
+                  <button
+                    type="button"
+                    className="secondary small"
+                    onClick={() => void download(entry.path)}
+                    data-testid="file-download"
+                  >
                     Download
                   </button>
                 ) : null}

@@ -33,7 +33,8 @@ function useSessionRuns(sessionId: string): { rows: HistoryRow[]; source: 'audit
     let live = true;
     const filters = { sessionId };
     const stop = client.subscribe((event) => {
-      if (event.name === 'audit.appended' && live) setAudit((rows) => (Array.isArray(rows) ? mergeRow(rows, event.payload, filters) : rows));
+      if (event.name === 'audit.appended' && live)
+        setAudit((rows) => (Array.isArray(rows) ? mergeRow(rows, event.payload, filters) : rows));
     });
     client.call('audit.list', { filters, limit: 200 }).then(
       (page) => {
@@ -96,7 +97,8 @@ export function RunHistory({ sessionId }: { sessionId: string }): ReactElement {
     <>
       {source === 'seen' ? (
         <p className="muted small" data-testid="history-source">
-          Showing the runs seen since this window opened{problem ? ` (the activity log could not be read: ${problem})` : ''}.
+          Showing the runs seen since this window opened
+          {problem ? ` (the activity log could not be read: ${problem})` : ''}.
         </p>
       ) : null}
       <table className="table" data-testid="session-history" data-source={source}>
@@ -118,7 +120,13 @@ export function RunHistory({ sessionId }: { sessionId: string }): ReactElement {
               <td>{run.durationMs === undefined ? '…' : formatDuration(run.durationMs)}</td>
               <td>
                 {run.auditId !== undefined ? (
-                  <button type="button" className="link-button" onClick={() => setOpenId(run.auditId)} title={run.code} data-testid="history-open">
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => setOpenId(run.auditId)}
+                    title={run.code}
+                    data-testid="history-open"
+                  >
                     <code>{codeExcerpt(run.code, 60)}</code>
                   </button>
                 ) : (

@@ -71,10 +71,22 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         </div>
         {ended ? null : (
           <span className="actions">
-            <button type="button" className="secondary" onClick={() => setConfirm('restart')} disabled={pending} data-testid="session-restart">
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => setConfirm('restart')}
+              disabled={pending}
+              data-testid="session-restart"
+            >
               Restart
             </button>
-            <button type="button" className="danger" onClick={() => setConfirm('stop')} disabled={pending} data-testid="session-stop">
+            <button
+              type="button"
+              className="danger"
+              onClick={() => setConfirm('stop')}
+              disabled={pending}
+              data-testid="session-stop"
+            >
               {pending ? 'Working…' : 'Stop'}
             </button>
           </span>
@@ -133,7 +145,10 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
             void restartSession(sessionId);
           }}
         >
-          <p>Running code is stopped and the session starts fresh: variables are forgotten. Use this when the session is stuck.</p>
+          <p>
+            Running code is stopped and the session starts fresh: variables are forgotten. Use this when the session is
+            stuck.
+          </p>
         </ConfirmModal>
       ) : null}
     </section>

@@ -25,7 +25,11 @@ export function SnippetBox({ session, disabled }: { session: SessionInfo; disabl
     if (!code.trim() || running) return;
     setRunning(true);
     try {
-      const result = await client.call('sessions.execute', { sessionId: session.id, code, executionId: newExecutionId() });
+      const result = await client.call('sessions.execute', {
+        sessionId: session.id,
+        code,
+        executionId: newExecutionId(),
+      });
       addResult(result);
     } catch (error) {
       addNote(session.id, `The code could not run: ${plainError(error)}`);
@@ -77,7 +81,13 @@ export function SnippetBox({ session, disabled }: { session: SessionInfo; disabl
         <span className="muted small">Ctrl+Enter runs it. Variables stay between runs.</span>
         <span className="actions">
           {session.state === 'busy' ? (
-            <button type="button" className="secondary" onClick={() => void interrupt()} disabled={interrupting} data-testid="snippet-interrupt">
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => void interrupt()}
+              disabled={interrupting}
+              data-testid="snippet-interrupt"
+            >
               {interrupting ? 'Interrupting…' : 'Interrupt'}
             </button>
           ) : null}

@@ -7,8 +7,14 @@ import { useAppStore } from '../../stores/panel-context';
 import { Field, SettingsSection, parseNumber } from './settings-section';
 
 export const POLICY_WORDS: Record<ApprovalPolicy, { title: string; explain: string }> = {
-  free: { title: 'Run freely', explain: 'The assistant runs code without asking. Everything is still recorded in Activity.' },
-  'ask-every': { title: 'Ask me every time', explain: 'Each run, command, install and new session waits for your OK here.' },
+  free: {
+    title: 'Run freely',
+    explain: 'The assistant runs code without asking. Everything is still recorded in Activity.',
+  },
+  'ask-every': {
+    title: 'Ask me every time',
+    explain: 'Each run, command, install and new session waits for your OK here.',
+  },
   'ask-new': {
     title: 'Ask for new things only',
     explain: 'Asks before new sessions, package installs and runs that can use the network; other runs go ahead.',
@@ -38,7 +44,8 @@ export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement
       dirty={dirty}
       onSave={async () => {
         const seconds = parseNumber(timeout);
-        if (seconds === undefined || !Number.isInteger(seconds) || seconds < 10) return 'The waiting time must be a whole number of seconds, at least 10.';
+        if (seconds === undefined || !Number.isInteger(seconds) || seconds < 10)
+          return 'The waiting time must be a whole number of seconds, at least 10.';
         const removed = Object.keys(approvals.perClient).filter((name) => !(name in perClient));
         return update({
           approvals: {
@@ -53,7 +60,13 @@ export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement
         <legend className="label">For every assistant (unless set below)</legend>
         {APPROVAL_POLICIES.map((p) => (
           <label key={p} className="choice choice-block">
-            <input type="radio" name="approval-default" checked={policy === p} onChange={() => setPolicy(p)} data-testid={`settings-approval-default-${p}`} />
+            <input
+              type="radio"
+              name="approval-default"
+              checked={policy === p}
+              onChange={() => setPolicy(p)}
+              data-testid={`settings-approval-default-${p}`}
+            />
             <span>
               <strong>{POLICY_WORDS[p].title}</strong>
               <span className="muted small block">{POLICY_WORDS[p].explain}</span>
@@ -64,7 +77,9 @@ export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement
       <div className="field">
         <span className="label">Per assistant</span>
         {Object.keys(perClient).length === 0 ? (
-          <p className="muted small">No assistant has its own rule. Add one below, using the name it connects with (see Connect).</p>
+          <p className="muted small">
+            No assistant has its own rule. Add one below, using the name it connects with (see Connect).
+          </p>
         ) : (
           <ul className="list" data-testid="settings-approval-clients">
             {Object.entries(perClient).map(([name, p]) => (

@@ -11,7 +11,10 @@ export function EgressSection({ view }: { view: SettingsView }): ReactElement {
   const [pip, setPip] = useState(view.egress.pipIndexUrl);
   const [npm, setNpm] = useState(view.egress.npmRegistryUrl);
   const [hosts, setHosts] = useState(view.egress.extraHosts);
-  const dirty = pip !== view.egress.pipIndexUrl || npm !== view.egress.npmRegistryUrl || JSON.stringify(hosts) !== JSON.stringify(view.egress.extraHosts);
+  const dirty =
+    pip !== view.egress.pipIndexUrl ||
+    npm !== view.egress.npmRegistryUrl ||
+    JSON.stringify(hosts) !== JSON.stringify(view.egress.extraHosts);
   return (
     <SettingsSection
       title="Package downloads"
@@ -21,7 +24,13 @@ export function EgressSection({ view }: { view: SettingsView }): ReactElement {
       onSave={() => update({ egress: { pipIndexUrl: pip.trim(), npmRegistryUrl: npm.trim(), extraHosts: hosts } })}
     >
       <Field id="settings-pip-index" label="Python package index (pip)" value={pip} inputMode="url" onChange={setPip} />
-      <Field id="settings-npm-registry" label="JavaScript package registry (npm)" value={npm} inputMode="url" onChange={setNpm} />
+      <Field
+        id="settings-npm-registry"
+        label="JavaScript package registry (npm)"
+        value={npm}
+        inputMode="url"
+        onChange={setNpm}
+      />
       <ChipInput
         id="settings-extra-hosts"
         label="Extra hosts"

@@ -68,8 +68,22 @@ export function LimitsSection({ view }: { view: SettingsView }): ReactElement {
       }}
     >
       <div className="field-row">
-        <Field id="settings-memory" label="Memory (MB)" value={text.memoryMb} placeholder={String(DEFAULT_LIMITS.memoryMb)} inputMode="numeric" onChange={(memoryMb) => change({ memoryMb })} />
-        <Field id="settings-cpus" label="Processor cores" value={text.cpus} placeholder={String(DEFAULT_LIMITS.cpus)} inputMode="decimal" onChange={(cpus) => change({ cpus })} />
+        <Field
+          id="settings-memory"
+          label="Memory (MB)"
+          value={text.memoryMb}
+          placeholder={String(DEFAULT_LIMITS.memoryMb)}
+          inputMode="numeric"
+          onChange={(memoryMb) => change({ memoryMb })}
+        />
+        <Field
+          id="settings-cpus"
+          label="Processor cores"
+          value={text.cpus}
+          placeholder={String(DEFAULT_LIMITS.cpus)}
+          inputMode="decimal"
+          onChange={(cpus) => change({ cpus })}
+        />
         <Field
           id="settings-timeout"
           label="Time per run (seconds)"
@@ -78,8 +92,22 @@ export function LimitsSection({ view }: { view: SettingsView }): ReactElement {
           inputMode="decimal"
           onChange={(timeoutSeconds) => change({ timeoutSeconds })}
         />
-        <Field id="settings-workspace" label="Workspace (MB)" value={text.workspaceMb} placeholder={String(DEFAULT_LIMITS.workspaceMb)} inputMode="numeric" onChange={(workspaceMb) => change({ workspaceMb })} />
-        <Field id="settings-pids" label="Processes" value={text.pids} placeholder={String(DEFAULT_LIMITS.pids)} inputMode="numeric" onChange={(pids) => change({ pids })} />
+        <Field
+          id="settings-workspace"
+          label="Workspace (MB)"
+          value={text.workspaceMb}
+          placeholder={String(DEFAULT_LIMITS.workspaceMb)}
+          inputMode="numeric"
+          onChange={(workspaceMb) => change({ workspaceMb })}
+        />
+        <Field
+          id="settings-pids"
+          label="Processes"
+          value={text.pids}
+          placeholder={String(DEFAULT_LIMITS.pids)}
+          inputMode="numeric"
+          onChange={(pids) => change({ pids })}
+        />
       </div>
       <Field
         id="settings-pool"

@@ -39,7 +39,9 @@ export function SettingsScreen(): ReactElement {
           <p className="muted">Changes apply at once, except where it says otherwise.</p>
         </div>
       </div>
-      {status === 'error' && problem ? <LoadProblem testId="settings-problem" message={problem} retry={() => void load()} /> : null}
+      {status === 'error' && problem ? (
+        <LoadProblem testId="settings-problem" message={problem} retry={() => void load()} />
+      ) : null}
       {status === 'loading' ? <p className="muted">Loading settings…</p> : null}
       {view && view.restartNeeded.length > 0 ? (
         <p className="notice notice-info" role="status" data-testid="settings-restart-needed">

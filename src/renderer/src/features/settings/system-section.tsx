@@ -11,7 +11,8 @@ export function SystemSection({ view }: { view: SettingsView }): ReactElement {
   const [docker, setDocker] = useState(view.dockerHost ?? '');
   const [port, setPort] = useState(String(view.port));
   const [retention, setRetention] = useState(String(view.auditRetentionDays));
-  const dirty = docker !== (view.dockerHost ?? '') || port !== String(view.port) || retention !== String(view.auditRetentionDays);
+  const dirty =
+    docker !== (view.dockerHost ?? '') || port !== String(view.port) || retention !== String(view.auditRetentionDays);
   return (
     <SettingsSection
       title="System"
@@ -19,7 +20,8 @@ export function SystemSection({ view }: { view: SettingsView }): ReactElement {
       dirty={dirty}
       onSave={async () => {
         const days = parseNumber(retention);
-        if (days === undefined || !Number.isInteger(days) || days < 0) return 'Keep runs for a whole number of days (0 = forever).';
+        if (days === undefined || !Number.isInteger(days) || days < 0)
+          return 'Keep runs for a whole number of days (0 = forever).';
         const portNumber = parseNumber(port);
         if (portNumber === undefined || !Number.isInteger(portNumber)) return 'The port must be a whole number.';
         return update({
@@ -55,7 +57,9 @@ export function SystemSection({ view }: { view: SettingsView }): ReactElement {
       />
       <div className="field">
         <span className="label">Data folder</span>
-        <p className="muted small">The token, settings, activity log and artifacts live here. It cannot be changed from the panel.</p>
+        <p className="muted small">
+          The token, settings, activity log and artifacts live here. It cannot be changed from the panel.
+        </p>
         <div className="kv">
           <code data-testid="settings-data-folder">{view.dataFolder}</code>
           <CopyButton text={view.dataFolder} />

@@ -13,7 +13,12 @@ export function ConnectStatus(): ReactElement | null {
           <span className="status-item" data-testid="status-mcp">
             <span className="muted">MCP:</span> <code>{info.serving ? info.mcpUrl : 'local server off'}</code>
           </span>
-          <button type="button" className="status-item link-button" onClick={() => navigate('connect')} data-testid="status-clients">
+          <button
+            type="button"
+            className="status-item link-button"
+            onClick={() => navigate('connect')}
+            data-testid="status-clients"
+          >
             {info.clients.length === 0
               ? 'No assistant connected'
               : info.clients.length === 1

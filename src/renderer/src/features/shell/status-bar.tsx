@@ -34,7 +34,12 @@ function EngineState(): ReactElement {
       <span className="status-down-text" title={engine.fix}>
         Docker is not running{engine.fix ? ` — ${engine.fix}` : ''}
       </span>
-      <button type="button" className="secondary small" onClick={() => void checkEngine()} data-testid="status-engine-check">
+      <button
+        type="button"
+        className="secondary small"
+        onClick={() => void checkEngine()}
+        data-testid="status-engine-check"
+      >
         Check again
       </button>
     </span>
