@@ -12,7 +12,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { serveHttp } from '../src/cli/start-core';
+import { serveHttp } from '../src/core/http/serve-http';
 import type { Sandpit } from '../src/core/app';
 import { createMcpHttpMount } from '../src/core/mcp/http-mount';
 import { now, progress, withCore } from './harness';

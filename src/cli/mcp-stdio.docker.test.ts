@@ -14,8 +14,8 @@ import { tempHome, testDocker } from '../test-support/docker';
 import type { TempHome } from '../test-support/docker';
 import { startTestSandpit } from '../test-support/sandpit';
 import type { TestSandpit } from '../test-support/sandpit';
-import { serveHttp } from './start-core';
-import type { ServedHttp } from './start-core';
+import { serveHttp } from '../core/http/serve-http';
+import type { ServedHttp } from '../core/http/serve-http';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const JSON_RPC_LOOKALIKE = '{"jsonrpc":"2.0","id":99,"result":{}}';

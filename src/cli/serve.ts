@@ -1,6 +1,7 @@
 import { DEFAULT_PORT } from '../core/config';
 import { createMcpHttpMount } from '../core/mcp/http-mount';
-import { serveHttp, startCore, untilSignal } from './start-core';
+import { serveHttp } from '../core/http/serve-http';
+import { startCore, untilSignal } from './start-core';
 
 /** `sandpit serve`: the headless core on 127.0.0.1, until Ctrl-C. */
 export async function runServe(options: { port?: number }): Promise<number> {

@@ -4,10 +4,6 @@ import { defaultConfig } from '../core/config';
 import type { SandpitConfig } from '../core/config';
 import { DockerodeClient } from '../core/docker/dockerode-client';
 import { resolveExecutorImages } from '../core/docker/resolve-images';
-import { startHttpServer } from '../core/http/http-server';
-import type { HttpMount, RunningHttpServer } from '../core/http/http-server';
-import { removeInstanceFile, removeInstanceFileSync, writeInstanceFile } from '../core/http/instance-file';
-import { loadOrCreateToken, tokenPath } from '../core/http/token';
 import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
 
@@ -29,40 +25,6 @@ export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise
   }
   const sandpit = await createSandpit({ ...base, images }, { logger, docker, settings: stored.settings });
   return { sandpit, notes };
-}
-
-export interface ServedHttp {
-  http: RunningHttpServer;
-  /** The bearer token (for the panel link printed to the terminal; never to a log). */
-  token: string;
-  tokenFile: string;
-  /** Removes instance.json and closes the server. */
-  close(): Promise<void>;
-}
-
-/**
- * The HTTP surface of a core: loads (or creates) the access token, listens on 127.0.0.1:port and records
- * the instance in $SANDPIT_HOME/instance.json (removed on close, and on process exit at the latest).
- */
-export async function serveHttp(sandpit: Sandpit, port: number, mounts: readonly HttpMount[] = []): Promise<ServedHttp> {
-  const { home } = sandpit.config;
-  const token = await loadOrCreateToken(home, sandpit.log);
-  const http = await startHttpServer({ sandpit, port, token, mounts });
-  const detach = sandpit.endpoint.attach(http);
-  await writeInstanceFile(home, { url: http.url, pid: process.pid, startedAt: new Date().toISOString() });
-  const onExit = (): void => removeInstanceFileSync(home);
-  process.once('exit', onExit);
-  return {
-    http,
-    token,
-    tokenFile: tokenPath(home),
-    close: async () => {
-      process.off('exit', onExit);
-      detach();
-      await removeInstanceFile(home).catch(() => undefined);
-      await http.close();
-    },
-  };
 }
 
 /** Resolves on SIGINT/SIGTERM after disposing the core (bounded by a timeout). */

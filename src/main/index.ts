@@ -6,6 +6,8 @@ import { defaultConfig } from '../core/config';
 import { DockerodeClient } from '../core/docker/dockerode-client';
 import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
+import { serveHttp } from '../core/http/serve-http';
+import { createMcpHttpMount } from '../core/mcp/http-mount';
 import { withTimeout } from '../core/util/with-timeout';
 import { appPaths } from './app-paths';
 import { registerIpc } from './ipc-adapter';
@@ -78,10 +80,19 @@ async function start(): Promise<Running> {
     trustedSenderCheck(() => window, paths.panel),
   );
   const { tray, stop: stopTray } = startTray(sandpit);
+  // MCP over HTTP (and REST, and the web panel) for assistants, as `sandpit serve` offers it.
+  const mcp = createMcpHttpMount(sandpit);
+  const served = await serveHttp(sandpit, config.port, [mcp.route]).catch((error: unknown) => {
+    log.error('the HTTP/MCP server did not start; assistants can still use "sandpit mcp"', { error: message(error) });
+    return undefined;
+  });
   ready = true;
   showWindow();
-  log.info('sandpit started', { home: config.home, images });
-  return { sandpit, tray, stop: [stopIpc, stopTray] };
+  log.info('sandpit started', { home: config.home, images, url: served?.http.url });
+  const stopHttp = (): void => {
+    void served?.close().then(() => mcp.close());
+  };
+  return { sandpit, tray, stop: [stopIpc, stopTray, stopHttp] };
 }
 
 async function shutdown(): Promise<void> {

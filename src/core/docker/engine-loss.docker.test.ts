@@ -31,7 +31,7 @@ describe.skipIf(reason !== '')(`losing the Docker engine${reason ? ` (skipped: $
     const failure = run.then(() => undefined, (e: unknown) => e);
     await stopDockerd(dockerd as DockerdProcess);
     const error = await failure;
-    expect(isSandpitError(error, 'DOCKER_UNAVAILABLE')).toBe(true);
+    expect(isSandpitError(error, 'DOCKER_UNAVAILABLE'), `the run ended with ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`).toBe(true);
     // dockerd gives containers 10 s to stop on shutdown; the run fails right after.
     expect(Date.now() - stoppedAt).toBeLessThan(25_000);
     expect(sp.engine.current.state).toBe('down');

@@ -73,9 +73,9 @@ describe('ensureBaseImage', () => {
   });
 
   it('a flavour without a registry image is bootstrapped whatever the source', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python-data:bookworm']);
+    const fake = fakeImageDocker(['sandpit-base/python-data:bookworm-pandas']);
     expect(await ensureBaseImage(fake.docker, 'python-data', { imagesDir, source: 'registry' })).toBe(
-      'sandpit-base/python-data:bookworm',
+      'sandpit-base/python-data:bookworm-pandas',
     );
   });
 });
@@ -120,7 +120,7 @@ describe('ensureExecutorImage', () => {
   });
 
   it('python and python-data share a Dockerfile but not a tag', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python:bookworm', 'sandpit-base/python-data:bookworm']);
+    const fake = fakeImageDocker(['sandpit-base/python:bookworm', 'sandpit-base/python-data:bookworm-pandas']);
     const python = await ensureExecutorImage(fake.docker, 'python', { imagesDir, source: 'bootstrap' });
     const data = await ensureExecutorImage(fake.docker, 'python-data', { imagesDir, source: 'bootstrap' });
     expect(data).toMatch(/^sandpit\/python-data:/);

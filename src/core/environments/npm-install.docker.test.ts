@@ -139,6 +139,21 @@ describe('npm installs in a helper container, from a local registry', () => {
     }
   });
 
+  it('builds a JavaScript environment with npm packages (npm is in the node image); its sessions require them at once', async () => {
+    const env = await call(api().api, 'environments.create', { name: 'JS demo', language: 'javascript', packages: { npm: ['sandpit-demo-js-plus'] } }, PANEL);
+    // force: an image of the same definition may be left from an earlier run of this test.
+    const built = await call(api().api, 'environments.build', { environmentId: env.id, force: true }, PANEL);
+    expect(built.build?.state, built.build?.error).toBe('ready');
+    const session = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
+    try {
+      expect(session.language).toBe('javascript');
+      expect(await run(session.id, "require('sandpit-demo-js-plus').double()")).toBe('84');
+      expect((await check(session.id, ['sandpit-demo-js-plus'])).packages).toEqual([{ name: 'sandpit-demo-js-plus', installed: true, version: '2.1.0' }]);
+    } finally {
+      await api().sessions.stop(session.id);
+    }
+  });
+
   it('never runs a shell: the installer is npm with argv only, into the package dir, and is removed afterwards', async () => {
     const installers = recorder.withRole('installer');
     // plus+scoped; the pin; missing+pin (all, then one by one); the session created with dependencies.

@@ -120,11 +120,16 @@ describe('REST', () => {
     await waitFor(() => sandpit.sessions.list().length === 0, 20_000);
   });
 
-  it('GET /list-envs lists the python environment with its image', async () => {
+  it('GET /list-envs lists the environment of each language with its image', async () => {
     const res = await rawRequest({ port: http.port, path: '/list-envs', headers: AUTH });
     expect(res.status).toBe(200);
+    const { images } = sandpit.config;
     expect(res.json).toEqual({
-      environments: [{ name: 'python', language: 'python', image: sandpit.config.images.python }],
+      environments: [
+        { name: 'python', language: 'python', image: images.python },
+        { name: 'bash', language: 'bash', image: images.python },
+        { name: 'javascript', language: 'javascript', image: images.javascript },
+      ],
     });
   });
 

@@ -42,12 +42,10 @@ describe('environments store', () => {
     expect(store.getState().environments.map((e) => e.id)).toEqual(['python', 'data']);
     const building = store.getState().build('data');
     expect(store.getState().building).toEqual(['data']);
-    store
-      .getState()
-      .applyEvent({
-        name: 'environment.buildLog',
-        payload: { environmentId: 'data', line: 'Step 2/4', step: 2, steps: 4 },
-      });
+    store.getState().applyEvent({
+      name: 'environment.buildLog',
+      payload: { environmentId: 'data', line: 'Step 2/4', step: 2, steps: 4 },
+    });
     await expect(building).resolves.toBe('No matching distribution');
     expect(store.getState().building).toEqual([]);
     expect(store.getState().logs.data).toMatchObject({ lines: ['Step 2/4'], step: 2, steps: 4 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createConsoleStore } from './console-store';
+import { MAX_CONSOLES, createConsoleStore } from './console-store';
 
 describe('console store', () => {
   it('follows a run from its events: console entries and the run seen', () => {
@@ -27,5 +27,19 @@ describe('console store', () => {
     ]);
     store.getState().clear('s');
     expect(store.getState().buffers.s?.entries).toEqual([]);
+  });
+});
+
+describe('console store memory', () => {
+  it('keeps a bounded number of consoles, forgetting the quietest', () => {
+    const store = createConsoleStore();
+    for (let i = 0; i <= MAX_CONSOLES; i++) store.getState().addNote(`s${i}`, 'hello');
+    store.getState().addNote('s1', 'again');
+    store.getState().addNote('extra', 'hi');
+    const ids = Object.keys(store.getState().buffers);
+    expect(ids).toHaveLength(MAX_CONSOLES);
+    expect(ids).toContain('s1');
+    expect(ids).toContain('extra');
+    expect(ids).not.toContain('s0');
   });
 });

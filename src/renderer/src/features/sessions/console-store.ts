@@ -31,12 +31,27 @@ export interface ConsoleState {
 export type ConsoleStore = StoreApi<ConsoleState>;
 
 const MAX_RUNS_PER_SESSION = 500;
+/** Consoles kept in memory; the one written to longest ago is forgotten first. */
+export const MAX_CONSOLES = 30;
+
+function lastId(buffer: ConsoleBuffer): number {
+  return buffer.entries[buffer.entries.length - 1]?.id ?? 0;
+}
+
+function forgetQuietest(buffers: Record<string, ConsoleBuffer>, keep: string): Record<string, ConsoleBuffer> {
+  const ids = Object.keys(buffers);
+  if (ids.length <= MAX_CONSOLES) return buffers;
+  const quietest = ids.filter((id) => id !== keep).sort((a, b) => lastId(buffers[a]!) - lastId(buffers[b]!))[0];
+  if (quietest === undefined) return buffers;
+  const { [quietest]: _forgotten, ...rest } = buffers;
+  return rest;
+}
 
 export function createConsoleStore(): ConsoleStore {
   return createStore<ConsoleState>()((set, get) => {
     const update = (sessionId: string, change: (buffer: ConsoleBuffer) => ConsoleBuffer): void => {
-      const buffers = get().buffers;
-      set({ buffers: { ...buffers, [sessionId]: change(buffers[sessionId] ?? EMPTY_BUFFER) } });
+      const buffers = { ...get().buffers, [sessionId]: change(get().buffers[sessionId] ?? EMPTY_BUFFER) };
+      set({ buffers: forgetQuietest(buffers, sessionId) });
     };
     const updateRun = (sessionId: string, executionId: string, change: Partial<RunSeen>): void => {
       const runs = get().runs[sessionId];
