@@ -509,7 +509,7 @@ class PidsGauge:
         st = os.fstat(fd)  # user code may have closed our fd, and its number been reused
         if (st.st_dev, st.st_ino) != ident:
             raise OSError('not the cgroup file')
-        return os.pread(fd, 64, 0).strip()
+        return os.pread(fd, 512, 0).strip()
 
     def near_limit(self):
         """Whether the pids cgroup is at 75 % of its limit or more."""
@@ -529,6 +529,40 @@ class PidsGauge:
                 continue
             return self.limit > 0 and current >= 0.75 * self.limit
         return False
+
+
+class OomCounter:
+    """How many processes the kernel has killed in this container for memory (cgroup v1 memory.oom_control
+    or v2 memory.events, `oom_kill N`), read through a file kept open. An OOM-killed child leaves the agent
+    alive, and the engine's `oom` event can arrive after `done`: this count cannot."""
+
+    def __init__(self):
+        self.file = None
+
+    def count(self):
+        for _ in range(2):
+            if self.file is None:
+                for path in ('/sys/fs/cgroup/memory/memory.oom_control', '/sys/fs/cgroup/memory.events'):
+                    try:
+                        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                    except OSError:
+                        continue
+                    st = os.fstat(fd)
+                    self.file = (fd, (st.st_dev, st.st_ino))
+                    break
+                if self.file is None:
+                    return 0
+            try:
+                text = PidsGauge._read(self.file)
+            except OSError:
+                self.file = None  # not closed: the number may be user code's file by now
+                continue
+            for line in text.split(b'\n'):
+                name, _, value = line.partition(b' ')
+                if name == b'oom_kill' and value.strip().isdigit():
+                    return int(value)
+            return 0
+        return 0
 
 
 def kill_strays():
@@ -610,6 +644,8 @@ class Agent:
         self.may_kill_strays = os.environ.get('SANDPIT_KILL_STRAYS') == '1' and 1 in (os.getpid(), os.getppid())
         self.bash = os.environ.get('SANDPIT_LANGUAGE') == 'bash'
         self.pids = PidsGauge()
+        self.oom = OomCounter()
+        self.oom_before = 0
         module = types.ModuleType('__main__')
         module.__dict__.update(__builtins__=builtins, display=self.make_display())
         sys.modules['__main__'] = module  # so pickle and multiprocessing find user-defined names
@@ -674,6 +710,7 @@ class Agent:
         self.restore_stdio()
         importlib.invalidate_caches()  # packages installed since the last run are importable at once
         before, _ = snapshot_files(self.workspace)
+        self.oom_before = self.oom.count()
         self.current = eid
         for pump in self.pumps:
             pump.begin(eid, limit)
@@ -731,6 +768,9 @@ class Agent:
                 'filesTruncated': len(changed) > MAX_FILES or not complete, 'straysKilled': strays}
         if exit_code is not None:
             done['exitCode'] = exit_code
+        oom_kills = self.oom.count() - self.oom_before
+        if oom_kills > 0:
+            done['oomKills'] = oom_kills
         self.channel.send_now([done] if report is None else [report, done])
 
     def interruptible(self, eid, fn):

@@ -170,7 +170,7 @@ describe('npm installs in a helper container, from a local registry', () => {
       expect(spec.image).toBe(inject('images').node);
       expect(spec.hostConfig).toMatchObject({ CapDrop: ['ALL'], ReadonlyRootfs: true, NetworkMode: registry!.network });
     }
-    expect(await api().docker.listContainers({ 'dev.sandpit.role': 'installer' })).toEqual([]);
+    expect(await api().docker.listContainers({ 'dev.sandpit.role': 'installer', 'dev.sandpit.instance': api().identity.instanceId })).toEqual([]);
   });
 });
 

@@ -149,7 +149,7 @@ describe('pip installs in a helper container, from a local index', () => {
       expect(spec.user).toBe('10001:10001');
       expect(spec.hostConfig).toMatchObject({ CapDrop: ['ALL'], ReadonlyRootfs: true, NetworkMode: index!.network });
     }
-    expect(await api().docker.listContainers({ 'dev.sandpit.role': 'installer' })).toEqual([]);
+    expect(await api().docker.listContainers({ 'dev.sandpit.role': 'installer', 'dev.sandpit.instance': api().identity.instanceId })).toEqual([]);
   });
 
   it('POST /install (REST) installs into the token\'s default session and refuses bad names with 400', async () => {

@@ -189,7 +189,7 @@ export class ContainerSession {
     if (collected.done) {
       const { events } = this.options;
       // A bash command whose process was SIGKILLed (137) may have been the OOM killer's: its event can lag behind `done`.
-      const oom = events.oomSince(this.containerId, oomSince) || (collected.done.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500)));
+      const oom = (collected.done.oomKills ?? 0) > 0 || events.oomSince(this.containerId, oomSince) || (collected.done.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500)));
       let status: RunStatus = collected.done.status === 'interrupted' ? (timedOut ? 'timeout' : 'interrupted') : collected.done.status;
       let message: string | undefined;
       if (status === 'timeout') message = `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). Variables were kept.`;

@@ -19,6 +19,8 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
     filesTruncated: z.boolean().optional(),
     straysKilled: z.number().optional(),
     exitCode: z.number().int().optional(),
+    /** Processes the kernel killed for memory during the run (from the container's memory cgroup). */
+    oomKills: z.number().int().nonnegative().optional(),
   }),
 ]);
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
