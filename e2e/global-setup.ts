@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FullConfig } from '@playwright/test';
+import { ELECTRON_SKIP_REASON, electronExecutable } from './support/electron-binary';
 import { containersOwnedBy, pythonDataImage } from './support/images';
 import { REPO_ROOT, startServe } from './support/serve-process';
 import { STATE_ENV } from './support/server-info';
@@ -20,6 +21,8 @@ export default async function globalSetup(_config: FullConfig): Promise<() => Pr
   const major = Number(process.versions.node.split('.')[0]);
   if (!(major >= 24)) throw new Error(`The e2e tests need Node 24 (node:sqlite in the core); this is ${process.version}.`);
   const started = Date.now();
+  const electron = electronExecutable(REPO_ROOT);
+  say(electron ? `electron project: runs with ${electron}` : `electron project: every spec is SKIPPED — ${ELECTRON_SKIP_REASON}`);
   const pythonImage = await pythonDataImage();
   const home = mkdtempSync(join(tmpdir(), 'sandpit-e2e-'));
   const reports = join(REPO_ROOT, 'reports');

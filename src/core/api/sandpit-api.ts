@@ -1,5 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
+import type { NetworkPolicy } from '../../shared/domain/environment';
 import type { PartialLimits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/session';
 import type { SandpitConfig } from '../config';
@@ -63,14 +64,22 @@ export interface SandpitApiDeps {
 async function createFromEnvironment(
   input: MethodParsedInput<'sessions.create'>,
   services: EnvironmentServices,
-): Promise<{ language?: Language; image?: string; environment?: string; baseLimits?: PartialLimits; network?: string; containerEnv?: Record<string, string> }> {
+): Promise<{
+  language?: Language;
+  image?: string;
+  environment?: string;
+  baseLimits?: PartialLimits;
+  network?: string;
+  networkPolicy?: NetworkPolicy;
+  containerEnv?: Record<string, string>;
+}> {
   if (!input.environment) return { language: input.language, image: input.image };
   const env = await services.store.get(input.environment);
   if (input.language && input.language !== env.language) {
     throw new SandpitError('INVALID_INPUT', `The environment "${env.name}" is for ${env.language}, not ${input.language}.`);
   }
   const image = await services.builder.imageFor(env.id);
-  return { language: env.language, image, environment: env.id, baseLimits: env.limits, ...networkFor(env.network, services) };
+  return { language: env.language, image, environment: env.id, baseLimits: env.limits, networkPolicy: env.network, ...networkFor(env.network, services) };
 }
 
 /** What the per-area handler files receive: the deps plus session resolution with ownership. */
@@ -100,7 +109,11 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     audit: deps.audit,
     bus: deps.bus,
     defaultSession: (context, language) => defaults.current(context.principal ?? 'panel', language ?? 'python'),
-    environmentOf: (id) => sessions.listFor(undefined).find((s) => s.id === id)?.environment,
+    environmentOf: (id) => {
+      const session = sessions.listFor(undefined).find((s) => s.id === id);
+      // An open network is an explicit choice: the audit log says so next to the environment.
+      return session?.network === 'open' ? `${session.environment ?? 'custom'} (open network)` : session?.environment;
+    },
     log: sessions.logger,
   };
   const handlers: Handlers = {

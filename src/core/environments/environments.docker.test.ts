@@ -108,4 +108,15 @@ describe('environments', () => {
     const built = await call(api().api, 'environments.build', { environmentId: saved.id }, PANEL);
     expect(built.build?.state).toBe('ready');
   });
+
+  it('marks an open network: the session says so and the audit log names it next to the environment', async () => {
+    const env = await call(api().api, 'environments.create', { name: 'Wide open', language: 'python', network: 'open' }, PANEL);
+    const s = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
+    expect(s.network).toBe('open');
+    // No traffic is sent: the run only computes.
+    const r = await call(api().api, 'sessions.execute', { sessionId: s.id, code: '6 * 7' }, PANEL);
+    expect(r.result).toBe('42');
+    const { rows } = await call(api().api, 'audit.list', { filters: { sessionId: s.id }, limit: 10 }, PANEL);
+    expect(rows[0]?.environment).toBe(`${env.id} (open network)`);
+  });
 });

@@ -44,6 +44,8 @@ export interface CreateSessionInput {
   environment?: string;
   /** Docker network to join (environments with policy packages or open); default none. */
   network?: string;
+  /** The network policy behind `network` (shown in the panel and the audit log). */
+  networkPolicy?: 'none' | 'packages' | 'open';
   /** Extra container environment variables (e.g. the egress proxy for policy packages). */
   containerEnv?: Record<string, string>;
   /** The environment's default limits, under the caller's overrides. */
@@ -71,6 +73,7 @@ interface ManagedSession {
   fromPool: boolean;
   client?: string;
   environment?: string;
+  networkPolicy: 'none' | 'packages' | 'open';
   owner?: string;
   idleTtlMs: number;
   packages: string[];
@@ -158,6 +161,7 @@ export class SessionManager {
       fromPool,
       client: input.client,
       environment: input.environment,
+      networkPolicy: input.networkPolicy ?? 'none',
       owner: input.owner,
       idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
       packages: [],
@@ -467,6 +471,7 @@ export class SessionManager {
       client: s.client,
       environment: s.environment,
       packages: [...s.packages],
+      network: s.networkPolicy,
       idleTimeoutMs: s.idleTtlMs,
     };
   }

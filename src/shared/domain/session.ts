@@ -28,6 +28,7 @@ export const sessionInfoSchema = z.object({
   fromPool: z.boolean(),
   client: z.string().optional(),
   packages: z.array(z.string()).describe('Packages installed in this session at run time'),
+  network: z.enum(['none', 'packages', 'open']).describe('Network policy: none, package indexes through the egress proxy, or open'),
   idleTimeoutMs: z.number().int(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;

@@ -19,6 +19,7 @@ function session(id: string, createdAt: string, state: SessionInfo['state'] = 'r
     runs: 0,
     fromPool: false,
     packages: [],
+    network: 'none',
     idleTimeoutMs: 1_800_000,
   };
 }
