@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory …]`): runs the benchmarks
+ * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments …]`): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -10,9 +10,11 @@ import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
+import * as environments from './environments';
 import { disposeAll, progress, pythonImage } from './harness';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
+import * as panel from './panel';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -25,8 +27,10 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   'mcp-round-trip': mcpRoundTrip.run,
   throughput: throughput.run,
   memory: memory.run,
+  panel: panel.run,
+  environments: environments.run,
 };
-const ALIASES: Record<string, string> = { roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory' };
+const ALIASES: Record<string, string> = { roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
 
 function gitCommit(): string | undefined {
   try {
