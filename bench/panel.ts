@@ -30,7 +30,14 @@ const PACE_WORDS: Record<Pace, string> = { burst: '(burst)', paced: '(16 KiB / 5
 export interface PanelSummary {
   auditRows: number;
   seedMs: number;
-  activity: { loads: number; firstRowPaintMs: Distribution; readyMs: Distribution; clickToFirstRowMs: Distribution };
+  activity: {
+    loads: number;
+    firstRowPaintMs: Distribution;
+    readyMs: Distribution;
+    clickToFirstRowMs: Distribution;
+    auditListMs: Distribution;
+    auditVerifyMs: Distribution;
+  };
   stream: StreamResult[];
 }
 
@@ -49,7 +56,7 @@ export interface StreamResult {
 }
 
 async function openPanel(page: Page, server: ServerInfo): Promise<void> {
-  await page.goto(`${server.url}/#token=${server.token}`);
+  await page.goto(`${server.url}/#token=${server.panelToken}`);
   await page.locator('[data-testid="app"][data-connection="ready"]').waitFor({ timeout: 60_000 });
 }
 
@@ -59,7 +66,7 @@ async function loadActivity(browser: Browser, server: ServerInfo): Promise<Requi
   try {
     await context.addInitScript({ content: ACTIVITY_PROBE });
     const page = await context.newPage();
-    await page.goto(`${server.url}/#token=${server.token}`);
+    await page.goto(`${server.url}/#token=${server.panelToken}`);
     // Polled from here (the panel's CSP forbids the string predicates waitForFunction evaluates in the page).
     const deadline = Date.now() + 60_000;
     let marks = await page.evaluate<ActivityMarks>('window.__sandpitBench');
@@ -133,6 +140,17 @@ async function streamWhileWatching(browser: Browser, server: ServerInfo, bytes: 
   }
 }
 
+/** Server-side share of the Activity screen: the two calls it makes when it opens, timed from here. */
+async function timeApi(server: ServerInfo, method: string, input: unknown, n: number): Promise<Distribution> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = now();
+    await callApi(server, method, input);
+    times.push(now() - t0);
+  }
+  return summarize(times);
+}
+
 export async function run(): Promise<PanelSummary> {
   const home = await mkdtemp(join(tmpdir(), 'sandpit-bench-panel-'));
   const logFile = resolve(__dirname, '..', 'reports', 'bench-panel-serve.log');
@@ -152,6 +170,8 @@ export async function run(): Promise<PanelSummary> {
       loads.push(await loadActivity(browser, server));
       progress(`panel: activity load ${i + 1}/${LOADS}: first row painted at ${formatMs(loads[i]?.firstRowFrame ?? NaN)}`);
     }
+    const list = await timeApi(server, 'audit.list', { limit: 50 }, LOADS);
+    const verify = await timeApi(server, 'audit.verify', {}, LOADS);
     const stream: StreamResult[] = [];
     for (const pace of ['burst', 'paced'] as const) {
       progress(`panel: streaming ${STREAM_BYTES} bytes (${pace}) into an open session page`);
@@ -169,6 +189,8 @@ export async function run(): Promise<PanelSummary> {
           latencyRow('activity: navigation → first row painted', paint),
           latencyRow('  navigation → panel connected', ready),
           latencyRow('  click Activity → first row painted', click),
+          latencyRow('  api audit.list (newest 50)', list),
+          latencyRow(`  api audit.verify (${AUDIT_ROWS} rows)`, verify),
           ...stream.map((r) => latencyRow(`stream 1 MiB ${PACE_WORDS[r.pace]}: frame time`, r.frameMs)),
         ],
       )}\n`,
@@ -182,7 +204,14 @@ export async function run(): Promise<PanelSummary> {
     return {
       auditRows: AUDIT_ROWS,
       seedMs: Math.round(seeded.ms),
-      activity: { loads: LOADS, firstRowPaintMs: roundDistribution(paint), readyMs: roundDistribution(ready), clickToFirstRowMs: roundDistribution(click) },
+      activity: {
+        loads: LOADS,
+        firstRowPaintMs: roundDistribution(paint),
+        readyMs: roundDistribution(ready),
+        clickToFirstRowMs: roundDistribution(click),
+        auditListMs: roundDistribution(list),
+        auditVerifyMs: roundDistribution(verify),
+      },
       stream,
     };
   } finally {

@@ -51,9 +51,13 @@ export async function launchDesktopApp(): Promise<DesktopApp> {
   await writeFile(join(home, 'settings.json'), `${JSON.stringify({ port: await freePort() })}\n`, { mode: 0o600 });
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(process.env)) if (value !== undefined && !key.startsWith('SANDPIT_')) env[key] = value;
+  // Its own userData folder: the app holds a single-instance lock there, so a Sandpit the person runs
+  // would otherwise make this one quit at once. As root Chromium refuses to start without --no-sandbox.
+  const args = ['.', `--user-data-dir=${join(home, 'electron-user-data')}`];
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
   const app = await _electron.launch({
     executablePath,
-    args: ['.'],
+    args,
     cwd: REPO_ROOT,
     timeout: 60_000,
     env: {
@@ -70,7 +74,8 @@ export async function launchDesktopApp(): Promise<DesktopApp> {
   const token = (await readFile(join(home, 'token'), 'utf8')).trim();
   return {
     app,
-    server: { url, token, home, pid, pythonImage },
+    // The desktop panel talks to its core over IPC: no panel token is needed (or printed).
+    server: { url, token, panelToken: '', home, pid, pythonImage },
     close: async () => {
       await app.close();
       const left = await containersOwnedBy(pid);

@@ -2,11 +2,11 @@
 import { expect } from '@playwright/test';
 import type { TestInfo } from '@playwright/test';
 import { textOf } from '../support/mcp';
-import { callApi, uniqueName } from '../support/panel-api';
+import { uniqueName } from '../support/panel-api';
 import { saveScreenshot } from '../support/screenshots';
 import type { FlowContext } from './context';
 
-export async function askApproveAndDeny({ panel, assistants, server }: FlowContext, testInfo: TestInfo): Promise<void> {
+export async function askApproveAndDeny({ panel, assistants }: FlowContext, testInfo: TestInfo): Promise<void> {
   const name = uniqueName('e2e-asker');
   const settings = await panel.settings();
   await settings.askEveryTime(name);
@@ -46,6 +46,8 @@ export async function askApproveAndDeny({ panel, assistants, server }: FlowConte
     await expect(activity.rowsWith(denied)).toHaveAttribute('data-status', 'denied');
     await expect(activity.rowsWith(approved)).toHaveAttribute('data-status', 'ok');
   } finally {
-    await callApi(server, 'settings.update', { patch: { approvals: { perClient: { [name]: null } } } });
+    // Back to the default policy, through the same screen.
+    const again = await panel.settings();
+    await again.removeRule(name);
   }
 }

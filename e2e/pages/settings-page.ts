@@ -23,4 +23,12 @@ export class SettingsPage {
     await this.approvals.getByTestId('settings-approvals-save').click();
     await expect(this.approvals.getByTestId('settings-approvals-result')).toHaveText('Saved.');
   }
+
+  /** Removes an assistant's own rule (it falls back to the default policy) and saves. */
+  async removeRule(client: string): Promise<void> {
+    await this.clientRule(client).getByRole('button', { name: `Remove the rule for ${client}` }).click();
+    await expect(this.clientRule(client)).toHaveCount(0);
+    await this.approvals.getByTestId('settings-approvals-save').click();
+    await expect(this.approvals.getByTestId('settings-approvals-result')).toHaveText('Saved.');
+  }
 }

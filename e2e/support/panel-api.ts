@@ -1,4 +1,4 @@
-/** The panel's own API (`POST /api/<method>` with the bearer), for setup the specs do not need to click through. */
+/** The panel's own API (`POST /api/<method>` with the panel token), for what a spec or bench need not click through. */
 import type { ServerInfo } from './server-info';
 
 interface Envelope {
@@ -10,7 +10,7 @@ interface Envelope {
 export async function callApi(server: ServerInfo, method: string, input: unknown = {}): Promise<unknown> {
   const response = await fetch(`${server.url}/api/${method}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${server.token}` },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${server.panelToken}` },
     body: JSON.stringify(input),
   });
   const envelope = (await response.json()) as Envelope;

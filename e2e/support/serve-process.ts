@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { cliEnv } from '../../src/test-support/run-cli';
 import type { ServerInfo } from './server-info';
@@ -39,6 +39,7 @@ export interface ServeProcess {
 
 const RUNNING = /^Sandpit is running at (http:\/\/\S+)\s*$/m;
 const PANEL = /web panel:\s+(http:\/\/\S+?)\/?#token=([A-Za-z0-9_-]+)/;
+const TOKEN_FILE = /token file:\s+(\S+)/;
 
 function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
@@ -97,8 +98,16 @@ export async function startServe(options: ServeOptions): Promise<ServeProcess> {
     const check = (): void => {
       const running = RUNNING.exec(printed);
       const panel = PANEL.exec(printed);
-      if (!running?.[1] || !panel?.[2] || child.pid === undefined) return;
-      done(undefined, { url: running[1], token: panel[2], home: options.home, pid: child.pid, pythonImage: options.pythonImage });
+      const tokenFile = TOKEN_FILE.exec(printed);
+      if (!running?.[1] || !panel?.[2] || !tokenFile?.[1] || child.pid === undefined) return;
+      let token: string;
+      try {
+        token = readFileSync(tokenFile[1], 'utf8').trim();
+      } catch (error) {
+        done(error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      done(undefined, { url: running[1], token, panelToken: panel[2], home: options.home, pid: child.pid, pythonImage: options.pythonImage });
     };
     const onExit = (code: number | null, signal: string | null): void =>
       done(new Error(`sandpit serve exited (${signal ?? `code ${code}`}) before it was ready (see ${options.logFile})`));

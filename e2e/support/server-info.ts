@@ -4,8 +4,13 @@ import { readFileSync } from 'node:fs';
 export interface ServerInfo {
   /** http://127.0.0.1:PORT (no trailing slash). */
   url: string;
-  /** The bearer token (256 bits, base64url). */
+  /** The clients' bearer token ($SANDPIT_HOME/token): what assistants send to /mcp and REST. */
   token: string;
+  /**
+   * The web panel's token, from the link `sandpit serve` prints (#token=…): what the panel and /api take.
+   * Where the server has no separate one it equals `token`; '' for the desktop app (its panel uses IPC).
+   */
+  panelToken: string;
   /** Its SANDPIT_HOME. */
   home: string;
   /** The process that serves (the CLI child, or the Electron main process). */
@@ -24,6 +29,7 @@ export function isServerInfo(value: unknown): value is ServerInfo {
     v !== null &&
     typeof v.url === 'string' &&
     typeof v.token === 'string' &&
+    typeof v.panelToken === 'string' &&
     typeof v.home === 'string' &&
     typeof v.pid === 'number' &&
     typeof v.pythonImage === 'string'

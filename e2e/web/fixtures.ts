@@ -27,7 +27,7 @@ export const test = base.extend<WebFixtures, WebWorkerFixtures>({
   ],
   panel: async ({ page, server }, use) => {
     const panel = new PanelPage(page);
-    await panel.openWithToken(server.url, server.token);
+    await panel.openWithToken(server.url, server.panelToken);
     await use(panel);
   },
   assistants: async ({ server }, use) => {

@@ -27,24 +27,23 @@ test.describe('access token', () => {
     await expect(panel.unreachable).toContainText('no valid access token');
   });
 
-  test('the API and MCP answer 401 without the bearer, and 200 with it', async ({ request, server }) => {
-    const anonymous = await request.post(`${server.url}/api/sessions.list`, { data: {} });
-    expect(anonymous.status()).toBe(401);
-    const wrong = await request.post(`${server.url}/api/sessions.list`, {
-      data: {},
-      headers: { authorization: `Bearer ${'y'.repeat(43)}` },
-    });
-    expect(wrong.status()).toBe(401);
+  test('/api and /mcp answer 401 without a valid bearer; /api takes the panel token only', async ({ request, server }) => {
+    const list = `${server.url}/api/sessions.list`;
+    expect((await request.post(list, { data: {} })).status()).toBe(401);
+    expect((await request.post(list, { data: {}, headers: { authorization: `Bearer ${'y'.repeat(43)}` } })).status()).toBe(401);
     const mcp = await request.post(`${server.url}/mcp`, {
       data: { jsonrpc: '2.0', id: 1, method: 'ping' },
       headers: { accept: 'application/json, text/event-stream' },
     });
     expect(mcp.status()).toBe(401);
-    const allowed = await request.post(`${server.url}/api/sessions.list`, {
-      data: {},
-      headers: { authorization: `Bearer ${server.token}` },
-    });
-    expect(allowed.status()).toBe(200);
-    expect(await allowed.json()).toMatchObject({ ok: true });
+
+    const asPanel = await request.post(list, { data: {}, headers: { authorization: `Bearer ${server.panelToken}` } });
+    expect(asPanel.status()).toBe(200);
+    expect(await asPanel.json()).toMatchObject({ ok: true });
+    if (server.panelToken !== server.token) {
+      // The clients' token (handed to every assistant) must not act as the person at the panel.
+      const asClient = await request.post(list, { data: {}, headers: { authorization: `Bearer ${server.token}` } });
+      expect(asClient.status()).toBe(403);
+    }
   });
 });

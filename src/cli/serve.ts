@@ -11,12 +11,12 @@ export async function runServe(options: { port?: number }): Promise<number> {
     await sandpit.dispose();
     throw error;
   });
-  const { http, token, tokenFile } = served;
+  const { http, panelToken, tokenFile } = served;
   const engine = sandpit.engine.current;
   const lines = [
     `Sandpit is running at ${http.url}`,
     `  MCP:         ${http.url}/mcp   (Streamable HTTP; send "Authorization: Bearer <token>")`,
-    `  web panel:   ${http.url}/#token=${token}   (this link holds the access token: keep it to yourself)`,
+    `  web panel:   ${http.url}/#token=${panelToken}   (this link opens the panel for this run only: keep it to yourself)`,
     `  health:      ${http.url}/health`,
     `  token file:  ${tokenFile}`,
     `  data folder: ${sandpit.config.home}`,

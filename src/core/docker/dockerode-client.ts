@@ -1,4 +1,3 @@
-import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import Docker from 'dockerode';
 import type { Logger } from '../log';
@@ -23,6 +22,9 @@ import type {
   VolumeSpec,
   VolumeSummary,
 } from './docker-client';
+import { followEventStream } from './dockerode-events';
+import { attachStreams, execInContainer, readContainerLogs, runHelperContainer } from './dockerode-exec';
+import { buildFromContext, importRootfs } from './dockerode-images';
 
 const CALL_TIMEOUT_MS = 30_000;
 const BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -35,6 +37,17 @@ export interface DockerodeClientOptions {
 
 function labelFilters(labels: Record<string, string | true>): string[] {
   return Object.entries(labels).map(([k, v]) => (v === true ? k : `${k}=${v}`));
+}
+
+/** Runs `run`; when the engine answers with one of `codes` (e.g. 404: already gone), `fallback` instead of the error. */
+async function unlessStatus<T>(codes: readonly number[], fallback: T, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    const code = (error as { statusCode?: number }).statusCode;
+    if (code !== undefined && codes.includes(code)) return fallback;
+    throw error;
+  }
 }
 
 export function resolveEndpoint(host: string | undefined): { options: Docker.DockerOptions; endpoint: EngineEndpoint } {
@@ -50,7 +63,10 @@ export function resolveEndpoint(host: string | undefined): { options: Docker.Doc
   };
 }
 
-/** The dockerode implementation of DockerClient: every call logged, timed out and mapped to SandpitError. */
+/**
+ * The dockerode implementation of DockerClient: every call logged, timed out and mapped to SandpitError.
+ * The longer bodies live in dockerode-exec.ts, dockerode-images.ts and dockerode-events.ts; they run inside `call`.
+ */
 export class DockerodeClient implements DockerClient {
   readonly endpoint: EngineEndpoint;
   private readonly docker: Docker;
@@ -111,27 +127,17 @@ export class DockerodeClient implements DockerClient {
   }
 
   async killContainer(id: string, signal = 'SIGKILL'): Promise<void> {
-    await this.call('kill container', { containerId: id, signal }, async () => {
-      try {
-        await this.docker.getContainer(id).kill({ signal });
-      } catch (error) {
-        // Already stopped is fine: the goal is a container that does not run.
-        if ((error as { statusCode?: number }).statusCode === 409) return;
-        throw error;
-      }
-    });
+    // Already stopped (409) is fine: the goal is a container that does not run.
+    await this.call('kill container', { containerId: id, signal }, () =>
+      unlessStatus<void>([409], undefined, () => this.docker.getContainer(id).kill({ signal })),
+    );
   }
 
   async removeContainer(id: string): Promise<void> {
-    await this.call('remove container', { containerId: id }, async () => {
-      try {
-        await this.docker.getContainer(id).remove({ force: true, v: true });
-      } catch (error) {
-        const code = (error as { statusCode?: number }).statusCode;
-        if (code === 404 || code === 409) return; // gone, or removal already in progress
-        throw error;
-      }
-    });
+    // 404: gone, 409: removal already in progress.
+    await this.call('remove container', { containerId: id }, () =>
+      unlessStatus<void>([404, 409], undefined, () => this.docker.getContainer(id).remove({ force: true, v: true })),
+    );
   }
 
   async inspectContainer(id: string): Promise<ContainerState> {
@@ -159,103 +165,23 @@ export class DockerodeClient implements DockerClient {
   }
 
   async runToCompletion(spec: ContainerSpec, options: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult> {
-    const id = await this.createContainer(spec);
-    try {
-      await this.startContainer(id);
-      let timedOut = false;
-      const exitCode = await withTimeout(this.waitContainer(id), options.timeoutMs, 'helper container').catch(async () => {
-        timedOut = true;
-        await this.killContainer(id);
-        return -1;
-      });
-      const logs = await this.call('read container logs', { containerId: id }, async () => {
-        const raw = await this.docker.getContainer(id).logs({ stdout: true, stderr: true, follow: false });
-        return demuxBuffer(raw, options.maxOutputBytes);
-      });
-      return { exitCode, stdout: logs.stdout, stderr: logs.stderr, timedOut };
-    } finally {
-      await this.removeContainer(id).catch(() => undefined);
-    }
+    const readLogs = (id: string): Promise<{ stdout: string; stderr: string }> =>
+      this.call('read container logs', { containerId: id }, () => readContainerLogs(this.docker, id, options.maxOutputBytes));
+    return runHelperContainer(this, readLogs, spec, options.timeoutMs);
   }
 
   async attachContainer(id: string): Promise<AttachedStreams> {
-    return this.call('attach to container', { containerId: id }, async () => {
-      const container = this.docker.getContainer(id);
-      const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream & { destroy(): void };
-      const stdout = new PassThrough();
-      const stderr = new PassThrough();
-      this.docker.modem.demuxStream(stream, stdout, stderr);
-      stream.on('end', () => {
-        stdout.end();
-        stderr.end();
-      });
-      stream.on('error', (error: Error) => stdout.destroy(error));
-      return {
-        stdin: stream as unknown as AttachedStreams['stdin'],
-        stdout,
-        stderr,
-        close: () => stream.destroy(),
-      };
-    });
+    return this.call('attach to container', { containerId: id }, () => attachStreams(this.docker, id));
   }
 
   async exec(id: string, argv: string[], options: ExecOptions = {}): Promise<ExecResult> {
     const timeoutMs = options.timeoutMs ?? CALL_TIMEOUT_MS;
-    const maxBytes = options.maxOutputBytes ?? 1024 * 1024;
-    return this.call('exec in container', { containerId: id, argv0: argv[0] }, async () => {
-      const container = this.docker.getContainer(id);
-      const exec = await container.exec({
-        Cmd: argv,
-        User: options.user,
-        Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
-        WorkingDir: options.workingDir,
-        AttachStdin: options.stdin !== undefined,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: false,
-      });
-      const stream = await exec.start({ hijack: true, stdin: options.stdin !== undefined });
-      const out: Buffer[] = [];
-      const err: Buffer[] = [];
-      let outBytes = 0;
-      let errBytes = 0;
-      const collect = (into: Buffer[], which: 'out' | 'err'): PassThrough => {
-        const sink = new PassThrough();
-        sink.on('data', (chunk: Buffer) => {
-          const used = which === 'out' ? outBytes : errBytes;
-          if (used >= maxBytes) return;
-          const part = chunk.subarray(0, maxBytes - used);
-          into.push(part);
-          if (which === 'out') outBytes += part.length;
-          else errBytes += part.length;
-        });
-        return sink;
-      };
-      this.docker.modem.demuxStream(stream, collect(out, 'out'), collect(err, 'err'));
-      if (options.stdin !== undefined) stream.end(options.stdin);
-      let timedOut = false;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(() => {
-          timedOut = true;
-          stream.destroy();
-          resolve();
-        }, timeoutMs);
-        const finish = (): void => {
-          clearTimeout(timer);
-          resolve();
-        };
-        stream.on('end', finish);
-        stream.on('close', finish);
-        stream.on('error', finish);
-      });
-      const info = await exec.inspect();
-      return {
-        exitCode: timedOut ? -1 : (info.ExitCode ?? -1),
-        stdout: Buffer.concat(out).toString('utf8'),
-        stderr: Buffer.concat(err).toString('utf8'),
-        timedOut,
-      };
-    }, timeoutMs + CALL_TIMEOUT_MS);
+    return this.call(
+      'exec in container',
+      { containerId: id, argv0: argv[0] },
+      () => execInContainer(this.docker, id, argv, options, timeoutMs),
+      timeoutMs + CALL_TIMEOUT_MS,
+    );
   }
 
   async listContainers(labels: Record<string, string | true>): Promise<ContainerSummary[]> {
@@ -286,14 +212,9 @@ export class DockerodeClient implements DockerClient {
   }
 
   async removeVolume(name: string): Promise<void> {
-    await this.call('remove volume', { volume: name }, async () => {
-      try {
-        await this.docker.getVolume(name).remove({ force: true });
-      } catch (error) {
-        if ((error as { statusCode?: number }).statusCode === 404) return;
-        throw error;
-      }
-    });
+    await this.call('remove volume', { volume: name }, () =>
+      unlessStatus<void>([404], undefined, () => this.docker.getVolume(name).remove({ force: true })),
+    );
   }
 
   async listVolumes(labels: Record<string, string | true>): Promise<VolumeSummary[]> {
@@ -304,76 +225,35 @@ export class DockerodeClient implements DockerClient {
   }
 
   async imageExists(tag: string): Promise<boolean> {
-    return this.call('inspect image', { image: tag }, async () => {
-      try {
+    return this.call('inspect image', { image: tag }, () =>
+      unlessStatus([404], false, async () => {
         await this.docker.getImage(tag).inspect();
         return true;
-      } catch (error) {
-        if ((error as { statusCode?: number }).statusCode === 404) return false;
-        throw error;
-      }
-    });
+      }),
+    );
   }
 
   async inspectImage(tag: string): Promise<ImageInfo | undefined> {
-    return this.call('inspect image', { image: tag }, async () => {
-      try {
+    return this.call('inspect image', { image: tag }, () =>
+      unlessStatus<ImageInfo | undefined>([404], undefined, async () => {
         const i = await this.docker.getImage(tag).inspect();
         return { id: i.Id, labels: i.Config?.Labels ?? {}, sizeBytes: i.Size };
-      } catch (error) {
-        if ((error as { statusCode?: number }).statusCode === 404) return undefined;
-        throw error;
-      }
-    });
+      }),
+    );
   }
 
   async buildImage(context: Buffer, options: BuildOptions, onLog?: (line: string) => void): Promise<void> {
-    await this.call('build image', { image: options.tag }, async () => {
-      const stream = await this.docker.buildImage(bufferStream(context), {
-        t: options.tag,
-        dockerfile: options.dockerfile,
-        buildargs: options.buildArgs,
-        labels: options.labels,
-        networkmode: options.networkMode,
-        rm: true,
-        forcerm: true,
-      });
-      await new Promise<void>((resolve, reject) => {
-        this.docker.modem.followProgress(
-          stream,
-          (error: Error | null, output: Array<{ error?: string; errorDetail?: { message?: string } }>) => {
-            const failed = error ?? output.find((o) => o.error);
-            if (failed) reject(failed instanceof Error ? failed : new Error(failed.errorDetail?.message ?? failed.error));
-            else resolve();
-          },
-          (event: { stream?: string; status?: string; error?: string }) => {
-            const text = event.stream ?? event.status ?? event.error;
-            if (text && onLog) for (const line of text.split('\n')) if (line.trim()) onLog(line);
-          },
-        );
-      });
-    }, BUILD_TIMEOUT_MS);
+    await this.call('build image', { image: options.tag }, () => buildFromContext(this.docker, context, options, onLog), BUILD_TIMEOUT_MS);
   }
 
   async importImage(rootfsTar: Readable, tag: string): Promise<void> {
-    const [repo, version] = splitTag(tag);
-    await this.call('import image', { image: tag }, async () => {
-      const stream = await this.docker.importImage(rootfsTar, { repo, tag: version });
-      await new Promise<void>((resolve, reject) => {
-        this.docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve()));
-      });
-    }, BUILD_TIMEOUT_MS);
+    await this.call('import image', { image: tag }, () => importRootfs(this.docker, rootfsTar, tag), BUILD_TIMEOUT_MS);
   }
 
   async removeImage(tag: string): Promise<void> {
-    await this.call('remove image', { image: tag }, async () => {
-      try {
-        await this.docker.getImage(tag).remove({ force: true });
-      } catch (error) {
-        if ((error as { statusCode?: number }).statusCode === 404) return;
-        throw error;
-      }
-    });
+    await this.call('remove image', { image: tag }, () =>
+      unlessStatus<void>([404], undefined, () => this.docker.getImage(tag).remove({ force: true })),
+    );
   }
 
   async createNetwork(spec: NetworkSpec): Promise<string> {
@@ -384,14 +264,9 @@ export class DockerodeClient implements DockerClient {
   }
 
   async removeNetwork(id: string): Promise<void> {
-    await this.call('remove network', { network: id }, async () => {
-      try {
-        await this.docker.getNetwork(id).remove();
-      } catch (error) {
-        if ((error as { statusCode?: number }).statusCode === 404) return;
-        throw error;
-      }
-    });
+    await this.call('remove network', { network: id }, () =>
+      unlessStatus<void>([404], undefined, () => this.docker.getNetwork(id).remove()),
+    );
   }
 
   async connectNetwork(networkId: string, containerId: string, aliases?: string[]): Promise<void> {
@@ -401,19 +276,16 @@ export class DockerodeClient implements DockerClient {
   }
 
   async inspectNetwork(idOrName: string): Promise<NetworkInfo | undefined> {
-    return this.call('inspect network', { network: idOrName }, async () => {
-      try {
+    return this.call('inspect network', { network: idOrName }, () =>
+      unlessStatus<NetworkInfo | undefined>([404], undefined, async () => {
         const n = (await this.docker.getNetwork(idOrName).inspect()) as RawNetwork;
         return {
           ...networkSummary(n),
           internal: n.Internal === true,
           subnets: (n.IPAM?.Config ?? []).flatMap((c) => (c.Subnet ? [{ subnet: c.Subnet, ...(c.Gateway ? { gateway: c.Gateway } : {}) }] : [])),
         };
-      } catch (error) {
-        if ((error as { statusCode?: number }).statusCode === 404) return undefined;
-        throw error;
-      }
-    });
+      }),
+    );
   }
 
   async listNetworks(labels: Record<string, string | true>): Promise<NetworkSummary[]> {
@@ -431,69 +303,8 @@ export class DockerodeClient implements DockerClient {
     const stream = await this.call('follow engine events', { labels }, () =>
       this.docker.getEvents({ filters: JSON.stringify({ type: ['container'], label: labelFilters(labels) }) }),
     );
-    let buffer = '';
-    let ended = false;
-    const end = (error?: Error): void => {
-      if (ended) return;
-      ended = true;
-      onEnd(error);
-    };
-    stream.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString('utf8');
-      let nl = buffer.indexOf('\n');
-      while (nl >= 0) {
-        const line = buffer.slice(0, nl).trim();
-        buffer = buffer.slice(nl + 1);
-        nl = buffer.indexOf('\n');
-        if (!line) continue;
-        try {
-          const e = JSON.parse(line) as { Type?: string; Action?: string; id?: string; Actor?: { ID?: string; Attributes?: Record<string, string> }; time?: number };
-          const attributes = e.Actor?.Attributes ?? {};
-          const exit = attributes.exitCode;
-          onEvent({
-            type: e.Type ?? '',
-            action: e.Action ?? '',
-            id: e.Actor?.ID ?? e.id ?? '',
-            labels: attributes,
-            exitCode: exit === undefined ? undefined : Number(exit),
-            time: e.time ?? Date.now() / 1000,
-          });
-        } catch {
-          // A malformed event line is skipped; the stream goes on.
-        }
-      }
-    });
-    stream.on('end', () => end());
-    stream.on('close', () => end());
-    stream.on('error', (error: Error) => end(error));
-    return () => {
-      ended = true;
-      (stream as unknown as { destroy(): void }).destroy();
-    };
+    return followEventStream(stream, onEvent, onEnd);
   }
-}
-
-/** Splits Docker's multiplexed log format (8-byte frame headers) into stdout and stderr, each capped. */
-export function demuxBuffer(raw: Buffer, maxBytes: number): { stdout: string; stderr: string } {
-  const out: Buffer[] = [];
-  const err: Buffer[] = [];
-  let outBytes = 0;
-  let errBytes = 0;
-  let at = 0;
-  while (at + 8 <= raw.length) {
-    const stream = raw[at];
-    const size = raw.readUInt32BE(at + 4);
-    const frame = raw.subarray(at + 8, at + 8 + size);
-    at += 8 + size;
-    if (stream === 2) {
-      if (errBytes < maxBytes) err.push(frame.subarray(0, maxBytes - errBytes));
-      errBytes += frame.length;
-    } else {
-      if (outBytes < maxBytes) out.push(frame.subarray(0, maxBytes - outBytes));
-      outBytes += frame.length;
-    }
-  }
-  return { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
 }
 
 interface RawNetwork {
@@ -506,15 +317,4 @@ interface RawNetwork {
 
 function networkSummary(n: RawNetwork): NetworkSummary {
   return { id: n.Id, name: n.Name, labels: n.Labels ?? {} };
-}
-
-function splitTag(tag: string): [string, string] {
-  const at = tag.lastIndexOf(':');
-  return at > tag.lastIndexOf('/') ? [tag.slice(0, at), tag.slice(at + 1)] : [tag, 'latest'];
-}
-
-function bufferStream(buffer: Buffer): NodeJS.ReadableStream {
-  const s = new PassThrough();
-  s.end(buffer);
-  return s;
 }

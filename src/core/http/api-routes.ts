@@ -14,6 +14,7 @@ export function apiRoutes(sandpit: HttpSandpit): HttpRoute[] {
     {
       path: '/api/events',
       methods: ['GET'],
+      panel: true,
       streams: ['GET'],
       handler: (req, res) => streamBusEvents(sandpit.bus, req, res),
     },
@@ -21,6 +22,7 @@ export function apiRoutes(sandpit: HttpSandpit): HttpRoute[] {
       path: '/api',
       match: 'prefix',
       methods: ['POST'],
+      panel: true,
       handler: async (_req, res, ctx) => {
         const name = decodeMethodName(ctx.url.pathname.slice('/api/'.length));
         const envelope = await dispatch(sandpit.api, name, ctx.body, PANEL_CONTEXT);

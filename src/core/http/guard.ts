@@ -13,13 +13,21 @@ export interface GuardRequest {
   headers: IncomingHttpHeaders;
   /** The route serves this request without a token (GET /health, the panel's files). */
   isPublic: boolean;
+  /** The route is the web panel's own API (/api): only the panel token opens it. */
+  isPanel?: boolean;
 }
 
 export interface GuardSettings {
   /** The port we listen on (the real one, also when asked for port 0). */
   port: number;
+  /** The clients' token (MCP over HTTP, REST): it acts as its own principal, owning its sandboxes. */
   token: string;
+  /** The web panel's token (in the panel link's URL fragment): it acts as the panel, which sees everything. */
+  panelToken?: string;
 }
+
+/** The principal of a request made with the panel token: handlers treat it as the panel (all sessions). */
+export const PANEL_PRINCIPAL = 'panel';
 
 export type GuardDecision =
   | { kind: 'allow'; principal: string | undefined }
@@ -94,7 +102,8 @@ export function guardRequest(request: GuardRequest, settings: GuardSettings): Gu
   let principal: string | undefined;
   if (!request.isPublic) {
     const presented = bearerToken(headers.authorization);
-    if (presented === undefined || !tokensEqual(presented, settings.token)) {
+    const isPanelToken = presented !== undefined && settings.panelToken !== undefined && tokensEqual(presented, settings.panelToken);
+    if (presented === undefined || (!isPanelToken && !tokensEqual(presented, settings.token))) {
       return reject(
         401,
         'UNAUTHORIZED',
@@ -104,7 +113,11 @@ export function guardRequest(request: GuardRequest, settings: GuardSettings): Gu
         },
       );
     }
-    principal = principalOf(settings.token);
+    principal = isPanelToken ? PANEL_PRINCIPAL : principalOf(settings.token);
+    if (request.isPanel && !isPanelToken) {
+      // The clients' token (handed to every assistant) must never act as the person at the panel.
+      return reject(403, 'DENIED', 'This endpoint belongs to the Sandpit panel. Assistants use /mcp or the REST endpoints.');
+    }
   }
   if (methodHasBody(method)) {
     const encoding = headers['content-encoding'];

@@ -101,7 +101,7 @@ describe('HTTP security against the real core', () => {
     expect(plain.status).toBe(415);
     const form = await send({
       method: 'POST',
-      path: '/api/sessions.list',
+      path: '/install',
       headers: { ...AUTH, 'content-type': 'application/x-www-form-urlencoded' },
       body: 'a=1',
     });

@@ -19,6 +19,9 @@ import { generateToken, principalOf } from './token';
 
 const TOKEN = generateToken();
 const AUTH = { authorization: `Bearer ${TOKEN}` };
+/** The web panel's own token: /api answers only to it. */
+const PANEL_TOKEN = generateToken();
+const PANEL_AUTH = { authorization: `Bearer ${PANEL_TOKEN}` };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 class CountingBus extends EventBus {
@@ -52,7 +55,7 @@ function fakeSandpit(bus = new CountingBus()): HttpSandpit & { bus: CountingBus 
 let running: RunningHttpServer | undefined;
 
 async function start(extra: Partial<HttpServerOptions> = {}): Promise<RunningHttpServer> {
-  running = await startHttpServer({ sandpit: fakeSandpit(), port: 0, token: TOKEN, ...extra });
+  running = await startHttpServer({ sandpit: fakeSandpit(), port: 0, token: TOKEN, panelToken: PANEL_TOKEN, ...extra });
   return running;
 }
 
@@ -191,7 +194,7 @@ describe('startHttpServer', () => {
   it('dispatches /api/<method> to the handlers as envelopes, with statuses from the error map', async () => {
     const { port } = await start();
     const post = (path: string, body: string): Promise<{ status: number; json: unknown }> =>
-      rawRequest({ port, method: 'POST', path, headers: { ...AUTH, ...JSON_TYPE }, body });
+      rawRequest({ port, method: 'POST', path, headers: { ...PANEL_AUTH, ...JSON_TYPE }, body });
     expect(await post('/api/sessions.list', '{}')).toMatchObject({
       status: 200,
       json: { ok: true, value: { sessions: [] } },
@@ -221,7 +224,7 @@ describe('startHttpServer', () => {
       port,
       method: 'POST',
       path: '/api/sessions.list',
-      headers: { ...AUTH, ...JSON_TYPE },
+      headers: { ...PANEL_AUTH, ...JSON_TYPE },
       body: JSON.stringify({ pad: 'x'.repeat(2_000) }),
     });
     expect(res.status).toBe(413);
@@ -328,7 +331,7 @@ describe('limits', () => {
 describe('GET /api/events', () => {
   it('streams every bus event as SSE and unsubscribes when the client goes away', async () => {
     const sandpit = fakeSandpit();
-    running = await startHttpServer({ sandpit, port: 0, token: TOKEN });
+    running = await startHttpServer({ sandpit, port: 0, token: TOKEN, panelToken: PANEL_TOKEN });
     const stream = await openStream(running.port);
     expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(stream.headers['access-control-allow-origin']).toBeUndefined();
@@ -349,7 +352,7 @@ interface OpenStream {
 function openStream(port: number): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/api/events', headers: { ...AUTH, accept: 'text/event-stream' }, agent: false },
+      { host: '127.0.0.1', port, path: '/api/events', headers: { ...PANEL_AUTH, accept: 'text/event-stream' }, agent: false },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -400,5 +403,21 @@ describe('the web panel at /', () => {
     const res = await rawRequest({ port, path: '/' });
     expect(res.status).toBe(200);
     expect(res.text).toContain('npm run build');
+  });
+});
+
+describe('the panel token and the clients\' token', () => {
+  it('opens /api only with the panel token: the token handed to assistants gets 403 there', async () => {
+    const panelToken = PANEL_TOKEN;
+    const { port } = await start();
+    const asClient = await rawRequest({ port, method: 'POST', path: '/api/sessions.list', headers: { ...AUTH, 'content-type': 'application/json' }, body: '{}' });
+    expect(asClient.status).toBe(403);
+    expect(asClient.json).toMatchObject({ ok: false, error: { code: 'DENIED' } });
+    const events = await rawRequest({ port, path: '/api/events', headers: AUTH });
+    expect(events.status).toBe(403);
+    const asPanel = await rawRequest({ port, method: 'POST', path: '/api/sessions.list', headers: { authorization: `Bearer ${panelToken}`, 'content-type': 'application/json' }, body: '{}' });
+    expect(asPanel.status).toBe(200);
+    // The clients' token still works where clients belong.
+    expect((await rawRequest({ port, path: '/list-envs', headers: AUTH })).status).toBe(200);
   });
 });

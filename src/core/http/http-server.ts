@@ -29,8 +29,10 @@ export interface HttpServerOptions {
   sandpit: HttpSandpit;
   /** 0 picks a free port. */
   port: number;
-  /** The bearer token every non-public request must carry. */
+  /** The clients' bearer token (MCP over HTTP, REST). */
   token: string;
+  /** The web panel's token: opens /api (the panel's view of everything). Without it, /api answers 403. */
+  panelToken?: string;
   /** Always loopback: 127.0.0.1 (default) or ::1. */
   host?: '127.0.0.1' | '::1';
   mounts?: readonly HttpMount[];
@@ -58,6 +60,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     throw new SandpitError('INVALID_INPUT', `Sandpit only listens on loopback (127.0.0.1 or ::1), not on ${host}.`);
   }
   assertStrongToken(options.token);
+  if (options.panelToken !== undefined) assertStrongToken(options.panelToken);
   const { sandpit } = options;
   const limits: HttpLimits = { ...DEFAULT_HTTP_LIMITS, ...options.limits };
   const panel = options.panelDir === false ? [] : panelRoutes(options.panelDir);
@@ -68,6 +71,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     limits,
     log,
     token: options.token,
+    panelToken: options.panelToken,
     port: 0,
     inFlight: new InFlightLimit(limits.maxInFlightPerToken),
     streams: new InFlightLimit(limits.maxStreamsPerToken),
@@ -123,6 +127,7 @@ interface ServeState {
   limits: HttpLimits;
   log: Logger;
   token: string;
+  panelToken?: string;
   port: number;
   inFlight: InFlightLimit;
   streams: InFlightLimit;
@@ -141,8 +146,8 @@ async function handle(state: ServeState, req: IncomingMessage, res: ServerRespon
   const route = state.router.find(url.pathname);
   const allowed = route !== undefined && isHttpMethod(method) && route.methods.includes(method);
   const decision = guardRequest(
-    { method, headers: req.headers, isPublic: allowed && route.public === true },
-    { port: state.port, token: state.token },
+    { method, headers: req.headers, isPublic: allowed && route.public === true, isPanel: route?.panel === true },
+    { port: state.port, token: state.token, panelToken: state.panelToken },
   );
   if (decision.kind === 'reject') {
     state.log.info('request refused', {

@@ -12,6 +12,8 @@ import { generateToken } from './token';
 
 const TOKEN = generateToken();
 const AUTH = { authorization: `Bearer ${TOKEN}` };
+const PANEL_TOKEN = generateToken();
+const PANEL_AUTH = { authorization: `Bearer ${PANEL_TOKEN}` };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
 let sandpit: TestSandpit;
@@ -19,7 +21,7 @@ let http: RunningHttpServer;
 
 beforeAll(async () => {
   sandpit = await startTestSandpit();
-  http = await startHttpServer({ sandpit, port: 0, token: TOKEN });
+  http = await startHttpServer({ sandpit, port: 0, token: TOKEN, panelToken: PANEL_TOKEN });
 });
 
 afterAll(async () => {
@@ -133,8 +135,9 @@ describe('REST', () => {
     });
   });
 
-  it('POST /api/sessions.list answers with the envelope', async () => {
-    const res = await post('/api/sessions.list', {});
+  it('POST /api/sessions.list answers with the envelope (panel token only)', async () => {
+    expect((await post('/api/sessions.list', {})).status).toBe(403);
+    const res = await rawRequest({ port: http.port, method: 'POST', path: '/api/sessions.list', headers: { ...PANEL_AUTH, ...JSON_TYPE }, body: '{}', timeoutMs: 10_000 });
     expect(res.status).toBe(200);
     expect(res.json).toEqual({ ok: true, value: { sessions: [] } });
   });
@@ -144,10 +147,13 @@ describe('REST', () => {
     try {
       const run = execute({ code: 'import time\nprint("streamed-marker", flush=True)\ntime.sleep(1)\nprint("end")' });
       await waitFor(() => /event: execution\.output\ndata: \{[^\n]*streamed-marker/.test(stream.text()), 30_000);
-      // The event came while the run was still going.
-      expect(stream.text()).not.toContain('event: execution.done');
+      const marker = /event: execution\.output\ndata: (\{[^\n]*streamed-marker[^\n]*\})/.exec(stream.text())!;
+      const { executionId } = JSON.parse(marker[1]!) as { executionId: string };
+      const doneOf = (text: string): boolean => text.split('\n\n').some((e) => e.startsWith('event: execution.done') && e.includes(executionId));
+      // The event came while this run was still going (other runs' events may be on the stream too).
+      expect(doneOf(stream.text())).toBe(false);
       expect((await run).stdout).toBe('streamed-marker\nend\n');
-      await waitFor(() => stream.text().includes('event: execution.done'), 10_000);
+      await waitFor(() => doneOf(stream.text()), 10_000);
     } finally {
       stream.close();
     }
@@ -162,7 +168,7 @@ interface EventStream {
 function openEvents(port: number): Promise<EventStream> {
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: '127.0.0.1', port, path: '/api/events', headers: { ...AUTH, accept: 'text/event-stream' }, agent: false },
+      { host: '127.0.0.1', port, path: '/api/events', headers: { ...PANEL_AUTH, accept: 'text/event-stream' }, agent: false },
       (res) => {
         if (res.statusCode !== 200) reject(new Error(`events answered ${res.statusCode}`));
         let text = '';

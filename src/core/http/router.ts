@@ -24,6 +24,8 @@ export interface HttpRoute {
   match?: 'exact' | 'prefix';
   /** Served without a token (Host and Origin are still checked). Only for routes that reveal nothing. */
   public?: boolean;
+  /** The web panel's own API: only the panel token opens it (the clients' token gets 403). */
+  panel?: boolean;
   /** Methods that hold a long-lived stream (SSE): they count against the stream limit instead. */
   streams?: readonly HttpMethod[];
 }

@@ -2,12 +2,14 @@ import type { Sandpit } from '../app';
 import { startHttpServer } from './http-server';
 import type { HttpMount, RunningHttpServer } from './http-server';
 import { removeInstanceFile, removeInstanceFileSync, writeInstanceFile } from './instance-file';
-import { loadOrCreateToken, tokenPath } from './token';
+import { generateToken, loadOrCreateToken, tokenPath } from './token';
 
 export interface ServedHttp {
   http: RunningHttpServer;
-  /** The bearer token (for the panel link printed to the terminal; never to a log). */
+  /** The clients' bearer token (never to a log). */
   token: string;
+  /** The web panel's token, for the panel link printed to the terminal (never to a log). */
+  panelToken: string;
   tokenFile: string;
   /** Removes instance.json and closes the server. */
   close(): Promise<void>;
@@ -20,7 +22,9 @@ export interface ServedHttp {
 export async function serveHttp(sandpit: Sandpit, port: number, mounts: readonly HttpMount[] = []): Promise<ServedHttp> {
   const { home } = sandpit.config;
   const token = await loadOrCreateToken(home, sandpit.log);
-  const http = await startHttpServer({ sandpit, port, token, mounts });
+  // The panel's own secret, new at every start: only the panel link carries it (in the URL fragment).
+  const panelToken = generateToken();
+  const http = await startHttpServer({ sandpit, port, token, panelToken, mounts });
   const detach = sandpit.endpoint.attach(http);
   await writeInstanceFile(home, { url: http.url, pid: process.pid, startedAt: new Date().toISOString() });
   const onExit = (): void => removeInstanceFileSync(home);
@@ -28,6 +32,7 @@ export async function serveHttp(sandpit: Sandpit, port: number, mounts: readonly
   return {
     http,
     token,
+    panelToken,
     tokenFile: tokenPath(home),
     close: async () => {
       process.off('exit', onExit);

@@ -25,7 +25,7 @@ describe('RunningHttpServer.setToken', () => {
       panelDir: false,
     });
     const list = (token: string): Promise<number> =>
-      fetch(`${running!.url}/api/sessions.list`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status);
+      fetch(`${running!.url}/list-envs`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.status);
     expect(await list(first)).toBe(200);
     const second = generateToken();
     running.setToken(second);

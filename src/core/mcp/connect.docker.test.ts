@@ -31,6 +31,12 @@ describe('connect: endpoints, connected clients and token rotation on the real H
     return { client, transport };
   }
 
+  /** A REST call with the clients' token (what assistants hold). */
+  function restCall(token: string): Promise<Response> {
+    return fetch(`${served.http.url}/list-envs`, { headers: { authorization: `Bearer ${token}` } });
+  }
+
+  /** A call of the web panel's API: it opens only to the panel's own token. */
   function apiCall(token: string, method: string, body: unknown = {}): Promise<Response> {
     return fetch(`${served.http.url}/api/${method}`, {
       method: 'POST',
@@ -64,8 +70,8 @@ describe('connect: endpoints, connected clients and token rotation on the real H
     expect(JSON.parse(info.configs.cursor.http!)).toMatchObject({ mcpServers: { sandpit: { url: `${served.http.url}/mcp` } } });
     expect(changes.at(-1)?.clients.map((c) => c.name)).toEqual(['connect-test-client']);
 
-    // The web panel (same token, /api) sees the same; a client that ends its MCP session is gone.
-    const viaApi = (await (await apiCall(served.token, 'connect.info')).json()) as { value: { clients: Array<{ name: string }> } };
+    // The web panel (its own token, /api) sees the same; a client that ends its MCP session is gone.
+    const viaApi = (await (await apiCall(served.panelToken, 'connect.info')).json()) as { value: { clients: Array<{ name: string }> } };
     expect(viaApi.value.clients.map((c) => c.name)).toEqual(['connect-test-client']);
     await transport.terminateSession();
     await pollUntil(async () => ((await call(sp.api, 'connect.info', {}, PANEL)).clients.length === 0 ? true : undefined), 10_000, 'the client to leave');
@@ -75,19 +81,23 @@ describe('connect: endpoints, connected clients and token rotation on the real H
 
   it('rotates the token: the old one gets 401 at once, the new one works, the token file holds it', async () => {
     const old = served.token;
-    expect((await apiCall(old, 'sessions.list')).status).toBe(200);
+    expect((await restCall(old)).status).toBe(200);
+    // The clients' token never opens the panel's API: it cannot rotate tokens there either.
+    expect((await apiCall(old, 'connect.rotateToken')).status).toBe(403);
     expect((await call(sp.api, 'connect.revealToken', {}, PANEL)).token).toBe(old);
     await expect(call(sp.api, 'connect.rotateToken', {}, { transport: 'mcp-http', client: 'x', principal: 'mcp:1' })).rejects.toMatchObject({ code: 'DENIED' });
 
-    const rotated = await (await apiCall(old, 'connect.rotateToken')).json() as { ok: boolean; value: { token: string } };
+    const rotated = await (await apiCall(served.panelToken, 'connect.rotateToken')).json() as { ok: boolean; value: { token: string } };
     expect(rotated.ok).toBe(true);
     const fresh = rotated.value.token;
     expect(fresh).not.toBe(old);
     expect((await readFile(served.tokenFile, 'utf8')).trim()).toBe(fresh);
 
-    const refused = await apiCall(old, 'sessions.list');
+    const refused = await restCall(old);
     expect(refused.status).toBe(401);
-    expect((await apiCall(fresh, 'sessions.list')).status).toBe(200);
+    expect((await restCall(fresh)).status).toBe(200);
+    // The panel keeps its own token across a rotation of the clients' token.
+    expect((await apiCall(served.panelToken, 'sessions.list')).status).toBe(200);
     expect((await call(sp.api, 'connect.revealToken', {}, PANEL)).token).toBe(fresh);
 
     // MCP too: a new client with the new token connects; one with the old token is refused.

@@ -9,7 +9,7 @@ import './styles.css';
 
 const transport = createPanelTransport();
 const client = createClient(transport);
-const stores = createAppStores(client, transport.setToken ? { onTokenRotated: transport.setToken } : {});
+const stores = createAppStores(client);
 connectApp(stores, client);
 
 const root = document.getElementById('root');

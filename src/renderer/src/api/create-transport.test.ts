@@ -63,8 +63,8 @@ describe('IPC transport', () => {
 });
 
 describe('HTTP transport token', () => {
-  it('sends the new token after setToken and keeps it for reloads', async () => {
-    const h = host('#token=old');
+  it('sends the panel token from the link, and keeps it for reloads', async () => {
+    const h = host('#token=panel-secret');
     const seen: string[] = [];
     const realFetch = globalThis.fetch;
     globalThis.fetch = vi.fn((_url: RequestInfo | URL, init?: RequestInit) => {
@@ -76,10 +76,8 @@ describe('HTTP transport token', () => {
     try {
       const transport = createPanelTransport(h);
       await transport.invoke('engine.status', {});
-      transport.setToken?.('new');
-      await transport.invoke('engine.status', {});
-      expect(seen).toEqual(['Bearer old', 'Bearer new']);
-      expect(h.storage.get('sandpit.token')).toBe('new');
+      expect(seen).toEqual(['Bearer panel-secret']);
+      expect(h.storage.get('sandpit.token')).toBe('panel-secret');
     } finally {
       globalThis.fetch = realFetch;
     }

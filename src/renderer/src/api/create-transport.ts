@@ -41,23 +41,12 @@ export function takeToken(host: PanelHost): string | undefined {
   }
 }
 
-/** The panel's transport; over HTTP it can take a new token (after "make a new token" on the Connect screen). */
-export type PanelTransport = Transport & { setToken?: (token: string) => void };
-
-/** IPC when running inside the desktop app, else HTTP to the server that served this page. */
-export function createPanelTransport(host: PanelHost = window): PanelTransport {
+/**
+ * IPC when running inside the desktop app, else HTTP to the server that served this page, with the
+ * panel's own token from the link (not the assistants' token, which "make a new token" rotates).
+ */
+export function createPanelTransport(host: PanelHost = window): Transport {
   if (host.sandpit) return createIpcTransport(host.sandpit);
-  let token = takeToken(host) ?? '';
-  const transport = createHttpTransport({ token: () => token });
-  return {
-    ...transport,
-    setToken: (next) => {
-      token = next;
-      try {
-        host.sessionStorage?.setItem(TOKEN_KEY, next);
-      } catch {
-        // Storage may be disabled; the new token then lives until the page is closed.
-      }
-    },
-  };
+  const token = takeToken(host) ?? '';
+  return createHttpTransport({ token: () => token });
 }

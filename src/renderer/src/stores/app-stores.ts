@@ -30,8 +30,6 @@ export interface AppStores {
 
 export interface AppStoreOptions {
   panel?: PanelSnapshot;
-  /** Called after the access token was rotated (the web panel's transport switches to it). */
-  onTokenRotated?: (token: string) => void;
 }
 
 export function createAppStores(client: SandpitClient, options: AppStoreOptions = {}): AppStores {
@@ -42,7 +40,7 @@ export function createAppStores(client: SandpitClient, options: AppStoreOptions 
     artifacts: createArtifactsStore(client),
     activity: createActivityStore(client),
     approvals: createApprovalsStore(client),
-    connect: createConnectStore(client, options.onTokenRotated),
+    connect: createConnectStore(client),
     settings: createSettingsStore(client),
   };
 }

@@ -20,8 +20,7 @@ export interface ConnectState {
 
 export type ConnectStore = StoreApi<ConnectState>;
 
-/** `onTokenRotated` lets the web panel's own transport switch to the new token. */
-export function createConnectStore(client: SandpitClient, onTokenRotated?: (token: string) => void): ConnectStore {
+export function createConnectStore(client: SandpitClient): ConnectStore {
   return createStore<ConnectState>()((set, get) => ({
     status: 'idle',
 
@@ -47,7 +46,6 @@ export function createConnectStore(client: SandpitClient, onTokenRotated?: (toke
     rotate: async () => {
       try {
         const { token } = await client.call('connect.rotateToken');
-        onTokenRotated?.(token);
         set({ token, problem: undefined });
       } catch (error) {
         set({ problem: plainError(error) });

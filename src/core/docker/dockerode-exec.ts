@@ -1,0 +1,139 @@
+import { PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
+import { withTimeout } from '../util/with-timeout';
+import type { AttachedStreams, ContainerSpec, DockerClient, ExecOptions, ExecResult } from './docker-client';
+
+// The bodies of DockerodeClient's exec, attach and log calls: the client runs each through its
+// logged, timed, error-mapped call wrapper.
+
+/**
+ * Runs a helper container to completion with the client's own calls: create → start → wait ≤ `timeoutMs`
+ * (killed on timeout) → `readLogs` → remove.
+ */
+export async function runHelperContainer(
+  client: DockerClient,
+  readLogs: (id: string) => Promise<{ stdout: string; stderr: string }>,
+  spec: ContainerSpec,
+  timeoutMs: number,
+): Promise<ExecResult> {
+  const id = await client.createContainer(spec);
+  try {
+    await client.startContainer(id);
+    let timedOut = false;
+    const exitCode = await withTimeout(client.waitContainer(id), timeoutMs, 'helper container').catch(async () => {
+      timedOut = true;
+      await client.killContainer(id);
+      return -1;
+    });
+    const logs = await readLogs(id);
+    return { exitCode, stdout: logs.stdout, stderr: logs.stderr, timedOut };
+  } finally {
+    await client.removeContainer(id).catch(() => undefined);
+  }
+}
+
+/** Runs `argv` in a running container and collects its output (each stream capped), killing it after `timeoutMs`. */
+export async function execInContainer(docker: Docker, id: string, argv: string[], options: ExecOptions, timeoutMs: number): Promise<ExecResult> {
+  const maxBytes = options.maxOutputBytes ?? 1024 * 1024;
+  const container = docker.getContainer(id);
+  const exec = await container.exec({
+    Cmd: argv,
+    User: options.user,
+    Env: options.env ? Object.entries(options.env).map(([k, v]) => `${k}=${v}`) : undefined,
+    WorkingDir: options.workingDir,
+    AttachStdin: options.stdin !== undefined,
+    AttachStdout: true,
+    AttachStderr: true,
+    Tty: false,
+  });
+  const stream = await exec.start({ hijack: true, stdin: options.stdin !== undefined });
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let outBytes = 0;
+  let errBytes = 0;
+  const collect = (into: Buffer[], which: 'out' | 'err'): PassThrough => {
+    const sink = new PassThrough();
+    sink.on('data', (chunk: Buffer) => {
+      const used = which === 'out' ? outBytes : errBytes;
+      if (used >= maxBytes) return;
+      const part = chunk.subarray(0, maxBytes - used);
+      into.push(part);
+      if (which === 'out') outBytes += part.length;
+      else errBytes += part.length;
+    });
+    return sink;
+  };
+  docker.modem.demuxStream(stream, collect(out, 'out'), collect(err, 'err'));
+  if (options.stdin !== undefined) stream.end(options.stdin);
+  let timedOut = false;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stream.destroy();
+      resolve();
+    }, timeoutMs);
+    const finish = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    stream.on('end', finish);
+    stream.on('close', finish);
+    stream.on('error', finish);
+  });
+  const info = await exec.inspect();
+  return {
+    exitCode: timedOut ? -1 : (info.ExitCode ?? -1),
+    stdout: Buffer.concat(out).toString('utf8'),
+    stderr: Buffer.concat(err).toString('utf8'),
+    timedOut,
+  };
+}
+
+/** Attaches to a container's stdin/stdout/stderr, with stdout and stderr split out of Docker's multiplexed stream. */
+export async function attachStreams(docker: Docker, id: string): Promise<AttachedStreams> {
+  const container = docker.getContainer(id);
+  const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream & { destroy(): void };
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  docker.modem.demuxStream(stream, stdout, stderr);
+  stream.on('end', () => {
+    stdout.end();
+    stderr.end();
+  });
+  stream.on('error', (error: Error) => stdout.destroy(error));
+  return {
+    stdin: stream as unknown as AttachedStreams['stdin'],
+    stdout,
+    stderr,
+    close: () => stream.destroy(),
+  };
+}
+
+/** A stopped container's whole log, split into stdout and stderr, each capped at `maxBytes`. */
+export async function readContainerLogs(docker: Docker, id: string, maxBytes: number): Promise<{ stdout: string; stderr: string }> {
+  const raw = await docker.getContainer(id).logs({ stdout: true, stderr: true, follow: false });
+  return demuxBuffer(raw, maxBytes);
+}
+
+/** Splits Docker's multiplexed log format (8-byte frame headers) into stdout and stderr, each capped. */
+export function demuxBuffer(raw: Buffer, maxBytes: number): { stdout: string; stderr: string } {
+  const out: Buffer[] = [];
+  const err: Buffer[] = [];
+  let outBytes = 0;
+  let errBytes = 0;
+  let at = 0;
+  while (at + 8 <= raw.length) {
+    const stream = raw[at];
+    const size = raw.readUInt32BE(at + 4);
+    const frame = raw.subarray(at + 8, at + 8 + size);
+    at += 8 + size;
+    if (stream === 2) {
+      if (errBytes < maxBytes) err.push(frame.subarray(0, maxBytes - errBytes));
+      errBytes += frame.length;
+    } else {
+      if (outBytes < maxBytes) out.push(frame.subarray(0, maxBytes - outBytes));
+      outBytes += frame.length;
+    }
+  }
+  return { stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') };
+}
