@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { toErrorBody } from '../shared/api/errors';
+import { SandpitError, toErrorBody } from '../shared/api/errors';
 import { EventBus } from './api/event-bus';
 import { createSandpitApi } from './api/sandpit-api';
 import type { Handlers } from './api/sandpit-api';
@@ -101,7 +101,13 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     bus,
     log,
     baseImage: (base) => ensureExecutorImage(docker, base, { imagesDir: config.imagesDir }),
-    settings: () => ({ pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, buildNetwork: gateway.current()?.network ?? config.installNetwork, proxyEnv: gateway.current()?.env() }),
+    settings: () => {
+      const egress = gateway.current();
+      if (!egress && config.egressProxy) {
+        throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy that limits builds to the package indexes is not running; set SANDPIT_EGRESS_PROXY=off to build over the install network without it.');
+      }
+      return { pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, buildNetwork: egress?.network ?? config.installNetwork, proxyEnv: egress?.env() };
+    },
   });
   const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current() };
   const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));

@@ -4,179 +4,24 @@
 // In stdio mode the agent needs stdin/stdout it can re-open through /proc/self/fd (pipes, as under Docker);
 // Node's child_process gives socketpairs, so the agent runs behind `cat` relays in a small shell pipeline:
 // its stdin, stdout and stderr are real pipes, and its exit status is reported on stderr.
-import { spawn, spawnSync } from 'node:child_process';
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
+import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
 
 const AGENT = join(import.meta.dirname, 'agent.js');
 const NODE = process.env.SANDPIT_TEST_NODE ?? process.execPath;
-const WAIT_MS = 8_000;
 
-type Message = Record<string, unknown> & { type: string };
-
-interface Received {
-  msg: Message;
-  at: number;
-}
-
-interface Execution {
-  id: string;
-  messages: Received[];
-  done: Message;
-  stdout: string;
-  stderr: string;
-  result: string | undefined;
-  error: Message | undefined;
-  displays: Message[];
-}
-
-let sequence = 0;
-
-/** A JSON-lines client: every wait has a timeout, every received message is kept with its arrival time. */
-class JsonLinesClient {
-  readonly received: Received[] = [];
-  closed = false;
-  private buffer = '';
-  private readonly listeners = new Set<() => void>();
-
-  constructor(
-    private readonly writeRaw: (text: string) => void,
-    input: Readable,
-  ) {
-    input.setEncoding('utf8');
-    input.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      let newline: number;
-      while ((newline = this.buffer.indexOf('\n')) >= 0) {
-        const line = this.buffer.slice(0, newline);
-        this.buffer = this.buffer.slice(newline + 1);
-        const msg = JSON.parse(line) as Message; // a line that is not JSON fails the test here
-        this.received.push({ msg, at: performance.now() });
-      }
-      this.notify();
-    });
-    input.on('close', () => {
-      this.closed = true;
-      this.notify();
-    });
-  }
-
-  send(msg: Record<string, unknown>): void {
-    this.writeRaw(`${JSON.stringify(msg)}\n`);
-  }
-
-  write(text: string): void {
-    this.writeRaw(text);
-  }
-
-  /** Resolves with the first received message (from index `from`) matching `pred`. */
-  waitFor(pred: (msg: Message) => boolean, timeoutMs = WAIT_MS, from = 0): Promise<Received> {
-    return new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const found = this.received.slice(from).find((r) => pred(r.msg));
-        if (found) {
-          finish();
-          resolve(found);
-          return true;
-        }
-        if (this.closed) {
-          finish();
-          reject(new Error('channel closed while waiting'));
-          return true;
-        }
-        return false;
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`timed out after ${timeoutMs} ms`));
-      }, timeoutMs);
-      const finish = (): void => {
-        clearTimeout(timer);
-        this.listeners.delete(check);
-      };
-      if (!check()) this.listeners.add(check);
-    });
-  }
-
-  async hello(): Promise<Message> {
-    const id = `h${++sequence}`;
-    this.send({ type: 'hello', id });
-    return (await this.waitFor((m) => m.type === 'hello' && m.id === id)).msg;
-  }
-
-  /** Sends an execute request; returns its id. */
-  start(code: string, outputLimit = 1 << 20): string {
-    const id = `e${++sequence}`;
-    this.send({ type: 'execute', id, code, outputLimit });
-    return id;
-  }
-
-  async collect(id: string, timeoutMs = WAIT_MS): Promise<Execution> {
-    const done = (await this.waitFor((m) => m.type === 'done' && m.id === id, timeoutMs)).msg;
-    const messages = this.received.filter((r) => r.msg.id === id);
-    const text = (name: string): string =>
-      messages
-        .filter((r) => r.msg.type === 'stream' && r.msg.name === name)
-        .map((r) => r.msg.text as string)
-        .join('');
-    const result = messages.find((r) => r.msg.type === 'result')?.msg.text as string | undefined;
-    return {
-      id,
-      messages,
-      done,
-      stdout: text('stdout'),
-      stderr: text('stderr'),
-      result,
-      error: messages.find((r) => r.msg.type === 'error')?.msg,
-      displays: messages.filter((r) => r.msg.type === 'display').map((r) => r.msg),
-    };
-  }
-
-  run(code: string, outputLimit?: number, timeoutMs?: number): Promise<Execution> {
-    return this.collect(this.start(code, outputLimit), timeoutMs);
-  }
-
-  /** Every execution has exactly one `done`, and it is its last message. */
-  checkFraming(): void {
-    const ids = new Set(this.received.map((r) => r.msg.id));
-    for (const id of ids) {
-      const types = this.received.filter((r) => r.msg.id === id).map((r) => r.msg.type);
-      if (types.includes('hello')) continue;
-      expect(
-        types.filter((t) => t === 'done'),
-        `done count for ${String(id)}`,
-      ).toHaveLength(1);
-      expect(types.at(-1), `last message for ${String(id)}`).toBe('done');
-    }
-  }
-
-  private notify(): void {
-    for (const listener of [...this.listeners]) listener();
-  }
-}
-
-/** The message types of an execution, with runs of consecutive `stream` messages collapsed into one. */
-function shape(run: Execution): string[] {
-  const types = run.messages.map((r) => r.msg.type);
-  return types.filter((t, i) => t !== 'stream' || types[i - 1] !== 'stream');
-}
-
-interface Agent {
-  proc: ChildProcessWithoutNullStreams;
-  client: JsonLinesClient;
-  workspace: string;
+interface Agent extends SpawnedAgent {
   /** What the agent wrote on its stderr (its own diagnostics), without the harness's exit line. */
   stderr: () => string;
   /** The agent's exit status once it has exited (reported by the harness). */
   exitStatus: () => number | undefined;
-  stop: () => void;
 }
 
 const EXIT_LINE = /^sandpit-test: agent exited (\d+)\n/m;
@@ -186,44 +31,22 @@ const EXIT_LINE = /^sandpit-test: agent exited (\d+)\n/m;
  * `$@` is the command; fd 3 is the outer stdout pipe, fd 4 the stderr pipe.
  */
 function startAgent(env: Record<string, string> = {}, command: string[] = [NODE, AGENT]): Agent {
-  const workspace = mkdtempSync(join(tmpdir(), 'sandpit-js-agent-ws-'));
   const script =
     '{ cat | { "$@" 2>&4 >&3 3>&- 4>&-; echo "sandpit-test: agent exited $?" >&4; } 4>&1 | cat >&2; } 3>&1 | cat';
-  const childEnv: Record<string, string | undefined> = {
-    ...process.env,
-    SANDPIT_CHANNEL: 'stdio',
-    SANDPIT_WORKSPACE: workspace,
-    SANDPIT_KILL_STRAYS: undefined,
-    NODE_OPTIONS: undefined,
-    ...env,
-  };
-  const proc = spawn('sh', ['-c', script, 'sh', ...command], { cwd: workspace, env: childEnv, detached: true });
-  let stderr = '';
-  proc.stderr.setEncoding('utf8');
-  proc.stderr.on('data', (chunk: string) => (stderr += chunk));
-  const client = new JsonLinesClient((text) => proc.stdin.write(text), proc.stdout);
+  // detached: stop() kills its whole process group (the shell, the relays and the agent)
+  const agent = spawnAgent(['sh', '-c', script, 'sh', ...command], {
+    workspacePrefix: 'sandpit-js-agent-ws-',
+    env: { SANDPIT_KILL_STRAYS: undefined, NODE_OPTIONS: undefined, ...env },
+    detached: true,
+  });
   return {
-    proc,
-    client,
-    workspace,
-    stderr: () => stderr.replace(EXIT_LINE, ''),
+    ...agent,
+    stderr: () => agent.stderr().replace(EXIT_LINE, ''),
     exitStatus: () => {
-      const m = EXIT_LINE.exec(stderr);
+      const m = EXIT_LINE.exec(agent.stderr());
       return m ? Number(m[1]) : undefined;
     },
-    stop: () => {
-      try {
-        process.kill(-proc.pid!, 'SIGKILL'); // the shell, the relays and the agent
-      } catch {
-        // already gone
-      }
-      rmSync(workspace, { recursive: true, force: true });
-    },
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 describe('javascript agent: source analysis', () => {
@@ -656,21 +479,12 @@ describe('javascript agent lifecycle', () => {
     writeFileSync(path, 'stale');
     const agent = startAgent({ SANDPIT_CHANNEL: `socket:${path}` });
     const sockets: Socket[] = [];
-    const connect = async (): Promise<JsonLinesClient> => {
-      const socket = createConnection(path);
-      sockets.push(socket);
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', resolve);
-        socket.once('error', reject);
-      });
-      return new JsonLinesClient((text) => socket.write(text), socket);
-    };
+    const connect = (): Promise<JsonLinesClient> => connectClient(path, sockets);
     try {
-      const deadline = Date.now() + WAIT_MS;
-      while (!(existsSync(path) && statSync(path).isSocket() && (statSync(path).mode & 0o777) === 0o600)) {
-        if (Date.now() > deadline) throw new Error('socket did not appear');
-        await sleep(20);
-      }
+      await waitUntil(
+        () => existsSync(path) && statSync(path).isSocket() && (statSync(path).mode & 0o777) === 0o600,
+        'socket did not appear',
+      );
       const first = await connect();
       expect((await first.hello()).language).toBe('javascript');
       const run = await first.run(

@@ -1,197 +1,20 @@
 // Unit tests for the Python agent (executor-image/agents/python/agent.py), run with the host's python3
 // (override with SANDPIT_TEST_PYTHON). They speak the JSON-lines protocol of ../PROTOCOL.md.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
+import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
 
 const AGENT = join(import.meta.dirname, 'agent.py');
 const PYTHON = process.env.SANDPIT_TEST_PYTHON ?? 'python3';
-const WAIT_MS = 8_000;
 
-type Message = Record<string, unknown> & { type: string };
-
-interface Received {
-  msg: Message;
-  at: number;
-}
-
-interface Execution {
-  id: string;
-  messages: Received[];
-  done: Message;
-  stdout: string;
-  stderr: string;
-  result: string | undefined;
-  error: Message | undefined;
-  displays: Message[];
-}
-
-let sequence = 0;
-
-/** A JSON-lines client: every wait has a timeout, every received message is kept with its arrival time. */
-class JsonLinesClient {
-  readonly received: Received[] = [];
-  closed = false;
-  private buffer = '';
-  private readonly listeners = new Set<() => void>();
-
-  constructor(
-    private readonly writeRaw: (text: string) => void,
-    input: Readable,
-  ) {
-    input.setEncoding('utf8');
-    input.on('data', (chunk: string) => {
-      this.buffer += chunk;
-      let newline: number;
-      while ((newline = this.buffer.indexOf('\n')) >= 0) {
-        const line = this.buffer.slice(0, newline);
-        this.buffer = this.buffer.slice(newline + 1);
-        const msg = JSON.parse(line) as Message; // a line that is not JSON fails the test here
-        this.received.push({ msg, at: performance.now() });
-      }
-      this.notify();
-    });
-    input.on('close', () => {
-      this.closed = true;
-      this.notify();
-    });
-  }
-
-  send(msg: Record<string, unknown>): void {
-    this.writeRaw(`${JSON.stringify(msg)}\n`);
-  }
-
-  write(text: string): void {
-    this.writeRaw(text);
-  }
-
-  /** Resolves with the first received message (from index `from`) matching `pred`. */
-  waitFor(pred: (msg: Message) => boolean, timeoutMs = WAIT_MS, from = 0): Promise<Received> {
-    return new Promise((resolve, reject) => {
-      const check = (): boolean => {
-        const found = this.received.slice(from).find((r) => pred(r.msg));
-        if (found) {
-          finish();
-          resolve(found);
-          return true;
-        }
-        if (this.closed) {
-          finish();
-          reject(new Error('channel closed while waiting'));
-          return true;
-        }
-        return false;
-      };
-      const timer = setTimeout(() => {
-        finish();
-        reject(new Error(`timed out after ${timeoutMs} ms`));
-      }, timeoutMs);
-      const finish = (): void => {
-        clearTimeout(timer);
-        this.listeners.delete(check);
-      };
-      if (!check()) this.listeners.add(check);
-    });
-  }
-
-  async hello(): Promise<Message> {
-    const id = `h${++sequence}`;
-    this.send({ type: 'hello', id });
-    return (await this.waitFor((m) => m.type === 'hello' && m.id === id)).msg;
-  }
-
-  /** Sends an execute request; returns its id. */
-  start(code: string, outputLimit = 1 << 20): string {
-    const id = `e${++sequence}`;
-    this.send({ type: 'execute', id, code, outputLimit });
-    return id;
-  }
-
-  async collect(id: string, timeoutMs = WAIT_MS): Promise<Execution> {
-    const done = (await this.waitFor((m) => m.type === 'done' && m.id === id, timeoutMs)).msg;
-    const messages = this.received.filter((r) => r.msg.id === id);
-    const text = (name: string): string =>
-      messages
-        .filter((r) => r.msg.type === 'stream' && r.msg.name === name)
-        .map((r) => r.msg.text as string)
-        .join('');
-    const result = messages.find((r) => r.msg.type === 'result')?.msg.text as string | undefined;
-    return {
-      id,
-      messages,
-      done,
-      stdout: text('stdout'),
-      stderr: text('stderr'),
-      result,
-      error: messages.find((r) => r.msg.type === 'error')?.msg,
-      displays: messages.filter((r) => r.msg.type === 'display').map((r) => r.msg),
-    };
-  }
-
-  run(code: string, outputLimit?: number, timeoutMs?: number): Promise<Execution> {
-    return this.collect(this.start(code, outputLimit), timeoutMs);
-  }
-
-  /** Every execution has exactly one `done`, and it is its last message. */
-  checkFraming(): void {
-    const ids = new Set(this.received.map((r) => r.msg.id));
-    for (const id of ids) {
-      const types = this.received.filter((r) => r.msg.id === id).map((r) => r.msg.type);
-      if (types.includes('hello')) continue;
-      expect(
-        types.filter((t) => t === 'done'),
-        `done count for ${String(id)}`,
-      ).toHaveLength(1);
-      expect(types.at(-1), `last message for ${String(id)}`).toBe('done');
-    }
-  }
-
-  private notify(): void {
-    for (const listener of [...this.listeners]) listener();
-  }
-}
-
-/** The message types of an execution, with runs of consecutive `stream` messages collapsed into one. */
-function shape(run: Execution): string[] {
-  const types = run.messages.map((r) => r.msg.type);
-  return types.filter((t, i) => t !== 'stream' || types[i - 1] !== 'stream');
-}
-
-interface StdioAgent {
-  proc: ChildProcessWithoutNullStreams;
-  client: JsonLinesClient;
-  workspace: string;
-  stderr: () => string;
-  stop: () => void;
-}
-
-function startStdioAgent(env: Record<string, string> = {}, command: string[] = [PYTHON, AGENT]): StdioAgent {
-  const workspace = mkdtempSync(join(tmpdir(), 'sandpit-agent-ws-'));
-  const [file, ...args] = command as [string, ...string[]];
-  const proc = spawn(file, args, {
-    cwd: workspace,
-    env: { ...process.env, SANDPIT_CHANNEL: 'stdio', SANDPIT_WORKSPACE: workspace, ...env },
-  });
-  let stderr = '';
-  proc.stderr.setEncoding('utf8');
-  proc.stderr.on('data', (chunk: string) => (stderr += chunk));
-  const client = new JsonLinesClient((text) => proc.stdin.write(text), proc.stdout);
-  return {
-    proc,
-    client,
-    workspace,
-    stderr: () => stderr,
-    stop: () => {
-      proc.kill('SIGKILL');
-      rmSync(workspace, { recursive: true, force: true });
-    },
-  };
+function startStdioAgent(env: Record<string, string> = {}, command: string[] = [PYTHON, AGENT]): SpawnedAgent {
+  return spawnAgent(command, { workspacePrefix: 'sandpit-agent-ws-', env });
 }
 
 function waitForExit(proc: ChildProcessWithoutNullStreams, timeoutMs = WAIT_MS): Promise<number | null> {
@@ -206,7 +29,7 @@ function waitForExit(proc: ChildProcessWithoutNullStreams, timeoutMs = WAIT_MS):
 }
 
 describe('python agent over stdio', () => {
-  let agent: StdioAgent;
+  let agent: SpawnedAgent;
   let client: JsonLinesClient;
 
   beforeAll(() => {
@@ -474,7 +297,7 @@ describe('python agent over stdio', () => {
 });
 
 describe('python agent in bash mode (SANDPIT_LANGUAGE=bash)', () => {
-  let agent: StdioAgent;
+  let agent: SpawnedAgent;
   let client: JsonLinesClient;
 
   beforeAll(() => {
@@ -530,7 +353,7 @@ describe('python agent in bash mode (SANDPIT_LANGUAGE=bash)', () => {
 describe('python agent with a stand-in matplotlib', () => {
   // Real matplotlib is exercised by the Docker tests; this checks the import hook, plt.show() and the
   // end-of-execution figure flush against a tiny fake `matplotlib.pyplot` on PYTHONPATH.
-  let agent: StdioAgent;
+  let agent: SpawnedAgent;
   const fake = mkdtempSync(join(tmpdir(), 'sandpit-fake-mpl-'));
 
   beforeAll(() => {
@@ -613,7 +436,7 @@ describe('python agent lifecycle', () => {
         expect(run.stdout).toContain(`cell ${i}`); // print() from two threads may interleave
         expect(run.stderr).toMatch(/^(tock\n)*$/);
       }
-      await new Promise((resolve) => setTimeout(resolve, 100)); // idle output is discarded, not sent
+      await sleep(100); // idle output is discarded, not sent
       client.checkFraming();
       expect(client.received.filter((r) => r.msg.id === undefined || r.msg.id === null)).toEqual([]);
     } finally {
@@ -627,21 +450,9 @@ describe('python agent lifecycle', () => {
     writeFileSync(path, 'stale');
     const agent = startStdioAgent({ SANDPIT_CHANNEL: `socket:${path}` });
     const sockets: Socket[] = [];
-    const connect = async (): Promise<JsonLinesClient> => {
-      const socket = createConnection(path);
-      sockets.push(socket);
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', resolve);
-        socket.once('error', reject);
-      });
-      return new JsonLinesClient((text) => socket.write(text), socket);
-    };
+    const connect = (): Promise<JsonLinesClient> => connectClient(path, sockets);
     try {
-      const deadline = Date.now() + WAIT_MS;
-      while (!(existsSync(path) && statSync(path).isSocket())) {
-        if (Date.now() > deadline) throw new Error('socket did not appear');
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await waitUntil(() => existsSync(path) && statSync(path).isSocket(), 'socket did not appear');
       expect(statSync(path).mode & 0o777).toBe(0o600);
       const first = await connect();
       expect((await first.hello()).language).toBe('python');

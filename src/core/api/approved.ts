@@ -6,7 +6,9 @@ import type { ApprovalQueue } from '../approvals/approval-queue';
 import { readWorkspaceFile } from '../sessions/session-files';
 import type { SessionManager } from '../sessions/session-manager';
 import type { DefaultSessions } from './default-sessions';
+import { languageOfPath } from './language-of-path';
 import { isPanel } from './panel-only';
+import { MAX_RUN_FILE_BYTES } from './run-handlers';
 import type { CallContext, Handlers } from './sandpit-api';
 
 /** What a waiting MCP call reports as progress. */
@@ -35,21 +37,18 @@ interface Ask {
 
 const LANGUAGE_NAMES: Record<Language, string> = { python: 'Python', javascript: 'JavaScript', bash: 'Bash' };
 
-const MAX_FILE_SHOWN_BYTES = 256 * 1024;
-
-/** A workspace file's text for the approval prompt; undefined when it cannot be read (the run itself will say why). */
+/**
+ * A workspace file's text for the approval prompt, read with the run's own cap: once approved, exactly
+ * this text runs. Undefined when it cannot be read (the run itself will say why).
+ */
 async function readFileForApproval(sessions: SessionManager, sessionId: string, path: string): Promise<string | undefined> {
   const runtime = sessions.runtimeOf(sessionId);
   try {
-    const file = await readWorkspaceFile(runtime.options.docker, runtime.containerId, path, MAX_FILE_SHOWN_BYTES);
+    const file = await readWorkspaceFile(runtime.options.docker, runtime.containerId, path, MAX_RUN_FILE_BYTES);
     return file.content.toString('utf8');
   } catch {
     return undefined;
   }
-}
-
-function languageOfFile(path: string): Language {
-  return /\.(m?js|cjs)$/i.test(path) ? 'javascript' : 'python';
 }
 
 /**
@@ -60,8 +59,9 @@ function languageOfFile(path: string): Language {
 export function withApprovals(handlers: Handlers, gate: ApprovalGate): Handlers {
   const { sessions, defaults } = gate;
 
-  const check = async (context: CallContext, ask: Ask): Promise<void> => {
-    if (isPanel(context)) return;
+  /** Resolves true when the person was asked and approved, false when the call needs no approval. */
+  const check = async (context: CallContext, ask: Ask): Promise<boolean> => {
+    if (isPanel(context)) return false;
     const principal = context.principal as string;
     // A session that is not the caller's is refused as missing, before anyone is bothered.
     if (ask.sessionId !== undefined) sessions.access(ask.sessionId, principal);
@@ -69,7 +69,7 @@ export function withApprovals(handlers: Handlers, gate: ApprovalGate): Handlers 
     const newSession = ask.kind === 'create-session' || sessionId === undefined;
     const networked = sessionId !== undefined && sessions.runtimeOf(sessionId).options.network !== undefined;
     const settings = gate.settings();
-    if (!needsApproval(policyFor(settings, context.client), { kind: ask.kind, newSession, networked })) return;
+    if (!needsApproval(policyFor(settings, context.client), { kind: ask.kind, newSession, networked })) return false;
     const where =
       sessionId === undefined
         ? `in a new ${LANGUAGE_NAMES[ask.language]} session`
@@ -87,6 +87,7 @@ export function withApprovals(handlers: Handlers, gate: ApprovalGate): Handlers 
         timeoutMs: settings.timeoutSeconds * 1000,
         ...(context.signal ? { signal: context.signal } : {}),
       });
+      return true;
     } finally {
       context.onWaiting?.(undefined);
     }
@@ -117,15 +118,16 @@ export function withApprovals(handlers: Handlers, gate: ApprovalGate): Handlers 
       return handlers['sessions.runCommand'](input, context);
     },
     'sessions.runFile': async (input, context) => {
-      await check(context, {
+      let shown: string | undefined;
+      const approved = await check(context, {
         kind: 'run-file',
         sessionId: input.sessionId,
-        language: languageOfFile(input.path),
-        // The file as it is now: that is what the person approves.
-        code: async (id) => (id === undefined ? undefined : readFileForApproval(sessions, id, input.path)),
+        language: languageOfPath(input.path) ?? 'python',
+        // The file as it is now: that is what the person approves, and what runs (not the file as it is later).
+        code: async (id) => (shown = id === undefined ? undefined : await readFileForApproval(sessions, id, input.path)),
         detail: (where) => `Run the file ${input.path} ${where}`,
       });
-      return handlers['sessions.runFile'](input, context);
+      return handlers['sessions.runFile'](input, approved && shown !== undefined ? { ...context, approvedFileContent: shown } : context);
     },
     'packages.install': async (input, context) => {
       await check(context, {

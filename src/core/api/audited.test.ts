@@ -143,6 +143,16 @@ describe('withAudit', () => {
     expect(store.get(1)).toMatchObject({ method: 'sessions.runFile', code: 'job.py', fileContent: 'print("from the file")', executionId: 'run-given000' });
   });
 
+  it('records a failed run_file without a session in the default session of the file language (.sh: bash)', async () => {
+    const api = withAudit(only({ 'sessions.runFile': async () => Promise.reject(new SandpitError('CONTAINER_DIED', 'gone')) }), {
+      audit: store,
+      bus,
+      defaultSession: (_context, language) => `ses-${language ?? 'none'}`,
+    });
+    for (const path of ['build.sh', 'app.mjs', 'job.py']) await expect(call(api, 'sessions.runFile', { path }, MCP)).rejects.toThrow('gone');
+    expect([store.get(1)?.sessionId, store.get(2)?.sessionId, store.get(3)?.sessionId]).toEqual(['ses-bash', 'ses-javascript', 'ses-python']);
+  });
+
   it('does not run a call that cannot be written to the log', async () => {
     let ran = false;
     const api = audited({

@@ -6,6 +6,7 @@ import type { AuditFinish, AuditStart } from '../audit/audit-writer';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
 import type { EventBus } from './event-bus';
+import { languageOfPath } from './language-of-path';
 import type { CallContext, Handlers } from './sandpit-api';
 
 /** What the wrapper writes to: the audit store (begin/complete are durable commits). */
@@ -98,7 +99,7 @@ export function withAudit(handlers: Handlers, deps: AuditDeps): Handlers {
     },
     'sessions.runFile': (input, context) => {
       const executionId = input.executionId ?? newId('run', 8);
-      return audited(deps, context, { method: 'sessions.runFile', sessionId: input.sessionId, executionId, code: input.path, language: /\.(m?js|cjs)$/i.test(input.path) ? 'javascript' : 'python' }, () => handlers['sessions.runFile']({ ...input, executionId }, context), executionFinish);
+      return audited(deps, context, { method: 'sessions.runFile', sessionId: input.sessionId, executionId, code: input.path, language: languageOfPath(input.path) }, () => handlers['sessions.runFile']({ ...input, executionId }, context), executionFinish);
     },
     'sessions.runCommand': (input, context) =>
       audited(deps, context, { method: 'sessions.runCommand', sessionId: input.sessionId, code: input.command }, () => handlers['sessions.runCommand'](input, context), commandFinish),

@@ -1,3 +1,4 @@
+import { SandpitError } from '../../shared/api/errors';
 import type { Language } from '../../shared/domain/session';
 import type { PackageOutcome } from '../../shared/domain/packages';
 import type { DockerClient } from '../docker/docker-client';
@@ -6,6 +7,7 @@ import { checkPipPackages, installPipPackages } from '../environments/package-in
 import type { InstallSettings, InstallTarget, InstallerDeps } from '../environments/package-installer';
 import { parsePackageSpecs } from '../environments/package-names';
 import type { PackageManager, PackageSpec } from '../environments/package-names';
+import type { EgressAccess } from './environment-handlers';
 import type { HandlerKit, Handlers } from './sandpit-api';
 
 type PackageMethods = 'packages.install' | 'packages.check';
@@ -46,8 +48,8 @@ export function packageHandlers(kit: HandlerKit): Pick<Handlers, PackageMethods>
             npmRegistryUrl: config.npmRegistryUrl,
             installNetwork: config.installNetwork,
             installTimeoutMs: config.installTimeoutMs,
-            // With the egress proxy running, the installer reaches the indexes only through it.
-            proxy: kit.environments.egress()?.installerProxy(id),
+            // With the egress proxy on, the installer reaches the indexes only through it — never around it.
+            proxy: installerProxy(kit, id),
           },
         );
         const versions = await installer.check(docker, runtime.containerId, specs);
@@ -64,4 +66,17 @@ export function packageHandlers(kit: HandlerKit): Pick<Handlers, PackageMethods>
       return { packages: await INSTALLERS[manager].check(docker, info.containerId, specs) };
     },
   };
+}
+
+/** The proxy an installer must use; refuses when the proxy is on but not running (no silent open network). */
+function installerProxy(kit: HandlerKit, sessionId: string): ReturnType<EgressAccess['installerProxy']> | undefined {
+  const egress = kit.environments.egress();
+  if (egress) return egress.installerProxy(sessionId);
+  if (kit.config.egressProxy) {
+    throw new SandpitError(
+      'DOCKER_UNAVAILABLE',
+      'Packages cannot be installed: the egress proxy that limits installs to the package indexes is not running (it needs a local Docker engine on Linux). Set SANDPIT_EGRESS_PROXY=off to install over the install network without it.',
+    );
+  }
+  return undefined;
 }

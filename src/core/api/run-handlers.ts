@@ -3,11 +3,13 @@ import { SandpitError } from '../../shared/api/errors';
 import { SANDBOX_USER, WORKSPACE_DIR } from '../docker/container-profile';
 import { fromWorkspacePath } from '../files/safe-path';
 import { readWorkspaceFile } from '../sessions/session-files';
+import { languageOfPath } from './language-of-path';
 import type { HandlerKit, Handlers } from './sandpit-api';
 
 type RunMethods = 'sessions.execute' | 'sessions.runCommand' | 'sessions.runFile';
 
-const MAX_RUN_FILE_BYTES = 1024 * 1024;
+/** The largest file run_file runs (the approval prompt reads it with the same cap). */
+export const MAX_RUN_FILE_BYTES = 1024 * 1024;
 
 /** Code, commands and files run in a session: each on the session's FIFO, like every run. */
 export function runHandlers(kit: HandlerKit): Pick<Handlers, RunMethods> {
@@ -36,15 +38,16 @@ export function runHandlers(kit: HandlerKit): Pick<Handlers, RunMethods> {
     },
     'sessions.runFile': async ({ sessionId, path, timeoutMs, executionId }, context) => {
       const relative = fromWorkspacePath(path);
-      const language = /\.py$/i.test(relative) ? 'python' : /\.(m?js|cjs)$/i.test(relative) ? 'javascript' : /\.(ba)?sh$/i.test(relative) ? 'bash' : undefined;
+      const language = languageOfPath(relative);
       const id = await kit.target(sessionId, context, language);
       const info = sessions.get(id);
       if (!language || language !== info.language) {
         throw new SandpitError('INVALID_INPUT', `"${relative}" cannot be run in a ${info.language} session: run .py files in Python sessions, .js files in JavaScript sessions and .sh files in bash sessions, or use run_command for anything else.`);
       }
-      const file = await readWorkspaceFile(docker, info.containerId, relative, MAX_RUN_FILE_BYTES);
+      // What the person approved runs, not what the file holds by now; without an approval, the file as it is.
+      const code = context.approvedFileContent ?? (await readWorkspaceFile(docker, info.containerId, relative, MAX_RUN_FILE_BYTES)).content.toString('utf8');
       // The file runs in the session's state (like IPython's %run -i): what it defines stays available.
-      return sessions.execute(id, file.content.toString('utf8'), { timeoutMs, executionId });
+      return sessions.execute(id, code, { timeoutMs, executionId });
     },
   } satisfies Pick<Handlers, MethodName & RunMethods>;
 }

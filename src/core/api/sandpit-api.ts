@@ -42,6 +42,11 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Told when the call starts (a plain message) and stops (undefined) waiting for the person, e.g. for MCP progress. */
   onWaiting?(what: string | undefined): void;
+  /**
+   * run_file only, set by the approval gate: the file's text the person read and approved. The run uses
+   * it instead of reading the file again, so a write after the approval cannot change what runs.
+   */
+  approvedFileContent?: string;
 }
 
 export type Handlers = { [M in MethodName]: (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>> };

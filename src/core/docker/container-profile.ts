@@ -22,8 +22,10 @@ export interface ProfileInput {
   runtime?: string;
   env?: Record<string, string>;
   cmd?: string[];
-  /** Extra named volumes: name → mount point (e.g. the session's package dir). */
+  /** Extra named volumes, writable: name → mount point (e.g. the package dir, for the installer). */
   volumes?: Record<string, string>;
+  /** Extra named volumes, read-only: name → mount point (e.g. the package dir, for the session itself). */
+  readOnlyVolumes?: Record<string, string>;
 }
 
 /**
@@ -37,6 +39,9 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   if (input.workspaceVolume) mounts.push({ Type: 'volume', Source: input.workspaceVolume, Target: WORKSPACE_DIR, ReadOnly: false });
   for (const [name, target] of Object.entries(input.volumes ?? {})) {
     mounts.push({ Type: 'volume', Source: name, Target: target, ReadOnly: false });
+  }
+  for (const [name, target] of Object.entries(input.readOnlyVolumes ?? {})) {
+    mounts.push({ Type: 'volume', Source: name, Target: target, ReadOnly: true });
   }
   if (input.agentHostDir) {
     mounts.push({ Type: 'bind', Source: input.agentHostDir, Target: AGENT_DIR, ReadOnly: false });

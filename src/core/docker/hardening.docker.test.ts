@@ -29,6 +29,10 @@ describe('hardened session container', () => {
     expect(r.error?.value).toMatch(/Read-only file system|Permission denied/);
     const usr = await sp.sessions.execute(id, "open('/usr/bin/evil', 'w')");
     expect(usr.status).toBe('error');
+    // The package dir lives on host disk outside every cap: only the installer may write it.
+    const pkg = await sp.sessions.execute(id, "open('/opt/sandpit/packages/fill.bin', 'wb').write(b'x')");
+    expect(pkg.status).toBe('error');
+    expect(pkg.error?.value).toMatch(/Read-only file system/);
     expect(await run("open('/workspace/ok.txt', 'w').write('fine')")).toBe('4');
     expect(await run("open('/tmp/ok.txt', 'w').write('fine')")).toBe('4');
   });

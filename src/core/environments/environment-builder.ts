@@ -101,10 +101,10 @@ export class EnvironmentBuilder {
     }
 
     emit(await store.setBuild(environmentId, { state: 'building', startedAt }));
-    const settings = this.deps.settings();
-    const dockerfile = environmentDockerfile(env, target.base, settings);
     const lines: string[] = [];
     try {
+      const settings = this.deps.settings();
+      const dockerfile = environmentDockerfile(env, target.base, settings);
       const context = await packFiles([{ path: 'Dockerfile', content: Buffer.from(dockerfile) }], { maxFileBytes: 1024 * 1024, maxTotalBytes: 1024 * 1024 });
       log.info('building environment', { environmentId, image: target.tag });
       await docker.buildImage(

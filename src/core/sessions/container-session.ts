@@ -110,7 +110,9 @@ export class ContainerSession {
         limits,
         labels,
         workspaceVolume: this.volumeName,
-        volumes: { [this.packagesVolume]: PACKAGES_DIR },
+        // Read-only for the session: only the installer helper writes there (the volume is on host disk,
+        // outside every size cap the session has).
+        readOnlyVolumes: { [this.packagesVolume]: PACKAGES_DIR },
         agentHostDir: this.agentDir,
         network: this.options.network,
         // The python image serves bash sessions too: SANDPIT_LANGUAGE=bash puts its agent in one-shot command mode.

@@ -200,8 +200,7 @@ describe('ExecutionCollector', () => {
     expect(out.displays).toHaveLength(50);
     expect(out.displays.at(-1)?.mime).toBe('image/png;n=50');
     expect(sink.displays).toHaveLength(50);
-    expect(out.stderr).toContain('[a image/png;n=51 output was not kept: more than 50 outputs or over 16 MiB]');
-    expect(out.stderr).toContain('[a image/png;n=52 output was not kept');
+    expect(out.stderr).toBe('\n[2 outputs were not kept (image/png;n=51, image/png;n=52): more than 50 outputs, over 16 MiB each or over 32 MiB in all]\n');
   });
 
   it('refuses a display over 16 MiB and says so on stderr', () => {
@@ -212,7 +211,36 @@ describe('ExecutionCollector', () => {
     const out = c.snapshot();
     expect(out.displays.map((d) => d.mime)).toEqual(['image/png;n=2']);
     expect(sink.displays.map((d) => d.mime)).toEqual(['image/png;n=2']);
-    expect(out.stderr).toContain('[a image/png;n=1 output was not kept');
+    expect(out.stderr).toBe('\n[1 output was not kept (image/png;n=1): more than 50 outputs, over 16 MiB each or over 32 MiB in all]\n');
+  });
+
+  it('says once, at the end of stderr, how many displays it refused, however many came', () => {
+    const c = new ExecutionCollector(1024, recordingSink());
+    const oversized = 'A'.repeat(16 * 1024 * 1024 + 1);
+    c.accept(stream('stderr', 'before\n'));
+    for (let n = 0; n < 1_000; n += 1) c.accept({ type: 'display', id: 'e1', mime: `image/png;n=${n % 5}`, data: oversized, encoding: 'base64' });
+    c.accept(stream('stderr', 'after\n'));
+    const out = c.snapshot();
+    expect(out.displays).toEqual([]);
+    expect(out.stderr).toBe(
+      'before\nafter\n\n[1000 outputs were not kept (image/png;n=0, image/png;n=1, image/png;n=2, …): more than 50 outputs, over 16 MiB each or over 32 MiB in all]\n',
+    );
+    expect(out.truncated.stderr).toBe(false);
+  });
+
+  it('keeps at most 32 MiB of displays per run in all', () => {
+    const sink = recordingSink();
+    const c = new ExecutionCollector(1024, sink);
+    const twelve = 'A'.repeat(12 * 1024 * 1024);
+    c.accept(display(1, twelve));
+    c.accept(display(2, twelve));
+    c.accept(display(3, twelve)); // 36 MiB in all: refused
+    c.accept(display(4, 'A'.repeat(8 * 1024 * 1024))); // exactly 32 MiB in all: kept
+    c.accept(display(5, 'AAAA')); // over 32 MiB: refused
+    const out = c.snapshot();
+    expect(out.displays.map((d) => d.mime)).toEqual(['image/png;n=1', 'image/png;n=2', 'image/png;n=4']);
+    expect(sink.displays.map((d) => d.mime)).toEqual(['image/png;n=1', 'image/png;n=2', 'image/png;n=4']);
+    expect(out.stderr).toBe('\n[2 outputs were not kept (image/png;n=3, image/png;n=5): more than 50 outputs, over 16 MiB each or over 32 MiB in all]\n');
   });
 
   it('adds host notes to a stream without counting them against the cap', () => {

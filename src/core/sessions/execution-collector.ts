@@ -3,6 +3,10 @@ import type { AgentMessage, DoneMessage } from './protocol';
 
 const MAX_DISPLAYS = 50;
 const MAX_DISPLAY_BYTES = 16 * 1024 * 1024;
+/** All the displays of one run together: what the host holds for a run, whatever the agent sends. */
+const MAX_DISPLAY_TOTAL_BYTES = 32 * 1024 * 1024;
+/** How many types of refused displays the note names. */
+const MAX_NAMED_MIMES = 3;
 const MAX_RESULT_CHARS = 256 * 1024;
 const MAX_TRACEBACK_CHARS = 256 * 1024;
 
@@ -37,6 +41,11 @@ export class ExecutionCollector {
   private readonly bytes: Record<StreamName, number> = { stdout: 0, stderr: 0 };
   private readonly dropped: Record<StreamName, number> = { stdout: 0, stderr: 0 };
   private readonly displays: Display[] = [];
+  private displayBytes = 0;
+  /** Displays refused by the caps: counted, and named in one note on stderr at the end (never one note each). */
+  private refusedDisplays = 0;
+  private readonly refusedMimes: string[] = [];
+  private moreRefusedMimes = false;
   private result: string | undefined;
   private error: ExecutionError | undefined;
   private doneMessage: DoneMessage | undefined;
@@ -82,7 +91,8 @@ export class ExecutionCollector {
       const agentDropped = this.doneMessage?.dropped?.[stream] ?? 0;
       const dropped = this.dropped[stream] + agentDropped;
       const text = this.parts[stream].join('');
-      return dropped > 0 ? text + truncationMarker(stream, dropped, this.limitBytes) : text;
+      const marked = dropped > 0 ? text + truncationMarker(stream, dropped, this.limitBytes) : text;
+      return stream === 'stderr' && this.refusedDisplays > 0 ? marked + this.refusedNote() : marked;
     };
     const truncated = {
       stdout: this.dropped.stdout + (this.doneMessage?.dropped?.stdout ?? 0) > 0,
@@ -117,11 +127,27 @@ export class ExecutionCollector {
   }
 
   private addDisplay(display: Display): void {
-    if (this.displays.length >= MAX_DISPLAYS || display.data.length > MAX_DISPLAY_BYTES) {
-      this.note('stderr', `\n[a ${display.mime} output was not kept: more than ${MAX_DISPLAYS} outputs or over ${MAX_DISPLAY_BYTES / 1024 / 1024} MiB]\n`);
+    const size = display.data.length;
+    if (this.displays.length >= MAX_DISPLAYS || size > MAX_DISPLAY_BYTES || this.displayBytes + size > MAX_DISPLAY_TOTAL_BYTES) {
+      this.refusedDisplays += 1;
+      if (!this.refusedMimes.includes(display.mime)) {
+        if (this.refusedMimes.length < MAX_NAMED_MIMES) this.refusedMimes.push(display.mime);
+        else this.moreRefusedMimes = true;
+      }
       return;
     }
+    this.displayBytes += size;
     this.displays.push(display);
     this.sink.display(display);
+  }
+
+  private refusedNote(): string {
+    const n = this.refusedDisplays;
+    const mimes = `${this.refusedMimes.join(', ')}${this.moreRefusedMimes ? ', …' : ''}`;
+    const mib = (bytes: number): number => bytes / 1024 / 1024;
+    return (
+      `\n[${n === 1 ? '1 output was' : `${n} outputs were`} not kept (${mimes}): more than ${MAX_DISPLAYS} outputs, ` +
+      `over ${mib(MAX_DISPLAY_BYTES)} MiB each or over ${mib(MAX_DISPLAY_TOTAL_BYTES)} MiB in all]\n`
+    );
   }
 }

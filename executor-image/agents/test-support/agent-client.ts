@@ -1,0 +1,237 @@
+// What the agents' unit tests (../javascript/agent.test.ts, ../python/agent.test.ts) share: a client of the
+// JSON-lines protocol of ../PROTOCOL.md, and starting an agent process or connecting to its socket.
+// Not part of any image: an image's build context holds only its own agent directory.
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { expect } from 'vitest';
+
+export const WAIT_MS = 8_000;
+
+export type Message = Record<string, unknown> & { type: string };
+
+export interface Received {
+  msg: Message;
+  at: number;
+}
+
+export interface Execution {
+  id: string;
+  messages: Received[];
+  done: Message;
+  stdout: string;
+  stderr: string;
+  result: string | undefined;
+  error: Message | undefined;
+  displays: Message[];
+}
+
+let sequence = 0;
+
+/** A JSON-lines client: every wait has a timeout, every received message is kept with its arrival time. */
+export class JsonLinesClient {
+  readonly received: Received[] = [];
+  closed = false;
+  private buffer = '';
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly writeRaw: (text: string) => void,
+    input: Readable,
+  ) {
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => {
+      this.buffer += chunk;
+      let newline: number;
+      while ((newline = this.buffer.indexOf('\n')) >= 0) {
+        const line = this.buffer.slice(0, newline);
+        this.buffer = this.buffer.slice(newline + 1);
+        const msg = JSON.parse(line) as Message; // a line that is not JSON fails the test here
+        this.received.push({ msg, at: performance.now() });
+      }
+      this.notify();
+    });
+    input.on('close', () => {
+      this.closed = true;
+      this.notify();
+    });
+  }
+
+  send(msg: Record<string, unknown>): void {
+    this.writeRaw(`${JSON.stringify(msg)}\n`);
+  }
+
+  write(text: string): void {
+    this.writeRaw(text);
+  }
+
+  /** Resolves with the first received message (from index `from`) matching `pred`. */
+  waitFor(pred: (msg: Message) => boolean, timeoutMs = WAIT_MS, from = 0): Promise<Received> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const found = this.received.slice(from).find((r) => pred(r.msg));
+        if (found) {
+          finish();
+          resolve(found);
+          return true;
+        }
+        if (this.closed) {
+          finish();
+          reject(new Error('channel closed while waiting'));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(check);
+      };
+      if (!check()) this.listeners.add(check);
+    });
+  }
+
+  async hello(): Promise<Message> {
+    const id = `h${++sequence}`;
+    this.send({ type: 'hello', id });
+    return (await this.waitFor((m) => m.type === 'hello' && m.id === id)).msg;
+  }
+
+  /** Sends an execute request; returns its id. */
+  start(code: string, outputLimit = 1 << 20): string {
+    const id = `e${++sequence}`;
+    this.send({ type: 'execute', id, code, outputLimit });
+    return id;
+  }
+
+  async collect(id: string, timeoutMs = WAIT_MS): Promise<Execution> {
+    const done = (await this.waitFor((m) => m.type === 'done' && m.id === id, timeoutMs)).msg;
+    const messages = this.received.filter((r) => r.msg.id === id);
+    const text = (name: string): string =>
+      messages
+        .filter((r) => r.msg.type === 'stream' && r.msg.name === name)
+        .map((r) => r.msg.text as string)
+        .join('');
+    const result = messages.find((r) => r.msg.type === 'result')?.msg.text as string | undefined;
+    return {
+      id,
+      messages,
+      done,
+      stdout: text('stdout'),
+      stderr: text('stderr'),
+      result,
+      error: messages.find((r) => r.msg.type === 'error')?.msg,
+      displays: messages.filter((r) => r.msg.type === 'display').map((r) => r.msg),
+    };
+  }
+
+  run(code: string, outputLimit?: number, timeoutMs?: number): Promise<Execution> {
+    return this.collect(this.start(code, outputLimit), timeoutMs);
+  }
+
+  /** Every execution has exactly one `done`, and it is its last message. */
+  checkFraming(): void {
+    const ids = new Set(this.received.map((r) => r.msg.id));
+    for (const id of ids) {
+      const types = this.received.filter((r) => r.msg.id === id).map((r) => r.msg.type);
+      if (types.includes('hello')) continue;
+      expect(
+        types.filter((t) => t === 'done'),
+        `done count for ${String(id)}`,
+      ).toHaveLength(1);
+      expect(types.at(-1), `last message for ${String(id)}`).toBe('done');
+    }
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
+
+/** The message types of an execution, with runs of consecutive `stream` messages collapsed into one. */
+export function shape(run: Execution): string[] {
+  const types = run.messages.map((r) => r.msg.type);
+  return types.filter((t, i) => t !== 'stream' || types[i - 1] !== 'stream');
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `check` every 20 ms until it holds; fails with `failure` after `timeoutMs`. */
+export async function waitUntil(check: () => boolean, failure: string, timeoutMs = WAIT_MS): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(failure);
+    await sleep(20);
+  }
+}
+
+export interface SpawnedAgent {
+  proc: ChildProcessWithoutNullStreams;
+  client: JsonLinesClient;
+  workspace: string;
+  /** Everything the process wrote on its stderr so far. */
+  stderr: () => string;
+  /** Kills the process (with `detached`, its whole process group) and deletes the workspace. */
+  stop: () => void;
+}
+
+/**
+ * Starts `command` in a fresh workspace (also its cwd) with SANDPIT_CHANNEL=stdio, SANDPIT_WORKSPACE and then
+ * `env` over this process's environment (undefined removes a variable), a client on its stdin/stdout.
+ * `detached` puts it in a process group of its own.
+ */
+export function spawnAgent(
+  command: string[],
+  options: { workspacePrefix: string; env: Record<string, string | undefined>; detached?: boolean },
+): SpawnedAgent {
+  const workspace = mkdtempSync(join(tmpdir(), options.workspacePrefix));
+  const [file, ...args] = command as [string, ...string[]];
+  const proc = spawn(file, args, {
+    cwd: workspace,
+    env: { ...process.env, SANDPIT_CHANNEL: 'stdio', SANDPIT_WORKSPACE: workspace, ...options.env },
+    detached: options.detached ?? false,
+  });
+  let stderr = '';
+  proc.stderr.setEncoding('utf8');
+  proc.stderr.on('data', (chunk: string) => (stderr += chunk));
+  const client = new JsonLinesClient((text) => proc.stdin.write(text), proc.stdout);
+  return {
+    proc,
+    client,
+    workspace,
+    stderr: () => stderr,
+    stop: () => {
+      if (options.detached) {
+        try {
+          process.kill(-proc.pid!, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      } else {
+        proc.kill('SIGKILL');
+      }
+      rmSync(workspace, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Connects a client to the agent's unix socket at `path`; the socket joins `sockets` (for the test to destroy) at once. */
+export async function connectClient(path: string, sockets: Socket[]): Promise<JsonLinesClient> {
+  const socket = createConnection(path);
+  sockets.push(socket);
+  await new Promise<void>((resolve, reject) => {
+    socket.once('connect', resolve);
+    socket.once('error', reject);
+  });
+  return new JsonLinesClient((text) => socket.write(text), socket);
+}
