@@ -18,6 +18,12 @@ import type { AgentMessage } from './protocol';
 import { connectUnixChannel } from './unix-socket-channel';
 
 const SANDBOX_UID = 10001;
+/**
+ * How long the watchdog waits for the channel to end after it killed the container. A kill that fails
+ * or hangs (a stuck engine), or an attached stream that never ends, must not hold the run, its session's
+ * queue and a global slot for ever: the run then ends as a dead container (diagnosed and recovered).
+ */
+export const KILL_WAIT_MS = 10_000;
 
 export interface ContainerSessionOptions {
   id: string;
@@ -152,6 +158,7 @@ export class ContainerSession {
     let killedByWatchdog = false;
     let watchdog: NodeJS.Timeout | undefined;
     let grace: NodeJS.Timeout | undefined;
+    let killWait: NodeJS.Timeout | undefined;
 
     const closedReason = await new Promise<string | undefined>((resolve) => {
       let settled = false;
@@ -173,6 +180,11 @@ export class ContainerSession {
           killedByWatchdog = true;
           this.log.warn('run ignored the interrupt; killing the container', { executionId: request.executionId });
           this.options.docker.killContainer(this.containerId).catch(() => undefined);
+          killWait = setTimeout(() => {
+            this.log.warn('the container could not be killed; ending the run', { executionId: request.executionId, containerId: this.containerId });
+            settle('the container could not be killed');
+            channel.close();
+          }, KILL_WAIT_MS);
         }, this.options.graceMs);
       }, request.timeoutMs);
       try {
@@ -183,6 +195,7 @@ export class ContainerSession {
     }).finally(() => {
       clearTimeout(watchdog);
       clearTimeout(grace);
+      clearTimeout(killWait);
       this.current = undefined;
     });
 
@@ -192,7 +205,8 @@ export class ContainerSession {
       const { events } = this.options;
       // A bash command whose process was SIGKILLed (137) may have been the OOM killer's: its event can lag behind `done`.
       const oom = (collected.done.oomKills ?? 0) > 0 || events.oomSince(this.containerId, oomSince) || (collected.done.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500)));
-      let status: RunStatus = collected.done.status === 'interrupted' ? (timedOut ? 'timeout' : 'interrupted') : collected.done.status;
+      // Once the watchdog fired the run timed out, whatever the agent says: code that caught the interrupt and returned is not `ok`.
+      let status: RunStatus = timedOut ? 'timeout' : collected.done.status;
       let message: string | undefined;
       if (status === 'timeout') message = `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). Variables were kept.`;
       if (oom) {

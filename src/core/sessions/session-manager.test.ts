@@ -1,6 +1,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { SandpitError } from '../../shared/api/errors';
+import { fakeAgentDocker } from '../../test-support/fake-agent-docker';
+import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
+import { EventBus } from '../api/event-bus';
+import { defaultConfig } from '../config';
+import { DaemonEvents } from '../docker/daemon-events';
 import type { EngineEndpoint } from '../docker/docker-client';
-import { resolveChannel } from './session-manager';
+import { EngineMonitor } from '../docker/engine-monitor';
+import type { ArtifactStore } from '../files/artifact-store';
+import { silentLogger } from '../log';
+import { SessionManager, resolveChannel } from './session-manager';
 
 const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
 const REMOTE: EngineEndpoint = { kind: 'remote', address: 'tcp://10.0.0.5:2376' };
@@ -45,5 +54,83 @@ describe('resolveChannel', () => {
     pretend('darwin', 501);
     expect(resolveChannel('socket', REMOTE)).toBe('socket');
     expect(resolveChannel('attach', REMOTE)).toBe('attach');
+  });
+});
+
+/** A manager over the fake engine (attach channel, no warm pool), with its engine up. */
+async function fakeManager(maxSessions = 32): Promise<{ manager: SessionManager; fake: FakeAgentDocker; bus: EventBus }> {
+  const fake = fakeAgentDocker();
+  const engine = new EngineMonitor(fake.docker, silentLogger);
+  await engine.check();
+  const bus = new EventBus();
+  const manager = new SessionManager({
+    config: defaultConfig({ channel: 'attach', poolSize: 0, maxSessions, images: { python: 'sandpit-fake:1' }, startTimeoutMs: 5_000 }),
+    docker: fake.docker,
+    events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
+    engine,
+    bus,
+    artifacts: {} as ArtifactStore,
+    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
+    instanceDir: '/nonexistent',
+    log: silentLogger,
+  });
+  return { manager, fake, bus };
+}
+
+describe('SessionManager (fake engine)', () => {
+  it('never exceeds maxSessions when creates run at once', async () => {
+    const { manager } = await fakeManager(2);
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => manager.create({})));
+    const created = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(created).toHaveLength(2);
+    expect(refused).toHaveLength(3);
+    for (const r of refused) expect(r.reason).toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    expect(manager.list()).toHaveLength(2);
+    await manager.dispose();
+  });
+
+  it('counts a create that failed to start no more: the next one may take its place', async () => {
+    const { manager, fake } = await fakeManager(1);
+    fake.override.startContainer = () => Promise.reject(new SandpitError('INTERNAL', 'no start'));
+    await expect(manager.create({})).rejects.toThrow('no start');
+    delete fake.override.startContainer;
+    await expect(manager.create({})).resolves.toMatchObject({ state: 'ready' });
+    await manager.dispose();
+  });
+
+  it('refuses to create a session once disposed, and removes one whose container started during dispose', async () => {
+    const { manager, fake } = await fakeManager();
+    let started!: () => void;
+    const startedOnce = new Promise<void>((resolve) => (started = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    fake.override.attachContainer = async (id) => {
+      started();
+      await held;
+      delete fake.override.attachContainer;
+      return fake.docker.attachContainer(id);
+    };
+    const racing = manager.create({});
+    await startedOnce;
+    await manager.dispose();
+    release();
+    await expect(racing).rejects.toThrow(/shutting down/);
+    expect(fake.containers.size).toBe(0);
+    await expect(manager.create({})).rejects.toThrow(/shutting down/);
+  });
+
+  it('marks a session failed (not restarting for ever) when its restart fails, and rethrows', async () => {
+    const { manager, fake, bus } = await fakeManager();
+    const { id } = await manager.create({});
+    const states: string[] = [];
+    bus.on('session.updated', (info) => states.push(info.state));
+    fake.override.startContainer = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine went away'));
+    await expect(manager.restart(id)).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
+    expect(manager.get(id).state).toBe('failed');
+    expect(states).toEqual(['restarting', 'failed']);
+    delete fake.override.startContainer;
+    await expect(manager.restart(id)).resolves.toMatchObject({ state: 'ready' });
+    await manager.dispose();
   });
 });

@@ -8,9 +8,11 @@ export function ChainStatus(): ReactElement {
   const verify = useAppStore('activity', (s) => s.verify);
   const verifying = useAppStore('activity', (s) => s.verifying);
   const check = useAppStore('activity', (s) => s.check);
+  const listed = useAppStore('activity', (s) => s.status === 'ready' || s.status === 'error');
+  // The check walks the whole log on the server: start it once the rows are in, so they are not kept waiting.
   useEffect(() => {
-    void check();
-  }, [check]);
+    if (listed) void check();
+  }, [check, listed]);
 
   let text: ReactElement;
   let state: string;

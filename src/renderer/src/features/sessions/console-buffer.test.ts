@@ -32,6 +32,16 @@ describe('console buffer', () => {
     expect(b.chars).toBeLessThanOrEqual(caps.maxChars);
   });
 
+  it('keeps the newest part of a long output when the run ends, instead of dropping all of it', () => {
+    let b = appendEntry(EMPTY_BUFFER, { kind: 'stdout', executionId: 'big', text: `${'x'.repeat(30)}END` }, caps);
+    b = appendEntry(b, { kind: 'done', executionId: 'big', status: 'ok', durationMs: 1 }, caps);
+    const out = b.entries.find((e) => e.kind === 'stdout');
+    expect(out && 'text' in out ? out.text : '').toMatch(/END$/);
+    expect(b.entries.map((e) => e.kind)).toEqual(['stdout', 'done']);
+    expect(b.chars).toBeLessThanOrEqual(caps.maxChars);
+    expect(b.trimmed).toBe(true);
+  });
+
   it('replaces a picture too large to hold with a note', () => {
     const b = appendEntry(
       EMPTY_BUFFER,

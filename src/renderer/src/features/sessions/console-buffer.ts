@@ -46,12 +46,21 @@ function sizeOf(entry: ConsoleEntry): number {
 function trim(buffer: ConsoleBuffer, caps: ConsoleCaps): ConsoleBuffer {
   let { entries, chars } = buffer;
   let drop = 0;
+  let cut: ConsoleEntry | undefined;
   while (entries.length - drop > caps.maxEntries || (chars > caps.maxChars && entries.length - drop > 1)) {
-    chars -= sizeOf(entries[drop]!);
+    const oldest = entries[drop]!;
+    const over = chars - caps.maxChars;
+    // A long output entry loses only its head (the newest output stays visible), not the whole of it.
+    if (entries.length - drop <= caps.maxEntries && (oldest.kind === 'stdout' || oldest.kind === 'stderr') && oldest.text.length > over) {
+      cut = { ...oldest, text: oldest.text.slice(over) };
+      chars -= over;
+      break;
+    }
+    chars -= sizeOf(oldest);
     drop++;
   }
-  if (drop === 0) return buffer;
-  entries = entries.slice(drop);
+  if (drop === 0 && !cut) return buffer;
+  entries = cut ? [cut, ...entries.slice(drop + 1)] : entries.slice(drop);
   return { entries, chars, trimmed: true };
 }
 

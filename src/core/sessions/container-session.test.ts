@@ -1,0 +1,107 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SandpitError } from '../../shared/api/errors';
+import { DEFAULT_LIMITS } from '../../shared/domain/limits';
+import { fakeAgentDocker, promptAgent } from '../../test-support/fake-agent-docker';
+import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
+import { DaemonEvents } from '../docker/daemon-events';
+import { silentLogger } from '../log';
+import { ContainerSession, KILL_WAIT_MS } from './container-session';
+import type { RunOutcome, RunRequest } from './container-session';
+
+const GRACE_MS = 100;
+const TIMEOUT_MS = 200;
+
+async function startedSession(fake: FakeAgentDocker): Promise<ContainerSession> {
+  const session = new ContainerSession({
+    id: 'ses-test',
+    language: 'python',
+    image: 'sandpit-fake:1',
+    limits: DEFAULT_LIMITS,
+    channel: 'attach',
+    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
+    docker: fake.docker,
+    events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
+    log: silentLogger,
+    instanceDir: '/nonexistent',
+    fromPool: false,
+    startTimeoutMs: 5_000,
+    graceMs: GRACE_MS,
+  });
+  await session.start();
+  return session;
+}
+
+function request(code = 'while True: pass'): RunRequest {
+  return { executionId: 'run-1', code, timeoutMs: TIMEOUT_MS, outputLimit: 1024, onOutput: () => undefined, onDisplay: () => undefined };
+}
+
+/** Advances the fake clock in steps until the run settles or `budgetMs` of fake time has passed. */
+async function settleWithin(run: Promise<RunOutcome>, budgetMs: number): Promise<{ settled: boolean; outcome?: RunOutcome; error?: unknown }> {
+  let state: { settled: boolean; outcome?: RunOutcome; error?: unknown } = { settled: false };
+  run.then(
+    (outcome) => (state = { settled: true, outcome }),
+    (error: unknown) => (state = { settled: true, error }),
+  );
+  for (let spent = 0; spent < budgetMs && !state.settled; spent += 50) await vi.advanceTimersByTimeAsync(50);
+  return state;
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('ContainerSession watchdog', () => {
+  it('ends the run when the kill fails and the channel never closes, so the queue and the slot are freed', async () => {
+    const fake = fakeAgentDocker();
+    const session = await startedSession(fake);
+    fake.behaviour = (message, reply) => (message.type === 'execute' ? undefined : promptAgent(message, reply)); // runs for ever, ignores interrupts
+    fake.override.killContainer = () => Promise.reject(new SandpitError('INTERNAL', 'Docker call "kill container" did not finish within 30000 ms'));
+    fake.override.inspectContainer = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine does not answer'));
+    vi.useFakeTimers();
+    const result = await settleWithin(session.run(request()), TIMEOUT_MS + GRACE_MS + KILL_WAIT_MS + 1_000);
+    expect(result.settled).toBe(true);
+    expect(result.error).toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
+    expect(fake.calls).toContain('killContainer');
+  });
+
+  it('ends the run as a timeout and restarts the sandbox when the killed container\'s stream never ends', async () => {
+    const fake = fakeAgentDocker();
+    const session = await startedSession(fake);
+    fake.behaviour = (message, reply) => (message.type === 'execute' ? undefined : promptAgent(message, reply));
+    // The container stops, but the engine never ends its attached stream.
+    fake.override.killContainer = async (id) => {
+      const container = fake.containers.get(id);
+      if (container) container.running = false;
+    };
+    vi.useFakeTimers();
+    const result = await settleWithin(session.run(request()), TIMEOUT_MS + GRACE_MS + KILL_WAIT_MS + 5_000);
+    expect(result.settled).toBe(true);
+    expect(result.outcome).toMatchObject({ status: 'timeout', stateLost: true });
+    expect(result.outcome?.message).toMatch(/time limit/);
+    expect(session.connected).toBe(true);
+  });
+});
+
+describe('ContainerSession timeout status', () => {
+  it('says timeout when the code caught the interrupt and returned within the grace period', async () => {
+    const fake = fakeAgentDocker();
+    const session = await startedSession(fake);
+    fake.behaviour = (message, reply) => {
+      if (message.type === 'interrupt') reply({ type: 'done', id: message.id, status: 'ok', durationMs: TIMEOUT_MS });
+      else if (message.type !== 'execute') promptAgent(message, reply);
+    };
+    vi.useFakeTimers();
+    const result = await settleWithin(session.run(request('try:\n    while True: pass\nexcept KeyboardInterrupt:\n    pass')), TIMEOUT_MS + GRACE_MS);
+    expect(result.outcome).toMatchObject({ status: 'timeout', stateLost: false });
+    expect(result.outcome?.message).toMatch(/time limit/);
+    expect(fake.calls).not.toContain('killContainer');
+  });
+
+  it('keeps ok for a run that finished before the time limit', async () => {
+    const fake = fakeAgentDocker();
+    const session = await startedSession(fake);
+    const outcome = await session.run(request('1 + 1'));
+    expect(outcome).toMatchObject({ status: 'ok', stateLost: false });
+    expect(outcome.message).toBeUndefined();
+  });
+});
