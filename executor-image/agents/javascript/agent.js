@@ -2051,7 +2051,9 @@ function main() {
       }
     }
     let strays = 0;
-    if (mayKillStrays && (status === 'interrupted' || nearPidsLimit())) strays = killStrays();
+    // An execution that got an interrupt leaves no process behind, whatever its status (`cancelled` holds
+    // every interrupt for this execution until it ends: one may land after the code finished).
+    if (mayKillStrays && (status === 'interrupted' || cancelled.has(id) || nearPidsLimit())) strays = killStrays();
     const after = snapshotFiles(workspace);
     const changed = [...after.files.keys()]
       .filter((p) => !before.files.has(p) || before.files.get(p).sig !== after.files.get(p).sig)

@@ -741,8 +741,10 @@ class Agent:
             if self.interruptible(eid, self.show)[0] == 'interrupted':
                 status = 'interrupted'
         strays = 0
-        # a bash command is one-shot: what it started in the background does not outlive it
-        if self.may_kill_strays and (status == 'interrupted' or self.bash or self.pids.near_limit()):
+        # An execution that got an interrupt (a timeout or a stop) leaves no process behind, even when its code
+        # caught the KeyboardInterrupt and returned; a bash command is one-shot: its background jobs end with it.
+        # `cancelled` holds every interrupt for this execution until finish().
+        if self.may_kill_strays and (status == 'interrupted' or eid in self.cancelled or self.bash or self.pids.near_limit()):
             strays = kill_strays()
         # a second sync only if the first timed out, or pyplot.show() or killed strays may have written since
         drain = not synced or 'matplotlib.pyplot' in sys.modules or strays > 0

@@ -99,6 +99,8 @@ export class SessionManager {
   private readonly log: Logger;
   private sweepTimer: NodeJS.Timeout | undefined;
   private disposed = false;
+  /** Sessions whose containers are starting: they count against maxSessions like the ones that exist. */
+  private creating = 0;
   /** Ready containers per pool and the limits of new sessions: settings that apply at once (setPoolSize, setDefaultLimits). */
   private poolSize: number;
   private defaultLimits: Limits;
@@ -131,10 +133,22 @@ export class SessionManager {
   }
 
   async create(input: CreateSessionInput = {}): Promise<SessionInfo> {
+    this.assertOpen();
     this.deps.engine.assertUp();
-    if (this.sessions.size >= this.deps.config.maxSessions) {
-      throw new SandpitError('LIMIT_EXCEEDED', `There are already ${this.sessions.size} sessions (the maximum). Stop one first.`);
+    // Counted before the first await, so creates that run at once cannot all pass the check.
+    if (this.sessions.size + this.creating >= this.deps.config.maxSessions) {
+      const starting = this.creating > 0 ? ` (${this.creating} of them starting)` : '';
+      throw new SandpitError('LIMIT_EXCEEDED', `There are already ${this.sessions.size + this.creating} sessions${starting}, the maximum. Stop one first.`);
     }
+    this.creating += 1;
+    try {
+      return await this.openSession(input);
+    } finally {
+      this.creating -= 1;
+    }
+  }
+
+  private async openSession(input: CreateSessionInput): Promise<SessionInfo> {
     const language = input.language ?? 'python';
     const image = input.image ?? this.deps.config.images[language];
     if (!image) throw new SandpitError('IMAGE_MISSING', `No ${language} sandbox image is configured. Build it with "npm run build:images".`);
@@ -147,6 +161,11 @@ export class SessionManager {
     if (!runtime) {
       runtime = this.makeRuntime(newId('ses'), template, false);
       await runtime.start();
+    }
+    if (this.disposed) {
+      // Disposed while the container started: nobody would ever stop this one.
+      await runtime.remove().catch(() => undefined);
+      this.assertOpen();
     }
     const now = new Date();
     const session: ManagedSession = {
@@ -286,7 +305,12 @@ export class SessionManager {
     const session = this.require(sessionId);
     await session.queue.run(async () => {
       this.setState(session, 'restarting');
-      await session.runtime.restart();
+      try {
+        await session.runtime.restart();
+      } catch (error) {
+        this.setState(session, 'failed');
+        throw error;
+      }
       this.setState(session, 'ready');
     });
     return this.info(session);
@@ -441,6 +465,10 @@ export class SessionManager {
 
   private imageLanguages(): Language[] {
     return (Object.keys(this.deps.config.images) as Language[]).filter((language) => this.deps.config.images[language]);
+  }
+
+  private assertOpen(): void {
+    if (this.disposed) throw new SandpitError('INTERNAL', 'Sandpit is shutting down: no new sessions are started.');
   }
 
   private require(sessionId: string): ManagedSession {
