@@ -8,22 +8,23 @@ import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
 import { serveHttp } from '../core/http/serve-http';
 import { createMcpHttpMount } from '../core/mcp/http-mount';
-import { withTimeout } from '../core/util/with-timeout';
 import { appPaths } from './app-paths';
 import { registerIpc } from './ipc-adapter';
 import { resolveImages } from './resolve-images';
+import { stopThenDispose } from './shutdown';
+import type { StopStep } from './shutdown';
 import { createTray } from './tray';
 import type { SandpitTray } from './tray';
 import { createMainWindow, hardenSession, trustedSenderCheck } from './window';
 
-const DISPOSE_TIMEOUT_MS = 20_000;
 const log = createLogger({ app: 'sandpit', process: 'main' });
 const paths = appPaths(app.getAppPath(), app.isPackaged);
 
 interface Running {
   sandpit: Sandpit;
   tray?: SandpitTray;
-  stop: Array<() => void>;
+  /** Stopped in order, each awaited, before the core is disposed. */
+  stop: StopStep[];
 }
 
 let window: BrowserWindow | undefined;
@@ -89,21 +90,19 @@ async function start(): Promise<Running> {
   ready = true;
   showWindow();
   log.info('sandpit started', { home: config.home, images, url: served?.http.url });
-  const stopHttp = (): void => {
-    void served?.close().then(() => mcp.close());
-  };
-  return { sandpit, tray, stop: [stopIpc, stopTray, stopHttp] };
+  const stop: StopStep[] = [
+    { what: 'IPC', stop: stopIpc },
+    { what: 'the tray', stop: stopTray },
+    { what: 'the HTTP server', stop: async () => served?.close() },
+    { what: 'MCP sessions', stop: () => mcp.close() },
+  ];
+  return { sandpit, tray, stop };
 }
 
 async function shutdown(): Promise<void> {
   const running = await starting?.catch(() => undefined);
   if (!running) return;
-  for (const stop of running.stop) stop();
-  try {
-    await withTimeout(running.sandpit.dispose(), DISPOSE_TIMEOUT_MS, 'shutting Sandpit down');
-  } catch (error) {
-    log.error('failed to shut down cleanly', { error: message(error) });
-  }
+  await stopThenDispose(running.stop, () => running.sandpit.dispose(), log);
 }
 
 if (!app.requestSingleInstanceLock()) {

@@ -13,8 +13,8 @@ export const promptAgent: FakeAgentBehaviour = (message, reply) => {
 
 interface FakeContainer {
   running: boolean;
-  /** The host side of the attached streams while attached (ends when the container stops). */
-  attached?: AttachedStreams;
+  /** The agent's end of the attached stdout while attached (ended when the container stops). */
+  agentOut?: PassThrough;
 }
 
 export interface FakeAgentDocker {
@@ -41,8 +41,8 @@ export function fakeAgentDocker(): FakeAgentDocker {
     const container = containers.get(id);
     if (!container) return;
     container.running = false;
-    container.attached?.stdout.end();
-    container.attached = undefined;
+    container.agentOut?.end();
+    container.agentOut = undefined;
   };
 
   const attach = (id: string): AttachedStreams => {
@@ -63,7 +63,7 @@ export function fakeAgentDocker(): FakeAgentDocker {
     });
     const streams: AttachedStreams = { stdin, stdout, stderr, close: () => stdout.end() };
     const container = containers.get(id);
-    if (container) container.attached = streams;
+    if (container) container.agentOut = stdout;
     return streams;
   };
 

@@ -509,4 +509,25 @@ describe('python agent lifecycle', () => {
       agent.stop();
     }
   });
+
+  it.skipIf(!canUnshare)('kills the strays of an interrupted execution whose code caught the interrupt and returned', async () => {
+    const agent = startStdioAgent({ SANDPIT_KILL_STRAYS: '1' }, [...unshare, 'sh', '-c', `${PYTHON} ${AGENT}; exit $?`]);
+    const client = agent.client;
+    try {
+      expect((await client.run('import os\nos.getppid()')).result).toBe('1'); // in its own PID namespace, under its init
+      const id = client.start(
+        "import subprocess, time\nsubprocess.Popen(['sleep', '1000'])\ntry:\n    print('waiting', flush=True)\n    time.sleep(100)\nexcept KeyboardInterrupt:\n    pass\n'returned'",
+      );
+      await client.waitFor((m) => m.id === id && m.type === 'stream');
+      client.send({ type: 'interrupt', id });
+      const run = await client.collect(id);
+      expect(run.result).toBe("'returned'");
+      expect(run.done).toMatchObject({ status: 'ok', straysKilled: 1 });
+      const left = await client.run("import os\nsorted(open(f'/proc/{p}/comm').read().strip() for p in os.listdir('/proc') if p.isdigit())");
+      expect(left.result).not.toContain('sleep');
+      client.checkFraming();
+    } finally {
+      agent.stop();
+    }
+  });
 });

@@ -7,7 +7,8 @@ import { LABEL, instanceLabels } from '../docker/labels';
 import { silentLogger } from '../log';
 import { newId } from '../util/ids';
 import { pollUntil, withTimeout } from '../util/with-timeout';
-import { startPackageIndex, TEST_LABEL } from '../../test-support/package-index';
+import { INDEX_PORT, startPackageIndex } from '../../test-support/package-index';
+import { TEST_LABEL } from '../../test-support/test-server-container';
 import type { PackageIndex } from '../../test-support/package-index';
 import { recordingDocker } from '../../test-support/recording-docker';
 import type { RecordingDocker } from '../../test-support/recording-docker';
@@ -23,8 +24,6 @@ import { parsePackageSpecs } from './package-names';
 // Network rule of this file: traffic goes only to loopback and to the two Docker networks created
 // here (the index's test network and the gateway's egress network). Refused names are refused by
 // the proxy from the request line, before any lookup; `.invalid` never resolves anyway.
-
-const INDEX_PORT = 8080;
 
 const REFUSED_PROBE = [
   'import json, urllib.request, urllib.error',

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FileHandle } from 'node:fs/promises';
-import { lstat, mkdir, open, readdir, readFile, rename, unlink } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
@@ -24,6 +23,7 @@ import type {
 } from '../../shared/domain/environment';
 import { createLogger } from '../log';
 import type { Logger } from '../log';
+import { syncFolder, writeFileAtomic } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
@@ -41,7 +41,6 @@ export interface EnvironmentStoreOptions {
   now?: () => Date;
 }
 
-const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 const MAX_FILE_BYTES = 1024 * 1024;
 const FILE_NAME = /^([a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?)\.json$/;
@@ -357,35 +356,14 @@ export class EnvironmentStore {
 
   private async write(environment: Environment): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: DIR_MODE });
-    const target = this.fileOf(environment.id);
+    // A dot name for the temp file: never taken for an environment, and hidden from listings.
     const temp = join(this.dir, `.${environment.id}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      const handle = await open(temp, 'wx', FILE_MODE);
-      try {
-        await handle.writeFile(`${JSON.stringify(environment, null, 2)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
+      await writeFileAtomic(this.fileOf(environment.id), `${JSON.stringify(environment, null, 2)}\n`, temp);
     } catch (error) {
-      await unlink(temp).catch(() => undefined);
       this.logger.error('failed to write an environment', { environmentId: environment.id, error: String(error) });
       throw error;
     }
     await syncFolder(this.dir);
-  }
-}
-
-/** Flushes the folder's entries (the rename) to disk where the platform allows it. */
-async function syncFolder(path: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(path, 'r');
-    await handle.sync();
-  } catch {
-    // Not supported everywhere (Windows); the rename itself is still atomic.
-  } finally {
-    await handle?.close();
   }
 }

@@ -8,6 +8,7 @@ import type { PackageIndex } from '../../test-support/package-index';
 import { recordingDocker } from '../../test-support/recording-docker';
 import type { RecordingDocker } from '../../test-support/recording-docker';
 import { testDocker } from '../../test-support/docker';
+import { packageTestCalls } from '../../test-support/package-test-calls';
 import { rawRequest } from '../../test-support/http-client';
 import type { RawResponse } from '../../test-support/http-client';
 import { startHttpServer } from '../http/http-server';
@@ -29,16 +30,7 @@ describe('pip installs in a helper container, from a local index', () => {
   let sessionId: string;
 
   const api = (): TestSandpit => sp!;
-  const install = (id: string, packages: string[]): ReturnType<typeof call<'packages.install'>> =>
-    call(api().api, 'packages.install', { sessionId: id, packages }, PANEL);
-  const check = (id: string, packages: string[]): ReturnType<typeof call<'packages.check'>> =>
-    call(api().api, 'packages.check', { sessionId: id, packages }, PANEL);
-  const run = async (id: string, code: string): Promise<string | undefined> => {
-    const r = await api().sessions.execute(id, code);
-    expect(r.error, r.error?.traceback).toBeUndefined();
-    expect(r.status).toBe('ok');
-    return r.result;
-  };
+  const { install, check, run } = packageTestCalls(api, PANEL);
 
   beforeAll(async () => {
     const image = inject('images').python;

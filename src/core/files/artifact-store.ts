@@ -1,11 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { lstat, mkdir, open, readFile, realpath, rename, unlink } from 'node:fs/promises';
+import { lstat, mkdir, open, readFile, realpath } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import { artifactSchema } from '../../shared/domain/artifact';
 import type { Artifact } from '../../shared/domain/artifact';
+import { syncFolder, writeFileAtomic } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 import { detectMime } from './mime';
 import { fromWorkspacePath } from './safe-path';
@@ -70,19 +71,6 @@ async function readExactly(handle: FileHandle, length: number, position: number)
     done += bytesRead;
   }
   return buffer.subarray(0, done);
-}
-
-/** Flushes a folder's entries (the rename) to disk where the platform allows it. */
-async function syncFolder(path: string): Promise<void> {
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(path, 'r');
-    await handle.sync();
-  } catch {
-    // Not supported everywhere (Windows); the rename itself is still atomic.
-  } finally {
-    await handle?.close();
-  }
 }
 
 /**
@@ -184,20 +172,7 @@ export class ArtifactStore {
     } catch (error) {
       if (!isMissing(error)) throw error;
     }
-    const temp = join(folder, `.tmp-${sha256}-${randomBytes(8).toString('hex')}`);
-    try {
-      const handle = await open(temp, 'wx', FILE_MODE);
-      try {
-        await handle.writeFile(content);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, target);
-    } catch (error) {
-      await unlink(temp).catch(() => undefined);
-      throw error;
-    }
+    await writeFileAtomic(target, content, join(folder, `.tmp-${sha256}-${randomBytes(8).toString('hex')}`));
     await syncFolder(folder);
   }
 

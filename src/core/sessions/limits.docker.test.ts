@@ -54,6 +54,37 @@ describe('limits and timeouts', () => {
     expect(ps.result).not.toContain('sleep');
   });
 
+  it('says timeout, and leaves no process behind, when the code caught the interrupt and returned in time', async () => {
+    const { id } = await sp.sessions.create({});
+    const code = [
+      'import subprocess, time',
+      "subprocess.Popen(['sleep', '1000'])",
+      'try:',
+      '    time.sleep(100)',
+      'except KeyboardInterrupt:',
+      '    pass',
+      "'returned'",
+    ].join('\n');
+    const r = await sp.sessions.execute(id, code, { timeoutMs: 1_500 });
+    expect(r.result).toBe("'returned'");
+    expect(r.status).toBe('timeout');
+    expect(r.stateLost).toBe(false);
+    expect(r.message).toMatch(/time limit/);
+    const ps = await sp.sessions.execute(id, [
+      'import os',
+      'names = []',
+      "for p in os.listdir('/proc'):",
+      '    if p.isdigit():',
+      '        try:',
+      "            names.append(open(f'/proc/{p}/comm').read().strip())",
+      '        except OSError:',
+      '            pass',
+      'sorted(names)',
+    ].join('\n'));
+    expect(ps.status).toBe('ok');
+    expect(ps.result).not.toContain('sleep');
+  });
+
   it('contains a fork bomb with the pids limit, and the next run works', async () => {
     const { id } = await sp.sessions.create({ limits: { pids: 64 } });
     const r = await sp.sessions.execute(id, 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', { timeoutMs: 3_000 });

@@ -9,6 +9,7 @@ import type { Language } from '../../../../shared/domain/session';
 import { LANGUAGE_WORDS } from '../../lib/format';
 import { useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
+import { Field } from '../settings/settings-section';
 import { ChipInput } from './chip-input';
 import { draftLimits, installerFor, invalidChip, toCreateInput, toPatch, withLanguage } from './environment-draft';
 import type { EnvironmentDraft, Installer } from './environment-draft';
@@ -187,32 +188,36 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
       <fieldset className="choices">
         <legend className="label">Limits of each session (empty = the default)</legend>
         <div className="field-row">
-          <LimitField
+          <Field
             id="env-memory"
             label="Memory (MB)"
             value={draft.memoryMb}
-            placeholder={DEFAULT_LIMITS.memoryMb}
+            placeholder={String(DEFAULT_LIMITS.memoryMb)}
+            inputMode="decimal"
             onChange={(memoryMb) => change({ memoryMb })}
           />
-          <LimitField
+          <Field
             id="env-cpus"
             label="Processor cores"
             value={draft.cpus}
-            placeholder={DEFAULT_LIMITS.cpus}
+            placeholder={String(DEFAULT_LIMITS.cpus)}
+            inputMode="decimal"
             onChange={(cpus) => change({ cpus })}
           />
-          <LimitField
+          <Field
             id="env-timeout"
             label="Time per run (seconds)"
             value={draft.timeoutSeconds}
-            placeholder={DEFAULT_LIMITS.timeoutMs / 1_000}
+            placeholder={String(DEFAULT_LIMITS.timeoutMs / 1_000)}
+            inputMode="decimal"
             onChange={(timeoutSeconds) => change({ timeoutSeconds })}
           />
-          <LimitField
+          <Field
             id="env-workspace"
             label="Workspace (MB)"
             value={draft.workspaceMb}
-            placeholder={DEFAULT_LIMITS.workspaceMb}
+            placeholder={String(DEFAULT_LIMITS.workspaceMb)}
+            inputMode="decimal"
             onChange={(workspaceMb) => change({ workspaceMb })}
           />
         </div>
@@ -234,36 +239,5 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
         </button>
       </div>
     </form>
-  );
-}
-
-function LimitField({
-  id,
-  label,
-  value,
-  placeholder,
-  onChange,
-}: {
-  id: string;
-  label: string;
-  value: string;
-  placeholder: number;
-  onChange: (value: string) => void;
-}): ReactElement {
-  return (
-    <div className="field">
-      <label htmlFor={id} className="label">
-        {label}
-      </label>
-      <input
-        id={id}
-        type="text"
-        inputMode="decimal"
-        value={value}
-        placeholder={String(placeholder)}
-        onChange={(e) => onChange(e.target.value)}
-        data-testid={id}
-      />
-    </div>
   );
 }
