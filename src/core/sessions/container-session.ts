@@ -18,6 +18,8 @@ import type { AgentMessage } from './protocol';
 import { connectUnixChannel } from './unix-socket-channel';
 
 const SANDBOX_UID = 10001;
+/** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
+const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
  * How long the watchdog waits for the channel to end after it killed the container. A kill that fails
  * or hangs (a stuck engine), or an attached stream that never ends, must not hold the run, its session's
@@ -371,6 +373,9 @@ export class ContainerSession {
         if (!state.running || Date.now() > deadline) {
           if (state.oomKilled) return 'oom';
           if (state.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500))) return 'oom';
+          // SIGTERM (143) is what a stopping engine sends its containers (Sandpit itself only ever uses SIGKILL):
+          // if the engine goes away right after, the run failed with it, not with the sandbox.
+          if (state.exitCode === 143 && (await this.engineGoesAway(ENGINE_SHUTDOWN_WINDOW_MS))) return 'engine';
           return 'exit';
         }
       } catch (error) {
@@ -379,6 +384,16 @@ export class ContainerSession {
       }
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
+  }
+
+  /** Whether the engine stops answering within `windowMs` (polled). */
+  private async engineGoesAway(windowMs: number): Promise<boolean> {
+    const deadline = Date.now() + windowMs;
+    while (Date.now() < deadline) {
+      if (!(await this.engineAnswers())) return true;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return false;
   }
 
   /** Starts the (stopped) container again and reconnects. Concurrent callers share one attempt. */
