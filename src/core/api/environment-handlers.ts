@@ -5,6 +5,7 @@ import type { EnvironmentBuilder } from '../environments/environment-builder';
 import type { EnvironmentStore } from '../environments/environment-store';
 import { importDependencies } from '../environments/import-definition';
 import type { InstallProxy } from '../environments/package-installer';
+import type { ContainerEnv } from '../sessions/session-manager';
 import type { HandlerKit, Handlers } from './sandpit-api';
 
 type EnvironmentMethods =
@@ -33,12 +34,13 @@ export interface EnvironmentServices {
 }
 
 /** How a session of this policy is connected: nothing, the egress proxy only, or the open network. */
-export function networkFor(policy: NetworkPolicy, services: EnvironmentServices): { network?: string; containerEnv?: Record<string, string> } {
+export function networkFor(policy: NetworkPolicy, services: EnvironmentServices): { network?: string; containerEnv?: ContainerEnv } {
   if (policy === 'none') return {};
   if (policy === 'open') return { network: 'bridge' };
   const egress = services.egress();
   if (!egress) throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy for the "packages" network policy is not running; sessions of this environment cannot start.');
-  return { network: egress.network, containerEnv: egress.env() };
+  // Each session's proxy URL names it, so refusals are logged with the session.
+  return { network: egress.network, containerEnv: (sessionId) => egress.env(sessionId) };
 }
 
 /** Environments: definitions (presets and the user's), imports from files, builds, "save session as environment". */

@@ -8,7 +8,7 @@ import type { DockerClient } from '../docker/docker-client';
 import type { EngineMonitor } from '../docker/engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
 import type { AuditStore } from '../audit/audit-store';
-import type { SessionManager } from '../sessions/session-manager';
+import type { ContainerEnv, SessionManager } from '../sessions/session-manager';
 import type { EventBus } from './event-bus';
 import { parsePackageSpecs } from '../environments/package-names';
 import type { ApprovalQueue } from '../approvals/approval-queue';
@@ -76,7 +76,7 @@ async function createFromEnvironment(
   baseLimits?: PartialLimits;
   network?: string;
   networkPolicy?: NetworkPolicy;
-  containerEnv?: Record<string, string>;
+  containerEnv?: ContainerEnv;
 }> {
   if (!input.environment) return { language: input.language, image: input.image };
   const env = await services.store.get(input.environment);

@@ -85,6 +85,7 @@ describe('network policies through the egress proxy', () => {
     const event = refused.at(-1)!;
     expect(event.host).toBe('not-allowed.invalid');
     expect(event.reason).toBe('host-not-allowed');
+    expect(event.sessionId).toBe(s.id);
     expect(Date.parse(event.time)).toBeGreaterThan(Date.now() - 60_000);
   });
 

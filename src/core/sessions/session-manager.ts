@@ -47,7 +47,7 @@ export interface CreateSessionInput {
   /** The network policy behind `network` (shown in the panel and the audit log). */
   networkPolicy?: 'none' | 'packages' | 'open';
   /** Extra container environment variables (e.g. the egress proxy for policy packages). */
-  containerEnv?: Record<string, string>;
+  containerEnv?: ContainerEnv;
   /** The environment's default limits, under the caller's overrides. */
   baseLimits?: PartialLimits;
 }
@@ -58,8 +58,11 @@ interface SessionTemplate {
   image: string;
   limits: Limits;
   network?: string;
-  env?: Record<string, string>;
+  env?: ContainerEnv;
 }
+
+/** Container variables, or a function of the session id (e.g. the egress proxy URL naming the session). */
+export type ContainerEnv = Record<string, string> | ((sessionId: string) => Record<string, string>);
 
 interface ManagedSession {
   runtime: ContainerSession;
@@ -422,7 +425,8 @@ export class SessionManager {
   }
 
   private poolFor(template: SessionTemplate): WarmPool {
-    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', template.env ?? {}, this.channel]);
+    const env = typeof template.env === 'function' ? template.env('') : (template.env ?? {});
+    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, this.channel]);
     let pool = this.pools.get(key);
     if (!pool) {
       pool = new WarmPool(key, this.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
@@ -439,7 +443,7 @@ export class SessionManager {
       image: template.image,
       limits: template.limits,
       network: template.network,
-      env: template.env,
+      env: typeof template.env === 'function' ? template.env(id) : template.env,
       channel: this.channel,
       identity: this.deps.identity,
       docker: this.deps.docker,
