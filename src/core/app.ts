@@ -15,6 +15,7 @@ import { reapDeadInstances } from './docker/reaper';
 import { ArtifactStore } from './files/artifact-store';
 import { AuditStore } from './audit/audit-store';
 import { createLogger } from './log';
+import { ensurePrivateDir } from './util/private-dir';
 import type { EnvironmentServices } from './api/environment-handlers';
 import type { EgressConnector } from './environments/egress-connector';
 import { lazyEgressGateway } from './environments/egress-gateway-lazy';
@@ -73,8 +74,10 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const identity = currentIdentity();
   markInstanceAlive(identity.instanceId);
   const instanceDir = join(config.runRoot, identity.instanceId);
-  await mkdir(config.runRoot, { recursive: true, mode: 0o711 });
-  await mkdir(instanceDir, { recursive: true, mode: 0o711 });
+  // Agent sockets live here, bind-mounted into sandboxes: both folders must be ours alone.
+  await ensurePrivateDir(config.runRoot);
+  await mkdir(instanceDir, { mode: 0o711 });
+  await ensurePrivateDir(instanceDir);
   await writeFile(join(instanceDir, 'owner.json'), JSON.stringify(identity), { mode: 0o600 });
 
   const docker = options.docker ?? new DockerodeClient({ host: config.dockerHost, logger: log });

@@ -71,7 +71,8 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     queueTimeoutMs: 10 * 60_000,
     images: {},
     port: DEFAULT_PORT,
-    runRoot: join(tmpdir(), 'sandpit-run'),
+    // Per user: it must be private to whoever runs Sandpit (checked at start).
+    runRoot: join(tmpdir(), `sandpit-run-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`),
     maxArtifactBytes: 50 * 1024 * 1024,
     maxArtifactsPerRun: 50,
     pipIndexUrl: process.env.SANDPIT_PIP_INDEX_URL ?? 'https://pypi.org/simple',
