@@ -5,7 +5,7 @@ import type { EnvironmentBuilder } from '../environments/environment-builder';
 import type { EnvironmentStore } from '../environments/environment-store';
 import { importDependencies } from '../environments/import-definition';
 import type { InstallProxy } from '../environments/package-installer';
-import type { ContainerEnv } from '../sessions/session-manager';
+import type { ContainerEnv } from '../sessions/session-types';
 import type { HandlerKit, Handlers } from './sandpit-api';
 
 type EnvironmentMethods =

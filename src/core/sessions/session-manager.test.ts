@@ -9,7 +9,8 @@ import type { EngineEndpoint } from '../docker/docker-client';
 import { EngineMonitor } from '../docker/engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
 import { silentLogger } from '../log';
-import { SessionManager, resolveChannel } from './session-manager';
+import { SessionManager } from './session-manager';
+import { resolveChannel } from './session-types';
 
 const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
 const REMOTE: EngineEndpoint = { kind: 'remote', address: 'tcp://10.0.0.5:2376' };

@@ -3,12 +3,12 @@ import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Artifact } from '../../shared/domain/artifact';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import { resolveLimits } from '../../shared/domain/limits';
-import type { Limits, PartialLimits } from '../../shared/domain/limits';
+import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind, Language, SessionInfo, SessionState } from '../../shared/domain/session';
 import type { EventBus } from '../api/event-bus';
-import type { ChannelSetting, SandpitConfig } from '../config';
+import type { SandpitConfig } from '../config';
 import type { DaemonEvents } from '../docker/daemon-events';
-import type { DockerClient, EngineEndpoint } from '../docker/docker-client';
+import type { DockerClient } from '../docker/docker-client';
 import type { EngineMonitor } from '../docker/engine-monitor';
 import type { InstanceIdentity } from '../docker/labels';
 import type { ArtifactStore } from '../files/artifact-store';
@@ -18,6 +18,8 @@ import { Semaphore } from '../util/semaphore';
 import { SerialQueue } from '../util/serial-queue';
 import { captureArtifacts } from './capture-artifacts';
 import { ContainerSession } from './container-session';
+import { resolveChannel } from './session-types';
+import type { CreateSessionInput, ManagedSession, SessionTemplate } from './session-types';
 import { WarmPool } from './warm-pool';
 
 export interface SessionManagerDeps {
@@ -30,64 +32,6 @@ export interface SessionManagerDeps {
   identity: InstanceIdentity;
   instanceDir: string;
   log: Logger;
-}
-
-export interface CreateSessionInput {
-  language?: Language;
-  image?: string;
-  limits?: PartialLimits;
-  client?: string;
-  /** Who may use the session (an MCP session, a token); undefined = the panel only. */
-  owner?: string;
-  idleTtlMs?: number;
-  /** The environment the session comes from (its image, limits and network are resolved by the caller). */
-  environment?: string;
-  /** Docker network to join (environments with policy packages or open); default none. */
-  network?: string;
-  /** The network policy behind `network` (shown in the panel and the audit log). */
-  networkPolicy?: 'none' | 'packages' | 'open';
-  /** Extra container environment variables (e.g. the egress proxy for policy packages). */
-  containerEnv?: ContainerEnv;
-  /** The environment's default limits, under the caller's overrides. */
-  baseLimits?: PartialLimits;
-}
-
-/** Everything that makes two sessions interchangeable: a warm pool holds containers of one template. */
-interface SessionTemplate {
-  language: Language;
-  image: string;
-  limits: Limits;
-  network?: string;
-  env?: ContainerEnv;
-}
-
-/** Container variables, or a function of the session id (e.g. the egress proxy URL naming the session). */
-export type ContainerEnv = Record<string, string> | ((sessionId: string) => Record<string, string>);
-
-interface ManagedSession {
-  runtime: ContainerSession;
-  language: Language;
-  image: string;
-  limits: Limits;
-  state: SessionState;
-  createdAt: Date;
-  lastUsedAt: Date;
-  runs: number;
-  fromPool: boolean;
-  client?: string;
-  environment?: string;
-  networkPolicy: 'none' | 'packages' | 'open';
-  owner?: string;
-  idleTtlMs: number;
-  packages: string[];
-  queue: SerialQueue;
-}
-
-/** Chooses the agent channel: the unix socket when the engine is local to us and can share a host dir. */
-export function resolveChannel(setting: ChannelSetting, endpoint: EngineEndpoint): ChannelKind {
-  if (setting !== 'auto') return setting;
-  const canChown = typeof process.getuid === 'function' && process.getuid() === 0;
-  return endpoint.kind === 'local' && process.platform === 'linux' && canChown ? 'socket' : 'attach';
 }
 
 /**
