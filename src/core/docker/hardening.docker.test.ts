@@ -29,6 +29,12 @@ describe('hardened session container', () => {
     expect(r.error?.value).toMatch(/Read-only file system|Permission denied/);
     const usr = await sp.sessions.execute(id, "open('/usr/bin/evil', 'w')");
     expect(usr.status).toBe('error');
+    // The agent's socket dir is on the host: once the agent listens, sandboxed code cannot write there.
+    if (sp.sessions.get(id).channel === 'socket') {
+      const agentDir = await sp.sessions.execute(id, "open('/run/sandpit/fill.bin', 'wb').write(b'x')");
+      expect(agentDir.status).toBe('error');
+      expect(agentDir.error?.value).toMatch(/Permission denied/);
+    }
     // The package dir lives on host disk outside every cap: only the installer may write it.
     const pkg = await sp.sessions.execute(id, "open('/opt/sandpit/packages/fill.bin', 'wb').write(b'x')");
     expect(pkg.status).toBe('error');

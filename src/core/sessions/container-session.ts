@@ -111,7 +111,7 @@ export class ContainerSession {
     try {
       await docker.createVolume({ name: this.volumeName, labels, driverOpts: workspaceVolumeOptions(limits) });
       await docker.createVolume({ name: this.packagesVolume, labels });
-      if (this.agentDir) await this.prepareAgentDir(this.agentDir);
+      if (this.agentDir) await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
       const spec = hardenedContainerSpec({
         name: `sandpit-${this.id}`,
         image: this.options.image,
@@ -310,6 +310,8 @@ export class ContainerSession {
     let channel: AgentChannel;
     if (this.agentDir) {
       await rm(join(this.agentDir, 'agent.sock'), { force: true });
+      // Writable by the sandbox user only until its agent has made its socket (see lockAgentDir).
+      await this.prepareAgentDir(this.agentDir);
       await docker.startContainer(this.containerId);
       channel = await connectUnixChannel(join(this.agentDir, 'agent.sock'), startTimeoutMs);
     } else {
@@ -321,6 +323,18 @@ export class ContainerSession {
     channel.onClose((reason) => this.handleClose(channel, reason));
     this.channel = channel;
     await this.handshake(channel);
+    if (this.agentDir) await this.lockAgentDir(this.agentDir);
+  }
+
+  /**
+   * Once the agent listens, its host dir goes back to us: sandboxed code can no longer write there
+   * (the dir is on the host, outside every size cap). The socket itself stays as the agent made it.
+   */
+  private async lockAgentDir(dir: string): Promise<void> {
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+    const gid = typeof process.getgid === 'function' ? process.getgid() : 0;
+    await chown(dir, uid, gid);
+    await chmod(dir, 0o711);
   }
 
   private async handshake(channel: AgentChannel): Promise<void> {
