@@ -55,7 +55,7 @@ const CHECK_SCRIPT = [
   '    } catch {}',
   '  }',
   '}',
-  'console.log(JSON.stringify(out));',
+  "process.stdout.write(JSON.stringify(out) + '\\n');",
 ].join('\n');
 
 /** Installed version of each npm package as the session's require() sees it (workspace, then NODE_PATH). */

@@ -379,7 +379,7 @@ describe('the web panel at /', () => {
     const dir = await mkdtemp(join(tmpdir(), 'sandpit-panel-'));
     await mkdir(join(dir, 'panel', 'assets'), { recursive: true });
     await writeFile(join(dir, 'panel', 'index.html'), '<!doctype html><title>Sandpit</title>');
-    await writeFile(join(dir, 'panel', 'assets', 'app.js'), 'console.log(1)');
+    await writeFile(join(dir, 'panel', 'assets', 'app.js'), 'void 0;');
     await writeFile(join(dir, 'secret.txt'), 'do not serve');
     await symlink(join(dir, 'secret.txt'), join(dir, 'panel', 'assets', 'link.txt'));
     const { port } = await start({ panelDir: join(dir, 'panel') });
