@@ -12,7 +12,7 @@
  */
 import type { Sandpit } from '../src/core/app';
 import { call } from '../src/core/api/dispatcher';
-import type { CallContext } from '../src/core/api/sandpit-api';
+import type { CallContext } from '../src/core/api/api-types';
 import type { DockerClient } from '../src/core/docker/docker-client';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';

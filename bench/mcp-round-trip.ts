@@ -18,6 +18,7 @@ import { createMcpHttpMount } from '../src/core/mcp/http-mount';
 import { now, progress, withCore } from './harness';
 import { LATENCY_HEADERS, formatMs, goal, goalTable, latencyRow, round, roundDistribution, summarize, table } from './stats';
 import type { Distribution, Goal } from './stats';
+import { newSession } from '../src/test-support/sessions';
 
 const N = 300;
 const WARMUP = 20;
@@ -57,7 +58,7 @@ async function callOnce(client: Client, what: string): Promise<number> {
 
 async function engineOnce(sandpit: Sandpit, sessionId: string): Promise<number> {
   const t0 = now();
-  const result = await sandpit.sessions.execute(sessionId, CODE);
+  const result = await sandpit.sessions.session(sessionId).execute(CODE);
   const elapsed = now() - t0;
   expectTwo('engine', result.result);
   return elapsed;
@@ -104,7 +105,7 @@ export async function run(): Promise<McpRoundTripSummary> {
             requestInit: { headers: { authorization: `Bearer ${served.token}` } },
           }),
         );
-        const engineSession = await sandpit.sessions.create({});
+        const engineSession = await newSession(sandpit, {});
 
         const variants: Array<{ key: Key; once: () => Promise<number> }> = [
           { key: 'engine', once: () => engineOnce(sandpit, engineSession.id) },

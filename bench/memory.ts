@@ -10,6 +10,7 @@ import { resolveEndpoint } from '../src/core/docker/dockerode-client';
 import { mapLimit, progress, sleep, withCore } from './harness';
 import { formatMiB, goal, goalTable, median, table } from './stats';
 import type { Goal } from './stats';
+import { newSession } from '../src/test-support/sessions';
 
 const SESSIONS = 10;
 const REST_MS = 2_000;
@@ -93,7 +94,7 @@ export async function run(): Promise<MemorySummary> {
   const readings: MemoryReading[] = [];
   await withCore({ poolSize: 0, maxSessions: 32 }, async (sandpit) => {
     progress(`memory: starting ${SESSIONS} sessions`);
-    const infos = await mapLimit(Array.from({ length: SESSIONS }), 4, () => sandpit.sessions.create({}));
+    const infos = await mapLimit(Array.from({ length: SESSIONS }), 4, () => newSession(sandpit, {}));
     progress(`memory: resting ${REST_MS} ms, then reading each container's memory cgroup`);
     await sleep(REST_MS);
     const api = new Docker(resolveEndpoint(sandpit.config.dockerHost).options);

@@ -9,6 +9,7 @@ import { now, progress, pythonImage, withCore } from './harness';
 import { startRawAgent } from './raw-agent';
 import { LATENCY_HEADERS, formatMs, formatRatio, goal, goalTable, latencyRow, round, roundDistribution, summarize, table } from './stats';
 import type { Distribution, Goal } from './stats';
+import { newSession } from '../src/test-support/sessions';
 
 const N = 300;
 const WARMUP = 20;
@@ -36,7 +37,7 @@ function expectTwo(what: string, value: string | undefined): void {
 
 async function engineRun(sandpit: Sandpit, sessionId: string): Promise<number> {
   const t0 = now();
-  const result = await sandpit.sessions.execute(sessionId, '1+1');
+  const result = await sandpit.sessions.session(sessionId).execute('1+1');
   const elapsed = now() - t0;
   expectTwo('engine', result.result);
   return elapsed;
@@ -51,8 +52,8 @@ export async function run(): Promise<RoundTripSummary> {
       progress('round-trip: starting a raw-agent container, a socket session and an attach session');
       const raw = await startRawAgent(socketCore, image);
       try {
-        const socketSession = await socketCore.sessions.create({});
-        const attachSession = await attachCore.sessions.create({});
+        const socketSession = await newSession(socketCore, {});
+        const attachSession = await newSession(attachCore, {});
         if (attachCore.sessions.channelKind !== 'attach' || socketCore.sessions.channelKind !== 'socket') throw new Error('channel settings were not honoured');
 
         let lastAgentMs = 0;

@@ -6,6 +6,7 @@ import type { Sandpit } from '../src/core/app';
 import { now, progress, waitForFullPool, withCore } from './harness';
 import { LATENCY_HEADERS, formatMs, formatRatio, goal, goalTable, latencyRow, roundDistribution, summarize, table } from './stats';
 import type { Distribution, Goal } from './stats';
+import { newSession } from '../src/test-support/sessions';
 
 const N = 15;
 const POOL_SIZE = 2;
@@ -28,9 +29,9 @@ export interface StartupSummary {
 
 async function startOnce(sandpit: Sandpit): Promise<Sample> {
   const t0 = now();
-  const info = await sandpit.sessions.create({});
+  const info = await newSession(sandpit, {});
   const t1 = now();
-  const result = await sandpit.sessions.execute(info.id, '1+1');
+  const result = await sandpit.sessions.session(info.id).execute('1+1');
   const t2 = now();
   if (result.result !== '2') throw new Error(`1+1 gave ${JSON.stringify(result.result)} (${result.status})`);
   await sandpit.sessions.stop(info.id);

@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { mapLimit, now, progress, withCore } from './harness';
 import { formatMs, roundDistribution, summarize, table } from './stats';
 import type { Distribution } from './stats';
+import { newSession } from '../src/test-support/sessions';
 
 const LEVELS = [1, 4, 16] as const;
 const DURATION_MS = 5_000;
@@ -32,9 +33,9 @@ export async function run(): Promise<ThroughputSummary> {
   await withCore({ poolSize: 0, maxConcurrentRuns: 16, maxSessions: 32 }, async (sandpit) => {
     for (const level of LEVELS) {
       progress(`throughput: starting ${level} session(s)`);
-      const ids = await mapLimit(Array.from({ length: level }), 4, async () => (await sandpit.sessions.create({})).id);
+      const ids = await mapLimit(Array.from({ length: level }), 4, async () => (await newSession(sandpit, {})).id);
       try {
-        await Promise.all(ids.map((id) => sandpit.sessions.execute(id, SNIPPET))); // warm-up
+        await Promise.all(ids.map((id) => sandpit.sessions.session(id).execute(SNIPPET))); // warm-up
         progress(`throughput: ${level} session(s) × ${DURATION_MS / 1000} s of ${SNIPPET}`);
         const latencies: number[] = [];
         const started = now();
@@ -44,7 +45,7 @@ export async function run(): Promise<ThroughputSummary> {
           ids.map(async (id) => {
             while (now() < deadline) {
               const t0 = now();
-              const result = await sandpit.sessions.execute(id, SNIPPET);
+              const result = await sandpit.sessions.session(id).execute(SNIPPET);
               const t1 = now();
               if (result.result !== EXPECTED) throw new Error(`${SNIPPET} gave ${JSON.stringify(result.result)} (${result.status})`);
               latencies.push(t1 - t0);

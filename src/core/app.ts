@@ -1,14 +1,16 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError, toErrorBody } from '../shared/api/errors';
-import { EventBus } from './api/event-bus';
+import { EventBus } from './events/event-bus';
 import { createSandpitApi } from './api/sandpit-api';
-import type { Handlers } from './api/sandpit-api';
+import type { Handlers } from './api/api-types';
 import type { SandpitConfig } from './config';
 import { DaemonEvents } from './docker/daemon-events';
+import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
 import { DockerodeClient } from './docker/dockerode-client';
-import { EngineMonitor } from './docker/engine-monitor';
+import { ExecutorImages } from './docker/executor-images';
+import { EngineMonitor } from './sessions/engine-monitor';
 import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
 import type { InstanceIdentity } from './docker/labels';
 import { reapDeadInstances } from './docker/reaper';
@@ -16,10 +18,11 @@ import { ArtifactStore } from './files/artifact-store';
 import { AuditStore } from './audit/audit-store';
 import { createLogger } from './log';
 import { ensurePrivateDir } from './util/private-dir';
-import type { EnvironmentServices } from './api/environment-handlers';
 import type { EgressConnector } from './environments/egress-connector';
 import { lazyEgressGateway } from './environments/egress-gateway-lazy';
-import { ensureExecutorImage } from './docker/image-builder';
+import { installSettingsFor } from './environments/environment-services';
+import { warmDefaultPools } from './environments/warm-defaults';
+import type { EnvironmentServices } from './environments/environment-services';
 import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
@@ -27,7 +30,7 @@ import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 import { ApprovalQueue } from './approvals/approval-queue';
 import { ServedEndpoint } from './connect/served-endpoint';
-import { ClientRegistry } from './mcp/client-registry';
+import { ClientRegistry } from './connect/client-registry';
 import { applyLiveSettings } from './settings/live-settings';
 import { withStoredSettings } from './settings/load-settings';
 import type { SettingsStore } from './settings/settings-store';
@@ -82,12 +85,13 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
 
   const docker = options.docker ?? new DockerodeClient({ host: config.dockerHost, logger: log });
   const bus = new EventBus();
-  const engine = new EngineMonitor(docker, log);
   const events = new DaemonEvents(docker, identity.instanceId, log);
+  const backend = new DockerBackend({ docker, events, identity, instanceDir, channel: config.channel, log });
+  const engine = new EngineMonitor(backend, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
   const audit = AuditStore.open({ path: join(config.home, 'audit.db'), identity, retentionDays: settings.current.auditRetentionDays, log });
   settings.onChange((next) => audit.setRetentionDays(next.auditRetentionDays));
-  const sessions = new SessionManager({ config, docker, events, engine, bus, artifacts, identity, instanceDir, log });
+  const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
   const gateway = lazyEgressGateway({
     docker,
@@ -103,7 +107,8 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     store: environmentStore,
     bus,
     log,
-    baseImage: (base) => ensureExecutorImage(docker, base, { imagesDir: config.imagesDir }),
+    baseImage: (base) => executorImages.ensure(base),
+    baseImageIfBuilt: (base) => executorImages.ifBuilt(base),
     settings: () => {
       const egress = gateway.current();
       if (!egress && config.egressProxy) {
@@ -113,16 +118,25 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     },
   });
   const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current() };
+  const sessions = new SessionManager({
+    config,
+    backend,
+    engine,
+    bus,
+    artifacts,
+    installSettings: (sessionId) => installSettingsFor(config, gateway.current(), sessionId),
+    log,
+  });
   const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
   const clients = new ClientRegistry((list) => bus.emit('clients.changed', { clients: list }));
   const endpoint = new ServedEndpoint(config.home, log);
   settings.onChange((next, previous) => {
-    applyLiveSettings(next, previous, { config, sessions, egress: gateway, log });
+    applyLiveSettings(next, previous, { config, sessions, egress: gateway, log, warm: () => void warmDefaultPools({ sessions, environments, log }) });
     bus.emit('settings.updated', settings.view());
   });
 
   engine.onChange((status) => bus.emit('engine.status', status));
-  events.onLost(() => void engine.check());
+  backend.onLost(() => void engine.check());
   const reap = async (): Promise<void> => {
     try {
       const report = await reapDeadInstances(docker, identity, config.runRoot, log);
@@ -138,14 +152,14 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       await gateway.get().catch((error: unknown) => log.warn('the egress proxy did not start', { error: toErrorBody(error).message }));
     }
     sessions.engineCameBack();
+    void warmDefaultPools({ sessions, environments, log });
   });
   await engine.check();
-  if (engine.current.state === 'up') sessions.warmUp(Object.keys(config.images) as Array<keyof typeof config.images>);
 
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, docker, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients } }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients } }),
     environments,
     bus,
     docker,

@@ -2,7 +2,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../shared/domain/limits';
 import type { Limits } from '../shared/domain/limits';
-import type { Language } from '../shared/domain/session';
+import type { Flavour } from '../shared/domain/runtimes';
 
 export type ChannelSetting = 'auto' | 'socket' | 'attach';
 
@@ -24,8 +24,8 @@ export interface SandpitConfig {
   queueTimeoutMs: number;
   /** e.g. `runsc` (gVisor) when the engine has it and the setting asks for it. */
   runtime?: string;
-  /** Executor image tag per language. */
-  images: Partial<Record<Language, string>>;
+  /** Executor image tags to use instead of the built ones, per flavour (SANDPIT_PYTHON_IMAGE, tests). */
+  images: Partial<Record<Flavour, string>>;
   port: number;
   /** Where per-session agent dirs are made (short path: unix socket paths are limited to ~100 bytes). */
   runRoot: string;

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { WebContents, WebFrameMain } from 'electron';
-import { EventBus } from '../core/api/event-bus';
-import type { Handlers } from '../core/api/sandpit-api';
+import { EventBus } from '../core/events/event-bus';
+import type { Handlers } from '../core/api/api-types';
 import { METHOD_NAMES } from '../shared/api/contract';
 
 const electron = vi.hoisted(() => {

@@ -4,8 +4,8 @@ import type { Envelope } from '../shared/api/transport';
 import { IPC_EVENT_CHANNEL, ipcChannelFor } from '../shared/api/transport';
 import { METHOD_NAMES } from '../shared/api/contract';
 import { dispatch } from '../core/api/dispatcher';
-import type { EventBus } from '../core/api/event-bus';
-import type { CallContext, Handlers } from '../core/api/sandpit-api';
+import type { EventBus } from '../core/events/event-bus';
+import type { CallContext, Handlers } from '../core/api/api-types';
 
 export type TrustedSenderCheck = (frame: WebFrameMain | null | undefined) => boolean;
 

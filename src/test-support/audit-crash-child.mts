@@ -1,7 +1,7 @@
 // A core that keeps many short runs going in parallel and prints each result's audit id the moment the
 // handler returns it, until it is killed with SIGKILL (src/core/audit/audit-crash.docker.test.ts).
 import { call } from '../core/api/dispatcher';
-import type { CallContext } from '../core/api/sandpit-api';
+import type { CallContext } from '../core/api/api-types';
 import { createSandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
 import { silentLogger } from '../core/log';

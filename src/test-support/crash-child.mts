@@ -2,10 +2,11 @@
 import { createSandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
 import { silentLogger } from '../core/log';
+import { newSession } from './sessions';
 
 const image = process.env.SANDPIT_TEST_IMAGE;
 if (!image) throw new Error('SANDPIT_TEST_IMAGE is required');
 const sandpit = await createSandpit(defaultConfig({ poolSize: 0, images: { python: image } }), { logger: silentLogger });
-const session = await sandpit.sessions.create({ language: 'python' });
-process.stdout.write(`${JSON.stringify({ containerId: session.containerId, volume: sandpit.sessions.runtimeOf(session.id).volumeName })}\n`);
+const session = await newSession(sandpit, { language: 'python' });
+process.stdout.write(`${JSON.stringify({ containerId: session.containerId, volume: `sandpit-ws-${session.id}` })}\n`);
 setInterval(() => undefined, 60_000);

@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { call } from '../core/api/dispatcher';
-import type { CallContext } from '../core/api/sandpit-api';
+import type { CallContext } from '../core/api/api-types';
 import type { TestSandpit } from './sandpit';
 
 export interface PackageTestCalls {
@@ -16,7 +16,7 @@ export function packageTestCalls(sandpit: () => TestSandpit, context: CallContex
     install: (sessionId, packages) => call(sandpit().api, 'packages.install', { sessionId, packages }, context),
     check: (sessionId, packages) => call(sandpit().api, 'packages.check', { sessionId, packages }, context),
     run: async (sessionId, code) => {
-      const r = await sandpit().sessions.execute(sessionId, code);
+      const r = await sandpit().sessions.session(sessionId).execute(code);
       expect(r.error, r.error?.traceback).toBeUndefined();
       expect(r.status).toBe('ok');
       return r.result;

@@ -27,8 +27,8 @@ export async function startTestSandpit(overrides: Partial<SandpitConfig> = {}, o
     // unless a test turns the proxy on (with an egressConnect that maps names to addresses).
     egressProxy: false,
     graceMs: 2_000,
-    // bash sessions run on the python image (its agent in bash mode); javascript on the node image.
-    images: { python: images.python, bash: images.python, ...(images.node ? { javascript: images.node } : {}) },
+    // The images the globalSetup built, per flavour (bash sessions run on the python one).
+    images: { ...images },
     ...overrides,
   });
   const sandpit = await createSandpit(config, { logger: silentLogger, ...options });

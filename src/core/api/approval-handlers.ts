@@ -1,19 +1,12 @@
 import type { ApprovalQueue } from '../approvals/approval-queue';
-import { requirePanel } from './panel-only';
-import type { Handlers } from './sandpit-api';
+import type { Handlers } from './api-types';
 
 type ApprovalMethods = 'approvals.list' | 'approvals.respond';
 
-/** The approval prompts: only the panel sees them and answers them (a client never approves its own runs). */
+/** The approval prompts (the policy table lets only the panel see and answer them: a client never approves its own runs). */
 export function approvalHandlers(queue: ApprovalQueue): Pick<Handlers, ApprovalMethods> {
   return {
-    'approvals.list': async (_input, context) => {
-      requirePanel(context, 'see approval requests');
-      return { pending: queue.list() };
-    },
-    'approvals.respond': async ({ id, decision }, context) => {
-      requirePanel(context, 'answer approval requests');
-      return { ok: queue.respond(id, decision) };
-    },
+    'approvals.list': async () => ({ pending: queue.list() }),
+    'approvals.respond': async ({ id, decision }) => ({ ok: queue.respond(id, decision) }),
   };
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it, vi } from 'vitest';
-import { SandpitError } from '../../shared/api/errors';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { ApprovalQueue } from '../approvals/approval-queue';
-import type { SessionManager } from '../sessions/session-manager';
-import type { DefaultSessions } from './default-sessions';
-import { EventBus } from './event-bus';
-import { WAITING_FOR_APPROVAL, withApprovals } from './approved';
-import type { CallContext, Handlers } from './sandpit-api';
+import { EventBus } from '../events/event-bus';
+import { fakeSessions, onlyHandlers } from '../../test-support/policy';
+import { WAITING_FOR_APPROVAL } from './approved';
+import type { CallContext, Handlers } from './api-types';
+import { METHOD_POLICY } from './method-policy';
+import type { PolicyTable } from './method-policy';
+import { withPolicy } from './with-policy';
 
 interface Setup {
   api: Handlers;
@@ -22,25 +23,21 @@ function setup(policy: ApprovalSettings['defaultPolicy'], options: { defaults?: 
     ran.push(name);
     return {} as never;
   };
-  const handlers = {
+  const handlers = onlyHandlers({
     'sessions.create': record('sessions.create'),
     'sessions.execute': record('sessions.execute'),
     'sessions.runCommand': record('sessions.runCommand'),
     'sessions.runFile': record('sessions.runFile'),
     'packages.install': record('packages.install'),
     'sessions.list': record('sessions.list'),
-  } as unknown as Handlers;
-  const sessions = {
-    access: (id: string, principal: string | undefined) => {
-      if (id === 'ses-other' || principal === undefined) throw new SandpitError('SESSION_NOT_FOUND', `There is no session "${id}".`);
-      return {};
-    },
-    runtimeOf: (id: string) => ({ options: { network: options.networked?.includes(id) ? 'sandpit-egress' : undefined } }),
-  } as unknown as SessionManager;
-  const defaults = { current: (principal: string, language: string) => options.defaults?.[`${principal}/${language}`] } as unknown as DefaultSessions;
+  });
+  const sessions = fakeSessions({ foreign: ['ses-other'], networked: options.networked ?? [] });
+  const defaultSession = (principal: string, language: string): string | undefined => options.defaults?.[`${principal}/${language}`];
   const settings: ApprovalSettings = { defaultPolicy: policy, perClient: {}, timeoutSeconds: 60 };
   const queue = new ApprovalQueue(new EventBus());
-  return { api: withApprovals(handlers, { queue, settings: () => settings, sessions, defaults }), queue, ran, settings };
+  // The table without its audit rules: these tests are about the gate.
+  const table = Object.fromEntries(Object.entries(METHOD_POLICY).map(([name, policy]) => [name, { ...policy, audit: undefined }])) as unknown as PolicyTable;
+  return { api: withPolicy(handlers, { audit: {} as never, approvals: { queue, settings: () => settings, sessions, defaultSession } }, table), queue, ran, settings };
 }
 
 const mcp = (extra: Partial<CallContext> = {}): CallContext => ({ transport: 'mcp-http', client: 'claude-ai', principal: 'mcp:1', ...extra });
@@ -53,7 +50,7 @@ async function answerNext(queue: ApprovalQueue, decision: 'approve' | 'deny'): P
   return approval.detail;
 }
 
-describe('withApprovals', () => {
+describe('the approval gate (withPolicy)', () => {
   it('never asks the panel', async () => {
     const { api, queue, ran } = setup('ask-every');
     await api['sessions.execute']({ code: '1' }, { transport: 'ipc' });
@@ -102,10 +99,10 @@ describe('withApprovals', () => {
     expect(await answerNext(queue, 'approve')).toBe('Run code in a new JavaScript session');
     await first;
     const networked = api['sessions.execute']({ code: '1', sessionId: 'ses-net' }, mcp());
-    expect(await answerNext(queue, 'approve')).toBe('Run code in session ses-net (it has network access)');
+    expect(await answerNext(queue, 'approve')).toBe('Run code in the session "Session ses-net" (it has network access)');
     await networked;
     const install = api['packages.install']({ packages: ['numpy', 'pandas'] }, mcp());
-    expect(await answerNext(queue, 'approve')).toBe('Install numpy, pandas from the package index in session ses-d');
+    expect(await answerNext(queue, 'approve')).toBe('Install numpy, pandas from the package index in the session "Session ses-d"');
     await install;
     const create = api['sessions.create']({ dependencies: ['numpy'] }, mcp());
     expect(await answerNext(queue, 'approve')).toBe('Start a new Python session and install numpy from the package index');

@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { AuditStore } from '../audit/audit-store';
-import type { Handlers } from './sandpit-api';
+import type { Handlers } from './api-types';
 
 type AuditMethods = 'audit.list' | 'audit.get' | 'audit.verify' | 'audit.export';
 

@@ -6,10 +6,12 @@ import type { ExecutionResult } from '../../shared/domain/execution';
 import { auditFixture } from '../../test-support/audit';
 import type { AuditFixture } from '../../test-support/audit';
 import type { AuditStore } from '../audit/audit-store';
-import { withAudit } from './audited';
+import { fakeSessions, onlyHandlers } from '../../test-support/policy';
+import type { AuditDeps } from './audited';
+import { withPolicy } from './with-policy';
 import { call } from './dispatcher';
-import { EventBus } from './event-bus';
-import type { CallContext, Handlers } from './sandpit-api';
+import { EventBus } from '../events/event-bus';
+import type { CallContext, Handlers } from './api-types';
 
 const MCP: CallContext = { transport: 'mcp-http', client: 'test-client', principal: 'p' };
 
@@ -30,17 +32,17 @@ function result(overrides: Partial<ExecutionResult> = {}): ExecutionResult {
   };
 }
 
-/** Handlers where only the given methods exist; any other call fails the test loudly. */
-function only(partial: Partial<Handlers>): Handlers {
-  return new Proxy(partial, {
-    get(target, key: string | symbol) {
-      const handler = target[key as keyof Handlers];
-      if (!handler) throw new Error(`handler ${String(key)} should not be called`);
-      return handler;
-    },
-    ownKeys: (target) => Reflect.ownKeys(target),
-  }) as Handlers;
+/** The policy wrapper with this audit log, under an approval policy that never asks. */
+function withAudit(handlers: Handlers, audit: AuditDeps): Handlers {
+  const approvals = {
+    queue: undefined as never,
+    settings: () => ({ defaultPolicy: 'free' as const, perClient: {}, timeoutSeconds: 60 }),
+    sessions: fakeSessions(),
+    defaultSession: () => undefined,
+  };
+  return withPolicy(handlers, { audit, approvals });
 }
+const only = onlyHandlers;
 
 let fx: AuditFixture;
 let store: AuditStore;
@@ -59,7 +61,7 @@ function audited(partial: Partial<Handlers>): Handlers {
   return withAudit(only(partial), { audit: store, bus, environmentOf: (id) => (id === 'ses-1' ? 'env-9' : undefined), defaultSession: () => 'ses-default' });
 }
 
-describe('withAudit', () => {
+describe('the audit log of calls (withPolicy)', () => {
   it('writes the row before the run and completes it before the result returns, with who called', async () => {
     let seenWhileRunning: unknown;
     const api = audited({

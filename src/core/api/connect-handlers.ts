@@ -2,9 +2,8 @@ import type { SandpitConfig } from '../config';
 import { assistantConfigs } from '../connect/assistant-configs';
 import type { ServedEndpoint } from '../connect/served-endpoint';
 import { stdioCommand } from '../connect/stdio-command';
-import type { ClientRegistry } from '../mcp/client-registry';
-import { requirePanel } from './panel-only';
-import type { Handlers } from './sandpit-api';
+import type { ClientRegistry } from '../connect/client-registry';
+import type { Handlers } from './api-types';
 
 type ConnectMethods = 'connect.info' | 'connect.revealToken' | 'connect.rotateToken';
 
@@ -15,7 +14,7 @@ export interface ConnectServices {
   sandpitBin?: string;
 }
 
-/** The Connect screen: endpoints, copy-paste configs, connected clients; the token for the panel only. */
+/** The Connect screen: endpoints, copy-paste configs, connected clients; the token (for the panel only, by the policy table). */
 export function connectHandlers(config: SandpitConfig, services: ConnectServices): Pick<Handlers, ConnectMethods> {
   const { endpoint, clients } = services;
   return {
@@ -33,13 +32,7 @@ export function connectHandlers(config: SandpitConfig, services: ConnectServices
         clients: clients.list(),
       };
     },
-    'connect.revealToken': async (_input, context) => {
-      requirePanel(context, 'see the access token');
-      return { token: await endpoint.token() };
-    },
-    'connect.rotateToken': async (_input, context) => {
-      requirePanel(context, 'replace the access token');
-      return { token: await endpoint.rotate() };
-    },
+    'connect.revealToken': async () => ({ token: await endpoint.token() }),
+    'connect.rotateToken': async () => ({ token: await endpoint.rotate() }),
   };
 }

@@ -1,6 +1,6 @@
-import type { Language } from '../../shared/domain/session';
-import type { EventBus } from './event-bus';
-import type { SessionManager } from '../sessions/session-manager';
+import type { Language } from '../../shared/domain/runtimes';
+import type { EventBus } from '../events/event-bus';
+import type { Session } from '../sessions/session';
 
 /**
  * Each caller's default session per language, created on first use, so the simplest client just
@@ -8,10 +8,11 @@ import type { SessionManager } from '../sessions/session-manager';
  */
 export class DefaultSessions {
   private readonly ids = new Map<string, string>();
-  private readonly creating = new Map<string, Promise<string>>();
+  private readonly creating = new Map<string, Promise<Session>>();
 
   constructor(
-    private readonly sessions: SessionManager,
+    private readonly create: (principal: string, language: Language, client: string | undefined) => Promise<Session>,
+    private readonly find: (sessionId: string) => Session | undefined,
     bus: EventBus,
   ) {
     bus.on('session.removed', ({ sessionId }) => {
@@ -24,17 +25,17 @@ export class DefaultSessions {
     return this.ids.get(`${principal}\u0000${language}`);
   }
 
-  async resolve(principal: string, language: Language, client: string | undefined): Promise<string> {
+  async resolve(principal: string, language: Language, client: string | undefined): Promise<Session> {
     const key = `${principal}\u0000${language}`;
     const known = this.ids.get(key);
-    if (known) return known;
+    const session = known === undefined ? undefined : this.find(known);
+    if (session) return session;
     let pending = this.creating.get(key);
     if (!pending) {
-      pending = this.sessions
-        .create({ language, owner: principal, client })
-        .then((info) => {
-          this.ids.set(key, info.id);
-          return info.id;
+      pending = this.create(principal, language, client)
+        .then((created) => {
+          this.ids.set(key, created.id);
+          return created;
         })
         .finally(() => this.creating.delete(key));
       this.creating.set(key, pending);

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
 import { call, dispatch, isMethodName } from './dispatcher';
-import type { CallContext, Handlers } from './sandpit-api';
+import type { CallContext, Handlers } from './api-types';
 
 const CONTEXT: CallContext = { transport: 'http', client: 'test-client' };
 

@@ -2,7 +2,7 @@ import { methods } from '../../shared/api/contract';
 import type { MethodName, MethodOutput } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { ErrorBody } from '../../shared/api/errors';
-import type { CallContext, Handlers } from './sandpit-api';
+import type { CallContext, Handlers } from './api-types';
 
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ErrorBody };
 

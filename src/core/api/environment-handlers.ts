@@ -1,12 +1,9 @@
-import { SandpitError } from '../../shared/api/errors';
 import { defaultBaseFor } from '../../shared/domain/environment';
-import type { NetworkPolicy } from '../../shared/domain/environment';
-import type { EnvironmentBuilder } from '../environments/environment-builder';
-import type { EnvironmentStore } from '../environments/environment-store';
+import { PACKAGE_MANAGERS, packageManagerOf } from '../../shared/domain/runtimes';
 import { importDependencies } from '../environments/import-definition';
-import type { InstallProxy } from '../environments/package-installer';
-import type { ContainerEnv } from '../sessions/session-types';
-import type { HandlerKit, Handlers } from './sandpit-api';
+import type { EnvironmentServices } from '../environments/environment-services';
+import type { Handlers } from './api-types';
+import type { HandlerKit } from './handler-kit';
 
 type EnvironmentMethods =
   | 'environments.list'
@@ -19,75 +16,47 @@ type EnvironmentMethods =
   | 'environments.build'
   | 'sessions.saveAsEnvironment';
 
-/** Where sessions of a network policy are attached: the egress network (packages) or a bridge (open). */
-export interface EgressAccess {
-  network: string;
-  env(sessionId?: string): Record<string, string>;
-  installerProxy(sessionId: string): InstallProxy;
-}
-
-export interface EnvironmentServices {
-  store: EnvironmentStore;
-  builder: EnvironmentBuilder;
-  /** The egress proxy's network, when Sandpit runs one. */
-  egress(): EgressAccess | undefined;
-}
-
-/** How a session of this policy is connected: nothing, the egress proxy only, or the open network. */
-export function networkFor(policy: NetworkPolicy, services: EnvironmentServices): { network?: string; containerEnv?: ContainerEnv } {
-  if (policy === 'none') return {};
-  if (policy === 'open') return { network: 'bridge' };
-  const egress = services.egress();
-  if (!egress) throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy for the "packages" network policy is not running; sessions of this environment cannot start.');
-  // Each session's proxy URL names it, so refusals are logged with the session.
-  return { network: egress.network, containerEnv: (sessionId) => egress.env(sessionId) };
-}
-
-/** Environments: definitions (presets and the user's), imports from files, builds, "save session as environment". */
+/** Environments: definitions (presets and the user's) with their status, imports from files, builds, "save session as environment". */
 export function environmentHandlers(kit: HandlerKit, services: EnvironmentServices): Pick<Handlers, EnvironmentMethods> {
   const { store, builder } = services;
   const { bus, sessions } = kit;
+  const changed = async (env: Parameters<typeof builder.view>[0]): ReturnType<typeof builder.view> => {
+    const view = await builder.view(env);
+    bus.emit('environment.updated', view);
+    return view;
+  };
   return {
-    'environments.list': async () => ({ environments: await store.list() }),
-    'environments.get': async ({ environmentId }) => store.get(environmentId),
-    'environments.create': async (input) => {
-      const env = await store.create(input);
-      bus.emit('environment.updated', env);
-      return env;
-    },
-    'environments.update': async ({ environmentId, patch }) => {
-      const env = await store.update(environmentId, patch);
-      bus.emit('environment.updated', env);
-      return env;
-    },
-    'environments.copy': async ({ environmentId, name }) => {
-      const env = await store.copy(environmentId, { name });
-      bus.emit('environment.updated', env);
-      return env;
-    },
+    'environments.list': async () => ({ environments: await Promise.all((await store.list()).map((env) => builder.view(env))) }),
+    'environments.get': async ({ environmentId }) => builder.view(await store.get(environmentId)),
+    'environments.create': async (input) => changed(await store.create(input)),
+    'environments.update': async ({ environmentId, patch }) => changed(await store.update(environmentId, patch)),
+    'environments.copy': async ({ environmentId, name }) => changed(await store.copy(environmentId, { name })),
     'environments.remove': async ({ environmentId }) => {
       await store.remove(environmentId);
       bus.emit('environment.removed', { environmentId });
       return { environmentId, removed: true };
     },
     'environments.import': async ({ fileName, content, includeDev }) => importDependencies(fileName, content, { includeDev }),
-    'environments.build': async ({ environmentId, force }) => builder.build(environmentId, force),
+    'environments.build': async ({ environmentId, force }) => builder.view(await builder.build(environmentId, force)),
     'sessions.saveAsEnvironment': async ({ sessionId, name }, context) => {
-      const info = sessions.access(sessionId, context.principal);
+      const info = sessions.access(sessionId, context.principal).info();
       const source = info.environment ? await store.get(info.environment) : undefined;
-      const pip = info.language === 'javascript' ? [] : [...(source?.packages.pip ?? []), ...info.packages];
-      const npm = info.language === 'javascript' ? [...(source?.packages.npm ?? []), ...info.packages] : [];
-      const env = await store.create({
-        name,
-        language: info.language,
-        base: source?.base ?? defaultBaseFor(info.language),
-        packages: { pip: [...new Set(pip)], npm: [...new Set(npm)], apt: source?.packages.apt ?? [] },
-        network: source?.network ?? 'none',
-        limits: source?.limits ?? {},
-        description: `Saved from session ${sessionId}`,
-      });
-      bus.emit('environment.updated', env);
-      return env;
+      // The session's installer (the registry's) gets the packages installed at run time.
+      const manager = packageManagerOf(info.language);
+      const packages = Object.fromEntries(
+        PACKAGE_MANAGERS.map((m) => [m, [...new Set([...(source?.packages[m] ?? []), ...(m === manager ? info.packages : [])])]]),
+      ) as Record<(typeof PACKAGE_MANAGERS)[number], string[]>;
+      return changed(
+        await store.create({
+          name,
+          language: info.language,
+          base: source?.base ?? defaultBaseFor(info.language),
+          packages: { ...packages, apt: source?.packages.apt ?? [] },
+          network: source?.network ?? 'none',
+          limits: source?.limits ?? {},
+          description: `Saved from the session "${info.name}"`,
+        }),
+      );
     },
   };
 }

@@ -1,7 +1,7 @@
-import { SandpitError } from '../../shared/api/errors';
 import { detectMime } from '../files/mime';
-import { listWorkspace, readWorkspaceFile, writeWorkspaceFile } from '../sessions/session-files';
-import type { HandlerKit, Handlers } from './sandpit-api';
+import { fromWorkspacePath } from '../files/safe-path';
+import type { Handlers } from './api-types';
+import type { HandlerKit } from './handler-kit';
 
 type FileMethods = 'files.write' | 'files.read' | 'files.list';
 
@@ -11,29 +11,17 @@ function isText(content: Buffer): boolean {
   return Buffer.from(content.toString('utf8'), 'utf8').equals(content);
 }
 
-/** Files in /workspace: write (create or append), read (text or base64), list. */
+/** Files in /workspace: write (create or append), read (text or base64), list — each a job on the session's queue. */
 export function fileHandlers(kit: HandlerKit): Pick<Handlers, FileMethods> {
-  const { sessions, docker } = kit;
   return {
     'files.write': async ({ sessionId, path, content, encoding, append }, context) => {
-      const id = await kit.target(sessionId, context);
+      const relative = fromWorkspacePath(path);
       const bytes = encoding === 'base64' ? Buffer.from(content, 'base64') : Buffer.from(content, 'utf8');
-      return sessions.enqueue(id, async (runtime) => {
-        let full = bytes;
-        if (append) {
-          const existing = await readWorkspaceFile(docker, runtime.containerId, path).catch((error: unknown) => {
-            if (error instanceof SandpitError && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT')) return undefined;
-            throw error;
-          });
-          if (existing) full = Buffer.concat([existing.content, bytes]);
-        }
-        return writeWorkspaceFile(docker, runtime.containerId, path, full);
-      });
+      return (await kit.target(sessionId, context)).writeFile(relative, bytes, append);
     },
     'files.read': async ({ sessionId, path, maxBytes }, context) => {
-      const id = await kit.target(sessionId, context);
-      const file = await readWorkspaceFile(docker, sessions.get(id).containerId, path, maxBytes);
-      sessions.touch(id);
+      const relative = fromWorkspacePath(path);
+      const file = await (await kit.target(sessionId, context)).readFile(relative, maxBytes);
       const text = isText(file.content);
       return {
         path: file.path,
@@ -44,9 +32,8 @@ export function fileHandlers(kit: HandlerKit): Pick<Handlers, FileMethods> {
       };
     },
     'files.list': async ({ sessionId, path }, context) => {
-      const id = await kit.target(sessionId, context);
-      sessions.touch(id);
-      return { path, entries: await listWorkspace(docker, sessions.get(id).containerId, path) };
+      const relative = fromWorkspacePath(path, { allowRoot: true });
+      return { path: relative, entries: await (await kit.target(sessionId, context)).listFiles(relative) };
     },
   };
 }

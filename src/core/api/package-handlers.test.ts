@@ -1,45 +1,31 @@
 import { describe, expect, it, vi } from 'vitest';
-import { isSandpitError } from '../../shared/api/errors';
-import type { DockerClient } from '../docker/docker-client';
+import type { HandlerKit } from './handler-kit';
 import { packageHandlers } from './package-handlers';
-import type { HandlerKit } from './sandpit-api';
 
-/** A kit whose session runs work at once; the engine must never be reached in these tests. */
-function kit(options: { egressProxy: boolean }): { kit: HandlerKit; docker: DockerClient } {
-  const docker = new Proxy({} as DockerClient, {
-    get: (_t, name) => {
-      throw new Error(`the engine was called (${String(name)})`);
-    },
-  });
-  const runtime = { options: { identity: {} }, packagesVolume: 'v', containerId: 'c' };
-  const k = {
-    docker,
-    config: { egressProxy: options.egressProxy, pipIndexUrl: 'https://pypi.org/simple', npmRegistryUrl: 'x', installNetwork: 'bridge', installTimeoutMs: 1000 },
-    environments: { egress: () => undefined },
-    sessions: {
-      get: () => ({ language: 'python', image: 'img' }),
-      enqueue: vi.fn((_id: string, work: (r: unknown) => Promise<unknown>) => work(runtime)),
-      logger: {},
-      recordPackages: vi.fn(),
-    },
-    target: () => Promise.resolve('ses-1'),
-  } as unknown as HandlerKit;
-  return { kit: k, docker };
+/** A kit whose sessions must never be made or reached in these tests. */
+function kit(): { kit: HandlerKit; target: ReturnType<typeof vi.fn> } {
+  const target = vi.fn(() => Promise.reject(new Error('a session was made or reached')));
+  const sessions = {
+    access: (id: string) => ({ identity: { language: id === 'ses-js' ? 'javascript' : 'python' } }),
+  };
+  return { kit: { sessions, target } as unknown as HandlerKit, target };
 }
 
-describe('packages.install and the egress proxy', () => {
-  it('refuses to install around the proxy when the proxy is on but not running (no silent open network)', async () => {
-    const { kit: k } = kit({ egressProxy: true });
-    const error = await packageHandlers(k)['packages.install']({ packages: ['requests'] }, { transport: 'internal' }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(isSandpitError(error, 'DOCKER_UNAVAILABLE')).toBe(true);
-    expect((error as Error).message).toMatch(/egress proxy .* is not running/);
+describe('packages.install and packages.check: names are checked before anything starts', () => {
+  it('refuses a bad pip name without making the default session', async () => {
+    const { kit: k, target } = kit();
+    await expect(packageHandlers(k)['packages.install']({ packages: ['numpy; rm -rf /'] }, { transport: 'internal', principal: 'p' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+    });
+    expect(target).not.toHaveBeenCalled();
   });
 
-  it('refuses a bad package name before any process starts', async () => {
-    const { kit: k } = kit({ egressProxy: false });
-    await expect(packageHandlers(k)['packages.install']({ packages: ['numpy; rm -rf /'] }, { transport: 'internal' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  it('checks names with the installer of the session named (npm in a JavaScript session)', async () => {
+    const { kit: k, target } = kit();
+    await expect(packageHandlers(k)['packages.check']({ sessionId: 'ses-js', packages: ['numpy==2'] }, { transport: 'internal', principal: 'p' })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('npm') as unknown,
+    });
+    expect(target).not.toHaveBeenCalled();
   });
 });

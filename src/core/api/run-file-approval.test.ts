@@ -1,15 +1,21 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../shared/domain/limits';
+import type { Language } from '../../shared/domain/runtimes';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { ApprovalQueue } from '../approvals/approval-queue';
-import type { DockerClient } from '../docker/docker-client';
+import { EventBus } from '../events/event-bus';
 import { packFiles } from '../files/safe-tar';
+import { silentLogger } from '../log';
+import type { SandboxRuntime } from '../sessions/sandbox-runtime';
+import { Session } from '../sessions/session';
+import type { SessionServices } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
-import type { DefaultSessions } from './default-sessions';
-import { EventBus } from './event-bus';
-import { withApprovals } from './approved';
+import { Semaphore } from '../util/semaphore';
+import type { CallContext, Handlers } from './api-types';
+import type { HandlerKit } from './handler-kit';
 import { runHandlers } from './run-handlers';
-import type { CallContext, HandlerKit, Handlers } from './sandpit-api';
+import { withPolicy } from './with-policy';
 
 const MCP: CallContext = { transport: 'mcp-http', client: 'claude-ai', principal: 'mcp:1' };
 
@@ -18,46 +24,58 @@ interface Setup {
   queue: ApprovalQueue;
   /** The workspace of every session: path → text (change it to play a write by the sandbox). */
   files: Map<string, string>;
-  /** What sessions.execute was asked to run, with the session. */
+  /** What ran, with the session. */
   ran: Array<{ sessionId: string; code: string }>;
 }
 
 /**
- * The real approval gate over the real run handlers, with fake sessions (python `ses-py`, bash
- * `ses-sh`, the caller's defaults) whose workspace files are read through a fake engine's getArchive.
+ * The real policy wrapper and approval gate over the real run handlers and real Sessions (python
+ * `ses-py`, bash `ses-sh`: the caller's defaults), whose sandboxes are fakes: files are read through
+ * their getArchive, and a run records the code it was given.
  */
 function setup(policy: ApprovalSettings['defaultPolicy']): Setup {
   const files = new Map<string, string>();
   const ran: Setup['ran'] = [];
-  const docker = {
-    getArchive: async (_containerId: string, path: string) => {
-      const name = path.replace('/workspace/', '');
-      const text = files.get(name);
-      if (text === undefined) throw new Error(`no ${name}`);
-      return Readable.from(await packFiles([{ path: name, content: Buffer.from(text) }], { maxFileBytes: 1 << 20, maxTotalBytes: 1 << 20 }));
-    },
-  } as unknown as DockerClient;
-  const languages: Record<string, string> = { 'ses-py': 'python', 'ses-sh': 'bash' };
-  const sessions = {
-    access: () => ({}),
-    get: (id: string) => ({ id, language: languages[id], containerId: `c-${id}` }),
-    runtimeOf: (id: string) => ({ containerId: `c-${id}`, options: { docker, network: undefined } }),
-    execute: async (sessionId: string, code: string) => {
-      ran.push({ sessionId, code });
-      return { sessionId, status: 'ok' };
-    },
-  } as unknown as SessionManager;
+  const bus = new EventBus();
+  const services = { slots: new Semaphore(4), queueTimeoutMs: 1_000, bus, log: silentLogger, engine: { markDown: () => undefined } } as unknown as SessionServices;
+  const makeSession = (id: string, language: Language): Session => {
+    const runtime = {
+      id,
+      containerId: `c-${id}`,
+      connected: true,
+      options: { backend: { channel: 'attach' } },
+      sandbox: {
+        getArchive: async (path: string) => {
+          const name = path.replace('/workspace/', '');
+          const text = files.get(name);
+          if (text === undefined) throw new Error(`no ${name}`);
+          return Readable.from(await packFiles([{ path: name, content: Buffer.from(text) }], { maxFileBytes: 1 << 20, maxTotalBytes: 1 << 20 }));
+        },
+      },
+      run: async ({ code }: { code: string }) => {
+        ran.push({ sessionId: id, code });
+        return { status: 'ok', stdout: '', stderr: '', displays: [], truncated: { stdout: false, stderr: false }, durationMs: 1, stateLost: false };
+      },
+    } as unknown as SandboxRuntime;
+    const identity = { language, image: 'img', limits: DEFAULT_LIMITS, name: id, networkPolicy: 'none', owner: 'mcp:1', idleTtlMs: 60_000, fromPool: false } as const;
+    return new Session(runtime, identity, { ...services, artifacts: { put: () => Promise.reject(new Error('no artifacts')) } } as unknown as SessionServices, 'ready');
+  };
+  const all = new Map<string, Session>([
+    ['ses-py', makeSession('ses-py', 'python')],
+    ['ses-sh', makeSession('ses-sh', 'bash')],
+  ]);
   const byLanguage: Record<string, string> = { python: 'ses-py', bash: 'ses-sh' };
-  const defaults = { current: (_principal: string, language: string) => byLanguage[language] } as unknown as DefaultSessions;
+  const sessions = { access: (id: string) => all.get(id) } as unknown as SessionManager;
   const kit = {
     sessions,
-    docker,
-    target: async (sessionId: string | undefined, _context: CallContext, language?: string) => sessionId ?? byLanguage[language ?? 'python'],
+    target: async (sessionId: string | undefined, _context: CallContext, language?: Language) => all.get(sessionId ?? byLanguage[language ?? 'python']!)!,
   } as unknown as HandlerKit;
   const handlers = runHandlers(kit) as unknown as Handlers;
   const settings: ApprovalSettings = { defaultPolicy: policy, perClient: {}, timeoutSeconds: 60 };
   const queue = new ApprovalQueue(new EventBus());
-  return { api: withApprovals(handlers, { queue, settings: () => settings, sessions, defaults }), queue, files, ran };
+  const audit = { audit: { begin: () => ({ id: 1 }), complete: () => ({ id: 1 }) }, bus } as never;
+  const approvals = { queue, settings: () => settings, sessions, defaultSession: (_principal: string, language: Language) => byLanguage[language] };
+  return { api: withPolicy(handlers, { audit, approvals }), queue, files, ran };
 }
 
 async function nextApproval(queue: ApprovalQueue): Promise<ReturnType<ApprovalQueue['list']>[number]> {
@@ -93,7 +111,7 @@ describe('run_file under approval', () => {
     files.set('build.sh', 'echo built');
     const call = api['sessions.runFile']({ path: 'build.sh' }, MCP);
     const approval = await nextApproval(queue);
-    expect(approval).toMatchObject({ sessionId: 'ses-sh', code: 'echo built', detail: 'Run the file build.sh in session ses-sh' });
+    expect(approval).toMatchObject({ sessionId: 'ses-sh', code: 'echo built', detail: 'Run the file build.sh in the session "ses-sh"' });
     queue.respond(approval.id, 'approve');
     await call;
     expect(ran).toEqual([{ sessionId: 'ses-sh', code: 'echo built' }]);

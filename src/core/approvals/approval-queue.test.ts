@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { EventName, EventPayload } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
 import { MAX_APPROVAL_CODE_CHARS } from '../../shared/domain/approval';
-import { EventBus } from '../api/event-bus';
+import { EventBus } from '../events/event-bus';
 import { ApprovalQueue, CANCELLED_MESSAGE, DENIED_MESSAGE, SHUTDOWN_MESSAGE } from './approval-queue';
 import type { ApprovalRequest } from './approval-queue';
 

@@ -2,7 +2,7 @@ import { SandpitError } from '../../shared/api/errors';
 import { MAX_APPROVAL_CODE_CHARS } from '../../shared/domain/approval';
 import type { Approval, ApprovalDecision, ApprovalKind, ApprovalOutcome } from '../../shared/domain/approval';
 import type { CallTransport } from '../../shared/domain/caller';
-import type { EventBus } from '../api/event-bus';
+import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
 

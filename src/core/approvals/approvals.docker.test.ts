@@ -8,7 +8,7 @@ import type { ApprovalPolicy } from '../../shared/domain/approval';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
+import type { CallContext } from '../api/api-types';
 import { createMcpServer } from '../mcp/create-mcp-server';
 import { pollUntil } from '../util/with-timeout';
 

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { connectHandlers } from '../api/connect-handlers';
-import type { CallContext } from '../api/sandpit-api';
+import { withPolicy } from '../api/with-policy';
+import { onlyHandlers } from '../../test-support/policy';
+import type { CallContext } from '../api/api-types';
 import { defaultConfig } from '../config';
 import { tokenPath } from '../http/token';
-import { ClientRegistry } from '../mcp/client-registry';
+import { ClientRegistry } from './client-registry';
 import { ServedEndpoint } from './served-endpoint';
 
 let home: string;
@@ -40,7 +42,8 @@ describe('ServedEndpoint and the connect methods', () => {
   it('shows endpoints, configs and clients to anyone, the token to the panel only', async () => {
     const endpoint = new ServedEndpoint(home);
     const clients = new ClientRegistry();
-    const api = connectHandlers(defaultConfig({ home, port: 7499 }), { endpoint, clients, sandpitBin: '/x/bin/sandpit.mjs' });
+    // Under the policy table, as the API serves them.
+    const api = withPolicy(onlyHandlers(connectHandlers(defaultConfig({ home, port: 7499 }), { endpoint, clients, sandpitBin: '/x/bin/sandpit.mjs' })), { audit: {} as never, approvals: {} as never });
     const idle = await api['connect.info']({}, CLIENT);
     expect(idle).toMatchObject({ serving: false, mcpUrl: 'http://127.0.0.1:7499/mcp', panelUrl: 'http://127.0.0.1:7499/', tokenFile: tokenPath(home), clients: [] });
     expect(idle.stdioCommand.args).toEqual(['/x/bin/sandpit.mjs', 'mcp']);

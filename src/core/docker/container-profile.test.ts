@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Limits } from '../../shared/domain/limits';
-import {
-  AGENT_DIR,
-  AGENT_SOCKET,
-  SANDBOX_USER,
-  WORKSPACE_DIR,
-  hardenedContainerSpec,
-  workspaceVolumeOptions,
-} from './container-profile';
+import { AGENT_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
+import { AGENT_SOCKET, SANDBOX_USER, hardenedContainerSpec, workspaceVolumeOptions } from './container-profile';
 import type { ProfileInput } from './container-profile';
 import type { ContainerSpec } from './docker-client';
 

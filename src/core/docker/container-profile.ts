@@ -1,12 +1,9 @@
 import type { Limits } from '../../shared/domain/limits';
+import { AGENT_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
 import type { ContainerSpec } from './docker-client';
 
 export const SANDBOX_USER = '10001:10001';
-export const WORKSPACE_DIR = '/workspace';
-export const AGENT_DIR = '/run/sandpit';
 export const AGENT_SOCKET = `${AGENT_DIR}/agent.sock`;
-/** Where runtime-installed packages live (on the session's import path: PYTHONPATH / NODE_PATH). */
-export const PACKAGES_DIR = '/opt/sandpit/packages';
 
 export interface ProfileInput {
   name: string;

@@ -12,6 +12,8 @@ export interface DockerClient {
   removeContainer(id: string): Promise<void>;
   inspectContainer(id: string): Promise<ContainerState>;
   waitContainer(id: string): Promise<number>;
+  /** One sample of the container's resource use (CPU since the engine's previous sample, memory, pids). */
+  containerStats(id: string): Promise<ContainerStats>;
   /** Runs a container to completion (create → start → wait ≤ timeout → logs → remove); kills it on timeout. */
   runToCompletion(spec: ContainerSpec, options: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult>;
   attachContainer(id: string): Promise<AttachedStreams>;
@@ -79,6 +81,15 @@ export interface ContainerState {
   pid: number;
   labels: Record<string, string>;
   ipAddress?: string;
+}
+
+export interface ContainerStats {
+  /** CPU use in cores over the engine's sampling interval (1 = one core busy). */
+  cpu: number;
+  memoryBytes: number;
+  /** 0 when the engine does not say. */
+  memoryLimitBytes: number;
+  pids: number;
 }
 
 export interface ContainerSummary {

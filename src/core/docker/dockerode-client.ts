@@ -8,6 +8,7 @@ import type {
   BuildOptions,
   ContainerSpec,
   ContainerState,
+  ContainerStats,
   ContainerSummary,
   DockerClient,
   EngineEndpoint,
@@ -164,6 +165,13 @@ export class DockerodeClient implements DockerClient {
     }, 24 * 3_600_000);
   }
 
+  async containerStats(id: string): Promise<ContainerStats> {
+    return this.call('read container stats', { containerId: id }, async () => {
+      const raw = (await this.docker.getContainer(id).stats({ stream: false })) as unknown as RawStats;
+      return statsFrom(raw);
+    });
+  }
+
   async runToCompletion(spec: ContainerSpec, options: { timeoutMs: number; maxOutputBytes: number }): Promise<ExecResult> {
     const readLogs = (id: string): Promise<{ stdout: string; stderr: string }> =>
       this.call('read container logs', { containerId: id }, () => readContainerLogs(this.docker, id, options.maxOutputBytes));
@@ -317,4 +325,27 @@ interface RawNetwork {
 
 function networkSummary(n: RawNetwork): NetworkSummary {
   return { id: n.Id, name: n.Name, labels: n.Labels ?? {} };
+}
+
+interface RawStats {
+  cpu_stats?: { cpu_usage?: { total_usage?: number; percpu_usage?: number[] }; system_cpu_usage?: number; online_cpus?: number };
+  precpu_stats?: { cpu_usage?: { total_usage?: number }; system_cpu_usage?: number };
+  memory_stats?: { usage?: number; limit?: number; stats?: { cache?: number; inactive_file?: number; total_inactive_file?: number } };
+  pids_stats?: { current?: number };
+}
+
+/** Docker's stats document → cores in use, working-set memory (without the page cache), pids. */
+export function statsFrom(raw: RawStats): ContainerStats {
+  const cpuDelta = (raw.cpu_stats?.cpu_usage?.total_usage ?? 0) - (raw.precpu_stats?.cpu_usage?.total_usage ?? 0);
+  const systemDelta = (raw.cpu_stats?.system_cpu_usage ?? 0) - (raw.precpu_stats?.system_cpu_usage ?? 0);
+  const cpus = raw.cpu_stats?.online_cpus ?? raw.cpu_stats?.cpu_usage?.percpu_usage?.length ?? 1;
+  const cpu = cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus : 0;
+  const memory = raw.memory_stats ?? {};
+  const cache = memory.stats?.total_inactive_file ?? memory.stats?.inactive_file ?? memory.stats?.cache ?? 0;
+  return {
+    cpu,
+    memoryBytes: Math.max(0, (memory.usage ?? 0) - cache),
+    memoryLimitBytes: memory.limit ?? 0,
+    pids: raw.pids_stats?.current ?? 0,
+  };
 }

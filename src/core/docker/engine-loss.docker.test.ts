@@ -6,6 +6,7 @@ import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { pollUntil } from '../util/with-timeout';
 import { LABEL } from './labels';
+import { newSession } from '../../test-support/sessions';
 
 const dockerd = findRestartableDockerd();
 const reason = typeof dockerd === 'string' ? dockerd : '';
@@ -22,10 +23,10 @@ describe.skipIf(reason !== '')(`losing the Docker engine${reason ? ` (skipped: $
 
   it('fails the in-flight run with DOCKER_UNAVAILABLE within seconds, reconnects, and starts the same container again', async () => {
     sp = await startTestSandpit();
-    const session = await sp.sessions.create({});
-    await sp.sessions.execute(session.id, 'before = 1');
-    const run = sp.sessions.execute(session.id, "import time\nprint('running', flush=True)\ntime.sleep(120)");
-    await pollUntil(() => (sp!.sessions.get(session.id).state === 'busy' ? true : undefined), 10_000, 'run started');
+    const session = await newSession(sp, {});
+    await sp.sessions.session(session.id).execute('before = 1');
+    const run = sp.sessions.session(session.id).execute("import time\nprint('running', flush=True)\ntime.sleep(120)");
+    await pollUntil(() => (sp!.sessions.session(session.id).state === 'busy' ? true : undefined), 10_000, 'run started');
 
     const stoppedAt = Date.now();
     const failure = run.then(() => undefined, (e: unknown) => e);
@@ -39,10 +40,10 @@ describe.skipIf(reason !== '')(`losing the Docker engine${reason ? ` (skipped: $
 
     await startDockerd(dockerd as DockerdProcess, sp.docker);
     await pollUntil(() => (sp!.engine.current.state === 'up' ? true : undefined), 60_000, 'engine monitor reconnect', 100);
-    await pollUntil(() => (sp!.sessions.get(session.id).state === 'ready' ? true : undefined), 60_000, 'session restarted', 100);
+    await pollUntil(() => (sp!.sessions.session(session.id).state === 'ready' ? true : undefined), 60_000, 'session restarted', 100);
 
     // The same container started again: a fresh interpreter (the result says state is lost), usable at once.
-    const after = await sp.sessions.execute(session.id, "'before' in globals(), 2 + 2");
+    const after = await sp.sessions.session(session.id).execute("'before' in globals(), 2 + 2");
     expect(after.status).toBe('ok');
     expect(after.result).toBe('(False, 4)');
     const containers = await sp.docker.listContainers({ [LABEL.session]: session.id });

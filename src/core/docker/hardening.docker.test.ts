@@ -1,16 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 /** The hardened profile, checked from inside the container and through the engine's own view. */
 describe('hardened session container', () => {
   let sp: TestSandpit;
   let id: string;
-  const run = async (code: string): Promise<string | undefined> => (await sp.sessions.execute(id, code)).result;
+  const run = async (code: string): Promise<string | undefined> => (await sp.sessions.session(id).execute(code)).result;
 
   beforeAll(async () => {
     sp = await startTestSandpit();
-    id = (await sp.sessions.create({})).id;
+    id = (await newSession(sp, {})).id;
   });
   afterAll(async () => sp?.cleanup());
 
@@ -24,19 +25,19 @@ describe('hardened session container', () => {
   });
 
   it('has a read-only root filesystem: writing /etc or /usr fails', async () => {
-    const r = await sp.sessions.execute(id, "open('/etc/evil', 'w').write('x')");
+    const r = await sp.sessions.session(id).execute("open('/etc/evil', 'w').write('x')");
     expect(r.status).toBe('error');
     expect(r.error?.value).toMatch(/Read-only file system|Permission denied/);
-    const usr = await sp.sessions.execute(id, "open('/usr/bin/evil', 'w')");
+    const usr = await sp.sessions.session(id).execute("open('/usr/bin/evil', 'w')");
     expect(usr.status).toBe('error');
     // The agent's socket dir is on the host: once the agent listens, sandboxed code cannot write there.
-    if (sp.sessions.get(id).channel === 'socket') {
-      const agentDir = await sp.sessions.execute(id, "open('/run/sandpit/fill.bin', 'wb').write(b'x')");
+    if (sp.sessions.session(id).info().channel === 'socket') {
+      const agentDir = await sp.sessions.session(id).execute("open('/run/sandpit/fill.bin', 'wb').write(b'x')");
       expect(agentDir.status).toBe('error');
       expect(agentDir.error?.value).toMatch(/Permission denied/);
     }
     // The package dir lives on host disk outside every cap: only the installer may write it.
-    const pkg = await sp.sessions.execute(id, "open('/opt/sandpit/packages/fill.bin', 'wb').write(b'x')");
+    const pkg = await sp.sessions.session(id).execute("open('/opt/sandpit/packages/fill.bin', 'wb').write(b'x')");
     expect(pkg.status).toBe('error');
     expect(pkg.error?.value).toMatch(/Read-only file system/);
     expect(await run("open('/workspace/ok.txt', 'w').write('fine')")).toBe('4');
@@ -50,7 +51,7 @@ describe('hardened session container', () => {
   });
 
   it('is created with every field of the hardened profile', async () => {
-    const info = sp.sessions.get(id);
+    const info = sp.sessions.session(id).info();
     const state = await sp.docker.inspectContainer(info.containerId);
     expect(state.labels['dev.sandpit.managed']).toBe('true');
     expect(state.labels['dev.sandpit.session']).toBe(id);
@@ -64,10 +65,10 @@ describe('hardened session container', () => {
   });
 
   it('keeps sessions apart: variables and files of A are invisible from B', async () => {
-    const a = (await sp.sessions.create({})).id;
-    const b = (await sp.sessions.create({})).id;
-    await sp.sessions.execute(a, "secret = 'A-only'\nopen('/workspace/a.txt', 'w').write('A')");
-    const fromB = await sp.sessions.execute(b, "import os\n('secret' in globals(), os.path.exists('/workspace/a.txt'), os.listdir('/workspace'))");
+    const a = (await newSession(sp, {})).id;
+    const b = (await newSession(sp, {})).id;
+    await sp.sessions.session(a).execute("secret = 'A-only'\nopen('/workspace/a.txt', 'w').write('A')");
+    const fromB = await sp.sessions.session(b).execute("import os\n('secret' in globals(), os.path.exists('/workspace/a.txt'), os.listdir('/workspace'))");
     expect(fromB.result).toBe('(False, False, [])');
     await sp.sessions.stop(a);
     await sp.sessions.stop(b);

@@ -1,5 +1,5 @@
 import { isSandpitError } from '../../shared/api/errors';
-import type { Language } from '../../shared/domain/session';
+import type { Language } from '../../shared/domain/runtimes';
 import type { DockerClient } from './docker-client';
 import { planExecutorImage } from './image-builder';
 

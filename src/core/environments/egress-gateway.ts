@@ -7,7 +7,7 @@ import type { InstanceIdentity } from '../docker/labels';
 import type { Logger } from '../log';
 import { allowedHostsFromUrls, allowedPortsFromUrls, startEgressProxy } from './egress-proxy';
 import type { EgressConnector, EgressProxyStats, EgressRefusal, RunningEgressProxy } from './egress-proxy';
-import type { InstallProxy } from './package-installer';
+import type { InstallProxy } from '../runtimes/helper-install';
 
 /** The payload of the `egress.refused` bus event. */
 export type EgressRefusedEvent = EventPayload<'egress.refused'>;

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventPayload } from '../../shared/api/contract';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
+import type { CallContext } from '../api/api-types';
 import { pollUntil } from '../util/with-timeout';
 import { testDocker } from '../../test-support/docker';
 import { startPackageIndex } from '../../test-support/package-index';
@@ -59,7 +59,7 @@ describe('network policies through the egress proxy', () => {
     const installer = recorder.withRole('installer').at(-1)!;
     expect(installer.hostConfig.NetworkMode).toBe(api().environments.egress()!.network);
     expect(installer.env.HTTPS_PROXY).toMatch(/^http:\/\/session:/);
-    const r = await api().sessions.execute(s.id, "import os, sandpit_demo_a\n(sandpit_demo_a.VALUE, sorted(os.listdir('/sys/class/net')))");
+    const r = await api().sessions.session(s.id).execute("import os, sandpit_demo_a\n(sandpit_demo_a.VALUE, sorted(os.listdir('/sys/class/net')))");
     expect(r.result).toBe("(42, ['lo'])");
   });
 
@@ -76,10 +76,10 @@ describe('network policies through the egress proxy', () => {
         "    out = ('http-error', e.code)",
         'out',
       ].join('\n');
-    const allowed = await api().sessions.execute(s.id, fetch('http://pypi-index:8080/simple/'));
+    const allowed = await api().sessions.session(s.id).execute(fetch('http://pypi-index:8080/simple/'));
     expect(allowed.result).toBe("('ok', 200)");
     const before = refused.length;
-    const denied = await api().sessions.execute(s.id, fetch('http://not-allowed.invalid/'));
+    const denied = await api().sessions.session(s.id).execute(fetch('http://not-allowed.invalid/'));
     expect(denied.result).toBe("('http-error', 403)");
     await pollUntil(() => (refused.length > before ? true : undefined), 5_000, 'refusal event');
     const event = refused.at(-1)!;
@@ -91,7 +91,7 @@ describe('network policies through the egress proxy', () => {
 
   it('a "none" session cannot reach even the index: no interface but loopback, no route', async () => {
     const s = await call(api().api, 'sessions.create', {}, PANEL);
-    const r = await api().sessions.execute(s.id, "import os\n(sorted(os.listdir('/sys/class/net')), open('/proc/net/route').read().strip().splitlines()[1:])");
+    const r = await api().sessions.session(s.id).execute("import os\n(sorted(os.listdir('/sys/class/net')), open('/proc/net/route').read().strip().splitlines()[1:])");
     expect(r.result).toBe("(['lo'], [])");
   });
 });

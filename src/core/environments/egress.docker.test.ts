@@ -18,8 +18,9 @@ import type { TestSandpit } from '../../test-support/sandpit';
 import type { EgressConnector } from './egress-connector';
 import { egressNetworkName, startEgressGateway } from './egress-gateway';
 import type { EgressGateway, EgressRefusedEvent } from './egress-gateway';
-import { installPipPackages } from './package-installer';
-import { parsePackageSpecs } from './package-names';
+import { pipInstaller } from '../runtimes/pip';
+import { parsePackageSpecs } from '../runtimes/package-specs';
+import { newSession } from '../../test-support/sessions';
 
 // Network rule of this file: traffic goes only to loopback and to the two Docker networks created
 // here (the index's test network and the gateway's egress network). Refused names are refused by
@@ -128,7 +129,7 @@ describe('the egress gateway: an internal network whose only way out is Sandpit\
 
   const gw = (): EgressGateway => gateway!;
   const run = async (id: string, code: string): Promise<string | undefined> => {
-    const r = await sp!.sessions.execute(id, code);
+    const r = await sp!.sessions.session(id).execute(code);
     expect(r.error, r.error?.traceback).toBeUndefined();
     expect(r.status).toBe('ok');
     return r.result;
@@ -158,7 +159,7 @@ describe('the egress gateway: an internal network whose only way out is Sandpit\
       log: silentLogger,
       connect: connector,
     });
-    sessionId = (await sp.sessions.create({})).id;
+    sessionId = (await newSession(sp, {})).id;
   });
   afterAll(async () => {
     await gateway?.close().catch(() => undefined);
@@ -186,15 +187,13 @@ describe('the egress gateway: an internal network whose only way out is Sandpit\
 
   it('installs through the proxy into a session that has no network, which imports the package at once', async () => {
     const before = gw().stats().forwarded;
-    const info = sp!.sessions.get(sessionId);
-    const outcomes = await sp!.sessions.enqueue(sessionId, (runtime) =>
-      installPipPackages(
-        { docker: recorder.docker, identity: sp!.identity, log: silentLogger },
-        { sessionId, image: info.image, packagesVolume: runtime.packagesVolume },
-        parsePackageSpecs(['sandpit_demo_b'], 'pip'),
-        // installNetwork is the index's own network: with a proxy the installer must not join it.
-        { pipIndexUrl: index!.url, npmRegistryUrl: 'http://pypi-index:8080/npm', installNetwork: index!.network, installTimeoutMs: 120_000, proxy: gw().installerProxy(sessionId) },
-      ),
+    // The installer itself, with this gateway's proxy (the core's own proxy is off in this test).
+    const outcomes = await pipInstaller.install(
+      sp!.sessions.session(sessionId).runtime.sandbox,
+      parsePackageSpecs(['sandpit_demo_b'], 'pip'),
+      // installNetwork is the index's own network: with a proxy the installer must not join it.
+      { pipIndexUrl: index!.url, npmRegistryUrl: 'http://pypi-index:8080/npm', installNetwork: index!.network, installTimeoutMs: 120_000, proxy: gw().installerProxy(sessionId) },
+      silentLogger,
     );
     expect(outcomes).toEqual([{ package: 'sandpit_demo_b', ok: true }]);
     expect(await run(sessionId, 'import sandpit_demo_b, sandpit_demo_a\n(sandpit_demo_b.answer(), sandpit_demo_a.VALUE)')).toBe('(84, 42)');
@@ -255,7 +254,7 @@ describe('the egress gateway: an internal network whose only way out is Sandpit\
   });
 
   it('keeps a session with network policy none on loopback only', async () => {
-    const containerId = sp!.sessions.get(sessionId).containerId;
+    const containerId = sp!.sessions.session(sessionId).info().containerId;
     expect(await run(sessionId, "import os\nsorted(os.listdir('/sys/class/net'))")).toBe("['lo']");
     const session = recorder.created.find((s) => s.name === `sandpit-${sessionId}`);
     expect(session?.hostConfig.NetworkMode).toBe('none');

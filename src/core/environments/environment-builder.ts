@@ -1,6 +1,6 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { Environment, EnvironmentBase } from '../../shared/domain/environment';
-import type { EventBus } from '../api/event-bus';
+import type { Environment, EnvironmentBase, EnvironmentStatus, EnvironmentView } from '../../shared/domain/environment';
+import type { EventBus } from '../events/event-bus';
 import type { DockerClient } from '../docker/docker-client';
 import { LABEL } from '../docker/labels';
 import { packFiles } from '../files/safe-tar';
@@ -25,6 +25,8 @@ export interface EnvironmentBuilderDeps {
   log: Logger;
   /** The executor image of a base flavour (built on demand). */
   baseImage(base: EnvironmentBase): Promise<string>;
+  /** The executor image tag a base flavour has now, without building anything (undefined: not built). */
+  baseImageIfBuilt(base: EnvironmentBase): Promise<string | undefined>;
   settings(): BuildSettings;
 }
 
@@ -35,28 +37,59 @@ export interface EnvironmentBuilderDeps {
  */
 export class EnvironmentBuilder {
   private readonly running = new Map<string, Promise<Environment>>();
+  /** Image tags known to exist (images are never removed behind a running Sandpit's back). */
+  private readonly existing = new Set<string>();
 
   constructor(private readonly deps: EnvironmentBuilderDeps) {}
 
   /** The tag an environment's image has (or will have) for its current definition. */
   async targetTag(env: Environment): Promise<{ tag: string; hash: string; base: string; needsBuild: boolean }> {
-    const base = await this.deps.baseImage(env.base);
-    const hash = definitionHash(env, base);
-    const { pip, npm, apt } = env.packages;
-    if (pip.length + npm.length + apt.length === 0) return { tag: base, hash, base, needsBuild: false };
-    return { tag: `sandpit/env-${env.id}:${hash.slice(0, 12)}`, hash, base, needsBuild: true };
+    return tagFor(env, await this.deps.baseImage(env.base));
   }
 
-  /** The image to start sessions of this environment from, building it first when it is stale. */
-  async imageFor(environmentId: string): Promise<string> {
-    const env = await this.ensureBuilt(environmentId);
-    // After a failed build the last good image stays usable; without one there is nothing to start.
-    if (!env.image) {
-      throw new SandpitError('INVALID_INPUT', `The environment "${env.name}" could not be built: ${env.build?.error ?? 'unknown error'}`, {
+  /** The environment with its status now (never builds). */
+  async view(env: Environment): Promise<EnvironmentView> {
+    return { ...env, status: await this.status(env) };
+  }
+
+  /** Whether sessions can start from it now, in plain words (never builds anything). */
+  async status(env: Environment): Promise<EnvironmentStatus> {
+    if (this.running.has(env.id)) {
+      return { state: 'building', message: `"${env.name}" is being built; sessions start once it is ready.` };
+    }
+    const base = await this.deps.baseImageIfBuilt(env.base).catch(() => undefined);
+    const target = base === undefined ? undefined : tagFor(env, base);
+    if (target && env.image?.tag === target.tag && (await this.exists(target.tag))) return { state: 'ready', message: 'Ready: sessions start at once.' };
+    if (target && !target.needsBuild && (await this.exists(target.tag))) return { state: 'ready', message: 'Ready: sessions start at once.' };
+    if (failedSinceEdit(env)) {
+      return { state: 'failed', message: `The last build failed: ${env.build?.error ?? 'unknown error'}. Change its packages in the Environments screen and build it again.` };
+    }
+    return { state: 'not-built', message: 'Not built yet: it is built when a session first needs it (this can take a minute).' };
+  }
+
+  /**
+   * The image to start sessions of this environment from, building it first when it is stale
+   * (`onLog` follows the build). A definition that failed to build is refused with the reason, also
+   * when an older image exists: a session never silently runs on something else than what was asked.
+   */
+  async imageFor(environmentId: string, onLog?: (line: string, step?: number, steps?: number) => void): Promise<string> {
+    const stop = onLog
+      ? this.deps.bus.on('environment.buildLog', (event) => {
+          if (event.environmentId === environmentId) onLog(event.line, event.step, event.steps);
+        })
+      : undefined;
+    let env: Environment;
+    try {
+      env = await this.ensureBuilt(environmentId);
+    } finally {
+      stop?.();
+    }
+    const target = await this.targetTag(env);
+    if (env.image?.tag !== target.tag) {
+      throw new SandpitError('INVALID_INPUT', `The environment "${env.name}" could not be built: ${env.build?.error ?? 'unknown error'}. Change its packages in the Environments screen and build it again, or use another environment.`, {
         failedPackage: env.build?.failedPackage,
       });
     }
-    if (env.build?.state === 'failed') this.deps.log.warn('using the last good image of an environment whose build failed', { environmentId, image: env.image.tag });
     return env.image.tag;
   }
 
@@ -64,11 +97,17 @@ export class EnvironmentBuilder {
   async ensureBuilt(environmentId: string): Promise<Environment> {
     const env = await this.deps.store.get(environmentId);
     const target = await this.targetTag(env);
-    if (env.image?.tag === target.tag && (await this.deps.docker.imageExists(target.tag))) return env;
+    if (env.image?.tag === target.tag && (await this.exists(target.tag))) return env;
     // A definition that failed to build and has not changed since is not retried on every session.
-    const failedAfterEdit = env.build?.state === 'failed' && (env.build.finishedAt ?? '') >= env.updatedAt;
-    if (failedAfterEdit) return env;
+    if (failedSinceEdit(env)) return env;
     return this.build(environmentId, false);
+  }
+
+  private async exists(tag: string): Promise<boolean> {
+    if (this.existing.has(tag)) return true;
+    const found = await this.deps.docker.imageExists(tag);
+    if (found) this.existing.add(tag);
+    return found;
   }
 
   build(environmentId: string, force: boolean): Promise<Environment> {
@@ -85,8 +124,8 @@ export class EnvironmentBuilder {
     const env = await store.get(environmentId);
     const target = await this.targetTag(env);
     const startedAt = new Date().toISOString();
-    const emit = (e: Environment): Environment => {
-      bus.emit('environment.updated', e);
+    const emit = async (e: Environment): Promise<Environment> => {
+      bus.emit('environment.updated', await this.view(e));
       return e;
     };
     const logLine = (line: string): void => {
@@ -97,10 +136,11 @@ export class EnvironmentBuilder {
     if (!target.needsBuild || (!force && (await docker.imageExists(target.tag)))) {
       logLine(target.needsBuild ? `${target.tag} is up to date` : `no packages to install: sessions use ${target.tag}`);
       await store.setImage(environmentId, { tag: target.tag, hash: target.hash, builtAt: startedAt });
+      this.existing.add(target.tag);
       return emit(await store.setBuild(environmentId, { state: 'ready', startedAt, finishedAt: new Date().toISOString() }));
     }
 
-    emit(await store.setBuild(environmentId, { state: 'building', startedAt }));
+    await emit(await store.setBuild(environmentId, { state: 'building', startedAt }));
     const lines: string[] = [];
     try {
       const settings = this.deps.settings();
@@ -122,6 +162,7 @@ export class EnvironmentBuilder {
         },
       );
       await store.setImage(environmentId, { tag: target.tag, hash: target.hash, builtAt: new Date().toISOString() });
+      this.existing.add(target.tag);
       return emit(await store.setBuild(environmentId, { state: 'ready', startedAt, finishedAt: new Date().toISOString() }));
     } catch (error) {
       const failedPackage = failedPackageFrom(lines, env);
@@ -133,4 +174,17 @@ export class EnvironmentBuilder {
       return emit(await store.setBuild(environmentId, { state: 'failed', error: reason.slice(0, 2_000), failedPackage, startedAt, finishedAt: new Date().toISOString() }));
     }
   }
+}
+
+/** The image tag of a definition on a base image; an environment without packages runs on the base itself. */
+function tagFor(env: Environment, base: string): { tag: string; hash: string; base: string; needsBuild: boolean } {
+  const hash = definitionHash(env, base);
+  const { pip, npm, apt } = env.packages;
+  if (pip.length + npm.length + apt.length === 0) return { tag: base, hash, base, needsBuild: false };
+  return { tag: `sandpit/env-${env.id}:${hash.slice(0, 12)}`, hash, base, needsBuild: true };
+}
+
+/** A definition that failed to build and has not changed since is not retried on every session. */
+function failedSinceEdit(env: Environment): boolean {
+  return env.build?.state === 'failed' && (env.build.finishedAt ?? '') >= env.updatedAt;
 }

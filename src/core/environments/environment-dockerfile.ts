@@ -1,5 +1,5 @@
 import type { Environment } from '../../shared/domain/environment';
-import { parsePackageSpec } from './package-names';
+import { parsePackageSpec } from '../runtimes/package-specs';
 
 export interface DockerfileSettings {
   pipIndexUrl: string;

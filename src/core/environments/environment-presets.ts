@@ -14,7 +14,7 @@ export interface PresetDefinition {
 }
 
 /** Ids the presets own: a user environment never gets one of them. */
-export const PRESET_IDS: readonly string[] = ['python', 'python-data', 'node'];
+export const PRESET_IDS: readonly string[] = ['python', 'python-data', 'node', 'bash'];
 
 /** Presets have no real creation time; this fixed one keeps them stable across restarts. */
 export const PRESET_TIMESTAMP = '1970-01-01T00:00:00.000Z';
@@ -58,6 +58,17 @@ export function presetDefinitions(options: PresetOptions): PresetDefinition[] {
         base: 'node',
         packages: { pip: [], npm: [], apt: [] },
         description: 'Node.js with its built-in modules only.',
+      },
+    },
+    {
+      id: 'bash',
+      definition: {
+        ...common,
+        name: 'Bash',
+        language: 'bash',
+        base: 'python',
+        packages: { pip: [], npm: [], apt: [] },
+        description: 'A Bash shell with the usual command-line tools (and Python 3).',
       },
     },
   ];

@@ -27,8 +27,8 @@ import { syncFolder, writeFileAtomic } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
-import { parsePackageSpec } from './package-names';
-import type { PackageManager } from './package-names';
+import { parsePackageSpec } from '../runtimes/package-specs';
+import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface EnvironmentStoreOptions {
   /** One `<id>.json` per environment, e.g. `$SANDPIT_HOME/environments`. Nothing is written outside it. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { isSandpitError } from '../../shared/api/errors';
 import type { EventPayload } from '../../shared/api/contract';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
+import type { CallContext } from '../api/api-types';
 import { pollUntil } from '../util/with-timeout';
 import { testDocker } from '../../test-support/docker';
 import { startPackageIndex } from '../../test-support/package-index';
@@ -60,7 +60,7 @@ describe('environments', () => {
     const first = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
     expect(first.environment).toBe(env.id);
     expect(first.image).toBe(built.image?.tag);
-    const r = await api().sessions.execute(first.id, 'import sandpit_demo_b\nsandpit_demo_b.answer()');
+    const r = await api().sessions.session(first.id).execute('import sandpit_demo_b\nsandpit_demo_b.answer()');
     expect(r.status, r.error?.traceback).toBe('ok');
     // No install step: no installer container was ever made for this session.
     expect(recorder.withRole('installer')).toEqual([]);
@@ -83,7 +83,7 @@ describe('environments', () => {
     expect(failed.image?.tag).toBe(good.image?.tag);
     const session = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
     expect(session.image).toBe(good.image?.tag);
-    expect((await api().sessions.execute(session.id, 'import sandpit_demo_a\nsandpit_demo_a.VALUE')).result).toBe('42');
+    expect((await api().sessions.session(session.id).execute('import sandpit_demo_a\nsandpit_demo_a.VALUE')).result).toBe('42');
   });
 
   it('imports requirements.txt, naming a bad line', async () => {

@@ -1,6 +1,6 @@
 import { isSandpitError, SandpitError } from '../../shared/api/errors';
 import type { UnsupportedEntry } from '../../shared/domain/environment';
-import { parsePackageSpec } from './package-names';
+import { parsePackageSpec } from '../runtimes/package-specs';
 
 /**
  * requirements.txt → pip packages. Sandpit installs registry packages by name and version only, so

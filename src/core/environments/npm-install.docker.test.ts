@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
-import { PACKAGES_DIR } from '../docker/container-profile';
+import type { CallContext } from '../api/api-types';
+import { PACKAGES_DIR } from '../sessions/sandbox-paths';
 import { startNpmRegistry } from '../../test-support/npm-registry';
 import type { NpmRegistry } from '../../test-support/npm-registry';
 import { recordingDocker } from '../../test-support/recording-docker';
@@ -10,6 +10,7 @@ import { testDocker } from '../../test-support/docker';
 import { packageTestCalls } from '../../test-support/package-test-calls';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 const PANEL: CallContext = { transport: 'internal' };
 
@@ -33,7 +34,7 @@ describe('npm installs in a helper container, from a local registry', () => {
     registry = await startNpmRegistry(testDocker(), { image: images.python });
     recorder = recordingDocker(testDocker());
     sp = await startTestSandpit({ npmRegistryUrl: registry.url, installNetwork: registry.network }, { docker: recorder.docker });
-    sessionId = (await sp.sessions.create({ language: 'javascript' })).id;
+    sessionId = (await newSession(sp, { language: 'javascript' })).id;
   });
   afterAll(async () => {
     await sp?.cleanup();
@@ -49,8 +50,8 @@ describe('npm installs in a helper container, from a local registry', () => {
   it('installs a package and its dependency into a running session, which requires them at once', async () => {
     await run(sessionId, "const marker = 'kept'");
     // A failed require (or import) before the install must not stick.
-    await api().sessions.execute(sessionId, "await import('sandpit-demo-js').catch(() => null)\ntry { require('sandpit-demo-js') } catch {}");
-    const before = await api().sessions.execute(sessionId, "require('sandpit-demo-js-plus')");
+    await api().sessions.session(sessionId).execute("await import('sandpit-demo-js').catch(() => null)\ntry { require('sandpit-demo-js') } catch {}");
+    const before = await api().sessions.session(sessionId).execute("require('sandpit-demo-js-plus')");
     expect(before.status).toBe('error');
     expect(before.error?.value).toMatch(/Cannot find module 'sandpit-demo-js-plus'/);
     expect((await check(sessionId, ['sandpit-demo-js-plus', 'sandpit-demo-js'])).packages).toEqual([
@@ -76,7 +77,7 @@ describe('npm installs in a helper container, from a local registry', () => {
       { name: 'sandpit-demo-js', installed: true, version: '1.0.0' },
       { name: '@sandpit/scoped-demo', installed: true, version: '1.2.3' },
     ]);
-    expect(api().sessions.get(sessionId).packages).toEqual(['sandpit-demo-js-plus', '@sandpit/scoped-demo@^1']);
+    expect(api().sessions.session(sessionId).info().packages).toEqual(['sandpit-demo-js-plus', '@sandpit/scoped-demo@^1']);
   });
 
   it('keeps earlier packages when another one is installed later', async () => {
@@ -95,7 +96,7 @@ describe('npm installs in a helper container, from a local registry', () => {
   });
 
   it('reports each package on its own: a missing one fails with npm\'s error, a good one in the same call installs', async () => {
-    const other = (await api().sessions.create({ language: 'javascript' })).id;
+    const other = (await newSession(api(), { language: 'javascript' })).id;
     try {
       const { results } = await install(other, ['sandpit-no-such-pkg', 'sandpit-demo-js@0.9.0']);
       expect(results).toHaveLength(2);
@@ -105,7 +106,7 @@ describe('npm installs in a helper container, from a local registry', () => {
       expect(results[0]?.error).not.toMatch(/complete log/);
       expect(results[1]).toEqual({ package: 'sandpit-demo-js@0.9.0', ok: true, version: '0.9.0' });
       expect(await run(other, "require('sandpit-demo-js').answer")).toBe('41');
-      expect(api().sessions.get(other).packages).toEqual(['sandpit-demo-js@0.9.0']);
+      expect(api().sessions.session(other).info().packages).toEqual(['sandpit-demo-js@0.9.0']);
     } finally {
       await api().sessions.stop(other);
     }
@@ -174,7 +175,7 @@ describe('packages in bash sessions', () => {
   afterAll(async () => sp?.cleanup());
 
   it('are pip packages (bash runs on the python image): npm specs that are not pip names are refused', async () => {
-    const { id } = await sp!.sessions.create({ language: 'bash' });
+    const { id } = await newSession(sp!, { language: 'bash' });
     await expect(call(sp!.api, 'packages.check', { sessionId: id, packages: ['@scope/pkg'] }, PANEL)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('pip') as unknown });
     expect((await call(sp!.api, 'packages.check', { sessionId: id, packages: ['sandpit_not_there'] }, PANEL)).packages).toEqual([{ name: 'sandpit_not_there', installed: false }]);
   });

@@ -1,8 +1,8 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
-import { PACKAGES_DIR } from '../docker/container-profile';
+import type { CallContext } from '../api/api-types';
+import { PACKAGES_DIR } from '../sessions/sandbox-paths';
 import { startPackageIndex } from '../../test-support/package-index';
 import type { PackageIndex } from '../../test-support/package-index';
 import { recordingDocker } from '../../test-support/recording-docker';
@@ -15,6 +15,7 @@ import { startHttpServer } from '../http/http-server';
 import { generateToken } from '../http/token';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 const PANEL: CallContext = { transport: 'internal' };
 const VENV_PYTHON = '/opt/sandpit/venv/bin/python3';
@@ -38,7 +39,7 @@ describe('pip installs in a helper container, from a local index', () => {
     index = await startPackageIndex(testDocker(), { image });
     recorder = recordingDocker(testDocker());
     sp = await startTestSandpit({ pipIndexUrl: index.url, installNetwork: index.network }, { docker: recorder.docker });
-    sessionId = (await sp.sessions.create({})).id;
+    sessionId = (await newSession(sp, {})).id;
   });
   afterAll(async () => {
     await sp?.cleanup();
@@ -54,7 +55,7 @@ describe('pip installs in a helper container, from a local index', () => {
   it('installs a package and its dependency into a running session, which imports them at once', async () => {
     await run(sessionId, "marker = 'kept'");
     // A failed import before the install must not stick (the agent invalidates import caches).
-    const before = await api().sessions.execute(sessionId, 'import sandpit_demo_b');
+    const before = await api().sessions.session(sessionId).execute('import sandpit_demo_b');
     expect(before.error?.name).toBe('ModuleNotFoundError');
     expect((await check(sessionId, ['sandpit_demo_b', 'sandpit_demo_a'])).packages).toEqual([
       { name: 'sandpit_demo_b', installed: false },
@@ -72,11 +73,11 @@ describe('pip installs in a helper container, from a local index', () => {
       { name: 'sandpit_demo_b', installed: true, version: '2.1.0' },
       { name: 'sandpit-demo-a', installed: true, version: '1.0.0' },
     ]);
-    expect(api().sessions.get(sessionId).packages).toEqual(['sandpit_demo_b']);
+    expect(api().sessions.session(sessionId).info().packages).toEqual(['sandpit_demo_b']);
   });
 
   it('leaves the session without a network: NetworkMode none, only lo inside', async () => {
-    const containerId = api().sessions.get(sessionId).containerId;
+    const containerId = api().sessions.session(sessionId).info().containerId;
     const inspected = await new Docker().getContainer(containerId).inspect();
     expect(inspected.HostConfig.NetworkMode).toBe('none');
     expect(Object.keys(inspected.NetworkSettings.Networks ?? {})).toEqual(['none']);
@@ -90,7 +91,7 @@ describe('pip installs in a helper container, from a local index', () => {
   });
 
   it('reports each package on its own: a missing one fails with pip\'s error, a good one in the same call installs', async () => {
-    const other = (await api().sessions.create({})).id;
+    const other = (await newSession(api(), {})).id;
     try {
       const { results } = await install(other, ['sandpit_no_such_pkg', 'sandpit_demo_a==0.9.0']);
       expect(results).toHaveLength(2);
@@ -99,7 +100,7 @@ describe('pip installs in a helper container, from a local index', () => {
       expect(results[0]?.error).toMatch(/No matching distribution found|Could not find a version/);
       expect(results[1]).toEqual({ package: 'sandpit_demo_a==0.9.0', ok: true, version: '0.9.0' });
       expect(await run(other, 'import sandpit_demo_a\nsandpit_demo_a.VALUE')).toBe('41');
-      expect(api().sessions.get(other).packages).toEqual(['sandpit_demo_a==0.9.0']);
+      expect(api().sessions.session(other).info().packages).toEqual(['sandpit_demo_a==0.9.0']);
     } finally {
       await api().sessions.stop(other);
     }

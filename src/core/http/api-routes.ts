@@ -1,5 +1,5 @@
 import { dispatch } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
+import type { CallContext } from '../api/api-types';
 import { httpStatusFor, sendJson } from './http-errors';
 import type { HttpSandpit } from './http-sandpit';
 import type { HttpRoute } from './router';

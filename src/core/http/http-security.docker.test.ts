@@ -7,6 +7,7 @@ import type { TestSandpit } from '../../test-support/sandpit';
 import { startHttpServer } from './http-server';
 import type { RunningHttpServer } from './http-server';
 import { generateToken } from './token';
+import { newSession } from '../../test-support/sessions';
 
 const MB = 1024 * 1024;
 const TOKEN = generateToken();
@@ -136,7 +137,7 @@ describe('HTTP security against the real core', () => {
   });
 
   it('serves /health without a token and leaks no session data', async () => {
-    const session = await sandpit.sessions.create({ language: 'python' });
+    const session = await newSession(sandpit, { language: 'python' });
     try {
       const res = await send({ path: '/health' });
       expect(res.status).toBe(200);

@@ -6,10 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
 import type { EventName, EventPayload } from '../../shared/api/contract';
 import { rawRequest } from '../../test-support/http-client';
-import { EventBus } from '../api/event-bus';
-import type { Handlers } from '../api/sandpit-api';
+import { EventBus } from '../events/event-bus';
+import type { Handlers } from '../api/api-types';
+import type { EnvironmentView } from '../../shared/domain/environment';
 import { defaultConfig } from '../config';
-import type { EngineMonitor } from '../docker/engine-monitor';
+import type { EngineMonitor } from '../sessions/engine-monitor';
 import { silentLogger } from '../log';
 import { SANDPIT_VERSION } from '../version';
 import { startHttpServer } from './http-server';
@@ -36,18 +37,33 @@ class CountingBus extends EventBus {
   }
 }
 
+const ENVIRONMENT: EnvironmentView = {
+  id: 'my-data',
+  name: 'My data',
+  language: 'python',
+  base: 'python-data',
+  packages: { pip: ['polars'], npm: [], apt: [] },
+  network: 'none',
+  limits: {},
+  preset: false,
+  createdAt: '2026-12-01T00:00:00.000Z',
+  updatedAt: '2026-12-01T00:00:00.000Z',
+  status: { state: 'ready', message: 'Ready: sessions start at once.' },
+};
+
 function fakeSandpit(bus = new CountingBus()): HttpSandpit & { bus: CountingBus } {
   const api: Partial<Handlers> = {
     'sessions.list': async () => ({ sessions: [] }),
     'sessions.get': async ({ sessionId }) => {
       throw new SandpitError('SESSION_NOT_FOUND', `no ${sessionId}`);
     },
+    'environments.list': async () => ({ environments: [ENVIRONMENT] }),
   };
   return {
     api: api as Handlers,
     bus,
     engine: { current: { state: 'up', endpoint: '/var/run/docker.sock', version: '20.10' } } as EngineMonitor,
-    config: defaultConfig({ images: { python: 'sandpit/python:test' } }),
+    config: defaultConfig(),
     log: silentLogger,
   };
 }
@@ -151,10 +167,23 @@ describe('startHttpServer', () => {
     expect(post.status).toBe(403);
   });
 
-  it('lists the configured environments', async () => {
+  it('lists the environments the API has, as REST gives them', async () => {
     const { port } = await start();
     const res = await rawRequest({ port, path: '/list-envs', headers: AUTH });
-    expect(res.json).toEqual({ environments: [{ name: 'python', language: 'python', image: 'sandpit/python:test' }] });
+    expect(res.json).toEqual({
+      environments: [
+        {
+          id: 'my-data',
+          name: 'My data',
+          language: 'python',
+          description: '',
+          packages: { pip: ['polars'], npm: [], apt: [] },
+          network: 'none',
+          status: 'ready',
+          status_message: 'Ready: sessions start at once.',
+        },
+      ],
+    });
   });
 
   it('checks /install input: packages are required', async () => {

@@ -122,17 +122,17 @@ describe('REST', () => {
     await waitFor(() => sandpit.sessions.list().length === 0, 20_000);
   });
 
-  it('GET /list-envs lists the environment of each language with its image', async () => {
+  it('GET /list-envs lists the environments (the built-in ones here) with their language and status', async () => {
     const res = await rawRequest({ port: http.port, path: '/list-envs', headers: AUTH });
     expect(res.status).toBe(200);
-    const { images } = sandpit.config;
-    expect(res.json).toEqual({
-      environments: [
-        { name: 'python', language: 'python', image: images.python },
-        { name: 'bash', language: 'bash', image: images.python },
-        { name: 'javascript', language: 'javascript', image: images.javascript },
-      ],
-    });
+    const { environments } = res.json as { environments: Array<{ id: string; name: string; language: string; status: string }> };
+    expect(environments.map((e) => [e.id, e.language])).toEqual([
+      ['python', 'python'],
+      ['python-data', 'python'],
+      ['node', 'javascript'],
+      ['bash', 'bash'],
+    ]);
+    expect(environments.find((e) => e.id === 'python')).toMatchObject({ name: 'Python', status: 'ready' });
   });
 
   it('POST /api/sessions.list answers with the envelope (panel token only)', async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import { EXECUTION_STATUSES } from '../../shared/domain/execution';
-import { checkRestEnv, listRestEnvironments } from './rest-environments';
 import { EXIT_CODES, restExecuteRequestSchema, toRestResponse } from './rest-execute';
 
 function result(overrides: Partial<ExecutionResult>): ExecutionResult {
@@ -70,27 +69,12 @@ describe('toRestResponse', () => {
 });
 
 describe('restExecuteRequestSchema', () => {
-  it('defaults the language to python and refuses unknown fields', () => {
-    expect(restExecuteRequestSchema.parse({ code: 'print(1)' })).toEqual({ code: 'print(1)', language: 'python' });
+  it('leaves the language to the environment and refuses unknown fields', () => {
+    expect(restExecuteRequestSchema.parse({ code: 'print(1)' })).toEqual({ code: 'print(1)' });
+    expect(restExecuteRequestSchema.parse({ code: 'x', env: 'My data env' })).toEqual({ code: 'x', env: 'My data env' });
     expect(restExecuteRequestSchema.safeParse({ code: 'x', timeout_ms: 1 }).success).toBe(false);
     expect(restExecuteRequestSchema.safeParse({ code: 'x', timeout: 0 }).success).toBe(false);
     expect(restExecuteRequestSchema.safeParse({ code: 'x', files: { 'a.txt': 1 } }).success).toBe(false);
     expect(restExecuteRequestSchema.safeParse({}).success).toBe(false);
-  });
-});
-
-describe('environments (until the environments feature)', () => {
-  it('offers one environment per configured image', () => {
-    expect(listRestEnvironments({ python: 'sandpit/python:abc' })).toEqual([
-      { name: 'python', language: 'python', image: 'sandpit/python:abc' },
-    ]);
-    expect(listRestEnvironments({})).toEqual([]);
-  });
-
-  it('accepts only python or default as env', () => {
-    expect(() => checkRestEnv(undefined)).not.toThrow();
-    expect(() => checkRestEnv('python')).not.toThrow();
-    expect(() => checkRestEnv('default')).not.toThrow();
-    expect(() => checkRestEnv('data-science')).toThrow(/environments arrive with the environments feature/);
   });
 });

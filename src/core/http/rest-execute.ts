@@ -3,15 +3,17 @@ import { toErrorBody } from '../../shared/api/errors';
 import type { ExecutionResult, ExecutionStatus } from '../../shared/domain/execution';
 import { languageSchema } from '../../shared/domain/session';
 import { call } from '../api/dispatcher';
-import type { CallContext, Handlers } from '../api/sandpit-api';
+import type { CallContext, Handlers } from '../api/api-types';
 import type { Logger } from '../log';
-import { checkRestEnv } from './rest-environments';
 
-/** Body of `POST /execute`. `timeout` is in seconds; `files` maps a /workspace path to its UTF-8 content. */
+/**
+ * Body of `POST /execute`. `env` is an environment's id or name (default: the language's built-in one);
+ * `timeout` is in seconds; `files` maps a /workspace path to its UTF-8 content.
+ */
 export const restExecuteRequestSchema = z
   .object({
     code: z.string().max(1024 * 1024),
-    language: languageSchema.default('python'),
+    language: languageSchema.optional(),
     env: z.string().min(1).max(128).optional(),
     timeout: z
       .number()
@@ -76,8 +78,7 @@ export async function runRestExecute(
   signal: AbortSignal,
   log: Logger,
 ): Promise<RestExecuteResponse> {
-  checkRestEnv(request.env);
-  const session = await call(api, 'sessions.create', { language: request.language }, context);
+  const session = await call(api, 'sessions.create', { environment: request.env, language: request.language }, context);
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= call(api, 'sessions.stop', { sessionId: session.id }, context).then(

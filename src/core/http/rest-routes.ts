@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
+import type { CallContext } from '../api/api-types';
 import { SANDPIT_VERSION } from '../version';
 import { sendError, sendJson } from './http-errors';
 import type { HttpSandpit } from './http-sandpit';
-import { listRestEnvironments } from './rest-environments';
+import { restEnvironment } from './rest-environment';
 import { restExecuteRequestSchema, runRestExecute } from './rest-execute';
 import type { HttpRoute } from './router';
 
@@ -59,7 +59,15 @@ export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
     {
       path: '/list-envs',
       methods: ['GET'],
-      handler: async (_req, res) => sendJson(res, 200, { environments: listRestEnvironments(sandpit.config.images) }),
+      handler: async (_req, res, ctx) => {
+        const context: CallContext = { transport: 'rest', client: 'rest', principal: ctx.principal };
+        try {
+          const { environments } = await call(sandpit.api, 'environments.list', {}, context);
+          sendJson(res, 200, { environments: environments.map(restEnvironment) });
+        } catch (error) {
+          sendError(res, error);
+        }
+      },
     },
     {
       path: '/install',

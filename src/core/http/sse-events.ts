@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventBus } from '../api/event-bus';
+import type { EventBus } from '../events/event-bus';
 import { BASE_HEADERS } from './http-errors';
 
 export interface SseOptions {

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Handlers } from '../api/sandpit-api';
-import { EventBus } from '../api/event-bus';
+import type { Handlers } from '../api/api-types';
+import { EventBus } from '../events/event-bus';
 import { defaultConfig } from '../config';
-import type { EngineMonitor } from '../docker/engine-monitor';
+import type { EngineMonitor } from '../sessions/engine-monitor';
 import { silentLogger } from '../log';
 import { startHttpServer } from './http-server';
 import type { RunningHttpServer } from './http-server';
@@ -17,7 +17,7 @@ afterEach(async () => {
 describe('RunningHttpServer.setToken', () => {
   it('accepts only the new token from the next request on, and refuses a weak one', async () => {
     const first = generateToken();
-    const api = { 'sessions.list': async () => ({ sessions: [] }) } as Partial<Handlers> as Handlers;
+    const api = { 'sessions.list': async () => ({ sessions: [] }), 'environments.list': async () => ({ environments: [] }) } as Partial<Handlers> as Handlers;
     running = await startHttpServer({
       sandpit: { api, bus: new EventBus(), engine: { current: { state: 'up', endpoint: 'x' } } as EngineMonitor, config: defaultConfig(), log: silentLogger },
       port: 0,

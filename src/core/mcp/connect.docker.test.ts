@@ -8,7 +8,7 @@ import type { EventPayload } from '../../shared/api/contract';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
+import type { CallContext } from '../api/api-types';
 import { pollUntil } from '../util/with-timeout';
 import { createMcpHttpMount } from './http-mount';
 import type { McpHttpMount } from './http-mount';

@@ -1,13 +1,13 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallContext } from '../api/sandpit-api';
-import type { Sandpit } from '../app';
+import type { CallContext } from '../api/api-types';
 import { SANDPIT_VERSION } from '../version';
 import { registerResources } from './resources';
 import { createToolKit } from './tool-kit';
+import type { McpSandpit } from './tool-kit';
 import { TOOLS } from './tools/index';
 
 export interface McpServerDeps {
-  sandpit: Sandpit;
+  sandpit: McpSandpit;
   /** Who is calling, asked on every call: transport, client name (known after initialize), principal. */
   context: () => CallContext;
 }

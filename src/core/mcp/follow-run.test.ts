@@ -1,6 +1,6 @@
 import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EventBus } from '../api/event-bus';
+import { EventBus } from '../events/event-bus';
 import { silentLogger } from '../log';
 import type { ToolExtra } from './define-tool';
 import { followRun, newestLine } from './follow-run';

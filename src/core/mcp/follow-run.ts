@@ -1,5 +1,5 @@
 import { toErrorBody } from '../../shared/api/errors';
-import type { EventBus } from '../api/event-bus';
+import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
 import type { ToolExtra } from './define-tool';

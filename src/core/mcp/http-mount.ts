@@ -3,12 +3,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { toErrorBody } from '../../shared/api/errors';
-import type { Sandpit } from '../app';
 import { sendJson } from '../http/http-errors';
 import type { HttpRoute, RouteContext } from '../http/router';
 import { withTimeout } from '../util/with-timeout';
 import { clientNameOf, createMcpServer } from './create-mcp-server';
 import type { SandpitMcpServer } from './create-mcp-server';
+import { stopOwnSessions } from './own-sessions';
+import type { McpSandpit } from './tool-kit';
 
 /** How long ending an MCP session may take to stop its sandboxes. */
 const STOP_TIMEOUT_MS = 60_000;
@@ -42,7 +43,7 @@ function rpcError(res: ServerResponse, status: number, code: number, message: st
  * MCP over Streamable HTTP, stateful: one McpServer per MCP session (routed by `mcp-session-id`), whose
  * sandboxes belong to `mcp:<session id>` and are stopped when the session ends (DELETE or close).
  */
-export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMount {
+export function createMcpHttpMount(sandpit: McpSandpit, path = '/mcp'): McpHttpMount {
   const log = sandpit.log.child({ component: 'mcp-http' });
   const live = new Map<string, LiveSession>();
   const stopping = new Map<string, Promise<void>>();
@@ -53,7 +54,7 @@ export function createMcpHttpMount(sandpit: Sandpit, path = '/mcp'): McpHttpMoun
     if (!pending) {
       const principal = mcpPrincipal(id);
       pending = withTimeout(
-        sandpit.sessions.stopOwnedBy(principal),
+        stopOwnSessions(sandpit.api, { transport: 'mcp-http', principal }),
         STOP_TIMEOUT_MS,
         'Stopping the sandboxes of an MCP session',
       ).then(

@@ -150,7 +150,7 @@ describe('the MCP inspector CLI over Streamable HTTP', () => {
   it('runs print(6*7) with execute_code', async () => {
     const { json } = await inspect([...target(), ...CALL_EXECUTE]);
     const sessionId = expectFortyTwo(json);
-    expect(sp.sessions.get(sessionId).client).toBe('inspector-cli');
+    expect(sp.sessions.session(sessionId).info().client).toBe('inspector-cli');
   });
 
   it('is refused without the bearer token', async () => {

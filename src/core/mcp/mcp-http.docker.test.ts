@@ -85,7 +85,7 @@ describe('MCP over Streamable HTTP on the real server', () => {
     expect(second).toMatchObject({ status: 'ok', result: '42', session_id: first.session_id });
     expect(seen.length).toBeGreaterThanOrEqual(1);
     expect(seen.some((p) => p.message?.startsWith('step'))).toBe(true);
-    expect(sp.sessions.get(first.session_id).client).toBe('http-a');
+    expect(sp.sessions.session(first.session_id).info().client).toBe('http-a');
   });
 
   it('gives a second client its own default session, and DELETE of an MCP session stops its sandboxes', async () => {

@@ -316,7 +316,7 @@ describe('MCP tools over a real engine', () => {
       // B's own default session is separate from A's.
       const bRun = structured<{ session_id: string }>(await tool(b.client, 'execute_code', { code: '"b"' }));
       expect(bRun.session_id).not.toBe(mine.session_id);
-      expect(sp.sessions.get(bRun.session_id).client).toBe('client-b');
+      expect(sp.sessions.session(bRun.session_id).info().client).toBe('client-b');
     } finally {
       await b.close();
     }

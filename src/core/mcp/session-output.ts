@@ -1,12 +1,16 @@
 import { z } from 'zod';
 import type { SessionInfo } from '../../shared/domain/session';
-import { LANGUAGES, sessionStateSchema } from '../../shared/domain/session';
+import { sessionStateSchema } from '../../shared/domain/session';
+import { LANGUAGES } from '../../shared/domain/runtimes';
 import { formatDuration } from './tool-fields';
 
 export const sessionSummarySchema = z.object({
   session_id: z.string().describe('Pass as session_id to the other tools'),
+  name: z.string().describe('Its name in the Sandpit panel'),
   language: z.enum(LANGUAGES).describe('Language of the session'),
-  environment: z.string().describe('Environment the session was made from'),
+  environment: z.string().describe('Id of the environment the session was made from'),
+  environment_name: z.string().describe('Name of that environment'),
+  shared: z.boolean().describe('Made by the person in the Sandpit panel (shared with every assistant)'),
   created: z.string().describe('When it was created (ISO 8601)'),
   last_used: z.string().describe('When it was last used (ISO 8601)'),
   status: sessionStateSchema.describe('starting | ready | busy | restarting | stopping | stopped | failed'),
@@ -16,16 +20,14 @@ export const sessionSummarySchema = z.object({
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
-/** The environment a session came from; until environments exist, named after its language. */
-export function environmentOf(info: SessionInfo): string {
-  return info.environment ?? info.language;
-}
-
 export function toSessionSummary(info: SessionInfo): SessionSummary {
   return {
     session_id: info.id,
+    name: info.name,
     language: info.language,
-    environment: environmentOf(info),
+    environment: info.environment ?? info.language,
+    environment_name: info.environmentName ?? info.environment ?? info.language,
+    shared: info.shared,
     created: info.createdAt,
     last_used: info.lastUsedAt,
     status: info.state,
@@ -39,5 +41,6 @@ export function toSessionSummary(info: SessionInfo): SessionSummary {
 export function sessionLine(info: SessionInfo, now: number = Date.now()): string {
   const idle = formatDuration(Math.max(0, now - Date.parse(info.lastUsedAt)));
   const packages = info.packages.length > 0 ? `, packages: ${info.packages.join(' ')}` : '';
-  return `${info.id}: ${info.language} (${environmentOf(info)}), ${info.state}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}`;
+  const shared = info.shared ? ', made in the Sandpit panel' : '';
+  return `${info.id} "${info.name}": ${info.language}, environment ${info.environment ?? info.language}, ${info.state}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}${shared}`;
 }

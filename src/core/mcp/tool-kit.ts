@@ -1,18 +1,21 @@
 import type { MethodInput, MethodName, MethodOutput } from '../../shared/api/contract';
 import type { Artifact } from '../../shared/domain/artifact';
 import { call } from '../api/dispatcher';
-import type { CallContext } from '../api/sandpit-api';
+import type { CallContext } from '../api/api-types';
 import type { Sandpit } from '../app';
 import type { Logger } from '../log';
 import type { ToolExtra } from './define-tool';
-import { setWaiting } from './request-waiting';
+import { setProgressNote, setWaiting } from './request-waiting';
 
 /** How many artifacts one MCP server remembers having handed out (oldest forgotten first). */
 const MAX_REMEMBERED_ARTIFACTS = 1_000;
 
 /** What every tool and resource of one MCP server works with: the one API, called as this client. */
+/** What the MCP surface sees of the core: the API, the bus, the log, the connected clients. Never an engine. */
+export type McpSandpit = Pick<Sandpit, 'api' | 'bus' | 'log' | 'clients'>;
+
 export interface ToolKit {
-  sandpit: Sandpit;
+  sandpit: McpSandpit;
   /** Who is calling, evaluated per call (the client name is only known after initialize). */
   context(): CallContext;
   /** The contract method `name`, validated and called as this client: the only way tools reach the core. */
@@ -45,7 +48,7 @@ function createArtifactMemory(max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
   };
 }
 
-export function createToolKit(sandpit: Sandpit, context: () => CallContext): ToolKit {
+export function createToolKit(sandpit: McpSandpit, context: () => CallContext): ToolKit {
   const artifacts = createArtifactMemory();
   const log = sandpit.log.child({ component: 'mcp' });
   const kitWith = (contextOf: () => CallContext): ToolKit => ({
@@ -55,7 +58,12 @@ export function createToolKit(sandpit: Sandpit, context: () => CallContext): Too
     artifacts,
     log,
     forRequest: (extra) =>
-      kitWith(() => ({ ...context(), signal: extra.signal, onWaiting: (what) => setWaiting(extra, what) })),
+      kitWith(() => ({
+        ...context(),
+        signal: extra.signal,
+        onWaiting: (what) => setWaiting(extra, what),
+        onProgress: (what) => setProgressNote(extra, what),
+      })),
   });
   return kitWith(context);
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventPayload } from '../../shared/api/contract';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 /**
  * bash sessions: the python image with its agent in bash mode. Each run is a one-shot `bash -c` in the
@@ -13,18 +14,18 @@ describe('bash sessions', () => {
 
   beforeAll(async () => {
     sp = await startTestSandpit({ graceMs: 2_000 });
-    sessionId = (await sp.sessions.create({ language: 'bash' })).id;
+    sessionId = (await newSession(sp, { language: 'bash' })).id;
   });
   afterAll(async () => sp?.cleanup());
 
   it('runs on the python image', () => {
-    const info = sp.sessions.get(sessionId);
+    const info = sp.sessions.session(sessionId).info();
     expect(info.language).toBe('bash');
     expect(info.image).toBe(inject('images').python);
   });
 
   it('runs a command in the workspace: stdout, stderr and exit code 0', async () => {
-    const r = await sp.sessions.execute(sessionId, 'echo "hello $((6 * 7))"; echo oops >&2; pwd; echo "$0"; id -u');
+    const r = await sp.sessions.session(sessionId).execute('echo "hello $((6 * 7))"; echo oops >&2; pwd; echo "$0"; id -u');
     expect(r.status).toBe('ok');
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe('hello 42\n/workspace\nbash\n10001\n');
@@ -34,20 +35,20 @@ describe('bash sessions', () => {
   });
 
   it('reports a non-zero exit code as an error with that code', async () => {
-    const r = await sp.sessions.execute(sessionId, 'echo before; ls /no/such/dir; exit 3');
+    const r = await sp.sessions.session(sessionId).execute('echo before; ls /no/such/dir; exit 3');
     expect(r.status).toBe('error');
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toBe('before\n');
     expect(r.stderr).toContain('/no/such/dir');
     expect(r.error).toMatchObject({ name: 'CommandFailed', value: 'exit code 3' });
-    const killed = await sp.sessions.execute(sessionId, 'kill -KILL $$');
+    const killed = await sp.sessions.session(sessionId).execute('kill -KILL $$');
     expect(killed).toMatchObject({ status: 'error', exitCode: 137, stateLost: false });
-    expect((await sp.sessions.execute(sessionId, 'false')).exitCode).toBe(1);
+    expect((await sp.sessions.session(sessionId).execute('false')).exitCode).toBe(1);
   });
 
   it('keeps no shell state between runs, only files', async () => {
-    await sp.sessions.execute(sessionId, 'export GONE=1; cd /tmp; echo kept > note.txt');
-    const r = await sp.sessions.execute(sessionId, 'echo "[${GONE:-unset}]"; pwd; cat /tmp/note.txt');
+    await sp.sessions.session(sessionId).execute('export GONE=1; cd /tmp; echo kept > note.txt');
+    const r = await sp.sessions.session(sessionId).execute('echo "[${GONE:-unset}]"; pwd; cat /tmp/note.txt');
     expect(r.stdout).toBe('[unset]\n/workspace\nkept\n');
   });
 
@@ -59,7 +60,7 @@ describe('bash sessions', () => {
       if (name === 'execution.output') seen.push({ kind: p.stream, text: p.text, at: Date.now() });
       if (name === 'execution.done') seen.push({ kind: 'done', at: Date.now() });
     });
-    const r = await sp.sessions.execute(sessionId, 'echo one; sleep 0.5; echo two >&2; sleep 0.5; echo three');
+    const r = await sp.sessions.session(sessionId).execute('echo one; sleep 0.5; echo two >&2; sleep 0.5; echo three');
     off();
     expect(r.status).toBe('ok');
     expect(seen.filter((s) => s.kind !== 'done').map((s) => s.text).join('')).toBe('one\ntwo\nthree\n');
@@ -70,7 +71,7 @@ describe('bash sessions', () => {
   });
 
   it('lists the files a command creates and keeps them as artifacts', async () => {
-    const r = await sp.sessions.execute(sessionId, 'mkdir -p out && printf "a,b\\n1,2\\n" > out/data.csv');
+    const r = await sp.sessions.session(sessionId).execute('mkdir -p out && printf "a,b\\n1,2\\n" > out/data.csv');
     expect(r.status).toBe('ok');
     expect(r.files).toEqual([{ path: 'out/data.csv', size: 8 }]);
     const artifact = r.artifacts.find((a) => a.path === 'out/data.csv');
@@ -80,26 +81,26 @@ describe('bash sessions', () => {
 
   it('stops a command at the timeout, with nothing of it left running', async () => {
     const started = Date.now();
-    const r = await sp.sessions.execute(sessionId, 'sleep 1000 & trap "" INT; echo started; while true; do :; done', { timeoutMs: 1_500 });
+    const r = await sp.sessions.session(sessionId).execute('sleep 1000 & trap "" INT; echo started; while true; do :; done', { timeoutMs: 1_500 });
     expect(r.status).toBe('timeout');
     expect(r.stateLost).toBe(false);
     expect(r.stdout).toBe('started\n');
     expect(Date.now() - started).toBeLessThan(1_500 + 2_000 + 1_500);
-    const ps = await sp.sessions.execute(sessionId, 'cat /proc/[0-9]*/comm | sort | tr "\\n" " "');
+    const ps = await sp.sessions.session(sessionId).execute('cat /proc/[0-9]*/comm | sort | tr "\\n" " "');
     expect(ps.stdout).not.toMatch(/sleep/);
   });
 
   it('stops what a command left in the background when it ends', async () => {
-    const r = await sp.sessions.execute(sessionId, 'setsid sleep 1000 & sleep 0.3; echo started');
+    const r = await sp.sessions.session(sessionId).execute('setsid sleep 1000 & sleep 0.3; echo started');
     expect(r.status).toBe('ok');
     expect(r.message).toMatch(/leftover process/);
-    const ps = await sp.sessions.execute(sessionId, 'cat /proc/[0-9]*/comm | sort | tr "\\n" " "');
+    const ps = await sp.sessions.session(sessionId).execute('cat /proc/[0-9]*/comm | sort | tr "\\n" " "');
     expect(ps.stdout).not.toMatch(/sleep/);
   });
 
   it('truncates an endless output with a visible marker', async () => {
-    const { id } = await sp.sessions.create({ language: 'bash', limits: { outputBytes: 64 * 1024 } });
-    const r = await sp.sessions.execute(id, 'yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', { timeoutMs: 2_000 });
+    const { id } = await newSession(sp, { language: 'bash', limits: { outputBytes: 64 * 1024 } });
+    const r = await sp.sessions.session(id).execute('yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx', { timeoutMs: 2_000 });
     expect(r.status).toBe('timeout');
     expect(r.truncated.stdout).toBe(true);
     expect(r.stdout).toMatch(/\[output truncated: \d+ more bytes of stdout not shown \(limit 64 KiB per stream\)\]/);
@@ -107,11 +108,11 @@ describe('bash sessions', () => {
   });
 
   it('reports a command killed for memory as oom, and the session goes on', async () => {
-    const { id } = await sp.sessions.create({ language: 'bash', limits: { memoryMb: 256 } });
-    const r = await sp.sessions.execute(id, "python3 -c \"x = ' ' * (2 * 1024 ** 3)\"", { timeoutMs: 30_000 });
+    const { id } = await newSession(sp, { language: 'bash', limits: { memoryMb: 256 } });
+    const r = await sp.sessions.session(id).execute("python3 -c \"x = ' ' * (2 * 1024 ** 3)\"", { timeoutMs: 30_000 });
     expect(r.status).toBe('oom');
     expect(r.stateLost).toBe(false);
-    const next = await sp.sessions.execute(id, 'echo fine');
+    const next = await sp.sessions.session(id).execute('echo fine');
     expect(next).toMatchObject({ status: 'ok', stdout: 'fine\n' });
   });
 });

@@ -1,15 +1,14 @@
 import type { Artifact } from '../../shared/domain/artifact';
 import type { Display } from '../../shared/domain/execution';
-import type { DockerClient } from '../docker/docker-client';
 import type { ArtifactStore } from '../files/artifact-store';
 import { isImageMime } from '../files/mime';
 import type { Logger } from '../log';
-import { readWorkspaceFile } from './session-files';
+import type { Sandbox } from './sandbox-backend';
+import { readWorkspaceFile } from './workspace-files';
 
 export interface CaptureInput {
-  docker: DockerClient;
+  sandbox: Sandbox;
   store: ArtifactStore;
-  containerId: string;
   sessionId: string;
   executionId: string;
   files: Array<{ path: string; size: number }>;
@@ -42,7 +41,7 @@ export async function captureArtifacts(input: CaptureInput): Promise<Artifact[]>
       continue;
     }
     try {
-      const read = await readWorkspaceFile(input.docker, input.containerId, file.path, input.maxBytes);
+      const read = await readWorkspaceFile(input.sandbox, file.path, input.maxBytes);
       artifacts.push(await input.store.put(read.content, { path: read.path, sessionId: input.sessionId, executionId: input.executionId }));
     } catch (error) {
       // A file that vanished, became a link or grew past the cap is simply not kept.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 describe('many runs at once', () => {
   let sp: TestSandpit;
@@ -10,10 +11,10 @@ describe('many runs at once', () => {
   afterAll(async () => sp?.cleanup());
 
   it('50 runs over 10 sessions in parallel: no cross-talk, order kept per session', async () => {
-    const ids = await Promise.all(Array.from({ length: 10 }, () => sp.sessions.create({}).then((s) => s.id)));
-    await Promise.all(ids.map((id) => sp.sessions.execute(id, `seen = []\nme = ${JSON.stringify(id)}`)));
+    const ids = await Promise.all(Array.from({ length: 10 }, () => newSession(sp, {}).then((s) => s.id)));
+    await Promise.all(ids.map((id) => sp.sessions.session(id).execute(`seen = []\nme = ${JSON.stringify(id)}`)));
     const runs = ids.flatMap((id) =>
-      Array.from({ length: 5 }, (_, n) => sp.sessions.execute(id, `import time, random\ntime.sleep(random.random() / 20)\nseen.append(${n})\nprint(me, ${n})\n(me, list(seen))`)),
+      Array.from({ length: 5 }, (_, n) => sp.sessions.session(id).execute(`import time, random\ntime.sleep(random.random() / 20)\nseen.append(${n})\nprint(me, ${n})\n(me, list(seen))`)),
     );
     const results = await Promise.all(runs);
     for (const [i, r] of results.entries()) {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { EventPayload } from '../../shared/api/contract';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 // Every behaviour here is checked over both agent channels: the unix socket and the attached stream.
 describe.each(['socket', 'attach'] as const)('python sessions over the %s channel', (channel) => {
@@ -10,24 +11,24 @@ describe.each(['socket', 'attach'] as const)('python sessions over the %s channe
 
   beforeAll(async () => {
     sp = await startTestSandpit({ channel });
-    sessionId = (await sp.sessions.create({ language: 'python' })).id;
+    sessionId = (await newSession(sp, { language: 'python' })).id;
   });
   afterAll(async () => sp?.cleanup());
 
   it('uses the requested channel', () => {
-    expect(sp.sessions.get(sessionId).channel).toBe(channel);
+    expect(sp.sessions.session(sessionId).info().channel).toBe(channel);
   });
 
   it('keeps variables, functions and imports between runs', async () => {
-    await sp.sessions.execute(sessionId, 'import math\nx = 21\ndef double(v):\n    return v * 2');
-    const r = await sp.sessions.execute(sessionId, 'double(x) + math.floor(0.5)');
+    await sp.sessions.session(sessionId).execute('import math\nx = 21\ndef double(v):\n    return v * 2');
+    const r = await sp.sessions.session(sessionId).execute('double(x) + math.floor(0.5)');
     expect(r.status).toBe('ok');
     expect(r.result).toBe('42');
   });
 
   it('returns the repr of the last expression, and nothing for None', async () => {
-    expect((await sp.sessions.execute(sessionId, "'a' * 3")).result).toBe("'aaa'");
-    expect((await sp.sessions.execute(sessionId, 'None')).result).toBeUndefined();
+    expect((await sp.sessions.session(sessionId).execute("'a' * 3")).result).toBe("'aaa'");
+    expect((await sp.sessions.session(sessionId).execute('None')).result).toBeUndefined();
   });
 
   it('streams stdout and stderr chunks in order, before the run ends', async () => {
@@ -38,7 +39,7 @@ describe.each(['socket', 'attach'] as const)('python sessions over the %s channe
       if (name === 'execution.output') seen.push({ kind: p.stream, text: p.text, at: Date.now() });
       if (name === 'execution.done') seen.push({ kind: 'done', at: Date.now() });
     });
-    const r = await sp.sessions.execute(sessionId, [
+    const r = await sp.sessions.session(sessionId).execute([
       'import sys, time, subprocess',
       "print('one', flush=True)",
       'time.sleep(0.4)',
@@ -61,18 +62,18 @@ describe.each(['socket', 'attach'] as const)('python sessions over the %s channe
   });
 
   it('reports an exception with its traceback, and keeps the session usable', async () => {
-    const r = await sp.sessions.execute(sessionId, 'def f():\n    return 1 / 0\nf()');
+    const r = await sp.sessions.session(sessionId).execute('def f():\n    return 1 / 0\nf()');
     expect(r.status).toBe('error');
     expect(r.error?.name).toBe('ZeroDivisionError');
     expect(r.error?.value).toContain('division by zero');
     expect(r.error?.traceback).toContain('return 1 / 0');
     expect(r.error?.traceback).not.toContain('agent.py');
-    expect((await sp.sessions.execute(sessionId, 'x')).result).toBe('21');
+    expect((await sp.sessions.session(sessionId).execute('x')).result).toBe('21');
   });
 
   it('cannot break the protocol by printing protocol-looking lines', async () => {
     const fake = JSON.stringify({ type: 'done', id: 'x', status: 'ok', durationMs: 1 });
-    const r = await sp.sessions.execute(sessionId, `print(${JSON.stringify(fake)})\nprint('{"jsonrpc":"2.0","id":1,"result":{}}')\n7`);
+    const r = await sp.sessions.session(sessionId).execute(`print(${JSON.stringify(fake)})\nprint('{"jsonrpc":"2.0","id":1,"result":{}}')\n7`);
     expect(r.stdout).toContain('"type":"done"');
     expect(r.stdout).toContain('jsonrpc');
     expect(r.result).toBe('7');
@@ -87,8 +88,8 @@ describe('matplotlib figures', () => {
   afterAll(async () => sp?.cleanup());
 
   it('come back as PNG displays and are kept as artifacts', async () => {
-    const { id } = await sp.sessions.create({ language: 'python' });
-    const r = await sp.sessions.execute(id, [
+    const { id } = await newSession(sp, { language: 'python' });
+    const r = await sp.sessions.session(id).execute([
       'import matplotlib.pyplot as plt',
       'plt.plot([1, 2, 3], [1, 4, 9])',
       "plt.title('squares')",

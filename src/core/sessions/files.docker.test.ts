@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isSandpitError } from '../../shared/api/errors';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
-import { listWorkspace, readWorkspaceFile, writeWorkspaceFile } from './session-files';
+import { listWorkspace, readWorkspaceFile, writeWorkspaceFile } from './workspace-files';
+import { newSession } from '../../test-support/sessions';
 
 async function walk(dir: string): Promise<string[]> {
   const out: string[] = [];
@@ -19,43 +20,42 @@ async function walk(dir: string): Promise<string[]> {
 describe('files in and out of a session', () => {
   let sp: TestSandpit;
   let id: string;
-  let containerId: string;
+  const sandbox = (): ReturnType<TestSandpit['sessions']['session']>['runtime']['sandbox'] => sp.sessions.session(id).runtime.sandbox;
 
   beforeAll(async () => {
     sp = await startTestSandpit();
-    const info = await sp.sessions.create({});
+    const info = await newSession(sp, {});
     id = info.id;
-    containerId = info.containerId;
   });
   afterAll(async () => sp?.cleanup());
 
   it('uploads, lists and downloads regular files', async () => {
-    await writeWorkspaceFile(sp.docker, containerId, 'data/in.csv', Buffer.from('a,b\n1,2\n'));
-    const r = await sp.sessions.execute(id, "open('/workspace/data/in.csv').read()");
+    await writeWorkspaceFile(sandbox(), 'data/in.csv', Buffer.from('a,b\n1,2\n'));
+    const r = await sp.sessions.session(id).execute("open('/workspace/data/in.csv').read()");
     expect(r.result).toBe("'a,b\\n1,2\\n'");
-    const entries = await listWorkspace(sp.docker, containerId, 'data');
+    const entries = await listWorkspace(sandbox(), 'data');
     expect(entries).toEqual([expect.objectContaining({ path: 'data/in.csv', type: 'file', size: 8 })]);
-    const back = await readWorkspaceFile(sp.docker, containerId, '/workspace/data/in.csv');
+    const back = await readWorkspaceFile(sandbox(), '/workspace/data/in.csv');
     expect(back.content.toString()).toBe('a,b\n1,2\n');
   });
 
   it('refuses traversal and absolute names before anything reaches the container', async () => {
     for (const bad of ['../escape.txt', 'a/../../b', '/etc/passwd', 'x\0y']) {
-      await expect(writeWorkspaceFile(sp.docker, containerId, bad, Buffer.from('x'))).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'INVALID_INPUT'));
+      await expect(writeWorkspaceFile(sandbox(), bad, Buffer.from('x'))).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'INVALID_INPUT'));
     }
-    const r = await sp.sessions.execute(id, "import os\nos.path.exists('/escape.txt') or os.path.exists('/workspace/../escape.txt')");
+    const r = await sp.sessions.session(id).execute("import os\nos.path.exists('/escape.txt') or os.path.exists('/workspace/../escape.txt')");
     expect(r.result).toBe('False');
   });
 
   it('refuses to download a symlink (even one pointing at a real file) or a directory', async () => {
-    await sp.sessions.execute(id, "import os\nos.symlink('/etc/passwd', '/workspace/link')\nos.makedirs('/workspace/dir', exist_ok=True)");
-    await expect(readWorkspaceFile(sp.docker, containerId, 'link')).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'INVALID_INPUT'));
-    await expect(readWorkspaceFile(sp.docker, containerId, 'dir')).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'INVALID_INPUT'));
+    await sp.sessions.session(id).execute("import os\nos.symlink('/etc/passwd', '/workspace/link')\nos.makedirs('/workspace/dir', exist_ok=True)");
+    await expect(readWorkspaceFile(sandbox(), 'link')).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'INVALID_INPUT'));
+    await expect(readWorkspaceFile(sandbox(), 'dir')).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'INVALID_INPUT'));
   });
 
   it('reports files a run created or changed and keeps them as artifacts after the session ends', async () => {
-    const { id: sid } = await sp.sessions.create({});
-    const r = await sp.sessions.execute(sid, [
+    const { id: sid } = await newSession(sp, {});
+    const r = await sp.sessions.session(sid).execute([
       "open('/workspace/report.txt', 'w').write('hello artifact')",
       "import os\nos.makedirs('/workspace/out', exist_ok=True)",
       "open('/workspace/out/data.json', 'w').write('{\"a\": 1}')",
@@ -76,9 +76,9 @@ describe('files in and out of a session', () => {
   });
 
   it('does not report unchanged files on later runs', async () => {
-    const r1 = await sp.sessions.execute(id, "open('/workspace/once.txt', 'w').write('1')");
+    const r1 = await sp.sessions.session(id).execute("open('/workspace/once.txt', 'w').write('1')");
     expect(r1.files.map((f) => f.path)).toContain('once.txt');
-    const r2 = await sp.sessions.execute(id, '1');
+    const r2 = await sp.sessions.session(id).execute('1');
     expect(r2.files).toEqual([]);
   });
 });

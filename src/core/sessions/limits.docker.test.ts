@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 /** Attacks from inside the sandbox: runaway loops, leftovers, fork and memory bombs, output floods. */
 describe('limits and timeouts', () => {
@@ -11,36 +12,36 @@ describe('limits and timeouts', () => {
   afterAll(async () => sp?.cleanup());
 
   it('interrupts `while True: pass` at the timeout and keeps the session and its state', async () => {
-    const { id } = await sp.sessions.create({});
-    await sp.sessions.execute(id, 'kept = "yes"');
+    const { id } = await newSession(sp, {});
+    await sp.sessions.session(id).execute('kept = "yes"');
     const started = Date.now();
-    const r = await sp.sessions.execute(id, 'while True:\n    pass', { timeoutMs: 2_000 });
+    const r = await sp.sessions.session(id).execute('while True:\n    pass', { timeoutMs: 2_000 });
     const elapsed = Date.now() - started;
     expect(r.status).toBe('timeout');
     expect(r.stateLost).toBe(false);
     expect(r.message).toMatch(/time limit/);
     expect(elapsed).toBeLessThan(2_000 + 2_000 + 1_500);
-    expect((await sp.sessions.execute(id, 'kept')).result).toBe("'yes'");
+    expect((await sp.sessions.session(id).execute('kept')).result).toBe("'yes'");
   });
 
   it('kills and restarts the container when the code ignores the interrupt, and says state was lost', async () => {
-    const { id } = await sp.sessions.create({});
-    await sp.sessions.execute(id, 'lost = 1');
+    const { id } = await newSession(sp, {});
+    await sp.sessions.session(id).execute('lost = 1');
     const started = Date.now();
-    const r = await sp.sessions.execute(id, 'import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', { timeoutMs: 1_500 });
+    const r = await sp.sessions.session(id).execute('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', { timeoutMs: 1_500 });
     expect(r.status).toBe('timeout');
     expect(r.stateLost).toBe(true);
     expect(r.message).toMatch(/variables and the files in \/workspace were lost/);
     expect(Date.now() - started).toBeLessThan(1_500 + 2_000 + 10_000);
-    const after = await sp.sessions.execute(id, "'lost' in globals()");
+    const after = await sp.sessions.session(id).execute("'lost' in globals()");
     expect(after.result).toBe('False');
   });
 
   it('leaves no process of a timed-out run alive', async () => {
-    const { id } = await sp.sessions.create({});
-    const r = await sp.sessions.execute(id, "import subprocess, time\nsubprocess.Popen(['sleep', '1000'])\ntime.sleep(100)", { timeoutMs: 1_500 });
+    const { id } = await newSession(sp, {});
+    const r = await sp.sessions.session(id).execute("import subprocess, time\nsubprocess.Popen(['sleep', '1000'])\ntime.sleep(100)", { timeoutMs: 1_500 });
     expect(r.status).toBe('timeout');
-    const ps = await sp.sessions.execute(id, [
+    const ps = await sp.sessions.session(id).execute([
       'import os',
       'names = []',
       "for p in os.listdir('/proc'):",
@@ -55,7 +56,7 @@ describe('limits and timeouts', () => {
   });
 
   it('says timeout, and leaves no process behind, when the code caught the interrupt and returned in time', async () => {
-    const { id } = await sp.sessions.create({});
+    const { id } = await newSession(sp, {});
     const code = [
       'import subprocess, time',
       "subprocess.Popen(['sleep', '1000'])",
@@ -65,12 +66,12 @@ describe('limits and timeouts', () => {
       '    pass',
       "'returned'",
     ].join('\n');
-    const r = await sp.sessions.execute(id, code, { timeoutMs: 1_500 });
+    const r = await sp.sessions.session(id).execute(code, { timeoutMs: 1_500 });
     expect(r.result).toBe("'returned'");
     expect(r.status).toBe('timeout');
     expect(r.stateLost).toBe(false);
     expect(r.message).toMatch(/time limit/);
-    const ps = await sp.sessions.execute(id, [
+    const ps = await sp.sessions.session(id).execute([
       'import os',
       'names = []',
       "for p in os.listdir('/proc'):",
@@ -86,38 +87,38 @@ describe('limits and timeouts', () => {
   });
 
   it('contains a fork bomb with the pids limit, and the next run works', async () => {
-    const { id } = await sp.sessions.create({ limits: { pids: 64 } });
-    const r = await sp.sessions.execute(id, 'import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', { timeoutMs: 3_000 });
+    const { id } = await newSession(sp, { limits: { pids: 64 } });
+    const r = await sp.sessions.session(id).execute('import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', { timeoutMs: 3_000 });
     expect(['timeout', 'error']).toContain(r.status);
-    const next = await sp.sessions.execute(id, '6 * 7', { timeoutMs: 10_000 });
+    const next = await sp.sessions.session(id).execute('6 * 7', { timeoutMs: 10_000 });
     expect(next.status).toBe('ok');
     expect(next.result).toBe('42');
-    const pids = await sp.sessions.execute(id, "import os\nlen([p for p in os.listdir('/proc') if p.isdigit()])");
+    const pids = await sp.sessions.session(id).execute("import os\nlen([p for p in os.listdir('/proc') if p.isdigit()])");
     expect(Number(pids.result)).toBeLessThan(10);
   });
 
   it('reports a 4 GiB allocation as oom and the session is usable afterwards', async () => {
-    const { id } = await sp.sessions.create({ limits: { memoryMb: 256 } });
-    const r = await sp.sessions.execute(id, "big = ' ' * (4 * 1024 ** 3)", { timeoutMs: 30_000 });
+    const { id } = await newSession(sp, { limits: { memoryMb: 256 } });
+    const r = await sp.sessions.session(id).execute("big = ' ' * (4 * 1024 ** 3)", { timeoutMs: 30_000 });
     expect(r.status).toBe('oom');
     expect(r.message).toMatch(/memory limit/);
-    const next = await sp.sessions.execute(id, '1 + 1');
+    const next = await sp.sessions.session(id).execute('1 + 1');
     expect(next.result).toBe('2');
   });
 
   it('reports a child process killed for memory as oom while the session keeps its state', async () => {
-    const { id } = await sp.sessions.create({ limits: { memoryMb: 256 } });
-    await sp.sessions.execute(id, 'keep = 5');
-    const r = await sp.sessions.execute(id, "import subprocess\nsubprocess.run(['python3', '-c', \"x = ' ' * (2 * 1024 ** 3)\"]).returncode", { timeoutMs: 30_000 });
+    const { id } = await newSession(sp, { limits: { memoryMb: 256 } });
+    await sp.sessions.session(id).execute('keep = 5');
+    const r = await sp.sessions.session(id).execute("import subprocess\nsubprocess.run(['python3', '-c', \"x = ' ' * (2 * 1024 ** 3)\"]).returncode", { timeoutMs: 30_000 });
     expect(r.status).toBe('oom');
     expect(r.stateLost).toBe(false);
-    expect((await sp.sessions.execute(id, 'keep')).result).toBe('5');
+    expect((await sp.sessions.session(id).execute('keep')).result).toBe('5');
   });
 
   it('truncates an endless print with a visible marker and bounded host memory', async () => {
-    const { id } = await sp.sessions.create({ limits: { outputBytes: 64 * 1024 } });
+    const { id } = await newSession(sp, { limits: { outputBytes: 64 * 1024 } });
     const before = process.memoryUsage().rss;
-    const r = await sp.sessions.execute(id, "while True:\n    print('x' * 1000)", { timeoutMs: 3_000 });
+    const r = await sp.sessions.session(id).execute("while True:\n    print('x' * 1000)", { timeoutMs: 3_000 });
     const grown = process.memoryUsage().rss - before;
     expect(r.status).toBe('timeout');
     expect(r.truncated.stdout).toBe(true);

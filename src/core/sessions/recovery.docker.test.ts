@@ -10,6 +10,7 @@ import type { TestSandpit } from '../../test-support/sandpit';
 import { DockerodeClient } from '../docker/dockerode-client';
 import { LABEL } from '../docker/labels';
 import { silentLogger } from '../log';
+import { newSession } from '../../test-support/sessions';
 
 describe('a container that dies mid-run', () => {
   let sp: TestSandpit;
@@ -19,25 +20,25 @@ describe('a container that dies mid-run', () => {
   afterAll(async () => sp?.cleanup());
 
   it('ends the run with CONTAINER_DIED (never success) and the session recovers', async () => {
-    const info = await sp.sessions.create({});
-    await sp.sessions.execute(info.id, 'x = 1');
-    const running = sp.sessions.execute(info.id, "import time\nprint('started', flush=True)\ntime.sleep(60)");
-    await pollUntil(() => (sp.sessions.get(info.id).state === 'busy' ? true : undefined), 10_000, 'run started');
+    const info = await newSession(sp, {});
+    await sp.sessions.session(info.id).execute('x = 1');
+    const running = sp.sessions.session(info.id).execute("import time\nprint('started', flush=True)\ntime.sleep(60)");
+    await pollUntil(() => (sp.sessions.session(info.id).info().state === 'busy' ? true : undefined), 10_000, 'run started');
     await new Promise((resolve) => setTimeout(resolve, 300));
     await sp.docker.killContainer(info.containerId, 'SIGKILL');
     const error = await running.then(() => undefined, (e: unknown) => e);
     expect(isSandpitError(error, 'CONTAINER_DIED')).toBe(true);
     expect((error as Error).message).toMatch(/variables and the files in \/workspace were lost/);
-    const next = await sp.sessions.execute(info.id, "'x' in globals(), 2 + 2");
+    const next = await sp.sessions.session(info.id).execute("'x' in globals(), 2 + 2");
     expect(next.status).toBe('ok');
     expect(next.result).toBe('(False, 4)');
   });
 
   it('restarts a container killed while idle', async () => {
-    const info = await sp.sessions.create({});
+    const info = await newSession(sp, {});
     await sp.docker.killContainer(info.containerId, 'SIGKILL');
-    await pollUntil(async () => ((await sp.docker.inspectContainer(info.containerId)).running && sp.sessions.runtimeOf(info.id).connected ? true : undefined), 20_000, 'restart');
-    expect((await sp.sessions.execute(info.id, '3')).result).toBe('3');
+    await pollUntil(async () => ((await sp.docker.inspectContainer(info.containerId)).running && sp.sessions.session(info.id).runtime.connected ? true : undefined), 20_000, 'restart');
+    expect((await sp.sessions.session(info.id).execute('3')).result).toBe('3');
   });
 });
 

@@ -2,15 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
 import { fakeAgentDocker } from '../../test-support/fake-agent-docker';
 import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
-import { EventBus } from '../api/event-bus';
+import { EventBus } from '../events/event-bus';
 import { defaultConfig } from '../config';
 import { DaemonEvents } from '../docker/daemon-events';
+import { DockerBackend, resolveChannel } from '../docker/docker-backend';
 import type { EngineEndpoint } from '../docker/docker-client';
-import { EngineMonitor } from '../docker/engine-monitor';
+import { EngineMonitor } from './engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
 import { silentLogger } from '../log';
 import { SessionManager } from './session-manager';
-import { resolveChannel } from './session-types';
+import type { CreateSessionInput } from './session-manager';
 
 const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
 const REMOTE: EngineEndpoint = { kind: 'remote', address: 'tcp://10.0.0.5:2376' };
@@ -58,21 +59,31 @@ describe('resolveChannel', () => {
   });
 });
 
+const PYTHON: CreateSessionInput = { language: 'python', image: 'sandpit-fake:1' };
+
 /** A manager over the fake engine (attach channel, no warm pool), with its engine up. */
 async function fakeManager(maxSessions = 32): Promise<{ manager: SessionManager; fake: FakeAgentDocker; bus: EventBus }> {
   const fake = fakeAgentDocker();
-  const engine = new EngineMonitor(fake.docker, silentLogger);
+  const backend = new DockerBackend({
+    docker: fake.docker,
+    events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
+    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
+    instanceDir: '/nonexistent',
+    channel: 'attach',
+    log: silentLogger,
+  });
+  const engine = new EngineMonitor(backend, silentLogger);
   await engine.check();
   const bus = new EventBus();
   const manager = new SessionManager({
-    config: defaultConfig({ channel: 'attach', poolSize: 0, maxSessions, images: { python: 'sandpit-fake:1' }, startTimeoutMs: 5_000 }),
-    docker: fake.docker,
-    events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
+    config: defaultConfig({ channel: 'attach', poolSize: 0, maxSessions, startTimeoutMs: 5_000 }),
+    backend,
     engine,
     bus,
     artifacts: {} as ArtifactStore,
-    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
-    instanceDir: '/nonexistent',
+    installSettings: () => {
+      throw new Error('no installs in these tests');
+    },
     log: silentLogger,
   });
   return { manager, fake, bus };
@@ -81,7 +92,7 @@ async function fakeManager(maxSessions = 32): Promise<{ manager: SessionManager;
 describe('SessionManager (fake engine)', () => {
   it('never exceeds maxSessions when creates run at once', async () => {
     const { manager } = await fakeManager(2);
-    const results = await Promise.allSettled(Array.from({ length: 5 }, () => manager.create({})));
+    const results = await Promise.allSettled(Array.from({ length: 5 }, () => manager.create(PYTHON)));
     const created = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     expect(created).toHaveLength(2);
@@ -94,9 +105,9 @@ describe('SessionManager (fake engine)', () => {
   it('counts a create that failed to start no more: the next one may take its place', async () => {
     const { manager, fake } = await fakeManager(1);
     fake.override.startContainer = () => Promise.reject(new SandpitError('INTERNAL', 'no start'));
-    await expect(manager.create({})).rejects.toThrow('no start');
+    await expect(manager.create(PYTHON)).rejects.toThrow('no start');
     delete fake.override.startContainer;
-    await expect(manager.create({})).resolves.toMatchObject({ state: 'ready' });
+    await expect(manager.create(PYTHON).then((session) => session.info())).resolves.toMatchObject({ state: 'ready' });
     await manager.dispose();
   });
 
@@ -112,26 +123,26 @@ describe('SessionManager (fake engine)', () => {
       delete fake.override.attachContainer;
       return fake.docker.attachContainer(id);
     };
-    const racing = manager.create({});
+    const racing = manager.create(PYTHON);
     await startedOnce;
     await manager.dispose();
     release();
     await expect(racing).rejects.toThrow(/shutting down/);
     expect(fake.containers.size).toBe(0);
-    await expect(manager.create({})).rejects.toThrow(/shutting down/);
+    await expect(manager.create(PYTHON)).rejects.toThrow(/shutting down/);
   });
 
   it('marks a session failed (not restarting for ever) when its restart fails, and rethrows', async () => {
     const { manager, fake, bus } = await fakeManager();
-    const { id } = await manager.create({});
+    const { id } = await manager.create(PYTHON);
     const states: string[] = [];
     bus.on('session.updated', (info) => states.push(info.state));
     fake.override.startContainer = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine went away'));
-    await expect(manager.restart(id)).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
-    expect(manager.get(id).state).toBe('failed');
+    await expect(manager.session(id).restart()).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
+    expect(manager.session(id).state).toBe('failed');
     expect(states).toEqual(['restarting', 'failed']);
     delete fake.override.startContainer;
-    await expect(manager.restart(id)).resolves.toMatchObject({ state: 'ready' });
+    await expect(manager.session(id).restart()).resolves.toMatchObject({ state: 'ready' });
     await manager.dispose();
   });
 });

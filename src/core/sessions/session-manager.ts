@@ -1,61 +1,100 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { Artifact } from '../../shared/domain/artifact';
-import type { ExecutionResult } from '../../shared/domain/execution';
+import type { NetworkPolicy } from '../../shared/domain/environment';
 import { resolveLimits } from '../../shared/domain/limits';
-import type { Limits } from '../../shared/domain/limits';
-import type { ChannelKind, Language, SessionInfo, SessionState } from '../../shared/domain/session';
-import type { EventBus } from '../api/event-bus';
+import type { Limits, PartialLimits } from '../../shared/domain/limits';
+import type { Language } from '../../shared/domain/runtimes';
+import type { ChannelKind, SessionInfo } from '../../shared/domain/session';
 import type { SandpitConfig } from '../config';
-import type { DaemonEvents } from '../docker/daemon-events';
-import type { DockerClient } from '../docker/docker-client';
-import type { EngineMonitor } from '../docker/engine-monitor';
-import type { InstanceIdentity } from '../docker/labels';
+import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
 import type { Logger } from '../log';
+import type { InstallSettings } from '../runtimes/helper-install';
 import { newId } from '../util/ids';
 import { Semaphore } from '../util/semaphore';
-import { SerialQueue } from '../util/serial-queue';
-import { captureArtifacts } from './capture-artifacts';
-import { ContainerSession } from './container-session';
-import { resolveChannel } from './session-types';
-import type { CreateSessionInput, ManagedSession, SessionTemplate } from './session-types';
+import type { EngineMonitor } from './engine-monitor';
+import type { SandboxBackend } from './sandbox-backend';
+import { SandboxRuntime } from './sandbox-runtime';
+import { Session } from './session';
+import type { SessionServices } from './session';
 import { WarmPool } from './warm-pool';
 
 export interface SessionManagerDeps {
   config: SandpitConfig;
-  docker: DockerClient;
-  events: DaemonEvents;
+  backend: SandboxBackend;
   engine: EngineMonitor;
   bus: EventBus;
   artifacts: ArtifactStore;
-  identity: InstanceIdentity;
-  instanceDir: string;
+  /** Index URLs, install network and egress proxy of a session's installs. */
+  installSettings(sessionId: string): InstallSettings;
   log: Logger;
 }
 
+/** Container variables, or a function of the session id (e.g. the egress proxy URL naming the session). */
+export type ContainerEnv = Record<string, string> | ((sessionId: string) => Record<string, string>);
+
+/** A new session, with its image, limits and network already resolved from its environment by the caller. */
+export interface CreateSessionInput {
+  language: Language;
+  image: string;
+  /** The environment it comes from (id and display name). */
+  environment?: { id: string; name: string };
+  /** What the caller calls it; default: the environment's name (or the language's) and a number. */
+  name?: string;
+  /** The environment's default limits, under the caller's overrides. */
+  baseLimits?: PartialLimits;
+  limits?: PartialLimits;
+  /** Engine network to join (policies packages or open); absent: none. */
+  network?: string;
+  networkPolicy?: NetworkPolicy;
+  /** Extra container variables (e.g. the egress proxy for policy packages). */
+  containerEnv?: ContainerEnv;
+  client?: string;
+  /** Who may use it (an MCP session, a token); undefined = made in the panel, usable by every client. */
+  owner?: string;
+  idleTtlMs?: number;
+}
+
+/** Everything that makes two sessions interchangeable: a warm pool holds sandboxes of one template. */
+export interface SessionTemplate {
+  language: Language;
+  image: string;
+  limits: Limits;
+  network?: string;
+  env?: ContainerEnv;
+}
+
 /**
- * Sessions: create (from a warm pool when one fits), list, get, stop, idle TTL, max sessions, a FIFO
- * of runs per session and a global cap on runs at once. Emits live events on the bus.
+ * The sessions: create (from a warm pool when one fits), find (with ownership), stop, idle TTL, max
+ * sessions. Every operation on one session is the Session's own (its queue, its state machine).
  */
 export class SessionManager {
-  private readonly sessions = new Map<string, ManagedSession>();
+  private readonly sessions = new Map<string, Session>();
   private readonly pools = new Map<string, WarmPool>();
-  private readonly slots: Semaphore;
-  private readonly channel: ChannelKind;
+  private readonly services: SessionServices;
   private readonly log: Logger;
+  private readonly nameCounters = new Map<string, number>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private disposed = false;
-  /** Sessions whose containers are starting: they count against maxSessions like the ones that exist. */
+  /** Sessions being claimed or started: they count against maxSessions like the ones that exist. */
   private creating = 0;
-  /** Ready containers per pool and the limits of new sessions: settings that apply at once (setPoolSize, setDefaultLimits). */
+  /** Ready sandboxes per pool and the limits of new sessions: settings that apply at once. */
   private poolSize: number;
   private defaultLimits: Limits;
 
   constructor(private readonly deps: SessionManagerDeps) {
-    this.slots = new Semaphore(deps.config.maxConcurrentRuns);
-    this.channel = resolveChannel(deps.config.channel, deps.docker.endpoint);
     this.log = deps.log.child({ component: 'sessions' });
+    this.services = {
+      slots: new Semaphore(deps.config.maxConcurrentRuns),
+      queueTimeoutMs: deps.config.queueTimeoutMs,
+      bus: deps.bus,
+      artifacts: deps.artifacts,
+      maxArtifactBytes: deps.config.maxArtifactBytes,
+      maxArtifactsPerRun: deps.config.maxArtifactsPerRun,
+      installSettings: (sessionId) => deps.installSettings(sessionId),
+      engine: deps.engine,
+      log: this.log,
+    };
     this.poolSize = deps.config.poolSize;
     this.defaultLimits = deps.config.defaultLimits;
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
@@ -66,20 +105,23 @@ export class SessionManager {
     return this.log;
   }
 
+  /** The agent channel every session of this backend speaks over. */
   get channelKind(): ChannelKind {
-    return this.channel;
+    return this.deps.backend.channel;
   }
 
-  /** Starts warm pools for the default template of each language that has an image. */
-  warmUp(languages: Language[] = ['python']): void {
+  /** The global run slots (for tests and the benchmark's view of the cap). */
+  get slots(): Semaphore {
+    return this.services.slots;
+  }
+
+  /** Starts warm pools for these templates (the default limits); each fills in the background. */
+  warmUp(templates: Array<{ language: Language; image: string; network?: string; env?: ContainerEnv }>): void {
     if (this.poolSize <= 0) return;
-    for (const language of languages) {
-      const image = this.deps.config.images[language];
-      if (image) void this.poolFor({ language, image, limits: this.defaultLimits }).refill();
-    }
+    for (const t of templates) void this.poolFor({ ...t, limits: this.defaultLimits }).refill();
   }
 
-  async create(input: CreateSessionInput = {}): Promise<SessionInfo> {
+  async create(input: CreateSessionInput): Promise<Session> {
     this.assertOpen();
     this.deps.engine.assertUp();
     // Counted before the first await, so creates that run at once cannot all pass the check.
@@ -88,68 +130,73 @@ export class SessionManager {
       throw new SandpitError('LIMIT_EXCEEDED', `There are already ${this.sessions.size + this.creating} sessions${starting}, the maximum. Stop one first.`);
     }
     this.creating += 1;
-    try {
-      return await this.openSession(input);
-    } finally {
+    let counted = true;
+    // Once the session is in the table it counts there, not here.
+    const listed = (): void => {
+      if (!counted) return;
+      counted = false;
       this.creating -= 1;
+    };
+    try {
+      return await this.openSession(input, listed);
+    } finally {
+      listed();
     }
   }
 
-  private async openSession(input: CreateSessionInput): Promise<SessionInfo> {
-    const language = input.language ?? 'python';
-    const image = input.image ?? this.deps.config.images[language];
-    if (!image) throw new SandpitError('IMAGE_MISSING', `No ${language} sandbox image is configured. Build it with "npm run build:images".`);
+  private async openSession(input: CreateSessionInput, listed: () => void): Promise<Session> {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
-    const template: SessionTemplate = { language, image, limits, network: input.network, env: input.containerEnv };
+    const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
     const poolable = input.limits === undefined && this.poolSize > 0;
-    let runtime = poolable ? this.poolFor(template).claim() : undefined;
-    const fromPool = runtime !== undefined;
-    if (!runtime) {
-      runtime = this.makeRuntime(newId('ses'), template, false);
-      await runtime.start();
+    const claimed = poolable ? this.poolFor(template).claim() : undefined;
+    const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false);
+    const session = new Session(
+      runtime,
+      {
+        language: input.language,
+        image: input.image,
+        limits,
+        name: input.name ?? this.nextName(input),
+        environment: input.environment,
+        networkPolicy: input.networkPolicy ?? 'none',
+        client: input.client,
+        owner: input.owner,
+        idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
+        fromPool: claimed !== undefined,
+      },
+      this.services,
+      claimed ? 'ready' : 'starting',
+    );
+    this.sessions.set(session.id, session);
+    listed();
+    this.deps.bus.emit('session.updated', session.info());
+    if (!claimed) {
+      try {
+        await session.boot();
+      } catch (error) {
+        this.forget(session);
+        throw error;
+      }
     }
     if (this.disposed) {
-      // Disposed while the container started: nobody would ever stop this one.
-      await runtime.remove().catch(() => undefined);
+      // Disposed while the sandbox started: nobody would ever stop this one.
+      await this.stop(session.id).catch(() => undefined);
       this.assertOpen();
     }
-    const now = new Date();
-    const session: ManagedSession = {
-      runtime,
-      language,
-      image,
-      limits,
-      state: 'ready',
-      createdAt: now,
-      lastUsedAt: now,
-      runs: 0,
-      fromPool,
-      client: input.client,
-      environment: input.environment,
-      networkPolicy: input.networkPolicy ?? 'none',
-      owner: input.owner,
-      idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
-      packages: [],
-      queue: new SerialQueue(),
-    };
-    runtime.onRecovered = (error) => this.setState(session, error ? 'failed' : 'ready');
-    this.sessions.set(runtime.id, session);
-    this.log.info('session created', { sessionId: runtime.id, fromPool, containerId: runtime.containerId });
-    this.deps.bus.emit('session.updated', this.info(session));
-    return this.info(session);
+    this.log.info('session created', { sessionId: session.id, fromPool: claimed !== undefined, containerId: runtime.containerId });
+    return session;
   }
 
-  /** New pool size: every pool shrinks or grows now; with none yet, the default templates warm up. */
+  /** New pool size: every pool shrinks or grows now. */
   setPoolSize(size: number): void {
     this.poolSize = size;
     for (const pool of this.pools.values()) pool.resize(size);
-    if (size > 0 && this.deps.engine.current.state === 'up') this.warmUp(this.imageLanguages());
   }
 
   /**
-   * New default limits for sessions created from now on. Ready containers were made with the old
-   * ones, so every pool is emptied and the default templates warm up again.
+   * New default limits for sessions created from now on. Ready sandboxes were made with the old ones,
+   * so every pool is emptied and filled again with the new limits.
    */
   setDefaultLimits(limits: Limits): void {
     if (isDeepStrictEqual(limits, this.defaultLimits)) return;
@@ -157,166 +204,53 @@ export class SessionManager {
     const stale = [...this.pools.values()];
     this.pools.clear();
     void Promise.all(stale.map((pool) => pool.dispose()));
-    if (this.poolSize > 0 && this.deps.engine.current.state === 'up') this.warmUp(this.imageLanguages());
+    if (this.poolSize > 0 && this.deps.engine.current.state === 'up') {
+      for (const pool of stale) void this.poolFor({ ...pool.template, limits }).refill();
+    }
   }
 
-  /** The warm pools: how many ready containers each holds of how many, and whether it is filling. */
+  /** The warm pools: how many ready sandboxes each holds of how many, and whether it is filling. */
   poolStatus(): Array<{ key: string; ready: number; size: number; filling: boolean }> {
     return [...this.pools.values()].map((p) => ({ key: p.key, ready: p.available, size: p.targetSize, filling: p.filling }));
   }
 
   list(): SessionInfo[] {
-    return [...this.sessions.values()].map((s) => this.info(s));
+    return [...this.sessions.values()].map((s) => s.info());
   }
 
-  get(sessionId: string): SessionInfo {
-    return this.info(this.require(sessionId));
+  /** The session with this id, whoever owns it (the panel's and the core's own view). */
+  session(sessionId: string): Session {
+    const session = this.sessions.get(sessionId);
+    if (!session) throw new SandpitError('SESSION_NOT_FOUND', `There is no session "${sessionId}". List sessions to see the ones that exist.`);
+    return session;
   }
 
   /**
-   * Refuses a session that belongs to someone else (as if it did not exist, so ids leak nothing).
-   * `principal` undefined is the panel, which sees every session.
+   * The session as `principal` may use it: its own, or one made in the panel (shared with every client).
+   * Someone else's is refused as if it did not exist, so ids leak nothing. `principal` undefined is the panel.
    */
-  access(sessionId: string, principal: string | undefined): SessionInfo {
-    const session = this.require(sessionId);
-    if (principal !== undefined && session.owner !== principal) {
+  access(sessionId: string, principal: string | undefined): Session {
+    const session = this.sessions.get(sessionId);
+    if (!session || !mayUse(session, principal)) {
       throw new SandpitError('SESSION_NOT_FOUND', `There is no session "${sessionId}" for this client. List sessions to see yours.`);
     }
-    return this.info(session);
+    return session;
   }
 
-  /** Sessions a principal may see (all of them for the panel). */
+  /** Sessions a principal may use (all of them for the panel). */
   listFor(principal: string | undefined): SessionInfo[] {
-    return [...this.sessions.values()].filter((s) => principal === undefined || s.owner === principal).map((s) => this.info(s));
-  }
-
-  /** Stops every session a principal owns (e.g. when its MCP session ends). */
-  async stopOwnedBy(principal: string): Promise<number> {
-    const ids = [...this.sessions.entries()].filter(([, s]) => s.owner === principal).map(([id]) => id);
-    await Promise.all(ids.map((id) => this.stop(id).catch(() => undefined)));
-    return ids.length;
-  }
-
-  /** Runs work on the session's FIFO (after queued runs), e.g. installs or commands. */
-  async enqueue<T>(sessionId: string, work: (runtime: ContainerSession) => Promise<T>): Promise<T> {
-    const session = this.require(sessionId);
-    return session.queue.run(async () => {
-      if (!this.sessions.has(sessionId)) throw new SandpitError('SESSION_NOT_FOUND', `Session ${sessionId} was stopped.`);
-      const release = await this.slots.acquire(this.deps.config.queueTimeoutMs, 'The command');
-      session.lastUsedAt = new Date();
-      this.setState(session, 'busy');
-      try {
-        return await work(session.runtime);
-      } finally {
-        release();
-        session.lastUsedAt = new Date();
-        if (this.sessions.has(sessionId)) this.setState(session, session.runtime.connected ? 'ready' : 'failed');
-      }
-    });
-  }
-
-  /** Remembers packages installed at run time (shown in the panel; "save as environment" uses them). */
-  recordPackages(sessionId: string, packages: string[]): void {
-    const session = this.require(sessionId);
-    for (const p of packages) if (!session.packages.includes(p)) session.packages.push(p);
-    this.deps.bus.emit('session.updated', this.info(session));
-  }
-
-  /** The container behind a session (for files and tools that exec). */
-  runtimeOf(sessionId: string): ContainerSession {
-    return this.require(sessionId).runtime;
-  }
-
-  touch(sessionId: string): void {
-    this.require(sessionId).lastUsedAt = new Date();
+    return [...this.sessions.values()].filter((s) => mayUse(s, principal)).map((s) => s.info());
   }
 
   async stop(sessionId: string): Promise<void> {
-    const session = this.require(sessionId);
+    const session = this.session(sessionId);
     this.sessions.delete(sessionId);
-    this.setState(session, 'stopping');
     try {
-      await session.runtime.remove();
+      await session.stop();
     } finally {
-      session.state = 'stopped';
       this.deps.bus.emit('session.removed', { sessionId });
       this.log.info('session stopped', { sessionId });
     }
-  }
-
-  interrupt(sessionId: string): boolean {
-    return this.require(sessionId).runtime.interrupt();
-  }
-
-  async restart(sessionId: string): Promise<SessionInfo> {
-    const session = this.require(sessionId);
-    await session.queue.run(async () => {
-      this.setState(session, 'restarting');
-      try {
-        await session.runtime.restart();
-      } catch (error) {
-        this.setState(session, 'failed');
-        throw error;
-      }
-      this.setState(session, 'ready');
-    });
-    return this.info(session);
-  }
-
-  /** Queues a run on the session (FIFO), waits for a global slot, runs it and captures artifacts. */
-  async execute(sessionId: string, code: string, options: { timeoutMs?: number; executionId?: string } = {}): Promise<ExecutionResult> {
-    const session = this.require(sessionId);
-    const executionId = options.executionId ?? newId('run', 8);
-    const timeoutMs = options.timeoutMs ?? session.limits.timeoutMs;
-    return session.queue.run(async () => {
-      if (!this.sessions.has(sessionId)) throw new SandpitError('SESSION_NOT_FOUND', `Session ${sessionId} was stopped before the run started.`);
-      const release = await this.slots.acquire(this.deps.config.queueTimeoutMs, 'The run');
-      const { bus } = this.deps;
-      const startedAt = Date.now();
-      try {
-        session.lastUsedAt = new Date();
-        session.runs += 1;
-        this.setState(session, 'busy');
-        bus.emit('execution.started', { sessionId, executionId, code, startedAt: new Date(startedAt).toISOString() });
-        const outcome = await session.runtime.run({
-          executionId,
-          code,
-          timeoutMs,
-          outputLimit: session.limits.outputBytes,
-          onOutput: (stream, text) => bus.emit('execution.output', { sessionId, executionId, stream, text }),
-          onDisplay: (display) => bus.emit('execution.display', { sessionId, executionId, display }),
-        });
-        const artifacts = await this.capture(session, executionId, outcome.done?.files ?? [], outcome.displays);
-        const result: ExecutionResult = {
-          executionId,
-          sessionId,
-          status: outcome.status,
-          stdout: outcome.stdout,
-          stderr: outcome.stderr,
-          result: outcome.result,
-          error: outcome.error,
-          displays: outcome.displays,
-          truncated: outcome.truncated,
-          durationMs: outcome.durationMs,
-          exitCode: outcome.done?.exitCode,
-          files: outcome.done?.files ?? [],
-          artifacts,
-          stateLost: outcome.stateLost,
-          message: outcome.message,
-        };
-        bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
-        return result;
-      } catch (error) {
-        const body = toErrorBody(error);
-        bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code });
-        if (body.code === 'DOCKER_UNAVAILABLE') this.deps.engine.markDown(body.message);
-        throw error;
-      } finally {
-        release();
-        session.lastUsedAt = new Date();
-        if (this.sessions.has(sessionId)) this.setState(session, session.runtime.connected ? 'ready' : 'failed');
-      }
-    });
   }
 
   async dispose(): Promise<void> {
@@ -326,129 +260,75 @@ export class SessionManager {
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
   }
 
-  /** Pools may try again after the engine came back. */
+  /** Pools may try again after the engine came back; sessions start their own sandboxes again. */
   engineCameBack(): void {
     for (const pool of this.pools.values()) {
       pool.resetFailures();
       void pool.refill();
     }
-    // Sessions whose containers stopped with the engine start the SAME container again (no duplicates).
-    for (const session of this.sessions.values()) {
-      if (session.runtime.connected) continue;
-      this.setState(session, 'restarting');
-      session.queue
-        .run(() => session.runtime.restart())
-        .then(
-          () => this.setState(session, 'ready'),
-          (error: unknown) => {
-            this.log.warn('could not restart a session after the engine came back', { sessionId: session.runtime.id, error: toErrorBody(error).message });
-            this.setState(session, 'failed');
-          },
-        );
-    }
+    for (const session of this.sessions.values()) session.recoverAfterEngine();
   }
 
-  private async capture(session: ManagedSession, executionId: string, files: Array<{ path: string; size: number }>, displays: ExecutionResult['displays']): Promise<Artifact[]> {
-    try {
-      return await captureArtifacts({
-        docker: this.deps.docker,
-        store: this.deps.artifacts,
-        containerId: session.runtime.containerId,
-        sessionId: session.runtime.id,
-        executionId,
-        files,
-        displays,
-        maxBytes: this.deps.config.maxArtifactBytes,
-        maxCount: this.deps.config.maxArtifactsPerRun,
-        log: this.log,
-      });
-    } catch (error) {
-      this.log.warn('could not capture artifacts', { sessionId: session.runtime.id, error: toErrorBody(error).message });
-      return [];
-    }
+  private forget(session: Session): void {
+    if (this.sessions.get(session.id) !== session) return;
+    this.sessions.delete(session.id);
+    this.deps.bus.emit('session.removed', { sessionId: session.id });
+  }
+
+  /** "Python 3": the environment's (or language's) name and the next number for it. */
+  private nextName(input: CreateSessionInput): string {
+    const base = input.environment?.name ?? input.language;
+    const n = (this.nameCounters.get(base) ?? 0) + 1;
+    this.nameCounters.set(base, n);
+    return `${base} ${n}`;
   }
 
   private poolFor(template: SessionTemplate): WarmPool {
     const env = typeof template.env === 'function' ? template.env('') : (template.env ?? {});
-    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, this.channel]);
+    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, this.deps.backend.channel]);
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = new WarmPool(key, this.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
+      pool = new WarmPool(key, template, this.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
       this.pools.set(key, pool);
     }
     return pool;
   }
 
-  private makeRuntime(id: string, template: SessionTemplate, fromPool: boolean): ContainerSession {
+  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean): SandboxRuntime {
     const { config } = this.deps;
-    return new ContainerSession({
-      id,
-      language: template.language,
-      image: template.image,
-      limits: template.limits,
-      network: template.network,
-      env: typeof template.env === 'function' ? template.env(id) : template.env,
-      channel: this.channel,
-      identity: this.deps.identity,
-      docker: this.deps.docker,
-      events: this.deps.events,
+    return new SandboxRuntime({
+      backend: this.deps.backend,
+      spec: {
+        sessionId: id,
+        language: template.language,
+        image: template.image,
+        limits: template.limits,
+        network: template.network,
+        env: typeof template.env === 'function' ? template.env(id) : template.env,
+        runtime: config.runtime,
+        pooled,
+      },
       log: this.deps.log,
-      instanceDir: this.deps.instanceDir,
-      fromPool,
       startTimeoutMs: config.startTimeoutMs,
       graceMs: config.graceMs,
-      runtime: config.runtime,
     });
   }
 
   private async sweepIdle(): Promise<void> {
     if (this.disposed) return;
     for (const [id, s] of this.sessions) {
-      if (s.state !== 'busy' && s.queue.length === 0 && s.lastUsedAt.getTime() < Date.now() - s.idleTtlMs) {
+      if ((s.state === 'ready' || s.state === 'failed') && s.pending === 0 && s.lastUsedAt.getTime() < Date.now() - s.identity.idleTtlMs) {
         this.log.info('stopping idle session', { sessionId: id });
         await this.stop(id).catch((error: unknown) => this.log.warn('could not stop idle session', { sessionId: id, error: toErrorBody(error).message }));
       }
     }
   }
 
-  private imageLanguages(): Language[] {
-    return (Object.keys(this.deps.config.images) as Language[]).filter((language) => this.deps.config.images[language]);
-  }
-
   private assertOpen(): void {
     if (this.disposed) throw new SandpitError('INTERNAL', 'Sandpit is shutting down: no new sessions are started.');
   }
+}
 
-  private require(sessionId: string): ManagedSession {
-    const session = this.sessions.get(sessionId);
-    if (!session) throw new SandpitError('SESSION_NOT_FOUND', `There is no session "${sessionId}". List sessions to see the ones that exist.`);
-    return session;
-  }
-
-  private setState(session: ManagedSession, state: SessionState): void {
-    if (session.state === state) return;
-    session.state = state;
-    this.deps.bus.emit('session.updated', this.info(session));
-  }
-
-  private info(s: ManagedSession): SessionInfo {
-    return {
-      id: s.runtime.id,
-      language: s.language,
-      image: s.image,
-      state: s.state,
-      channel: this.channel,
-      limits: s.limits,
-      containerId: s.runtime.containerId,
-      createdAt: s.createdAt.toISOString(),
-      lastUsedAt: s.lastUsedAt.toISOString(),
-      runs: s.runs,
-      fromPool: s.fromPool,
-      client: s.client,
-      environment: s.environment,
-      packages: [...s.packages],
-      network: s.networkPolicy,
-      idleTimeoutMs: s.idleTtlMs,
-    };
-  }
+function mayUse(session: Session, principal: string | undefined): boolean {
+  return principal === undefined || session.identity.owner === undefined || session.identity.owner === principal;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pollUntil } from '../util/with-timeout';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 
 describe('warm pool', () => {
   let sp: TestSandpit;
@@ -20,24 +21,24 @@ describe('warm pool', () => {
   it('keeps N ready containers, hands one out, refills, and never reuses a container', async () => {
     await pollUntil(() => (pythonReady() >= 2 ? true : undefined), 60_000, 'pool filled');
     const before = await running();
-    const a = await sp.sessions.create({});
+    const a = await newSession(sp, {});
     expect(a.fromPool).toBe(true);
-    expect((await sp.sessions.execute(a.id, '1 + 1')).result).toBe('2');
+    expect((await sp.sessions.session(a.id).execute('1 + 1')).result).toBe('2');
     // Refilled in the background: one more container running (the session), two ready again.
     await pollUntil(async () => (pythonReady() >= 2 && (await running()) >= before + 1 ? true : undefined), 60_000, 'pool refilled');
     await sp.sessions.stop(a.id);
-    const b = await sp.sessions.create({});
+    const b = await newSession(sp, {});
     expect(b.fromPool).toBe(true);
     expect(b.containerId).not.toBe(a.containerId);
     expect(b.id).not.toBe(a.id);
-    expect((await sp.sessions.execute(b.id, "'x' in globals()")).result).toBe('False');
+    expect((await sp.sessions.session(b.id).execute("'x' in globals()")).result).toBe('False');
     // The stopped session's container is gone for good.
     const all = await sp.docker.listContainers({ 'dev.sandpit.managed': 'true' });
     expect(all.map((c) => c.id)).not.toContain(a.containerId);
   });
 
   it('starts cold when a session asks for different limits', async () => {
-    const s = await sp.sessions.create({ limits: { memoryMb: 300 } });
+    const s = await newSession(sp, { limits: { memoryMb: 300 } });
     expect(s.fromPool).toBe(false);
     expect(s.limits.memoryMb).toBe(300);
   });

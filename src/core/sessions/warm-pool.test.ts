@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../log';
 import { pollUntil } from '../util/with-timeout';
-import type { ContainerSession } from './container-session';
+import type { SandboxRuntime } from './sandbox-runtime';
+import type { SessionTemplate } from './session-manager';
 import { WarmPool } from './warm-pool';
 
-/** Just what the pool uses of a ContainerSession: start, remove, connected. */
+const TEMPLATE = { language: 'python', image: 'sandpit-fake:1' } as SessionTemplate;
+
+/** Just what the pool uses of a SandboxRuntime: start, remove, connected. */
 class FakeSession {
   connected = false;
   removed = 0;
@@ -61,14 +64,14 @@ class FakeFactory {
     this.autoStart = autoStart;
   }
 
-  readonly make = (): ContainerSession => {
+  readonly make = (): SandboxRuntime => {
     const session = new FakeSession(`ses-${this.made.length + 1}`, this);
     this.made.push(session);
-    return session as unknown as ContainerSession;
+    return session as unknown as SandboxRuntime;
   };
 }
 
-function fake(session: ContainerSession | undefined): FakeSession {
+function fake(session: SandboxRuntime | undefined): FakeSession {
   if (!session) throw new Error('expected a session');
   return session as unknown as FakeSession;
 }
@@ -76,7 +79,7 @@ function fake(session: ContainerSession | undefined): FakeSession {
 describe('WarmPool', () => {
   it('fills up to its size, starting one sandbox at a time', async () => {
     const factory = new FakeFactory(false);
-    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 3, factory.make, silentLogger);
     const filled = pool.refill();
     for (let n = 1; n <= 3; n += 1) {
       await pollUntil(() => (factory.made.length === n ? true : undefined), 2_000, `sandbox ${n} to be made`);
@@ -92,7 +95,7 @@ describe('WarmPool', () => {
 
   it('does not start a second round of filling while one is running', async () => {
     const factory = new FakeFactory(false);
-    const pool = new WarmPool('python', 1, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
     const first = pool.refill();
     const second = pool.refill();
     expect(factory.made).toHaveLength(1);
@@ -105,7 +108,7 @@ describe('WarmPool', () => {
 
   it('hands out a ready sandbox on claim and refills behind it', async () => {
     const factory = new FakeFactory();
-    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     await pool.refill();
     const claimed = fake(pool.claim());
     expect(claimed.started).toBe(true);
@@ -119,7 +122,7 @@ describe('WarmPool', () => {
 
   it('returns undefined when empty, so the caller starts one cold', async () => {
     const factory = new FakeFactory(false);
-    const pool = new WarmPool('python', 1, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
     expect(pool.claim()).toBeUndefined();
     expect(factory.made).toHaveLength(1); // the claim started a refill
     factory.made[0]?.succeed();
@@ -128,7 +131,7 @@ describe('WarmPool', () => {
 
   it('never hands out the same sandbox twice', async () => {
     const factory = new FakeFactory();
-    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     const seen = new Set<string>();
     for (let round = 0; round < 6; round += 1) {
       await pool.refill();
@@ -144,7 +147,7 @@ describe('WarmPool', () => {
 
   it('discards (removes) sandboxes that lost their connection and hands out the next live one', async () => {
     const factory = new FakeFactory();
-    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 3, factory.make, silentLogger);
     await pool.refill();
     const [first, second, third] = factory.made;
     if (!first || !second || !third) throw new Error('expected three sandboxes');
@@ -160,7 +163,7 @@ describe('WarmPool', () => {
 
   it('returns undefined when every ready sandbox lost its connection', async () => {
     const factory = new FakeFactory();
-    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     await pool.refill();
     for (const s of factory.made) s.connected = false;
     expect(pool.claim()).toBeUndefined();
@@ -170,7 +173,7 @@ describe('WarmPool', () => {
 
   it('removes the ready sandboxes on dispose and makes no more', async () => {
     const factory = new FakeFactory();
-    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     await pool.refill();
     await pool.dispose();
     expect(factory.made.map((s) => s.removed)).toEqual([1, 1]);
@@ -182,7 +185,7 @@ describe('WarmPool', () => {
 
   it('removes a sandbox that finishes starting after dispose', async () => {
     const factory = new FakeFactory(false);
-    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     void pool.refill();
     const disposed = pool.dispose();
     factory.made[0]?.succeed();
@@ -195,7 +198,7 @@ describe('WarmPool', () => {
   it('stops after 3 failed starts in a row until resetFailures', async () => {
     const factory = new FakeFactory(false);
     factory.failNext = 3;
-    const pool = new WarmPool('python', 2, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     await pool.refill();
     expect(factory.made).toHaveLength(3);
     expect(pool.available).toBe(0);
@@ -214,7 +217,7 @@ describe('WarmPool', () => {
 
   it('counts only consecutive failures', async () => {
     const factory = new FakeFactory(false);
-    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 3, factory.make, silentLogger);
     const filled = pool.refill();
     // fail, fail, succeed, fail, fail, succeed, succeed: never 3 in a row.
     const plan = [false, false, true, false, false, true, true];
@@ -230,7 +233,7 @@ describe('WarmPool', () => {
 
   it('shrinks and grows with resize', async () => {
     const factory = new FakeFactory();
-    const pool = new WarmPool('python', 3, factory.make, silentLogger);
+    const pool = new WarmPool('python', TEMPLATE, 3, factory.make, silentLogger);
     await pool.refill();
     pool.resize(1);
     expect(pool.available).toBe(1);

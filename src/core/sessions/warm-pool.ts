@@ -1,6 +1,7 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
-import type { ContainerSession } from './container-session';
+import type { SandboxRuntime } from './sandbox-runtime';
+import type { SessionTemplate } from './session-manager';
 
 /**
  * Ready sandboxes for one session template (image + limits + channel). A claim takes one at once;
@@ -10,15 +11,17 @@ import type { ContainerSession } from './container-session';
 const REFILL_DELAY_MS = 250;
 
 export class WarmPool {
-  private readonly ready: ContainerSession[] = [];
+  private readonly ready: SandboxRuntime[] = [];
   private refilling: Promise<void> | undefined;
   private disposed = false;
   private failures = 0;
 
   constructor(
     readonly key: string,
+    /** What every sandbox of this pool is made from. */
+    readonly template: SessionTemplate,
     private size: number,
-    private readonly make: () => ContainerSession,
+    private readonly make: () => SandboxRuntime,
     private readonly log: Logger,
   ) {}
 
@@ -35,7 +38,7 @@ export class WarmPool {
   }
 
   /** A ready session, or undefined when the pool is empty (the caller starts one cold). */
-  claim(): ContainerSession | undefined {
+  claim(): SandboxRuntime | undefined {
     let session = this.ready.shift();
     while (session && !session.connected) {
       void session.remove().catch(() => undefined);

@@ -13,6 +13,8 @@ export interface LiveSettingsTargets {
   sessions: { setPoolSize(size: number): void; setDefaultLimits(limits: Limits): void };
   /** The egress proxy's allow-list. */
   egress?: { setAllowed(urls: string[], extraHosts: string[]): void };
+  /** Fills the built-in environments' pools (after the pool size grew from nothing). */
+  warm?(): void;
   log?: Logger;
 }
 
@@ -25,6 +27,7 @@ export function applyLiveSettings(next: Settings, previous: Settings, targets: L
   if (next.poolSize !== previous.poolSize) {
     config.poolSize = next.poolSize;
     sessions.setPoolSize(next.poolSize);
+    if (next.poolSize > previous.poolSize) targets.warm?.();
   }
   if (!isDeepStrictEqual(next.defaultLimits, previous.defaultLimits)) {
     const limits = resolveLimits(next.defaultLimits, config.defaultLimits);

@@ -14,7 +14,7 @@ import {
   environmentDefinitionInputSchema,
   environmentIdSchema,
   environmentPatchSchema,
-  environmentSchema,
+  environmentViewSchema,
   importedDependenciesSchema,
 } from '../domain/environment';
 import { approvalDecisionSchema, approvalOutcomeSchema, approvalSchema } from '../domain/approval';
@@ -54,9 +54,15 @@ export const methods = {
   'sessions.create': {
     input: z.object({
       language: languageSchema.optional().describe("Language of the session (default: the environment's, else python)"),
-      image: z.string().min(1).max(256).optional().describe('Executor image tag (default: the language image)'),
+      environment: z
+        .string()
+        .trim()
+        .min(1)
+        .max(128)
+        .optional()
+        .describe("Environment to start from, by id or by the name a person gave it (its image, packages, limits and network policy); default: the language's built-in one"),
+      name: z.string().trim().min(1).max(64).regex(/^[^\p{Cc}]*$/u, 'a name cannot contain control characters').optional().describe('A name to show for the session (default: the environment\'s name and a number)'),
       limits: partialLimitsSchema.optional().describe('Overrides of the default limits'),
-      environment: environmentIdSchema.optional().describe('Environment to start from (its image, limits and network policy)'),
       dependencies: z.array(packageSpecSchema).max(100).optional().describe('Packages installed before the session is handed out'),
       idleTimeoutMinutes: z.number().int().min(1).max(24 * 60).optional().describe('Stop the session after this many idle minutes'),
       client: z.string().max(128).optional().describe('Name of the client that asked for it'),
@@ -145,23 +151,23 @@ export const methods = {
   },
   'environments.list': {
     input: z.object({}),
-    output: z.object({ environments: z.array(environmentSchema) }),
+    output: z.object({ environments: z.array(environmentViewSchema) }),
   },
   'environments.get': {
     input: z.object({ environmentId: environmentIdSchema }),
-    output: environmentSchema,
+    output: environmentViewSchema,
   },
   'environments.create': {
     input: environmentDefinitionInputSchema,
-    output: environmentSchema,
+    output: environmentViewSchema,
   },
   'environments.update': {
     input: z.object({ environmentId: environmentIdSchema, patch: environmentPatchSchema }),
-    output: environmentSchema,
+    output: environmentViewSchema,
   },
   'environments.copy': {
     input: z.object({ environmentId: environmentIdSchema, name: z.string().min(1).max(64).optional() }),
-    output: environmentSchema,
+    output: environmentViewSchema,
   },
   'environments.remove': {
     input: z.object({ environmentId: environmentIdSchema }),
@@ -177,11 +183,11 @@ export const methods = {
   },
   'environments.build': {
     input: z.object({ environmentId: environmentIdSchema, force: z.boolean().default(false).describe('Build again even when the image is up to date') }),
-    output: environmentSchema,
+    output: environmentViewSchema,
   },
   'sessions.saveAsEnvironment': {
     input: z.object({ sessionId: sessionIdSchema, name: z.string().min(1).max(64).describe('Name of the new environment') }),
-    output: environmentSchema,
+    output: environmentViewSchema,
   },
   'artifacts.list': {
     input: z.object({ sessionId: z.string().optional(), limit: z.number().int().min(1).max(10_000).default(200) }),
@@ -252,7 +258,7 @@ export const methods = {
 export const events = {
   /** A row was written: once `running` when a call starts, again when it completes (same id). */
   'audit.appended': auditSummarySchema,
-  'environment.updated': environmentSchema,
+  'environment.updated': environmentViewSchema,
   'environment.removed': z.object({ environmentId: z.string() }),
   'environment.buildLog': z.object({ environmentId: z.string(), line: z.string(), step: z.number().int().optional(), steps: z.number().int().optional() }),
   'egress.refused': z.object({ host: z.string(), port: z.number().int(), time: z.string(), reason: z.string(), sessionId: z.string().optional() }),

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { partialLimitsSchema } from './limits';
 import { packageSpecSchema } from './packages';
 import { languageSchema } from './session';
-import type { Language } from './session';
+import { FLAVOURS, LANGUAGES, PACKAGE_MANAGERS, RUNTIMES, defaultFlavourOf, languagesOf, packageManagerOf } from './runtimes';
+import type { Flavour, Language } from './runtimes';
 
 /**
  * Environments: a language, a base image flavour, packages and a network policy, built to an image
@@ -29,22 +30,20 @@ export const networkPolicySchema = z
   );
 export type NetworkPolicy = z.infer<typeof networkPolicySchema>;
 
-/** Executor image flavours (executor-image/bases.json). */
-export const ENVIRONMENT_BASES = ['python', 'python-data', 'node'] as const;
+/** Executor image flavours (executor-image/bases.json), from the runtime registry. */
+export const ENVIRONMENT_BASES = FLAVOURS;
 export const environmentBaseSchema = z
-  .enum(ENVIRONMENT_BASES)
+  .enum(FLAVOURS)
   .describe('Executor image flavour: "python", "python-data" (python with numpy, pandas, matplotlib) or "node"');
-export type EnvironmentBase = z.infer<typeof environmentBaseSchema>;
+export type EnvironmentBase = Flavour;
 
-/** The bases a language can run on; the first is its default. */
-export const BASES_BY_LANGUAGE: Record<Language, readonly EnvironmentBase[]> = {
-  python: ['python', 'python-data'],
-  javascript: ['node'],
-  bash: ['python', 'python-data', 'node'],
-};
+/** The bases a language can run on; the first is its default (the registry's flavours). */
+export const BASES_BY_LANGUAGE: Record<Language, readonly EnvironmentBase[]> = Object.fromEntries(
+  LANGUAGES.map((language) => [language, RUNTIMES[language].flavours]),
+) as Record<Language, readonly EnvironmentBase[]>;
 
 export function defaultBaseFor(language: Language): EnvironmentBase {
-  return BASES_BY_LANGUAGE[language][0]!;
+  return defaultFlavourOf(language);
 }
 
 /** Debian package names (policy §5.6.1), at least two characters. */
@@ -88,11 +87,10 @@ interface RuleInput {
 /** Cross-field rules: the installer must fit the language, the base must run it. */
 function checkDefinitionRules(value: RuleInput, ctx: z.RefinementCtx): void {
   const { language, base, packages } = value;
-  if (packages.pip.length > 0 && language === 'javascript') {
-    ctx.addIssue({ code: 'custom', path: ['packages', 'pip'], message: 'pip packages need language python or bash' });
-  }
-  if (packages.npm.length > 0 && language !== 'javascript') {
-    ctx.addIssue({ code: 'custom', path: ['packages', 'npm'], message: 'npm packages need language javascript' });
+  for (const manager of PACKAGE_MANAGERS) {
+    if (packages[manager].length > 0 && packageManagerOf(language) !== manager) {
+      ctx.addIssue({ code: 'custom', path: ['packages', manager], message: `${manager} packages need language ${languagesOf(manager).join(' or ')}` });
+    }
   }
   if (base !== undefined && !BASES_BY_LANGUAGE[language].includes(base)) {
     ctx.addIssue({
@@ -188,6 +186,20 @@ export const environmentSchema = z
   })
   .superRefine(checkDefinitionRules);
 export type Environment = z.infer<typeof environmentSchema>;
+
+/** Whether sessions can start from an environment now, as an assistant or a person needs to know it. */
+export const ENVIRONMENT_STATES = ['ready', 'building', 'failed', 'not-built'] as const;
+export const environmentStatusSchema = z.object({
+  state: z
+    .enum(ENVIRONMENT_STATES)
+    .describe('ready: sessions start at once; building: being built now; failed: the last build failed (see message); not-built: built when a session first needs it'),
+  message: z.string().describe('The state in plain words (for failed: why, and what to do)'),
+});
+export type EnvironmentStatus = z.infer<typeof environmentStatusSchema>;
+
+/** An environment as every surface shows it: its definition, its build record and its status now. */
+export const environmentViewSchema = z.intersection(environmentSchema, z.object({ status: environmentStatusSchema }));
+export type EnvironmentView = z.infer<typeof environmentViewSchema>;
 
 /** A line of an imported file that Sandpit does not install, and why (never dropped silently). */
 export const unsupportedEntrySchema = z.object({

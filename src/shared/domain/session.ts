@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { limitsSchema } from './limits';
+import { LANGUAGES } from './runtimes';
 
-export const LANGUAGES = ['python', 'javascript', 'bash'] as const;
 export const languageSchema = z.enum(LANGUAGES);
-export type Language = z.infer<typeof languageSchema>;
 
 /** Lifecycle of a session: starting → ready ⇄ busy → (restarting → ready) → stopping → stopped. */
 export const SESSION_STATES = ['starting', 'ready', 'busy', 'restarting', 'stopping', 'stopped', 'failed'] as const;
@@ -15,9 +14,12 @@ export type ChannelKind = z.infer<typeof channelKindSchema>;
 
 export const sessionInfoSchema = z.object({
   id: z.string(),
+  name: z.string().describe('A readable name: the environment\'s name and a number, or what the assistant called it'),
   language: languageSchema,
   image: z.string(),
-  environment: z.string().optional(),
+  environment: z.string().optional().describe('Id of the environment it was made from'),
+  environmentName: z.string().optional().describe('Name of that environment'),
+  shared: z.boolean().describe('Made in the panel: every assistant may use it (else only the client that made it)'),
   state: sessionStateSchema,
   channel: channelKindSchema,
   limits: limitsSchema,

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../../shared/domain/session';
+import { LANGUAGES } from '../../../shared/domain/runtimes';
 import { defineTool } from '../define-tool';
-import { resolveEnvironment } from '../environments';
 import { withProgress } from '../progress-ticker';
 import { sessionLine, sessionSummarySchema, toSessionSummary } from '../session-output';
 
@@ -10,21 +9,24 @@ export const createSession = defineTool({
   title: 'Create a session',
   description:
     'Creates a new sandbox session (its own variables, files and packages) and returns its session_id. ' +
-    'You only need this for a second, separate workspace or for packages installed up front: the other tools use your default session when session_id is left out.',
+    'Start it from an environment (see list_environments: e.g. one with data-science packages the person prepared) by its id or name; ' +
+    'an environment that is not built yet is built first (progress is reported). ' +
+    'You only need this for a second, separate workspace, another environment or packages installed up front: the other tools use your default session when session_id is left out.',
   input: {
-    language: z.enum(LANGUAGES).optional().describe('Language of the session (default python).'),
     environment: z
       .string()
       .min(1)
       .max(128)
       .optional()
-      .describe('Environment to start from (see list_environments); default: the plain Python environment.'),
+      .describe('Environment to start from, by id or name (see list_environments); default: the built-in one of the language.'),
+    language: z.enum(LANGUAGES).optional().describe("Language of the session (default: the environment's, else python)."),
+    name: z.string().min(1).max(64).optional().describe('A short name to show for the session in the Sandpit panel, e.g. "data cleaning".'),
     dependencies: z
       .array(z.string().min(1).max(200))
       .max(100)
       .optional()
       .describe(
-        'Packages to install before the session is handed out, e.g. ["numpy", "pandas==2.2.3"] (pip names and versions).',
+        'Packages to install before the session is handed out, e.g. ["numpy", "pandas==2.2.3"] (pip names and versions; npm for JavaScript).',
       ),
     timeout_minutes: z
       .number()
@@ -35,16 +37,20 @@ export const createSession = defineTool({
       .describe('Stop the session after this many idle minutes (default 30).'),
   },
   output: sessionSummarySchema.shape,
-  // Adds a session and changes nothing else. Dependencies are fetched from the package index: open world.
+  // Adds a session and changes nothing else. Builds and dependencies fetch from the package index: open world.
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   run: async (args, kit, extra) => {
-    const language = resolveEnvironment(args.environment, args.language);
-    const what = args.dependencies?.length
-      ? `starting a ${language} session and installing ${args.dependencies.join(' ')}`
-      : `starting a ${language} session`;
+    const what = [
+      `starting a ${args.environment ? `session from "${args.environment}"` : `${args.language ?? 'python'} session`}`,
+      args.dependencies?.length ? `and installing ${args.dependencies.join(' ')}` : '',
+    ]
+      .filter(Boolean)
+      .join(' ');
     const info = await withProgress(extra, what, kit.log, () =>
       kit.call('sessions.create', {
-        language,
+        environment: args.environment,
+        language: args.language,
+        name: args.name,
         dependencies: args.dependencies,
         idleTimeoutMinutes: args.timeout_minutes,
       }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../../shared/domain/session';
+import { LANGUAGES } from '../../../shared/domain/runtimes';
 import { defineTool } from '../define-tool';
 import { executionOutputShape, executionToolOutput } from '../execution-output';
 import { runFollowed } from '../follow-run';

@@ -1,32 +1,54 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../../shared/domain/session';
+import { ENVIRONMENT_STATES, NETWORK_POLICY_MEANINGS } from '../../../shared/domain/environment';
+import type { EnvironmentView } from '../../../shared/domain/environment';
+import { LANGUAGES, PACKAGE_MANAGERS } from '../../../shared/domain/runtimes';
 import { defineTool } from '../define-tool';
-import { listEnvironments } from '../environments';
+
+const environmentSummarySchema = z.object({
+  id: z.string().describe('Pass as environment to create_session (its name works too)'),
+  name: z.string().describe('The name the person gave it'),
+  language: z.enum(LANGUAGES).describe('Language of its sessions'),
+  description: z.string().describe('What it is for'),
+  packages: z.array(z.string()).describe('Packages it has (pip, npm and apt), on top of its base'),
+  network: z.enum(['none', 'packages', 'open']).describe('Network of its sessions: none, package indexes only, or open'),
+  status: z.enum(ENVIRONMENT_STATES).describe('ready | building | failed | not-built (built on first use)'),
+  status_message: z.string().describe('The status in plain words (for failed: why and what to do)'),
+  built_in: z.boolean().describe('A preset that comes with Sandpit'),
+});
+
+function summary(env: EnvironmentView): z.infer<typeof environmentSummarySchema> {
+  return {
+    id: env.id,
+    name: env.name,
+    language: env.language,
+    description: env.description ?? '',
+    packages: [...PACKAGE_MANAGERS.flatMap((m) => env.packages[m]), ...env.packages.apt],
+    network: env.network,
+    status: env.status.state,
+    status_message: env.status.message,
+    built_in: env.preset,
+  };
+}
 
 export const listEnvironmentsTool = defineTool({
   name: 'list_environments',
   title: 'List environments',
   description:
-    'Lists the environments sessions can be created from (create_session environment=…): name, language and image.',
+    'Lists the environments sessions can be created from (create_session environment=…): the built-in ones and those the person made in the Sandpit panel, ' +
+    'with their language, packages, network policy and whether they are ready.',
   input: {},
-  output: {
-    environments: z
-      .array(
-        z.object({
-          name: z.string().describe('Pass as environment to create_session'),
-          language: z.enum(LANGUAGES).describe('Language of its sessions'),
-          image: z.string().describe('Sandbox image it runs on'),
-        }),
-      )
-      .describe('Available environments'),
-  },
+  output: { environments: z.array(environmentSummarySchema).describe('Available environments, built-in first') },
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async (_args, kit) => {
-    const environments = listEnvironments(kit.sandpit.config.images);
-    const text =
-      environments.length === 0
-        ? 'No environments: no sandbox image is built yet (run "npm run build:images" where Sandpit is installed).'
-        : environments.map((e) => `${e.name}: ${e.language} (image ${e.image})`).join('\n');
-    return { structured: { environments }, text };
+    const { environments } = await kit.call('environments.list', {});
+    const list = environments.map(summary);
+    const text = list
+      .map((e) => {
+        const packages = e.packages.length ? `; packages: ${e.packages.join(', ')}` : '';
+        const network = e.network === 'none' ? '' : `; network: ${NETWORK_POLICY_MEANINGS[e.network].toLowerCase()}`;
+        return `${e.id}: "${e.name}" (${e.language}) — ${e.status_message}${packages}${network}${e.description ? `\n  ${e.description}` : ''}`;
+      })
+      .join('\n');
+    return { structured: { environments: list }, text };
   },
 });

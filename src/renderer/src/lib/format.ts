@@ -1,4 +1,4 @@
-import type { Language } from '../../../shared/domain/session';
+import type { Language } from '../../../shared/domain/runtimes';
 
 /** Sizes as people read them: 0 bytes, 12 KB, 3.4 MB. */
 export function formatBytes(bytes: number): string {

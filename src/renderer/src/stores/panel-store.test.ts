@@ -8,6 +8,8 @@ import { connectPanel, createPanelStore } from './panel-store';
 function session(id: string, createdAt: string, state: SessionInfo['state'] = 'ready'): SessionInfo {
   return {
     id,
+    name: `Python ${id}`,
+    shared: true,
     language: 'python',
     image: 'sandpit/python:1',
     state,

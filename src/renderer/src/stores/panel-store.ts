@@ -3,7 +3,8 @@ import type { StoreApi } from 'zustand/vanilla';
 import type { SandpitClient, SandpitEvent } from '../../../shared/api/client';
 import type { EngineStatus } from '../../../shared/api/contract';
 import { isSandpitError } from '../../../shared/api/errors';
-import type { Language, SessionInfo } from '../../../shared/domain/session';
+import type { SessionInfo } from '../../../shared/domain/session';
+import type { Language } from '../../../shared/domain/runtimes';
 
 /** The screens of the left navigation. */
 export const SCREENS = ['sessions', 'environments', 'artifacts', 'activity', 'connect', 'settings'] as const;

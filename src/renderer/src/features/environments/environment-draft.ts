@@ -7,7 +7,7 @@ import type {
   NetworkPolicy,
 } from '../../../../shared/domain/environment';
 import type { PartialLimits } from '../../../../shared/domain/limits';
-import type { Language } from '../../../../shared/domain/session';
+import type { Language } from '../../../../shared/domain/runtimes';
 
 export type Installer = 'pip' | 'npm' | 'apt';
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
-import { LANGUAGES } from '../../../../shared/domain/session';
+import { LANGUAGES } from '../../../../shared/domain/runtimes';
 import { Modal } from '../../components/modal';
 import { LANGUAGE_WORDS } from '../../lib/format';
 import { useAppStore, usePanel } from '../../stores/panel-context';

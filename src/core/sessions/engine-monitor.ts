@@ -1,8 +1,7 @@
 import type { EngineStatus } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
-import { dockerFixHint } from './docker-errors';
-import type { DockerClient } from './docker-client';
+import type { SandboxBackend } from './sandbox-backend';
 
 const MAX_BACKOFF_MS = 30_000;
 
@@ -19,10 +18,10 @@ export class EngineMonitor {
   private readonly upListeners: Array<() => Promise<void>> = [];
 
   constructor(
-    private readonly docker: DockerClient,
+    private readonly backend: Pick<SandboxBackend, 'ping' | 'endpoint' | 'fixHint'>,
     private readonly log: Logger,
   ) {
-    this.status = { state: 'connecting', endpoint: docker.endpoint.address };
+    this.status = { state: 'connecting', endpoint: backend.endpoint.address };
   }
 
   get current(): EngineStatus {
@@ -41,9 +40,9 @@ export class EngineMonitor {
   /** One check now; resolves with the resulting status. */
   async check(): Promise<EngineStatus> {
     try {
-      const v = await this.docker.ping(5_000);
+      const v = await this.backend.ping(5_000);
       const wasUp = this.status.state === 'up';
-      this.set({ state: 'up', endpoint: this.docker.endpoint.address, version: v.version, runtimes: v.runtimes });
+      this.set({ state: 'up', endpoint: this.backend.endpoint.address, version: v.version, runtimes: v.runtimes });
       this.backoffMs = 500;
       if (!wasUp) for (const l of this.upListeners) await l().catch((error: unknown) => this.log.warn('engine-up hook failed', { error: toErrorBody(error).message }));
     } catch (error) {
@@ -55,14 +54,14 @@ export class EngineMonitor {
   /** Called when something noticed the engine is gone (event stream lost, a call failed with DOCKER_UNAVAILABLE). */
   markDown(message: string): void {
     if (this.disposed) return;
-    this.set({ state: 'down', endpoint: this.docker.endpoint.address, message, fix: dockerFixHint(this.docker.endpoint) });
+    this.set({ state: 'down', endpoint: this.backend.endpoint.address, message, fix: this.backend.fixHint() });
     this.scheduleReconnect();
   }
 
   /** Throws DOCKER_UNAVAILABLE unless the engine is up. */
   assertUp(): void {
     if (this.status.state !== 'up') {
-      throw new SandpitError('DOCKER_UNAVAILABLE', `${this.status.message ?? 'Docker is not reachable.'} ${this.status.fix ?? dockerFixHint(this.docker.endpoint)}`);
+      throw new SandpitError('DOCKER_UNAVAILABLE', `${this.status.message ?? 'Docker is not reachable.'} ${this.status.fix ?? this.backend.fixHint()}`);
     }
   }
 

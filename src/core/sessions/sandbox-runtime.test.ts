@@ -4,26 +4,27 @@ import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import { fakeAgentDocker, promptAgent } from '../../test-support/fake-agent-docker';
 import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
 import { DaemonEvents } from '../docker/daemon-events';
+import { DockerBackend } from '../docker/docker-backend';
 import { silentLogger } from '../log';
-import { ContainerSession, KILL_WAIT_MS } from './container-session';
-import type { RunOutcome, RunRequest } from './container-session';
+import { KILL_WAIT_MS, SandboxRuntime } from './sandbox-runtime';
+import type { RunOutcome, RunRequest } from './sandbox-runtime';
 
 const GRACE_MS = 100;
 const TIMEOUT_MS = 200;
 
-async function startedSession(fake: FakeAgentDocker): Promise<ContainerSession> {
-  const session = new ContainerSession({
-    id: 'ses-test',
-    language: 'python',
-    image: 'sandpit-fake:1',
-    limits: DEFAULT_LIMITS,
-    channel: 'attach',
-    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
+async function startedSession(fake: FakeAgentDocker): Promise<SandboxRuntime> {
+  const backend = new DockerBackend({
     docker: fake.docker,
     events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
-    log: silentLogger,
+    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
     instanceDir: '/nonexistent',
-    fromPool: false,
+    channel: 'attach',
+    log: silentLogger,
+  });
+  const session = new SandboxRuntime({
+    backend,
+    spec: { sessionId: 'ses-test', language: 'python', image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, pooled: false },
+    log: silentLogger,
     startTimeoutMs: 5_000,
     graceMs: GRACE_MS,
   });
@@ -50,7 +51,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('ContainerSession watchdog', () => {
+describe('SandboxRuntime watchdog', () => {
   it('ends the run when the kill fails and the channel never closes, so the queue and the slot are freed', async () => {
     const fake = fakeAgentDocker();
     const session = await startedSession(fake);
@@ -82,7 +83,7 @@ describe('ContainerSession watchdog', () => {
   });
 });
 
-describe('ContainerSession timeout status', () => {
+describe('SandboxRuntime timeout status', () => {
   it('says timeout when the code caught the interrupt and returned within the grace period', async () => {
     const fake = fakeAgentDocker();
     const session = await startedSession(fake);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { npmError } from './npm-installer';
+import { npmError } from './npm';
 
 describe('npmError', () => {
   it('keeps what npm says went wrong, without the log pointer and the install-from-a-tarball note', () => {

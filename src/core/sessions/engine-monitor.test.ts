@@ -3,9 +3,12 @@ import type { EngineStatus } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
 import { silentLogger } from '../log';
 import type { Logger } from '../log';
-import type { DockerClient, EngineEndpoint, EngineVersion } from './docker-client';
-import { dockerFixHint } from './docker-errors';
+import type { EngineEndpoint, EngineVersion } from '../docker/docker-client';
+import { dockerFixHint } from '../docker/docker-errors';
 import { EngineMonitor } from './engine-monitor';
+import type { SandboxBackend } from './sandbox-backend';
+
+type DockerClient = Pick<SandboxBackend, 'ping' | 'endpoint' | 'fixHint'>;
 
 const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
 const VERSION: EngineVersion = { version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
@@ -28,7 +31,8 @@ function fakeDocker(
       }
       return Promise.resolve(VERSION);
     },
-  } as Partial<DockerClient> as DockerClient;
+    fixHint: () => dockerFixHint(endpoint),
+  } as DockerClient;
   return { docker, pings, setFailures: (n) => (left = n) };
 }
 

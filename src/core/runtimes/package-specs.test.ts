@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isSandpitError } from '../../shared/api/errors';
-import { parsePackageSpec } from './package-names';
+import { parsePackageSpec } from './package-specs';
 
 describe('package specs', () => {
   it.each([

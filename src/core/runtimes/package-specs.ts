@@ -1,6 +1,5 @@
 import { SandpitError } from '../../shared/api/errors';
-
-export type PackageManager = 'pip' | 'npm';
+import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface PackageSpec {
   /** What the user wrote (trimmed). */

@@ -1,23 +1,12 @@
-import { chown, chmod, mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Display, StreamName } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
-import type { ChannelKind, Language } from '../../shared/domain/session';
-import { PACKAGES_DIR, hardenedContainerSpec, workspaceVolumeOptions } from '../docker/container-profile';
-import type { DaemonEvents } from '../docker/daemon-events';
-import type { DockerClient } from '../docker/docker-client';
-import { sessionLabels } from '../docker/labels';
-import type { InstanceIdentity } from '../docker/labels';
 import type { Logger } from '../log';
 import type { AgentChannel } from './agent-channel';
-import { attachChannel } from './attach-channel';
 import { ExecutionCollector } from './execution-collector';
 import type { CollectedOutput } from './execution-collector';
 import type { AgentMessage } from './protocol';
-import { connectUnixChannel } from './unix-socket-channel';
-
-const SANDBOX_UID = 10001;
+import type { Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
@@ -27,27 +16,13 @@ const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
  */
 export const KILL_WAIT_MS = 10_000;
 
-export interface ContainerSessionOptions {
-  id: string;
-  language: Language;
-  image: string;
-  limits: Limits;
-  channel: ChannelKind;
-  identity: InstanceIdentity;
-  docker: DockerClient;
-  events: DaemonEvents;
+export interface SandboxRuntimeOptions {
+  backend: SandboxBackend;
+  spec: SandboxSpec;
   log: Logger;
-  /** This instance's dir for agent sockets: `<runRoot>/<instanceId>`. */
-  instanceDir: string;
-  fromPool: boolean;
   startTimeoutMs: number;
-  /** After an interrupt, how long the code has to stop before the container is killed. */
+  /** After an interrupt, how long the code has to stop before the sandbox is killed. */
   graceMs: number;
-  network?: string;
-  /** Extra container environment variables (e.g. the egress proxy). */
-  env?: Record<string, string>;
-  runtime?: string;
-  extraLabels?: Record<string, string>;
 }
 
 export interface RunRequest {
@@ -69,67 +44,56 @@ export interface RunOutcome extends CollectedOutput {
 }
 
 /**
- * One sandbox container and its agent: creation under the hardened profile, the channel, one run
- * at a time with its watchdog, restarts after a crash or a kill, and removal. Knows nothing of
- * queues, pools or artifacts (the session manager does).
+ * One sandbox and its agent: the channel, one run at a time with its watchdog, restarts after a crash or
+ * a kill, and removal. Knows nothing of queues, pools or artifacts (the Session does), nor of the engine
+ * behind the sandbox (the SandboxBackend does).
  */
-export class ContainerSession {
+export class SandboxRuntime {
   readonly id: string;
-  readonly options: ContainerSessionOptions;
-  containerId = '';
-  readonly volumeName: string;
-  /** Runtime-installed packages: a disk volume at PACKAGES_DIR, shared with the installer helper. */
-  readonly packagesVolume: string;
+  readonly options: SandboxRuntimeOptions;
+  private sandboxHandle: Sandbox | undefined;
   private channel: AgentChannel | undefined;
-  private readonly agentDir: string | undefined;
   private readonly log: Logger;
   private current: { executionId: string; collector: ExecutionCollector; settle: (reason?: string) => void } | undefined;
   private stopping = false;
   private restarting: Promise<void> | undefined;
   private helloCounter = 0;
   private lastRunEndedAt = 0;
-  /** Called when the container died outside a run and was (or could not be) restarted. */
+  /** Called when the sandbox died outside a run and was (or could not be) restarted. */
   onRecovered: ((error?: unknown) => void) | undefined;
+  /** Called when the sandbox died outside a run, before it is restarted. */
+  onRecovering: (() => void) | undefined;
 
-  constructor(options: ContainerSessionOptions) {
+  constructor(options: SandboxRuntimeOptions) {
     this.options = options;
-    this.id = options.id;
-    this.volumeName = `sandpit-ws-${options.id}`;
-    this.packagesVolume = `sandpit-pkg-${options.id}`;
-    this.agentDir = options.channel === 'socket' ? join(options.instanceDir, options.id) : undefined;
-    this.log = options.log.child({ sessionId: options.id });
+    this.id = options.spec.sessionId;
+    this.log = options.log.child({ sessionId: this.id });
   }
 
   get connected(): boolean {
     return this.channel !== undefined && !this.channel.closed;
   }
 
-  /** Creates the volume, the agent dir and the container, starts it and completes the handshake. */
+  /** The engine's id of the container ('' before it is created). */
+  get containerId(): string {
+    return this.sandboxHandle?.containerId ?? '';
+  }
+
+  get limits(): Limits {
+    return this.options.spec.limits;
+  }
+
+  /** The sandbox itself, for files, commands and installs (through the Session's queue only). */
+  get sandbox(): Sandbox {
+    if (!this.sandboxHandle) throw new SandpitError('CONTAINER_DIED', 'The sandbox has not been created yet.');
+    return this.sandboxHandle;
+  }
+
+  /** Creates the sandbox, starts it and completes the handshake. */
   async start(): Promise<void> {
-    const { docker, limits, identity } = this.options;
-    const labels = sessionLabels(identity, this.id, this.options.extraLabels);
     try {
-      await docker.createVolume({ name: this.volumeName, labels, driverOpts: workspaceVolumeOptions(limits) });
-      await docker.createVolume({ name: this.packagesVolume, labels });
-      if (this.agentDir) await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
-      const spec = hardenedContainerSpec({
-        name: `sandpit-${this.id}`,
-        image: this.options.image,
-        limits,
-        labels,
-        workspaceVolume: this.volumeName,
-        // Read-only for the session: only the installer helper writes there (the volume is on host disk,
-        // outside every size cap the session has).
-        readOnlyVolumes: { [this.packagesVolume]: PACKAGES_DIR },
-        agentHostDir: this.agentDir,
-        network: this.options.network,
-        // The python image serves bash sessions too: SANDPIT_LANGUAGE=bash puts its agent in one-shot command mode.
-        env: { ...this.options.env, SANDPIT_LANGUAGE: this.options.language },
-        runtime: this.options.runtime,
-      });
-      this.containerId = await docker.createContainer(spec);
-      this.log.debug('created session container', { containerId: this.containerId });
-      await this.bootContainer();
+      this.sandboxHandle = await this.options.backend.create(this.options.spec);
+      await this.bootSandbox();
     } catch (error) {
       await this.remove().catch(() => undefined);
       throw error;
@@ -181,7 +145,7 @@ export class ContainerSession {
         grace = setTimeout(() => {
           killedByWatchdog = true;
           this.log.warn('run ignored the interrupt; killing the container', { executionId: request.executionId });
-          this.options.docker.killContainer(this.containerId).catch(() => undefined);
+          this.sandbox.kill().catch(() => undefined);
           killWait = setTimeout(() => {
             this.log.warn('the container could not be killed; ending the run', { executionId: request.executionId, containerId: this.containerId });
             settle('the container could not be killed');
@@ -204,16 +168,16 @@ export class ContainerSession {
     const collected = collector.snapshot();
     const durationMs = collected.done?.durationMs ?? Date.now() - startedAt;
     if (collected.done) {
-      const { events } = this.options;
+      const sandbox = this.sandbox;
       // A bash command whose process was SIGKILLed (137) may have been the OOM killer's: its event can lag behind `done`.
-      const oom = (collected.done.oomKills ?? 0) > 0 || events.oomSince(this.containerId, oomSince) || (collected.done.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500)));
+      const oom = (collected.done.oomKills ?? 0) > 0 || sandbox.oomSince(oomSince) || (collected.done.exitCode === 137 && (await sandbox.waitForOom(oomSince, 500)));
       // Once the watchdog fired the run timed out, whatever the agent says: code that caught the interrupt and returned is not `ok`.
       let status: RunStatus = timedOut ? 'timeout' : collected.done.status;
       let message: string | undefined;
       if (status === 'timeout') message = `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). Variables were kept.`;
       if (oom) {
         status = 'oom';
-        message = `A process was killed for using more than the ${this.options.limits.memoryMb} MiB memory limit. The session is still usable.`;
+        message = `A process was killed for using more than the ${this.limits.memoryMb} MiB memory limit. The session is still usable.`;
       }
       if ((collected.done.straysKilled ?? 0) > 0) {
         message = `${message ? `${message} ` : ''}${collected.done.straysKilled} leftover process(es) were stopped.`;
@@ -250,7 +214,7 @@ export class ContainerSession {
         status: 'oom',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `The code used more than the ${this.options.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`,
+        message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`,
       };
     }
     throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${closedReason ?? cause}). It was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`, {
@@ -261,7 +225,7 @@ export class ContainerSession {
 
   private async engineAnswers(): Promise<boolean> {
     try {
-      await this.options.docker.ping(2_000);
+      await this.options.backend.ping(2_000);
       return true;
     } catch {
       return false;
@@ -280,61 +244,26 @@ export class ContainerSession {
     }
   }
 
-  /** Kills and restarts the container (variables and /workspace files are lost: the workspace is a size-capped tmpfs). */
+  /** Kills and restarts the sandbox (variables are lost; what survives in /workspace depends on the backend's storage). */
   async restart(): Promise<void> {
-    await this.options.docker.killContainer(this.containerId).catch(() => undefined);
+    await this.sandboxHandle?.kill().catch(() => undefined);
     await this.recover();
   }
 
-  /** Removes the container, its volume and agent dir. Safe to call more than once. */
+  /** Removes the sandbox with its storage. Safe to call more than once. */
   async remove(): Promise<void> {
     this.stopping = true;
     this.channel?.close();
     this.current?.settle('the session was stopped');
-    const { docker } = this.options;
-    if (this.containerId) await docker.removeContainer(this.containerId);
-    await docker.removeVolume(this.volumeName);
-    await docker.removeVolume(this.packagesVolume);
-    if (this.agentDir) await rm(this.agentDir, { recursive: true, force: true });
-    this.options.events.forget(this.containerId);
+    await this.sandboxHandle?.remove();
   }
 
-  private async prepareAgentDir(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true, mode: 0o700 });
-    await chown(dir, SANDBOX_UID, SANDBOX_UID);
-    await chmod(dir, 0o700);
-  }
-
-  private async bootContainer(): Promise<void> {
-    const { docker, startTimeoutMs } = this.options;
-    let channel: AgentChannel;
-    if (this.agentDir) {
-      await rm(join(this.agentDir, 'agent.sock'), { force: true });
-      // Writable by the sandbox user only until its agent has made its socket (see lockAgentDir).
-      await this.prepareAgentDir(this.agentDir);
-      await docker.startContainer(this.containerId);
-      channel = await connectUnixChannel(join(this.agentDir, 'agent.sock'), startTimeoutMs);
-    } else {
-      // Attach before start would also work; after start is fine because the agent only speaks when asked.
-      await docker.startContainer(this.containerId);
-      channel = await attachChannel(docker, this.containerId, this.log);
-    }
+  private async bootSandbox(): Promise<void> {
+    const channel = await this.sandbox.start(this.options.startTimeoutMs);
     channel.onMessage((message) => this.dispatch(message));
     channel.onClose((reason) => this.handleClose(channel, reason));
     this.channel = channel;
     await this.handshake(channel);
-    if (this.agentDir) await this.lockAgentDir(this.agentDir);
-  }
-
-  /**
-   * Once the agent listens, its host dir goes back to us: sandboxed code can no longer write there
-   * (the dir is on the host, outside every size cap). The socket itself stays as the agent made it.
-   */
-  private async lockAgentDir(dir: string): Promise<void> {
-    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
-    const gid = typeof process.getgid === 'function' ? process.getgid() : 0;
-    await chown(dir, uid, gid);
-    await chmod(dir, 0o711);
   }
 
   private async handshake(channel: AgentChannel): Promise<void> {
@@ -371,6 +300,7 @@ export class ContainerSession {
     }
     if (this.stopping) return;
     this.log.warn('sandbox container stopped while idle; restarting', { containerId: this.containerId, reason });
+    this.onRecovering?.();
     this.recover().then(
       () => this.onRecovered?.(),
       (error: unknown) => this.onRecovered?.(error),
@@ -379,14 +309,14 @@ export class ContainerSession {
 
   /** Why did the channel end? `engine` (Docker gone), `oom`, or `exit` (killed or crashed). */
   private async diagnoseDeath(oomSince: number): Promise<'engine' | 'oom' | 'exit'> {
-    const { docker, events } = this.options;
+    const sandbox = this.sandbox;
     const deadline = Date.now() + 3_000;
     for (;;) {
       try {
-        const state = await docker.inspectContainer(this.containerId);
+        const state = await sandbox.state();
         if (!state.running || Date.now() > deadline) {
           if (state.oomKilled) return 'oom';
-          if (state.exitCode === 137 && (await events.waitForOom(this.containerId, oomSince, 500))) return 'oom';
+          if (state.exitCode === 137 && (await sandbox.waitForOom(oomSince, 500))) return 'oom';
           // SIGTERM (143) is what a stopping engine sends its containers (Sandpit itself only ever uses SIGKILL):
           // if the engine goes away right after, the run failed with it, not with the sandbox.
           if (state.exitCode === 143 && (await this.engineGoesAway(ENGINE_SHUTDOWN_WINDOW_MS))) return 'engine';
@@ -414,15 +344,15 @@ export class ContainerSession {
   private recover(): Promise<void> {
     if (this.stopping) return Promise.resolve();
     this.restarting ??= (async () => {
-      const { docker } = this.options;
+      const sandbox = this.sandbox;
       this.log.info('restarting the sandbox container', { containerId: this.containerId });
-      await docker.killContainer(this.containerId).catch(() => undefined);
+      await sandbox.kill().catch(() => undefined);
       const deadline = Date.now() + this.options.startTimeoutMs;
-      while ((await docker.inspectContainer(this.containerId)).running) {
+      while ((await sandbox.state()).running) {
         if (Date.now() > deadline) throw new SandpitError('CONTAINER_DIED', 'The sandbox container did not stop.');
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
-      await this.bootContainer();
+      await this.bootSandbox();
     })().finally(() => {
       this.restarting = undefined;
     });

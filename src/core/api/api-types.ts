@@ -1,0 +1,34 @@
+import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
+import type { CallTransport } from '../../shared/domain/caller';
+
+/** Who is calling: used for default sessions, ownership, approvals and the audit log. */
+export interface CallContext {
+  transport: CallTransport;
+  /** The client's own name (MCP clientInfo.name, "panel", "rest"). */
+  client?: string;
+  /**
+   * Who owns the sandboxes this caller makes and may touch: an MCP session, a token. Undefined is
+   * the panel, which sees and manages every session.
+   */
+  principal?: string;
+  /** The caller gave up (e.g. its MCP request was cancelled): a call still waiting for approval is withdrawn. */
+  signal?: AbortSignal;
+  /** Told when the call starts (a plain message) and stops (undefined) waiting for the person, e.g. for MCP progress. */
+  onWaiting?(what: string | undefined): void;
+  /** Told how a long preparation goes (an environment building before a session starts), e.g. for MCP progress. */
+  onProgress?(what: string, step?: number, steps?: number): void;
+  /**
+   * run_file only, set by the approval gate: the file's text the person read and approved. The run uses
+   * it instead of reading the file again, so a write after the approval cannot change what runs.
+   */
+  approvedFileContent?: string;
+}
+
+export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;
+
+export type Handlers = { [M in MethodName]: Handler<M> };
+
+/** The panel (IPC, or the web panel over /api) calls without a principal; every other caller has one. */
+export function isPanel(context: CallContext): boolean {
+  return context.principal === undefined;
+}

@@ -1,0 +1,33 @@
+import type { Language } from '../../shared/domain/runtimes';
+import type { ApprovalQueue } from '../approvals/approval-queue';
+import type { AuditStore } from '../audit/audit-store';
+import type { SandpitConfig } from '../config';
+import type { EnvironmentServices } from '../environments/environment-services';
+import type { EventBus } from '../events/event-bus';
+import type { ArtifactStore } from '../files/artifact-store';
+import type { EngineMonitor } from '../sessions/engine-monitor';
+import type { Session } from '../sessions/session';
+import type { SessionManager } from '../sessions/session-manager';
+import type { SettingsStore } from '../settings/settings-store';
+import type { CallContext } from './api-types';
+import type { ConnectServices } from './connect-handlers';
+
+/** What the API is made of: the core's services (never an engine client: sandboxes are reached through Sessions). */
+export interface SandpitApiDeps {
+  config: SandpitConfig;
+  sessions: SessionManager;
+  engine: EngineMonitor;
+  artifacts: ArtifactStore;
+  bus: EventBus;
+  environments: EnvironmentServices;
+  audit: AuditStore;
+  settings: SettingsStore;
+  approvals: ApprovalQueue;
+  connect: ConnectServices;
+}
+
+/** What the per-area handler files receive: the deps plus session resolution with ownership. */
+export interface HandlerKit extends SandpitApiDeps {
+  /** The session a call targets: the given id (if the caller may use it) or the caller's default session. */
+  target(sessionId: string | undefined, context: CallContext, language?: Language): Promise<Session>;
+}

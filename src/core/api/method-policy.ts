@@ -1,0 +1,170 @@
+import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
+import type { ApprovalKind } from '../../shared/domain/approval';
+import type { AuditedMethod } from '../../shared/domain/audit';
+import type { Language } from '../../shared/domain/runtimes';
+import { languageLabel, languageOfPath } from '../../shared/domain/runtimes';
+import { commandFinish, executionFinish, installFinish } from '../audit/audit-outcome';
+import type { AuditFinish } from '../audit/audit-writer';
+
+/** Written to the audit log: a `running` row before the call runs, completed before its result goes back. */
+export interface AuditRule<M extends MethodName> {
+  method: M & AuditedMethod;
+  /** What the row shows as the code: the code, the command, one package per line, the file's path. */
+  code(input: MethodParsedInput<M>): string;
+  sessionId(input: MethodParsedInput<M>): string | undefined;
+  /** The language of the default session the call uses when it names no session. */
+  language(input: MethodParsedInput<M>): Language | undefined;
+  /** The call is a run that announces itself by id (execution events): it gets an id before it starts. */
+  execution: boolean;
+  finish(result: MethodOutput<M>): AuditFinish;
+}
+
+/** Asked of the person first, under the caller's approval policy (never of the panel). */
+export interface ApprovalRule<M extends MethodName> {
+  kind: ApprovalKind;
+  /** The session it would use (undefined: the caller's default one, or a new one). */
+  sessionId(input: MethodParsedInput<M>): string | undefined;
+  language(input: MethodParsedInput<M>): Language;
+  /** What the person reads: the code, the command, the package list; `file` = the workspace file at `path`. */
+  shows: ((input: MethodParsedInput<M>) => string | undefined) | 'file';
+  /** What the call would do, in plain words; `where` is "in session …" or "in a new … session". */
+  detail(input: MethodParsedInput<M>, where: string): string;
+}
+
+export interface MethodPolicy<M extends MethodName> {
+  /** `any` caller, or the person in the `panel` only (the text says what a client tried, in plain words). */
+  access: 'any' | { panel: string };
+  audit?: AuditRule<M>;
+  approval?: ApprovalRule<M>;
+}
+
+export type PolicyTable = { readonly [M in MethodName]: MethodPolicy<M> };
+
+const ANY = { access: 'any' } as const;
+const panel = (what: string): { access: { panel: string } } => ({ access: { panel: what } });
+
+/**
+ * Per method of the contract: who may call it, whether it is audited, whether it may need the person's
+ * approval and of which kind. The one table; the compiler checks it names every method of the contract.
+ */
+export const METHOD_POLICY: PolicyTable = {
+  'engine.status': ANY,
+  'sessions.create': {
+    access: 'any',
+    approval: {
+      kind: 'create-session',
+      sessionId: () => undefined,
+      language: (input) => input.language ?? 'python',
+      shows: (input) => (input.dependencies?.length ? input.dependencies.join('\n') : undefined),
+      detail: (input) => {
+        const what = input.environment ? `session from the environment "${input.environment}"` : `${languageLabel(input.language ?? 'python')} session`;
+        const deps = input.dependencies?.length ? ` and install ${input.dependencies.join(', ')} from the package index` : '';
+        return `Start a new ${what}${deps}`;
+      },
+    },
+  },
+  'sessions.list': ANY,
+  'sessions.get': ANY,
+  'sessions.stop': ANY,
+  'sessions.restart': ANY,
+  'sessions.execute': {
+    access: 'any',
+    audit: {
+      method: 'sessions.execute',
+      code: (input) => input.code,
+      sessionId: (input) => input.sessionId,
+      language: (input) => input.language,
+      execution: true,
+      finish: executionFinish,
+    },
+    approval: {
+      kind: 'execute',
+      sessionId: (input) => input.sessionId,
+      language: (input) => input.language ?? 'python',
+      shows: (input) => input.code,
+      detail: (_input, where) => `Run code ${where}`,
+    },
+  },
+  'sessions.interrupt': ANY,
+  'sessions.runCommand': {
+    access: 'any',
+    audit: {
+      method: 'sessions.runCommand',
+      code: (input) => input.command,
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: commandFinish,
+    },
+    approval: {
+      kind: 'run-command',
+      sessionId: (input) => input.sessionId,
+      language: () => 'python',
+      shows: (input) => input.command,
+      detail: (_input, where) => `Run a shell command ${where}`,
+    },
+  },
+  'sessions.runFile': {
+    access: 'any',
+    audit: {
+      method: 'sessions.runFile',
+      code: (input) => input.path,
+      sessionId: (input) => input.sessionId,
+      language: (input) => languageOfPath(input.path),
+      execution: true,
+      finish: executionFinish,
+    },
+    approval: {
+      kind: 'run-file',
+      sessionId: (input) => input.sessionId,
+      language: (input) => languageOfPath(input.path) ?? 'python',
+      // The file as it is now: that is what the person approves, and what runs (not the file as it is later).
+      shows: 'file',
+      detail: (input, where) => `Run the file ${input.path} ${where}`,
+    },
+  },
+  'packages.install': {
+    access: 'any',
+    audit: {
+      method: 'packages.install',
+      code: (input) => input.packages.join('\n'),
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: (result) => installFinish(result.results),
+    },
+    approval: {
+      kind: 'install',
+      sessionId: (input) => input.sessionId,
+      language: () => 'python',
+      shows: (input) => input.packages.join('\n'),
+      detail: (input, where) => `Install ${input.packages.join(', ')} from the package index ${where}`,
+    },
+  },
+  'packages.check': ANY,
+  'files.write': ANY,
+  'files.read': ANY,
+  'files.list': ANY,
+  'environments.list': ANY,
+  'environments.get': ANY,
+  'environments.create': panel('create environments'),
+  'environments.update': panel('change environments'),
+  'environments.copy': panel('copy environments'),
+  'environments.remove': panel('delete environments'),
+  'environments.import': panel('import environments'),
+  'environments.build': panel('build environments'),
+  'sessions.saveAsEnvironment': panel('save a session as an environment'),
+  'artifacts.list': ANY,
+  'artifacts.read': ANY,
+  'audit.list': ANY,
+  'audit.get': ANY,
+  'audit.verify': ANY,
+  'audit.export': ANY,
+  'settings.get': ANY,
+  'settings.update': panel('change the settings'),
+  'approvals.list': panel('see approval requests'),
+  'approvals.respond': panel('answer approval requests'),
+  'connect.info': ANY,
+  'connect.revealToken': panel('see the access token'),
+  'connect.rotateToken': panel('replace the access token'),
+};

@@ -1,0 +1,66 @@
+import { SandpitError } from '../../shared/api/errors';
+import type { PartialLimits } from '../../shared/domain/limits';
+import { RUNTIMES, languageLabel, packageManagerOf } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/runtimes';
+import { findEnvironment } from '../environments/environment-lookup';
+import { networkFor } from '../environments/environment-services';
+import type { EnvironmentServices } from '../environments/environment-services';
+import { parsePackageSpecs } from '../runtimes/package-specs';
+import type { PackageSpec } from '../runtimes/package-specs';
+import type { Session } from '../sessions/session';
+import type { SessionManager } from '../sessions/session-manager';
+
+export interface NewSessionRequest {
+  /** By id or name; default: the language's built-in environment. */
+  environment?: string;
+  language?: Language;
+  name?: string;
+  limits?: PartialLimits;
+  idleTtlMs?: number;
+  client?: string;
+  owner?: string;
+  /** Packages to install before the session is handed out (validated here, before anything starts). */
+  dependencies?: string[];
+  /** Told how a build of the environment goes, when one is needed first. */
+  onProgress?(what: string, step?: number, steps?: number): void;
+}
+
+/**
+ * The one way a session is made, on every surface: its environment (named, or the language's built-in
+ * one) gives the image (built first when needed), the language, the limits and the network.
+ */
+export async function openSession(
+  sessions: SessionManager,
+  environments: EnvironmentServices,
+  request: NewSessionRequest,
+): Promise<{ session: Session; dependencies: PackageSpec[] }> {
+  const reference = request.environment ?? RUNTIMES[request.language ?? 'python'].defaultEnvironment;
+  const env = await findEnvironment(environments.store, reference);
+  if (request.language && request.language !== env.language) {
+    throw new SandpitError(
+      'INVALID_INPUT',
+      `The environment "${env.name}" is for ${languageLabel(env.language)}, not ${languageLabel(request.language)}: leave the language out, or pick a ${languageLabel(request.language)} environment.`,
+    );
+  }
+  // Dependencies are validated before any container starts (as packages.install does).
+  const dependencies = parsePackageSpecs(request.dependencies ?? [], packageManagerOf(env.language));
+  const status = await environments.builder.status(env);
+  if (status.state !== 'ready') request.onProgress?.(`building the environment "${env.name}"`);
+  const image = await environments.builder.imageFor(env.id, (line, step, steps) =>
+    request.onProgress?.(`building "${env.name}"${step ? ` (step ${step} of ${steps})` : ''}: ${line.slice(0, 200)}`, step, steps),
+  );
+  const session = await sessions.create({
+    language: env.language,
+    image,
+    environment: { id: env.id, name: env.name },
+    baseLimits: env.limits,
+    limits: request.limits,
+    networkPolicy: env.network,
+    ...networkFor(env.network, environments.egress()),
+    ...(request.name ? { name: request.name } : {}),
+    client: request.client,
+    owner: request.owner,
+    idleTtlMs: request.idleTtlMs,
+  });
+  return { session, dependencies };
+}

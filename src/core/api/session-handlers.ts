@@ -1,0 +1,20 @@
+import type { Handlers } from './api-types';
+import type { HandlerKit } from './handler-kit';
+
+type SessionMethods = 'sessions.list' | 'sessions.get' | 'sessions.stop' | 'sessions.restart' | 'sessions.interrupt';
+
+/** Finding, stopping, restarting and interrupting sessions: only those the caller may use. */
+export function sessionHandlers(kit: HandlerKit): Pick<Handlers, SessionMethods> {
+  const { sessions } = kit;
+  return {
+    'sessions.list': async (_input, context) => ({ sessions: sessions.listFor(context.principal) }),
+    'sessions.get': async ({ sessionId }, context) => sessions.access(sessionId, context.principal).info(),
+    'sessions.stop': async ({ sessionId }, context) => {
+      sessions.access(sessionId, context.principal);
+      await sessions.stop(sessionId);
+      return { sessionId, stopped: true };
+    },
+    'sessions.restart': async ({ sessionId }, context) => sessions.access(sessionId, context.principal).restart(),
+    'sessions.interrupt': async ({ sessionId }, context) => ({ interrupted: sessions.access(sessionId, context.principal).interrupt() }),
+  };
+}

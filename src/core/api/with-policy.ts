@@ -1,0 +1,42 @@
+import { METHOD_NAMES } from '../../shared/api/contract';
+import type { MethodName } from '../../shared/api/contract';
+import { SandpitError } from '../../shared/api/errors';
+import { isPanel } from './api-types';
+import type { Handler, Handlers } from './api-types';
+import { askIfNeeded } from './approved';
+import type { ApprovalGate } from './approved';
+import { audited } from './audited';
+import type { AuditDeps } from './audited';
+import { METHOD_POLICY } from './method-policy';
+import type { MethodPolicy, PolicyTable } from './method-policy';
+
+export interface PolicyDeps {
+  audit: AuditDeps;
+  approvals: ApprovalGate;
+}
+
+/**
+ * Every method under its policy, in one place, in this order: who may call it (the panel only, or
+ * anyone); the audit row (written `running` before anything else, so a refused or denied call is
+ * recorded); the person's approval (before the call runs); then the call.
+ */
+function guarded<M extends MethodName>(handler: Handler<M>, policy: MethodPolicy<M>, deps: PolicyDeps): Handler<M> {
+  const { access, audit, approval } = policy;
+  const approvedRun: Handler<M> = async (input, context) => {
+    if (!approval) return handler(input, context);
+    const { approvedText } = await askIfNeeded(deps.approvals, approval, input, context);
+    return handler(input, approvedText === undefined ? context : { ...context, approvedFileContent: approvedText });
+  };
+  return async (input, context) => {
+    if (access !== 'any' && !isPanel(context)) throw new SandpitError('DENIED', `Only the Sandpit panel may ${access.panel}.`);
+    if (!audit) return approvedRun(input, context);
+    return audited(deps.audit, audit, input, context, (withId) => approvedRun(withId, context));
+  };
+}
+
+/** The handlers with the policy table applied to each (see METHOD_POLICY). */
+export function withPolicy(handlers: Handlers, deps: PolicyDeps, table: PolicyTable = METHOD_POLICY): Handlers {
+  const wrapped: Partial<Record<MethodName, unknown>> = {};
+  for (const name of METHOD_NAMES) wrapped[name] = guarded(handlers[name] as Handler<typeof name>, table[name] as MethodPolicy<typeof name>, deps);
+  return wrapped as Handlers;
+}

@@ -1,0 +1,63 @@
+import type { ChannelKind } from '../../shared/domain/session';
+import type { ChannelSetting } from '../config';
+import type { Logger } from '../log';
+import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxSpec } from '../sessions/sandbox-backend';
+import type { DaemonEvents } from './daemon-events';
+import type { DockerClient, EngineEndpoint } from './docker-client';
+import { dockerFixHint } from './docker-errors';
+import { DockerSandbox } from './docker-sandbox';
+import type { InstanceIdentity } from './labels';
+
+export interface DockerBackendDeps {
+  docker: DockerClient;
+  events: DaemonEvents;
+  identity: InstanceIdentity;
+  /** This instance's folder for agent sockets (`<runRoot>/<instanceId>`). */
+  instanceDir: string;
+  channel: ChannelSetting;
+  log: Logger;
+}
+
+/** Chooses the agent channel: the unix socket when the engine is local to us and can share a host dir. */
+export function resolveChannel(setting: ChannelSetting, endpoint: EngineEndpoint): ChannelKind {
+  if (setting !== 'auto') return setting;
+  const canChown = typeof process.getuid === 'function' && process.getuid() === 0;
+  return endpoint.kind === 'local' && process.platform === 'linux' && canChown ? 'socket' : 'attach';
+}
+
+/** Sessions on a Docker engine (or anything speaking its API): the first SandboxBackend. */
+export class DockerBackend implements SandboxBackend {
+  readonly channel: ChannelKind;
+
+  constructor(private readonly deps: DockerBackendDeps) {
+    this.channel = resolveChannel(deps.channel, deps.docker.endpoint);
+  }
+
+  get endpoint(): BackendEndpoint {
+    return this.deps.docker.endpoint;
+  }
+
+  ping(timeoutMs?: number): Promise<EngineInfo> {
+    return this.deps.docker.ping(timeoutMs);
+  }
+
+  fixHint(): string {
+    return dockerFixHint(this.deps.docker.endpoint);
+  }
+
+  async create(spec: SandboxSpec): Promise<DockerSandbox> {
+    const sandbox = new DockerSandbox(spec, {
+      docker: this.deps.docker,
+      events: this.deps.events,
+      identity: this.deps.identity,
+      log: this.deps.log,
+      ...(this.channel === 'socket' ? { socketRoot: this.deps.instanceDir } : {}),
+    });
+    await sandbox.create();
+    return sandbox;
+  }
+
+  onLost(listener: () => void): void {
+    this.deps.events.onLost(() => listener());
+  }
+}

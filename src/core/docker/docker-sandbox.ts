@@ -1,0 +1,170 @@
+import { chmod, chown, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { DEFAULT_LIMITS } from '../../shared/domain/limits';
+import type { Logger } from '../log';
+import type { AgentChannel } from '../sessions/agent-channel';
+import { connectUnixChannel } from '../sessions/unix-socket-channel';
+import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxSpec, SandboxState, SandboxStats } from '../sessions/sandbox-backend';
+import { attachChannel } from './attach-channel';
+import { PACKAGES_DIR } from '../sessions/sandbox-paths';
+import { SANDBOX_USER, hardenedContainerSpec, workspaceVolumeOptions } from './container-profile';
+import type { DaemonEvents } from './daemon-events';
+import type { DockerClient } from './docker-client';
+import { LABEL, sessionLabels } from './labels';
+import type { InstanceIdentity } from './labels';
+import { newId } from '../util/ids';
+
+const SANDBOX_UID = 10001;
+
+export interface DockerSandboxDeps {
+  docker: DockerClient;
+  events: DaemonEvents;
+  identity: InstanceIdentity;
+  /** This instance's folder for agent sockets (`<runRoot>/<instanceId>`); absent: the attach channel. */
+  socketRoot?: string;
+  log: Logger;
+}
+
+/**
+ * One session's container on a Docker engine: its workspace volume, its package volume, the per-session
+ * socket folder (socket channel) and the container under the hardened profile.
+ */
+export class DockerSandbox implements Sandbox {
+  readonly sessionId: string;
+  containerId = '';
+  private readonly volumeName: string;
+  private readonly packagesVolume: string;
+  private readonly agentDir: string | undefined;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly spec: SandboxSpec,
+    private readonly deps: DockerSandboxDeps,
+  ) {
+    this.sessionId = spec.sessionId;
+    this.volumeName = `sandpit-ws-${spec.sessionId}`;
+    this.packagesVolume = `sandpit-pkg-${spec.sessionId}`;
+    this.agentDir = deps.socketRoot ? join(deps.socketRoot, spec.sessionId) : undefined;
+    this.log = deps.log.child({ sessionId: spec.sessionId });
+  }
+
+  /** Creates the volumes, the agent folder and the container (not started). */
+  async create(): Promise<void> {
+    const { docker, identity } = this.deps;
+    const { limits } = this.spec;
+    const labels = sessionLabels(identity, this.sessionId);
+    try {
+      await docker.createVolume({ name: this.volumeName, labels, driverOpts: workspaceVolumeOptions(limits) });
+      await docker.createVolume({ name: this.packagesVolume, labels });
+      if (this.agentDir) await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
+      const spec = hardenedContainerSpec({
+        name: `sandpit-${this.sessionId}`,
+        image: this.spec.image,
+        limits,
+        labels,
+        workspaceVolume: this.volumeName,
+        // Read-only for the session: only the installer helper writes there (the volume is on host disk,
+        // outside every size cap the session has).
+        readOnlyVolumes: { [this.packagesVolume]: PACKAGES_DIR },
+        agentHostDir: this.agentDir,
+        network: this.spec.network,
+        // The python image serves bash sessions too: SANDPIT_LANGUAGE=bash puts its agent in one-shot command mode.
+        env: { ...this.spec.env, SANDPIT_LANGUAGE: this.spec.language },
+        runtime: this.spec.runtime,
+      });
+      this.containerId = await docker.createContainer(spec);
+      this.log.debug('created session container', { containerId: this.containerId });
+    } catch (error) {
+      await this.remove().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  async start(timeoutMs: number): Promise<AgentChannel> {
+    const { docker } = this.deps;
+    if (!this.agentDir) {
+      // The agent only speaks when asked, so attaching after start loses nothing.
+      await docker.startContainer(this.containerId);
+      return attachChannel(docker, this.containerId, this.log);
+    }
+    await rm(join(this.agentDir, 'agent.sock'), { force: true });
+    // Writable by the sandbox user only until its agent has made its socket (see lockAgentDir).
+    await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
+    await chown(this.agentDir, SANDBOX_UID, SANDBOX_UID);
+    await chmod(this.agentDir, 0o700);
+    await docker.startContainer(this.containerId);
+    const channel = await connectUnixChannel(join(this.agentDir, 'agent.sock'), timeoutMs);
+    await this.lockAgentDir(this.agentDir);
+    return channel;
+  }
+
+  async kill(): Promise<void> {
+    await this.deps.docker.killContainer(this.containerId);
+  }
+
+  async state(): Promise<SandboxState> {
+    const s = await this.deps.docker.inspectContainer(this.containerId);
+    return { running: s.running, exitCode: s.exitCode, oomKilled: s.oomKilled };
+  }
+
+  oomSince(sinceMs: number): boolean {
+    return this.deps.events.oomSince(this.containerId, sinceMs);
+  }
+
+  waitForOom(sinceMs: number, timeoutMs: number): Promise<boolean> {
+    return this.deps.events.waitForOom(this.containerId, sinceMs, timeoutMs);
+  }
+
+  exec(argv: string[], options: SandboxExecOptions): Promise<SandboxExecResult> {
+    return this.deps.docker.exec(this.containerId, argv, { ...options, user: SANDBOX_USER });
+  }
+
+  putArchive(dir: string, tar: Buffer): Promise<void> {
+    return this.deps.docker.putArchive(this.containerId, dir, tar);
+  }
+
+  getArchive(path: string): Promise<Readable> {
+    return this.deps.docker.getArchive(this.containerId, path);
+  }
+
+  async runHelper(helper: HelperSpec): Promise<SandboxExecResult> {
+    const spec = hardenedContainerSpec({
+      name: `sandpit-install-${newId('i', 4)}`,
+      image: this.spec.image,
+      limits: { ...DEFAULT_LIMITS, memoryMb: 1024, pids: 512, tmpMb: 1024, cpus: 2 },
+      labels: sessionLabels(this.deps.identity, this.sessionId, { [LABEL.role]: 'installer' }),
+      network: helper.network,
+      volumes: { [this.packagesVolume]: PACKAGES_DIR },
+      cmd: helper.cmd,
+      env: { HOME: '/tmp', TMPDIR: '/tmp', ...helper.env },
+    });
+    spec.openStdin = false;
+    return this.deps.docker.runToCompletion(spec, { timeoutMs: helper.timeoutMs, maxOutputBytes: helper.maxOutputBytes });
+  }
+
+  async stats(): Promise<SandboxStats> {
+    const s = await this.deps.docker.containerStats(this.containerId);
+    return { ...s, memoryLimitBytes: s.memoryLimitBytes || this.spec.limits.memoryMb * 1024 * 1024 };
+  }
+
+  async remove(): Promise<void> {
+    const { docker, events } = this.deps;
+    if (this.containerId) await docker.removeContainer(this.containerId);
+    await docker.removeVolume(this.volumeName);
+    await docker.removeVolume(this.packagesVolume);
+    if (this.agentDir) await rm(this.agentDir, { recursive: true, force: true });
+    events.forget(this.containerId);
+  }
+
+  /**
+   * Once the agent listens, its host dir goes back to us: sandboxed code can no longer write there
+   * (the dir is on the host, outside every size cap). The socket itself stays as the agent made it.
+   */
+  private async lockAgentDir(dir: string): Promise<void> {
+    const uid = typeof process.getuid === 'function' ? process.getuid() : 0;
+    const gid = typeof process.getgid === 'function' ? process.getgid() : 0;
+    await chown(dir, uid, gid);
+    await chmod(dir, 0o711);
+  }
+}

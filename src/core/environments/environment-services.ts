@@ -1,0 +1,50 @@
+import { SandpitError } from '../../shared/api/errors';
+import type { NetworkPolicy } from '../../shared/domain/environment';
+import type { SandpitConfig } from '../config';
+import type { InstallProxy, InstallSettings } from '../runtimes/helper-install';
+import type { ContainerEnv } from '../sessions/session-manager';
+import type { EnvironmentBuilder } from './environment-builder';
+import type { EnvironmentStore } from './environment-store';
+
+/** Where sessions of a network policy are attached: the egress network (packages) or a bridge (open). */
+export interface EgressAccess {
+  network: string;
+  env(sessionId?: string): Record<string, string>;
+  installerProxy(sessionId: string): InstallProxy;
+}
+
+export interface EnvironmentServices {
+  store: EnvironmentStore;
+  builder: EnvironmentBuilder;
+  /** The egress proxy's network, when Sandpit runs one (undefined when it is not running). */
+  egress(): EgressAccess | undefined;
+}
+
+/** How a session of this policy is connected: nothing, the egress proxy only, or the open network. */
+export function networkFor(policy: NetworkPolicy, egress: EgressAccess | undefined): { network?: string; containerEnv?: ContainerEnv } {
+  if (policy === 'none') return {};
+  if (policy === 'open') return { network: 'bridge' };
+  if (!egress) throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy for the "packages" network policy is not running; sessions of this environment cannot start.');
+  // Each session's proxy URL names it, so refusals are logged with the session.
+  return { network: egress.network, containerEnv: (sessionId) => egress.env(sessionId) };
+}
+
+/**
+ * What one session's installs use: the index URLs, and the egress proxy when it is on — never around it:
+ * with the proxy on but not running, installs are refused rather than sent over an open network.
+ */
+export function installSettingsFor(config: SandpitConfig, egress: EgressAccess | undefined, sessionId: string): InstallSettings {
+  if (!egress && config.egressProxy) {
+    throw new SandpitError(
+      'DOCKER_UNAVAILABLE',
+      'Packages cannot be installed: the egress proxy that limits installs to the package indexes is not running (it needs a local Docker engine on Linux). Set SANDPIT_EGRESS_PROXY=off to install over the install network without it.',
+    );
+  }
+  return {
+    pipIndexUrl: config.pipIndexUrl,
+    npmRegistryUrl: config.npmRegistryUrl,
+    installNetwork: config.installNetwork,
+    installTimeoutMs: config.installTimeoutMs,
+    ...(egress ? { proxy: egress.installerProxy(sessionId) } : {}),
+  };
+}

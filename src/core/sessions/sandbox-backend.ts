@@ -1,0 +1,125 @@
+import type { Readable } from 'node:stream';
+import type { Limits } from '../../shared/domain/limits';
+import type { Language } from '../../shared/domain/runtimes';
+import type { ChannelKind } from '../../shared/domain/session';
+import type { AgentChannel } from './agent-channel';
+
+/**
+ * What a session needs from an engine, shaped by the session and not by any engine's API. Docker is the
+ * first implementation (src/core/docker/docker-backend.ts); a Kubernetes or microVM backend would map
+ * the same calls onto pods (docs/architecture.md). Nothing above src/core/sessions/ sees a backend.
+ */
+export interface SandboxBackend {
+  /** Where the engine is and how it was found, in plain words. */
+  readonly endpoint: BackendEndpoint;
+  /** The agent channel this backend's sandboxes speak over. */
+  readonly channel: ChannelKind;
+  /** Answers when the engine is reachable; throws DOCKER_UNAVAILABLE (with how to fix it) when not. */
+  ping(timeoutMs?: number): Promise<EngineInfo>;
+  /** How to get the engine running again, in plain words (shown when it is down). */
+  fixHint(): string;
+  /** Creates a sandbox (its storage and its container under the hardened profile); not started yet. */
+  create(spec: SandboxSpec): Promise<Sandbox>;
+  /** Tells when the backend's event stream is lost (the engine may have gone away). */
+  onLost(listener: () => void): void;
+}
+
+export interface BackendEndpoint {
+  kind: 'local' | 'remote';
+  /** The socket path or host:port. */
+  address: string;
+}
+
+export interface EngineInfo {
+  version: string;
+  apiVersion: string;
+  os: string;
+  /** Container runtimes the engine offers (runc, runsc …). */
+  runtimes: string[];
+}
+
+export interface SandboxSpec {
+  sessionId: string;
+  language: Language;
+  image: string;
+  limits: Limits;
+  /** The network to join (an engine network name); absent: no network at all. */
+  network?: string;
+  /** Extra variables for the agent and user code (e.g. the egress proxy). */
+  env?: Record<string, string>;
+  /** A container runtime the engine has (e.g. runsc for gVisor); absent: the engine's default. */
+  runtime?: string;
+  /** Made ahead of time for a warm pool. */
+  pooled: boolean;
+}
+
+export interface SandboxState {
+  running: boolean;
+  exitCode: number;
+  /** The engine says the main process was killed for memory. */
+  oomKilled: boolean;
+}
+
+/** Who runs a command in the sandbox: always the sandbox user (never root). */
+export interface SandboxExecOptions {
+  workingDir?: string;
+  env?: Record<string, string>;
+  stdin?: Buffer;
+  timeoutMs: number;
+  maxOutputBytes?: number;
+}
+
+export interface SandboxExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+/** A short-lived helper beside a sandbox: its image, its package store writable, a network to fetch from. */
+export interface HelperSpec {
+  cmd: string[];
+  env: Record<string, string>;
+  /** The network the helper joins (the install network or the egress proxy's). */
+  network: string;
+  timeoutMs: number;
+  maxOutputBytes: number;
+}
+
+export interface SandboxStats {
+  /** CPU use since the previous sample, in cores (1 = one core busy). */
+  cpu: number;
+  memoryBytes: number;
+  memoryLimitBytes: number;
+  /** Bytes used in /workspace (and its cap). */
+  workspaceBytes?: number;
+  workspaceLimitBytes?: number;
+  pids: number;
+}
+
+/** One sandbox: a container (or pod, or VM) with its workspace, its package store and its agent. */
+export interface Sandbox {
+  readonly sessionId: string;
+  /** The engine's id of the container (for logs and the panel's details). */
+  readonly containerId: string;
+  /** Starts it (again, after a kill or a crash) and opens the agent's channel. */
+  start(timeoutMs: number): Promise<AgentChannel>;
+  /** SIGKILL to everything in it; resolves once the engine took the signal. */
+  kill(): Promise<void>;
+  state(): Promise<SandboxState>;
+  /** Whether the engine reported an OOM kill in it at or after `sinceMs`. */
+  oomSince(sinceMs: number): boolean;
+  /** Polls briefly for an OOM report (it can arrive just after the streams close). */
+  waitForOom(sinceMs: number, timeoutMs: number): Promise<boolean>;
+  /** Runs a program (argv, never a shell line) as the sandbox user. */
+  exec(argv: string[], options: SandboxExecOptions): Promise<SandboxExecResult>;
+  /** Puts a tar (built by us) into `dir`. */
+  putArchive(dir: string, tar: Buffer): Promise<void>;
+  /** A tar of `path` as the engine reads it (parsed by us: regular files only). */
+  getArchive(path: string): Promise<Readable>;
+  /** Runs a helper to completion beside the sandbox (package installs). */
+  runHelper(spec: HelperSpec): Promise<SandboxExecResult>;
+  stats(): Promise<SandboxStats>;
+  /** Removes the container, its storage and its channel folder. Safe to call more than once. */
+  remove(): Promise<void>;
+}

@@ -1,0 +1,397 @@
+import { SandpitError, toErrorBody } from '../../shared/api/errors';
+import type { Artifact, FileEntry } from '../../shared/domain/artifact';
+import type { ExecutionResult } from '../../shared/domain/execution';
+import type { Limits } from '../../shared/domain/limits';
+import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
+import type { Language } from '../../shared/domain/runtimes';
+import { languageLabel, languageOfPath } from '../../shared/domain/runtimes';
+import type { NetworkPolicy } from '../../shared/domain/environment';
+import type { SessionInfo, SessionState } from '../../shared/domain/session';
+import type { EventBus } from '../events/event-bus';
+import type { ArtifactStore } from '../files/artifact-store';
+import { fromWorkspacePath } from '../files/safe-path';
+import type { Logger } from '../log';
+import type { InstallSettings, PackageCheck } from '../runtimes/helper-install';
+import { installerFor } from '../runtimes/installers';
+import type { PackageSpec } from '../runtimes/package-specs';
+import { newId } from '../util/ids';
+import type { Semaphore } from '../util/semaphore';
+import { SerialQueue } from '../util/serial-queue';
+import { captureArtifacts } from './capture-artifacts';
+import type { EngineMonitor } from './engine-monitor';
+import type { SandboxRuntime } from './sandbox-runtime';
+import type { SandboxStats } from './sandbox-backend';
+import { WORKSPACE_DIR } from './sandbox-paths';
+import { assertTransition } from './session-state';
+import { listWorkspace, readWorkspaceFile, writeWorkspaceFile } from './workspace-files';
+
+/** The largest file run_file runs (the approval prompt reads it with the same cap). */
+export const MAX_RUN_FILE_BYTES = 1024 * 1024;
+
+/** What every session shares: the global run slots, the bus, the artifact store, the installers' settings. */
+export interface SessionServices {
+  slots: Semaphore;
+  queueTimeoutMs: number;
+  bus: EventBus;
+  artifacts: ArtifactStore;
+  maxArtifactBytes: number;
+  maxArtifactsPerRun: number;
+  /** Index URLs, install network and (when on) the egress proxy for this session's installs. */
+  installSettings(sessionId: string): InstallSettings;
+  engine: Pick<EngineMonitor, 'markDown'>;
+  log: Logger;
+}
+
+/** Who a session is and where it comes from (fixed for its life). */
+export interface SessionIdentity {
+  language: Language;
+  image: string;
+  limits: Limits;
+  /** A readable name: the environment's name and a number, or what the caller called it. */
+  name: string;
+  environment?: { id: string; name: string };
+  networkPolicy: NetworkPolicy;
+  client?: string;
+  /** Who may use it (an MCP session, a token); undefined: made in the panel, usable by every client. */
+  owner?: string;
+  idleTtlMs: number;
+  fromPool: boolean;
+}
+
+export interface ExecuteOptions {
+  timeoutMs?: number;
+  executionId?: string;
+}
+
+/** A job on the session's queue: a run-like one makes the session busy, a quiet one (a read) does not. */
+type JobKind = 'busy' | 'quiet';
+
+/**
+ * One sandbox as the API sees it: every operation on it (runs, commands, files, packages, restarts)
+ * goes through its FIFO queue and a global run slot, and every state change through the transition
+ * table. The only way anything above src/core/sessions/ reaches a sandbox.
+ */
+export class Session {
+  readonly id: string;
+  private stateValue: SessionState;
+  readonly createdAt = new Date();
+  private lastUsed = new Date();
+  private runs = 0;
+  private readonly packages: string[] = [];
+  private readonly queue = new SerialQueue();
+  private readonly log: Logger;
+
+  constructor(
+    readonly runtime: SandboxRuntime,
+    readonly identity: SessionIdentity,
+    private readonly services: SessionServices,
+    initial: SessionState,
+  ) {
+    this.id = runtime.id;
+    this.stateValue = initial;
+    this.log = services.log.child({ sessionId: this.id });
+    runtime.onRecovering = () => this.setState('restarting');
+    runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
+  }
+
+  get state(): SessionState {
+    return this.stateValue;
+  }
+
+  get lastUsedAt(): Date {
+    return this.lastUsed;
+  }
+
+  /** Jobs waiting or running on the queue. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  info(): SessionInfo {
+    const { identity } = this;
+    return {
+      id: this.id,
+      name: identity.name,
+      language: identity.language,
+      image: identity.image,
+      state: this.stateValue,
+      channel: this.runtime.options.backend.channel,
+      limits: identity.limits,
+      containerId: this.runtime.containerId,
+      createdAt: this.createdAt.toISOString(),
+      lastUsedAt: this.lastUsed.toISOString(),
+      runs: this.runs,
+      fromPool: identity.fromPool,
+      client: identity.client,
+      environment: identity.environment?.id,
+      environmentName: identity.environment?.name,
+      shared: identity.owner === undefined,
+      packages: [...this.packages],
+      network: identity.networkPolicy,
+      idleTimeoutMs: identity.idleTtlMs,
+    };
+  }
+
+  /** The first job of a cold session: its sandbox starts, and everything queued behind waits for it. */
+  boot(): Promise<void> {
+    return this.queue.run(async () => {
+      try {
+        await this.runtime.start();
+      } catch (error) {
+        this.setState('failed');
+        throw error;
+      }
+      this.setState('ready');
+    });
+  }
+
+  async execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
+    const executionId = options.executionId ?? newId('run', 8);
+    return this.job('busy', 'The run', () => this.runCode(code, executionId, options.timeoutMs ?? this.identity.limits.timeoutMs));
+  }
+
+  /**
+   * Runs a workspace file in the session's state (like IPython's `%run -i`): what it defines stays.
+   * `approvedContent` is the text the person approved, which runs instead of the file as it is by now.
+   */
+  async runFile(path: string, options: ExecuteOptions & { approvedContent?: string } = {}): Promise<ExecutionResult> {
+    const relative = fromWorkspacePath(path);
+    const language = languageOfPath(relative);
+    if (language !== this.identity.language) {
+      throw new SandpitError(
+        'INVALID_INPUT',
+        `"${relative}" cannot be run in a ${languageLabel(this.identity.language)} session: run it in a ${language ? languageLabel(language) : 'matching'} session, or use run_command for anything else.`,
+      );
+    }
+    const executionId = options.executionId ?? newId('run', 8);
+    // Read and run in one job: nothing queued in between can change what runs.
+    return this.job('busy', 'The run', async () => {
+      const code = options.approvedContent ?? (await readWorkspaceFile(this.runtime.sandbox, relative, MAX_RUN_FILE_BYTES)).content.toString('utf8');
+      return this.runCode(code, executionId, options.timeoutMs ?? this.identity.limits.timeoutMs);
+    });
+  }
+
+  /** A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit. */
+  async runCommand(command: string, timeoutMs?: number): Promise<CommandResult> {
+    const limitMs = timeoutMs ?? this.identity.limits.timeoutMs;
+    return this.job('busy', 'The command', async () => {
+      const started = Date.now();
+      const seconds = Math.max(1, Math.ceil(limitMs / 1000));
+      // `timeout -s KILL` ends the command inside the sandbox: killing an exec client would not.
+      const r = await this.runtime.sandbox.exec(['timeout', '-s', 'KILL', String(seconds), 'sh', '-c', command], {
+        workingDir: WORKSPACE_DIR,
+        timeoutMs: limitMs + 10_000,
+        maxOutputBytes: this.identity.limits.outputBytes,
+      });
+      const timedOut = r.timedOut || (r.exitCode === 137 && Date.now() - started >= limitMs - 50);
+      return { sessionId: this.id, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: Date.now() - started };
+    });
+  }
+
+  async readFile(path: string, maxBytes?: number): Promise<{ path: string; content: Buffer }> {
+    return this.job('quiet', 'Reading a file', () => readWorkspaceFile(this.runtime.sandbox, path, maxBytes));
+  }
+
+  /** Creates or replaces a file, or appends to it (read and written in one job: nothing runs in between). */
+  async writeFile(path: string, content: Buffer, append = false): Promise<{ path: string; size: number }> {
+    return this.job('busy', 'Writing a file', async () => {
+      const sandbox = this.runtime.sandbox;
+      let full = content;
+      if (append) {
+        const existing = await readWorkspaceFile(sandbox, path).catch((error: unknown) => {
+          if (error instanceof SandpitError && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT')) return undefined;
+          throw error;
+        });
+        if (existing) full = Buffer.concat([existing.content, content]);
+      }
+      return writeWorkspaceFile(sandbox, path, full);
+    });
+  }
+
+  async listFiles(path: string): Promise<FileEntry[]> {
+    return this.job('quiet', 'Listing files', () => listWorkspace(this.runtime.sandbox, path));
+  }
+
+  /** Installs packages (validated by the caller) through a helper; the session itself stays offline. */
+  async installPackages(specs: PackageSpec[]): Promise<PackageOutcome[]> {
+    const installer = installerFor(this.identity.language);
+    const outcomes = await this.job('busy', 'The install', async () => {
+      const results = await installer.install(this.runtime.sandbox, specs, this.services.installSettings(this.id), this.log);
+      const versions = await installer.check(this.runtime.sandbox, specs);
+      return results.map((r, i) => (r.ok && versions[i]?.version ? { ...r, version: versions[i].version } : r));
+    });
+    this.recordPackages(outcomes.filter((o) => o.ok).map((o) => o.package));
+    return outcomes;
+  }
+
+  async checkPackages(specs: PackageSpec[]): Promise<PackageCheck[]> {
+    return this.job('quiet', 'The package check', () => installerFor(this.identity.language).check(this.runtime.sandbox, specs));
+  }
+
+  /** CPU, memory and disk use now (not queued: it never touches the workspace). */
+  async stats(): Promise<SandboxStats> {
+    return this.runtime.sandbox.stats();
+  }
+
+  /** Sends SIGINT to the running code (not queued: it must reach a run in progress). */
+  interrupt(): boolean {
+    return this.runtime.interrupt();
+  }
+
+  /** Kills and starts the sandbox again, after what is queued. Variables are lost. */
+  async restart(): Promise<SessionInfo> {
+    await this.queue.run(async () => {
+      if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
+      this.setState('restarting');
+      try {
+        await this.runtime.restart();
+      } catch (error) {
+        this.setState('failed');
+        throw error;
+      }
+      this.setState('ready');
+    });
+    return this.info();
+  }
+
+  /** Starts the sandbox again after the engine came back (the same container: no duplicates). */
+  recoverAfterEngine(): void {
+    if (this.runtime.connected || this.stateValue === 'starting' || this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
+    this.setState('restarting');
+    this.queue
+      .run(() => this.runtime.restart())
+      .then(
+        () => this.setState('ready'),
+        (error: unknown) => {
+          this.log.warn('could not restart a session after the engine came back', { error: toErrorBody(error).message });
+          this.setState('failed');
+        },
+      );
+  }
+
+  /** Removes the sandbox; queued jobs fail with SESSION_NOT_FOUND. */
+  async stop(): Promise<void> {
+    if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
+    this.setState('stopping');
+    try {
+      await this.runtime.remove();
+    } finally {
+      this.setState('stopped');
+    }
+  }
+
+  /** Notes a use that did not go through the queue (e.g. the panel opened the session). */
+  touch(): void {
+    this.lastUsed = new Date();
+  }
+
+  private recordPackages(packages: string[]): void {
+    let changed = false;
+    for (const p of packages) {
+      if (!this.packages.includes(p)) {
+        this.packages.push(p);
+        changed = true;
+      }
+    }
+    if (changed) this.services.bus.emit('session.updated', this.info());
+  }
+
+  private stoppedError(): SandpitError {
+    return new SandpitError('SESSION_NOT_FOUND', `Session ${this.id} was stopped.`);
+  }
+
+  /** One job on the queue: after what is queued, with a global slot, in a state that can do it. */
+  private job<T>(kind: JobKind, what: string, work: () => Promise<T>): Promise<T> {
+    return this.queue.run(async () => {
+      if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
+      if (this.stateValue === 'failed') {
+        throw new SandpitError('CONTAINER_DIED', `The sandbox of session ${this.id} stopped and could not be started again. Restart the session, or start a new one.`);
+      }
+      const release = await this.services.slots.acquire(this.services.queueTimeoutMs, what);
+      this.lastUsed = new Date();
+      if (kind === 'busy' && this.stateValue === 'ready') this.setState('busy');
+      try {
+        return await work();
+      } finally {
+        release();
+        this.lastUsed = new Date();
+        if (this.stateValue === 'busy' || (this.stateValue === 'ready' && !this.runtime.connected)) this.setState(this.runtime.connected ? 'ready' : 'failed');
+      }
+    });
+  }
+
+  private async runCode(code: string, executionId: string, timeoutMs: number): Promise<ExecutionResult> {
+    const { bus } = this.services;
+    const sessionId = this.id;
+    const startedAt = Date.now();
+    this.runs += 1;
+    try {
+      bus.emit('execution.started', { sessionId, executionId, code, startedAt: new Date(startedAt).toISOString() });
+      const outcome = await this.runtime.run({
+        executionId,
+        code,
+        timeoutMs,
+        outputLimit: this.identity.limits.outputBytes,
+        onOutput: (stream, text) => bus.emit('execution.output', { sessionId, executionId, stream, text }),
+        onDisplay: (display) => bus.emit('execution.display', { sessionId, executionId, display }),
+      });
+      const artifacts = await this.capture(executionId, outcome.done?.files ?? [], outcome.displays);
+      const result: ExecutionResult = {
+        executionId,
+        sessionId,
+        status: outcome.status,
+        stdout: outcome.stdout,
+        stderr: outcome.stderr,
+        result: outcome.result,
+        error: outcome.error,
+        displays: outcome.displays,
+        truncated: outcome.truncated,
+        durationMs: outcome.durationMs,
+        exitCode: outcome.done?.exitCode,
+        files: outcome.done?.files ?? [],
+        artifacts,
+        stateLost: outcome.stateLost,
+        message: outcome.message,
+      };
+      bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
+      return result;
+    } catch (error) {
+      const body = toErrorBody(error);
+      bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code });
+      if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
+      throw error;
+    }
+  }
+
+  private async capture(executionId: string, files: Array<{ path: string; size: number }>, displays: ExecutionResult['displays']): Promise<Artifact[]> {
+    try {
+      return await captureArtifacts({
+        sandbox: this.runtime.sandbox,
+        store: this.services.artifacts,
+        sessionId: this.id,
+        executionId,
+        files,
+        displays,
+        maxBytes: this.services.maxArtifactBytes,
+        maxCount: this.services.maxArtifactsPerRun,
+        log: this.log,
+      });
+    } catch (error) {
+      this.log.warn('could not capture artifacts', { error: toErrorBody(error).message });
+      return [];
+    }
+  }
+
+  /** Every change goes through the table; one it does not allow is refused and logged (a bug, never the user's). */
+  private setState(state: SessionState): void {
+    if (this.stateValue === state) return;
+    try {
+      assertTransition(this.id, this.stateValue, state);
+    } catch (error) {
+      this.log.error('refused a session state change', { from: this.stateValue, to: state, error: toErrorBody(error).message });
+      return;
+    }
+    this.stateValue = state;
+    this.services.bus.emit('session.updated', this.info());
+  }
+}

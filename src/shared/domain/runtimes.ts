@@ -1,0 +1,94 @@
+/**
+ * The runtime registry: one entry per language, read by everything that used to switch on the language —
+ * the installers, run_file's choice of language, "save session as environment", the images, the
+ * panel's labels. Adding a language means adding its id to LANGUAGES, its entry here, its image (a
+ * flavour in FLAVOURS and executor-image/bases.json, a Dockerfile) and its agent; nothing else.
+ */
+
+export const LANGUAGES = ['python', 'javascript', 'bash'] as const;
+export type Language = (typeof LANGUAGES)[number];
+
+/** Executor image flavours (executor-image/bases.json): what an environment's base can be. */
+export const FLAVOURS = ['python', 'python-data', 'node'] as const;
+export type Flavour = (typeof FLAVOURS)[number];
+
+/** The package managers sessions install with; an environment lists packages per manager. */
+export const PACKAGE_MANAGERS = ['pip', 'npm'] as const;
+export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
+
+export interface RuntimeEntry {
+  id: Language;
+  /** What a person reads: "Python", "JavaScript (Node.js)". */
+  label: string;
+  /** File extensions run_file runs in this language (lowercase, with the dot). */
+  extensions: readonly string[];
+  /** How packages are installed into its sessions at run time and in its environments. */
+  packageManager: PackageManager;
+  /** The image flavours its sessions can run on; the first is the default. */
+  flavours: readonly Flavour[];
+  /** The in-container agent (executor-image/agents/<agent>/) and the mode it runs in. */
+  agent: 'python' | 'javascript';
+  /** The built-in environment a session of this language starts from when it names none. */
+  defaultEnvironment: string;
+}
+
+export const RUNTIMES: { readonly [L in Language]: RuntimeEntry & { id: L } } = {
+  python: {
+    id: 'python',
+    label: 'Python',
+    extensions: ['.py'],
+    packageManager: 'pip',
+    flavours: ['python', 'python-data'],
+    agent: 'python',
+    defaultEnvironment: 'python',
+  },
+  javascript: {
+    id: 'javascript',
+    label: 'JavaScript',
+    extensions: ['.js', '.mjs', '.cjs'],
+    packageManager: 'npm',
+    flavours: ['node'],
+    agent: 'javascript',
+    defaultEnvironment: 'node',
+  },
+  // Bash runs on the python image: its agent runs each command in one-shot mode (SANDPIT_LANGUAGE=bash).
+  bash: {
+    id: 'bash',
+    label: 'Bash',
+    extensions: ['.sh', '.bash'],
+    packageManager: 'pip',
+    flavours: ['python', 'python-data', 'node'],
+    agent: 'python',
+    defaultEnvironment: 'bash',
+  },
+};
+
+export function runtimeOf(language: Language): RuntimeEntry {
+  return RUNTIMES[language];
+}
+
+export function languageLabel(language: Language): string {
+  return RUNTIMES[language].label;
+}
+
+export function packageManagerOf(language: Language): PackageManager {
+  return RUNTIMES[language].packageManager;
+}
+
+export function defaultFlavourOf(language: Language): Flavour {
+  return RUNTIMES[language].flavours[0]!;
+}
+
+/**
+ * The language a workspace file runs in, by its extension; undefined for anything else (run_file
+ * refuses it). The one place that decides, so the approval prompt, the audit row and the run agree.
+ */
+export function languageOfPath(path: string): Language | undefined {
+  const lower = path.toLowerCase();
+  return LANGUAGES.find((language) => RUNTIMES[language].extensions.some((ext) => lower.endsWith(ext)));
+}
+
+/** The languages whose packages a manager installs (pip → python and bash). */
+export function languagesOf(manager: PackageManager): Language[] {
+  return LANGUAGES.filter((language) => RUNTIMES[language].packageManager === manager);
+}
