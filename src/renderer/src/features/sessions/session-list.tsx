@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { ReactElement } from 'react';
 import type { SessionInfo } from '../../../../shared/domain/session';
 import { EmptyState } from '../../components/empty-state';
-import { LANGUAGE_WORDS, formatAge, plural } from '../../lib/format';
+import { formatAge, plural } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { usePanel } from '../../stores/panel-context';
 import { NewSessionDialog } from './new-session-dialog';
@@ -19,14 +19,14 @@ function SessionRow({ session, now }: { session: SessionInfo; now: number }): Re
         className="row-main link-button"
         onClick={() => navigate('sessions', session.id)}
         data-testid="session-open"
-        aria-label={`Open ${LANGUAGE_WORDS[session.language]} session ${session.id}`}
+        aria-label={`Open the session ${session.name}`}
       >
         <span className="row-title">
-          <strong>{LANGUAGE_WORDS[session.language]}</strong>
+          <strong data-testid="session-name">{session.name}</strong>
           <span className={`badge badge-${session.state}`} data-testid="session-state">
             {STATE_WORDS[session.state]}
           </span>
-          {session.environment ? <span className="chip-static">{session.environment}</span> : null}
+          {session.environmentName ? <span className="chip-static" data-testid="session-environment">{session.environmentName}</span> : null}
         </span>
         <span className="muted small">
           {session.client ? `Started by ${session.client}` : 'Started here'} · {plural(session.runs, 'run')} · started{' '}

@@ -58,13 +58,13 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
       <div className="screen-head">
         <div>
           <h1 id="session-title">
-            {LANGUAGE_WORDS[session.language]} session{' '}
+            {session.name}{' '}
             <span className={`badge badge-${session.state}`} data-testid="session-state">
               {STATE_WORDS[session.state]}
             </span>
           </h1>
           <p className="muted">
-            {session.environment ? `Environment ${session.environment} · ` : ''}
+            {session.environmentName ? `${session.environmentName} · ` : `${LANGUAGE_WORDS[session.language]} · `}
             {session.client ? `started by ${session.client}` : 'started here'} · {formatAge(session.createdAt, now)} ·{' '}
             <code>{session.id}</code>
           </p>
