@@ -155,7 +155,7 @@ describe('javascript agent over stdio', () => {
 
   it('answers hello', async () => {
     const hello = await client.hello();
-    expect(hello).toMatchObject({ language: 'javascript', protocol: 1, pid: expect.any(Number) });
+    expect(hello).toMatchObject({ language: 'javascript', protocol: 1, pid: expect.any(Number) as unknown });
     expect(hello.version).toMatch(/^\d+\.\d+\.\d+/);
     if (NODE === process.execPath) {
       expect(hello.version).toBe(process.versions.node);

@@ -153,7 +153,8 @@ const STATEMENT_KEYWORDS = new Set([
   'export',
 ]);
 const ID_START = /[\p{ID_Start}$_\\]/u;
-const ID_PART = /[\p{ID_Continue}$\u200c\u200d\\]/u;
+// ZWNJ and ZWJ are identifier parts too (separate alternatives: in a character class, ZWJ looks like a joiner)
+const ID_PART = /[\p{ID_Continue}$\\]|\u200c|\u200d/u;
 const LINE_BREAK = /[\n\r\u2028\u2029]/;
 
 module.exports = {
