@@ -1,21 +1,39 @@
-// Unit tests for the JavaScript agent (executor-image/agents/javascript/agent.js), run with the Node that runs
-// vitest (override with SANDPIT_TEST_NODE). They speak the JSON-lines protocol of ../PROTOCOL.md.
+// Unit tests for the JavaScript agent (executor-image/agents/javascript/, entry main.js), run with the Node that
+// runs vitest (override with SANDPIT_TEST_NODE). They speak the JSON-lines protocol of ../PROTOCOL.md.
 //
 // In stdio mode the agent needs stdin/stdout it can re-open through /proc/self/fd (pipes, as under Docker);
 // Node's child_process gives socketpairs, so the agent runs behind `cat` relays in a small shell pipeline:
 // its stdin, stdout and stderr are real pipes, and its exit status is reported on stderr.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire, isBuiltin } from 'node:module';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectClient, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
 import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
 
-const AGENT = join(import.meta.dirname, 'agent.js');
+const AGENT_DIR = import.meta.dirname;
+const AGENT = join(AGENT_DIR, 'main.js');
 const NODE = process.env.SANDPIT_TEST_NODE ?? process.execPath;
+/** The agent's modules (what the image copies): none of them may show in a traceback. */
+const AGENT_MODULES = readdirSync(AGENT_DIR).filter((f) => f.endsWith('.js'));
+
+function expectNoAgentFrames(traceback: unknown): void {
+  expect(typeof traceback).toBe('string');
+  expect(traceback).not.toContain(AGENT_DIR + sep);
+  for (const file of AGENT_MODULES) expect(traceback).not.toContain(file);
+}
 
 interface Agent extends SpawnedAgent {
   /** What the agent wrote on its stderr (its own diagnostics), without the harness's exit line. */
@@ -27,7 +45,7 @@ interface Agent extends SpawnedAgent {
 const EXIT_LINE = /^sandpit-test: agent exited (\d+)\n/m;
 
 /**
- * Starts `command` (default: node agent.js) with real pipes for stdin/stdout/stderr (see the header).
+ * Starts `command` (default: node main.js) with real pipes for stdin/stdout/stderr (see the header).
  * `$@` is the command; fd 3 is the outer stdout pipe, fd 4 the stderr pipe.
  */
 function startAgent(env: Record<string, string> = {}, command: string[] = [NODE, AGENT]): Agent {
@@ -49,8 +67,45 @@ function startAgent(env: Record<string, string> = {}, command: string[] = [NODE,
   };
 }
 
+describe('javascript agent modules', () => {
+  it('require only Node built-ins and each other (the image copies just their directory)', () => {
+    expect(AGENT_MODULES).toContain('main.js');
+    expect(AGENT_MODULES).toContain('io-thread.js');
+    for (const file of AGENT_MODULES) {
+      const src = readFileSync(join(AGENT_DIR, file), 'utf8');
+      for (const [, spec] of src.matchAll(/require\('([^']+)'\)/g)) {
+        if (spec!.startsWith('./')) expect(AGENT_MODULES, `${file} requires ${spec}`).toContain(`${spec!.slice(2)}.js`);
+        else expect(isBuiltin(spec!), `${file} requires ${spec}`).toBe(true);
+      }
+    }
+  });
+
+  it('can all be required without side effects: stdio untouched, no listener, no thread, no timer', () => {
+    // The agent re-opens stdin/stdout before anything touches stdio: no module may create process.stdout,
+    // process.stderr or process.stdin (or start anything) when it is loaded.
+    const probe = `
+      const touched = [];
+      for (const name of ['stdout', 'stderr', 'stdin'])
+        Object.defineProperty(process, name, { configurable: true, get() { touched.push(name); } });
+      const exit = process.exit;
+      const listeners = () => ['SIGINT', 'uncaughtException', 'unhandledRejection'].map((e) => process.listenerCount(e));
+      const before = listeners();
+      for (const file of ${JSON.stringify(AGENT_MODULES)}) require(${JSON.stringify(AGENT_DIR)} + '/' + file);
+      require('fs').writeSync(1, JSON.stringify({
+        touched,
+        listeners: listeners().map((n, i) => n - before[i]),
+        exitPatched: process.exit !== exit,
+        resources: process.getActiveResourcesInfo(),
+      }));`;
+    const r = spawnSync(NODE, ['-e', probe], { encoding: 'utf8', timeout: WAIT_MS });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual({ touched: [], listeners: [0, 0, 0], exitPatched: false, resources: [] });
+    expect(r.status).toBe(0);
+  });
+});
+
 describe('javascript agent: source analysis', () => {
-  const { analyze, asyncSource } = createRequire(import.meta.url)(AGENT) as {
+  const { analyze, asyncSource } = createRequire(import.meta.url)(join(AGENT_DIR, 'cell-compiler.js')) as {
     analyze: (src: string) => { script: string; hoisted: string[]; hasAwait: boolean };
     asyncSource: (src: string, analysis: unknown, withValue: boolean) => string;
   };
@@ -100,11 +155,11 @@ describe('javascript agent over stdio', () => {
 
   it('answers hello', async () => {
     const hello = await client.hello();
-    expect(hello).toMatchObject({ language: 'javascript', protocol: 1, pid: expect.any(Number) });
+    expect(hello).toMatchObject({ language: 'javascript', protocol: 1, pid: expect.any(Number) as unknown });
     expect(hello.version).toMatch(/^\d+\.\d+\.\d+/);
     if (NODE === process.execPath) {
       expect(hello.version).toBe(process.versions.node);
-      expect(readFileSync(`/proc/${hello.pid as number}/cmdline`, 'latin1')).toContain('agent.js');
+      expect(readFileSync(`/proc/${hello.pid as number}/cmdline`, 'latin1')).toContain(`\0${AGENT}\0`);
     }
   });
 
@@ -192,13 +247,13 @@ describe('javascript agent over stdio', () => {
     expect(tb).toMatch(/^TypeError: .*null/);
     expect(tb).toMatch(/at f \(<cell-\d+>:2:\d+\)/);
     expect(tb).toMatch(/at <cell-\d+>:5:1/);
-    expect(tb).not.toContain('agent.js');
+    expectNoAgentFrames(tb);
     expect(tb).not.toContain('node:vm');
     const thrown = await client.run('throw {code: 42}');
     expect(thrown.error).toMatchObject({ name: 'Uncaught', value: '{ code: 42 }' });
     const rejected = await client.run("await Promise.reject(new RangeError('late'))");
     expect(rejected.error).toMatchObject({ name: 'RangeError', value: 'late' });
-    expect(rejected.error?.traceback).not.toContain('agent.js');
+    expectNoAgentFrames(rejected.error?.traceback);
   });
 
   it('reports syntax errors, keeping the state', async () => {
@@ -206,7 +261,7 @@ describe('javascript agent over stdio', () => {
     expect(run.done.status).toBe('error');
     expect(run.error?.name).toBe('SyntaxError');
     expect(run.error?.traceback).toContain('<cell-');
-    expect(run.error?.traceback).not.toContain('agent.js');
+    expectNoAgentFrames(run.error?.traceback);
     const inAsync = await client.run('await 1\nlet = ;');
     expect(inAsync.error?.name).toBe('SyntaxError');
     expect(inAsync.error?.value).not.toMatch(/await is only valid/);

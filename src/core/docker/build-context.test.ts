@@ -1,11 +1,13 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { extract } from 'tar-stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collectContextFiles, executorImageHash, isExcluded, packContext } from './build-context';
+import { loadFlavour } from './image-bases';
 import type { FlavourDefinition } from './image-bases';
+import { defaultImagesDir } from './images-dir';
 
 const definition: FlavourDefinition = {
   language: 'python',
@@ -80,6 +82,17 @@ describe('collectContextFiles', () => {
     await expect(collectContextFiles(dir, definition)).rejects.toThrow(/agents\/python does not exist/);
   });
 
+  it("takes every module of the repository's JavaScript agent and none of its tests", async () => {
+    const imagesDir = defaultImagesDir();
+    const files = await collectContextFiles(imagesDir, await loadFlavour(imagesDir, 'node'));
+    const modules = (await readdir(join(imagesDir, 'agents/javascript'))).filter((f) => f.endsWith('.js')).sort();
+    expect(modules).toEqual(expect.arrayContaining(['main.js', 'io-thread.js', 'cell-compiler.js']));
+    expect(files.map((f) => f.path)).toEqual([
+      ...modules.map((f) => `agents/javascript/${f}`),
+      'javascript/Dockerfile',
+    ]);
+  });
+
   it('excludes test files and caches by pattern', () => {
     expect(isExcluded('agents/python/x.test.ts')).toBe(true);
     expect(isExcluded('agents/javascript/x.test.mjs')).toBe(true);
@@ -111,7 +124,10 @@ describe('executorImageHash', () => {
     const second = await hashNow();
     expect(second).not.toBe(first);
     await put('agents/python/helper.py', 'x = 1\n');
-    expect(await hashNow()).not.toBe(second);
+    const third = await hashNow();
+    expect(third).not.toBe(second);
+    await put('agents/python/lib/nested.py', 'y = 2\n');
+    expect(await hashNow()).not.toBe(third);
   });
 
   it('changes with the base image tag or id', async () => {

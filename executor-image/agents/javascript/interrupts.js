@@ -1,0 +1,73 @@
+'use strict';
+/*
+ * Interrupts, the I/O thread's side (the main thread's side is in executor.js). On `interrupt`, the I/O
+ * thread sends SIGINT to the process until the main thread acknowledges it (the ACK slot, shared-slots.js):
+ * SIGINT stops synchronous code through the vm option `breakOnSigint`, and wakes a pending `await` (the
+ * execution is abandoned, its timers cleared). Code that keeps the thread busy after an `await` (outside the
+ * vm call, IN_VM is 0) is stopped through an in-process inspector session (Runtime.terminateExecution)
+ * after 250 ms; if the main thread is blocked in a synchronous child process (execSync), the agent's
+ * descendants are killed after a second. SIGINT is repeated for at most a minute.
+ */
+
+const { log } = require('./log');
+const { killDescendants } = require('./processes');
+const { RUNNING, ACK, IN_VM } = require('./shared-slots');
+
+const TERMINATE_AFTER_MS = 250;
+const KILL_CHILDREN_AFTER_MS = 1000;
+const GIVE_UP_AFTER_MS = 60000;
+
+/** Returns {begin(id, seq), end(id), interrupt(id)}; `shared` is the Int32Array of shared-slots.js. */
+function createInterrupter(shared) {
+  const seqById = new Map();
+  let inspectorSession;
+
+  function terminateMainJs() {
+    try {
+      if (!inspectorSession) {
+        const inspector = require('inspector');
+        inspectorSession = new inspector.Session();
+        inspectorSession.connectToMainThread();
+      }
+      inspectorSession.post('Runtime.terminateExecution', () => undefined);
+    } catch (error) {
+      log(`cannot stop the main thread's JavaScript: ${error && error.message}`);
+      inspectorSession = null;
+    }
+  }
+
+  function interrupt(id) {
+    const seq = seqById.get(id);
+    if (!seq || Atomics.load(shared, RUNNING) !== seq) return;
+    const started = Date.now();
+    let terminated = false;
+    let childrenKilled = false;
+    const pending = () => Atomics.load(shared, RUNNING) === seq && Atomics.load(shared, ACK) !== seq;
+    const step = () => {
+      if (!pending()) return;
+      process.kill(process.pid, 'SIGINT');
+      const elapsed = Date.now() - started;
+      if (elapsed >= TERMINATE_AFTER_MS && !terminated && Atomics.load(shared, IN_VM) === 0) {
+        // Busy outside the vm call (in a callback after an await): breakOnSigint cannot see it.
+        terminated = true;
+        terminateMainJs();
+      }
+      if (elapsed >= KILL_CHILDREN_AFTER_MS && !childrenKilled) {
+        // Blocked in a synchronous child process (execSync …): stop its tree so the thread comes back.
+        childrenKilled = true;
+        killDescendants();
+      }
+      if (elapsed < GIVE_UP_AFTER_MS) setTimeout(step, elapsed < KILL_CHILDREN_AFTER_MS ? 250 : 500);
+    };
+    step();
+  }
+
+  return {
+    /** Execution `id` (sequence number `seq`) has begun: it can be interrupted. */
+    begin: (id, seq) => seqById.set(id, seq),
+    end: (id) => seqById.delete(id),
+    interrupt,
+  };
+}
+
+module.exports = { createInterrupter };

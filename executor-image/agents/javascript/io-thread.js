@@ -1,0 +1,86 @@
+'use strict';
+/*
+ * The I/O thread: a worker thread that main.js starts on this file. It owns the channel to the host
+ * (channel.js) and the output pumps (pumps.js, ordering.js), so requests are read, interrupts delivered
+ * (interrupts.js) and output forwarded even while user code keeps the main thread busy (`while (true) {}`).
+ * `hello` is answered here; `execute` and `interrupt` are passed on to the main thread (executor.js), which
+ * posts back marks ({k: 'mark'}, see marks.js), forced marks ({k: 'force'}) and, without FIFOs, output
+ * ({k: 'out'}). When the stdio channel ends, it asks the main thread to exit ({k: 'exit'}).
+ *
+ * workerData: {sandpitIo: true, spec, inFd, outFd, logFd, secret, shared, pumps: [{name, fd}]}.
+ */
+
+const { isMainThread, parentPort, workerData } = require('worker_threads');
+const { log, setLogFd } = require('./log');
+const { parseRequest, helloReply } = require('./protocol');
+const { createChannel } = require('./channel');
+const { createInterrupter } = require('./interrupts');
+const { Pump, pauseForBackPressure } = require('./pumps');
+const { createOrdering } = require('./ordering');
+
+function runIoThread(data) {
+  setLogFd(data.logFd);
+  const shared = new Int32Array(data.shared);
+  const interrupter = createInterrupter(shared);
+
+  function dispatch(line) {
+    const msg = parseRequest(line);
+    if (!msg) return;
+    const id = msg.id;
+    try {
+      if (msg.type === 'hello') {
+        channel.send(helloReply(id));
+      } else if (msg.type === 'execute' && typeof msg.code === 'string') {
+        parentPort.postMessage({ k: 'execute', msg: { id, code: msg.code, outputLimit: msg.outputLimit } });
+      } else if (msg.type === 'interrupt') {
+        interrupter.interrupt(id);
+        parentPort.postMessage({ k: 'interrupt', id });
+      }
+    } catch (error) {
+      log(`request failed: ${error && error.stack}`);
+    }
+  }
+
+  const channel = createChannel({
+    onLine: dispatch,
+    onEnd: () => {
+      parentPort.postMessage({ k: 'exit' });
+      setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1500).unref();
+    },
+  });
+
+  const pumps = data.pumps.map((p) => new Pump(p.name, channel.send));
+  const pumpByName = new Map(pumps.map((p) => [p.name, p]));
+  const ordering = createOrdering({ pumps, secret: data.secret, send: channel.send, busy: channel.busy });
+
+  for (const spec of data.pumps) {
+    const p = pumpByName.get(spec.name);
+    if (spec.fd === undefined || spec.fd < 0) continue; // fed by messages from the main thread
+    p.attach(spec.fd, (chunk) => {
+      ordering.feed(p, chunk);
+      pauseForBackPressure(pumps, channel);
+    });
+  }
+
+  parentPort.on('message', (m) => {
+    try {
+      if (m.k === 'mark') {
+        if (m.begin) interrupter.begin(m.begin.id, m.begin.seq);
+        if (m.end && m.endId !== undefined) interrupter.end(m.endId);
+        ordering.add(m);
+      } else if (m.k === 'force') ordering.force(m.n);
+      else if (m.k === 'out') {
+        const p = pumpByName.get(m.name);
+        if (p) ordering.feed(p, Buffer.from(m.data));
+      }
+    } catch (error) {
+      log(`I/O thread: ${error && error.stack}`);
+    }
+  });
+
+  channel.start(data.spec, data.inFd, data.outFd);
+}
+
+if (!isMainThread && workerData && workerData.sandpitIo) runIoThread(workerData);
+
+module.exports = { runIoThread };
