@@ -35,7 +35,7 @@ describe('environments', () => {
 
   it('lists the presets', async () => {
     const { environments } = await call(api().api, 'environments.list', {}, PANEL);
-    expect(environments.filter((e) => e.preset).map((e) => e.id)).toEqual(['python', 'python-data', 'node']);
+    expect(environments.filter((e) => e.preset).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash']);
   });
 
   it('builds an environment once (live log), then finds it up to date; its sessions import at once, the second from the pool', async () => {
@@ -71,7 +71,7 @@ describe('environments', () => {
     expect(recorder.builds.length).toBe(buildsBefore);
   });
 
-  it('names the package that failed to build, and keeps the last good image usable', async () => {
+  it('names the package that failed to build, refuses sessions of the failed definition with the reason, and keeps the last good image', async () => {
     const env = await call(api().api, 'environments.create', { name: 'Breaks', language: 'python', packages: { pip: ['sandpit_demo_a'] } }, PANEL);
     const good = await call(api().api, 'environments.build', { environmentId: env.id, force: true }, PANEL);
     expect(good.build?.state).toBe('ready');
@@ -81,6 +81,14 @@ describe('environments', () => {
     expect(failed.build?.failedPackage).toBe('sandpit_no_such_pkg');
     expect(failed.build?.error).toContain('sandpit_no_such_pkg');
     expect(failed.image?.tag).toBe(good.image?.tag);
+    expect(failed.status).toMatchObject({ state: 'failed', message: expect.stringContaining('sandpit_no_such_pkg') as unknown });
+    // A session of what failed to build never silently runs on the older image.
+    await expect(call(api().api, 'sessions.create', { environment: env.id }, PANEL)).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringMatching(/"Breaks" could not be built: installing "sandpit_no_such_pkg" failed.*build it again/) as unknown,
+    });
+    // Back to the definition that built: its image is still there, so the session starts without a build.
+    await call(api().api, 'environments.update', { environmentId: env.id, patch: { packages: { pip: ['sandpit_demo_a'], npm: [], apt: [] } } }, PANEL);
     const session = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
     expect(session.image).toBe(good.image?.tag);
     expect((await api().sessions.session(session.id).execute('import sandpit_demo_a\nsandpit_demo_a.VALUE')).result).toBe('42');
@@ -117,6 +125,6 @@ describe('environments', () => {
     const r = await call(api().api, 'sessions.execute', { sessionId: s.id, code: '6 * 7' }, PANEL);
     expect(r.result).toBe('42');
     const { rows } = await call(api().api, 'audit.list', { filters: { sessionId: s.id }, limit: 10 }, PANEL);
-    expect(rows[0]?.environment).toBe(`${env.id} (open network)`);
+    expect(rows[0]?.environment).toBe('Wide open (open network)');
   });
 });

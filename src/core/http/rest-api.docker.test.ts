@@ -92,17 +92,21 @@ describe('REST', () => {
     ]);
   });
 
-  it('accepts env "python", refuses other environments for now, and checks input', async () => {
+  it('runs in the environment env names (by id or by name), refuses an unknown one naming those that exist, and checks input', async () => {
     expect((await execute({ code: 'print(1)', env: 'python' })).stdout).toBe('1\n');
+    expect((await execute({ code: 'echo $((6 * 7))', env: 'Bash' })).stdout).toBe('42\n');
     const other = await post('/execute', { code: 'print(1)', env: 'data-science' });
     expect(other.status).toBe(400);
     expect(other.json).toMatchObject({
       ok: false,
       error: {
         code: 'INVALID_INPUT',
-        message: expect.stringContaining('environments arrive with the environments feature') as unknown,
+        message: expect.stringMatching(/There is no environment "data-science"\. The environments are: "python" \(Python\), "python-data" \(Python \(data\)\)/) as unknown,
       },
     });
+    const mismatch = await post('/execute', { code: 'print(1)', env: 'node', language: 'python' });
+    expect(mismatch.status).toBe(400);
+    expect(JSON.stringify(mismatch.json)).toContain('is for JavaScript, not Python');
     expect((await post('/execute', { code: 'x', files: { '../escape.txt': 'no' } })).status).toBe(400);
   });
 

@@ -121,7 +121,7 @@ describe('MCP tools over a real engine', () => {
 
     const badEnv = await tool(a.client, 'create_session', { environment: 'r-lang' });
     expect(badEnv.isError).toBe(true);
-    expect(textOf(badEnv)).toMatch(/^INVALID_INPUT: Unknown environment "r-lang"/);
+    expect(textOf(badEnv)).toMatch(/^INVALID_INPUT: There is no environment "r-lang"\. The environments are: "python" \(Python\)/);
 
     const syntax = await tool(a.client, 'execute_code', { code: 'def (' });
     const failed = structured<{ status: string; error?: { name: string; traceback: string } }>(syntax);
@@ -186,8 +186,8 @@ describe('MCP tools over a real engine', () => {
       environment: string;
       runs: number;
       status: string;
-    }>(await tool(a.client, 'create_session', { environment: 'default', timeout_minutes: 5 }));
-    expect(created).toMatchObject({ language: 'python', environment: 'python', runs: 0, status: 'ready' });
+    }>(await tool(a.client, 'create_session', { environment: 'Python', name: 'scratch', timeout_minutes: 5 }));
+    expect(created).toMatchObject({ language: 'python', environment: 'python', environment_name: 'Python', name: 'scratch', shared: false, runs: 0, status: 'ready' });
     await tool(a.client, 'execute_code', { code: '1', session_id: created.session_id });
     const listed = structured<{ sessions: Array<{ session_id: string; runs: number }> }>(
       await tool(a.client, 'list_sessions'),
@@ -202,10 +202,11 @@ describe('MCP tools over a real engine', () => {
     const gone = await tool(a.client, 'execute_code', { code: '1', session_id: created.session_id });
     expect(gone.isError).toBe(true);
 
-    const envs = structured<{ environments: Array<{ name: string; language: string }> }>(
+    const envs = structured<{ environments: Array<{ id: string; name: string; language: string; status: string }> }>(
       await tool(a.client, 'list_environments'),
     );
-    expect(envs.environments).toContainEqual(expect.objectContaining({ name: 'python', language: 'python' }));
+    expect(envs.environments).toContainEqual(expect.objectContaining({ id: 'python', name: 'Python', language: 'python', status: 'ready' }));
+    expect(envs.environments.map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash']);
   });
 
   it('returns a saved picture as image content and a resource link, readable as a resource', async () => {
