@@ -5,12 +5,12 @@ import { uniqueName } from '../support/panel-api';
 import { saveScreenshot } from '../support/screenshots';
 import type { FlowContext } from './context';
 
-/** A pip name no index has (and no index is reachable anyway: the e2e core's pip index is 127.0.0.1:9). */
+/** A pip name no index has (the e2e core's index serves only the demo packages). */
 export const MISSING_PACKAGE = 'sandpit-no-such-pkg-e2e';
 
 export async function presetsAndPlainEnvironment({ panel }: FlowContext, testInfo: TestInfo): Promise<void> {
   const envs = await panel.environments();
-  for (const id of ['python', 'python-data', 'node']) {
+  for (const id of ['python', 'python-data', 'node', 'bash']) {
     await expect(envs.preset(id)).toBeVisible();
     await expect(envs.preset(id).getByTestId('env-preset')).toHaveText('Preset');
   }

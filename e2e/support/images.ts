@@ -31,3 +31,26 @@ export async function containersOwnedBy(pid: number): Promise<string[]> {
   const list = await docker.listContainers({ [LABEL.managed]: 'true', [LABEL.ownerPid]: String(pid), [LABEL.ownerHost]: hostname() });
   return list.map((c) => `${c.id.slice(0, 12)} ${c.names.join(',')} (${c.state})`);
 }
+
+/** The test package index the e2e Sandpit installs from: its URL as containers on `network` see it. */
+export interface E2ePackageIndex {
+  url: string;
+  network: string;
+}
+
+function runIndexCli(args: string[]): Promise<string> {
+  const tsx = join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'cli.mjs');
+  const script = join(REPO_ROOT, 'e2e', 'support', 'package-index-cli.ts');
+  return new Promise((resolveOut, reject) => {
+    execFile(process.execPath, [tsx, script, ...args], { cwd: REPO_ROOT, timeout: 5 * 60_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`The test package index (${args[0]}) failed: ${stderr.trim() || error.message}`));
+      else resolveOut(stdout.trim().split('\n').pop() ?? '');
+    });
+  });
+}
+
+/** Starts the demo package index (sandpit_demo_a, sandpit_demo_b) on an internal Docker network of its own. */
+export async function startE2ePackageIndex(): Promise<E2ePackageIndex & { stop(): Promise<void> }> {
+  const info = JSON.parse(await runIndexCli(['start'])) as E2ePackageIndex;
+  return { ...info, stop: async () => void (await runIndexCli(['stop', info.network])) };
+}

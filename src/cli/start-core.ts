@@ -7,7 +7,7 @@ import { resolveExecutorImages } from '../core/docker/resolve-images';
 import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
 
-/** Builds the headless core for the CLI: config from the environment, images that are built (SANDPIT_PYTHON_IMAGE overrides python). */
+/** Builds the headless core for the CLI: config from the environment, images that are built (SANDPIT_PYTHON_IMAGE overrides the python flavour). */
 export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise<{ sandpit: Sandpit; notes: string[] }> {
   const logger = createLogger({ app: 'sandpit' });
   // The person's settings over the defaults; what the command line says over both.
@@ -15,7 +15,7 @@ export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise
   const base: SandpitConfig = { ...stored.config, ...overrides };
   const docker = new DockerodeClient({ host: base.dockerHost, logger });
   let notes: string[] = [];
-  // SANDPIT_PYTHON_IMAGE names the image of Python sessions (as in the desktop app), e.g. the python-data one.
+  // SANDPIT_PYTHON_IMAGE names the image of the python flavour (as in the desktop app), e.g. the python-data one.
   const pythonImage = process.env.SANDPIT_PYTHON_IMAGE?.trim();
   let images = { ...(pythonImage ? { python: pythonImage } : {}), ...base.images };
   try {

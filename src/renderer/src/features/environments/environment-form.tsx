@@ -2,7 +2,7 @@ import { useState } from 'react';
 import type { ReactElement } from 'react';
 import { isSandpitError } from '../../../../shared/api/errors';
 import { BASES_BY_LANGUAGE } from '../../../../shared/domain/environment';
-import type { Environment, EnvironmentBase } from '../../../../shared/domain/environment';
+import type { EnvironmentView as Environment, EnvironmentBase } from '../../../../shared/domain/environment';
 import { DEFAULT_LIMITS } from '../../../../shared/domain/limits';
 import { LANGUAGES } from '../../../../shared/domain/runtimes';
 import type { Language } from '../../../../shared/domain/runtimes';

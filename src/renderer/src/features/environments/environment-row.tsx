@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import type { ReactElement } from 'react';
-import type { Environment } from '../../../../shared/domain/environment';
+import type { EnvironmentView as Environment } from '../../../../shared/domain/environment';
 import { ConfirmModal } from '../../components/modal';
 import { LANGUAGE_WORDS, formatTime } from '../../lib/format';
 import { useAppStore, useClient, usePanel } from '../../stores/panel-context';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
-import type { Environment } from '../../../../shared/domain/environment';
+import type { EnvironmentView as Environment } from '../../../../shared/domain/environment';
 import { EmptyState, LoadProblem } from '../../components/empty-state';
 import { useAppStore } from '../../stores/panel-context';
 import { draftFrom, emptyDraft } from './environment-draft';

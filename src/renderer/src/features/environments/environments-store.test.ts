@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { SandpitClient } from '../../../../shared/api/client';
-import type { Environment } from '../../../../shared/domain/environment';
+import type { EnvironmentView as Environment } from '../../../../shared/domain/environment';
 import { MAX_LOG_LINES, appendLogLine, createEnvironmentsStore } from './environments-store';
 
 function env(id: string, preset = false, build?: Environment['build']): Environment {
@@ -16,6 +16,7 @@ function env(id: string, preset = false, build?: Environment['build']): Environm
     createdAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
     ...(build ? { build } : {}),
+    status: build?.state === 'failed' ? { state: 'failed', message: 'The last build failed.' } : { state: 'not-built', message: 'Not built yet.' },
   };
 }
 

@@ -1,7 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SandpitClient, SandpitEvent } from '../../../../shared/api/client';
-import type { Environment } from '../../../../shared/domain/environment';
+import type { EnvironmentView as Environment } from '../../../../shared/domain/environment';
 import { stripAnsi } from '../../lib/format';
 import { plainError } from '../../stores/panel-store';
 
