@@ -23,6 +23,7 @@ const MAX_TOOL_INPUT_ELEMENTS = 1_000;
 export const INSTRUCTIONS = [
   'Sandpit runs code for you in isolated sandboxes (containers without network access) on this computer.',
   'Call execute_code to run Python: variables, imports and files in /workspace persist between calls, and without session_id your own default session is used, so you rarely need create_session.',
+  'The person may have prepared environments (packages, network, limits) in the Sandpit panel: list_environments shows them, and create_session environment=<id or name> starts a session from one.',
   'Build larger programs with write_file (append: true for pieces) and run them with run_file or run_command; add libraries with install_packages (check_packages first).',
   'Results include stdout, stderr, the last expression, tracebacks and pictures; files a run saves come back as sandpit://artifacts/… resource links that stay readable after the session ends.',
 ].join(' ');

@@ -1,3 +1,4 @@
+import { LANGUAGES, languageLabel } from '../../../shared/domain/runtimes';
 import type { Language } from '../../../shared/domain/runtimes';
 
 /** Sizes as people read them: 0 bytes, 12 KB, 3.4 MB. */
@@ -50,11 +51,8 @@ export function formatTime(iso: string): string {
   return Number.isNaN(then.getTime()) ? '—' : then.toLocaleString();
 }
 
-export const LANGUAGE_WORDS: Record<Language, string> = {
-  python: 'Python',
-  javascript: 'JavaScript',
-  bash: 'Bash',
-};
+/** Each language's name for a person, from the runtime registry. */
+export const LANGUAGE_WORDS: Record<Language, string> = Object.fromEntries(LANGUAGES.map((language) => [language, languageLabel(language)])) as Record<Language, string>;
 
 /** The first line of some code, shortened to `max` characters. */
 export function codeExcerpt(code: string, max = 80): string {

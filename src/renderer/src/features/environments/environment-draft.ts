@@ -7,7 +7,8 @@ import type {
   NetworkPolicy,
 } from '../../../../shared/domain/environment';
 import type { PartialLimits } from '../../../../shared/domain/limits';
-import type { Language } from '../../../../shared/domain/runtimes';
+import { packageManagerOf } from '../../../../shared/domain/runtimes';
+import type { Language, PackageManager } from '../../../../shared/domain/runtimes';
 
 export type Installer = 'pip' | 'npm' | 'apt';
 
@@ -64,9 +65,9 @@ export function draftFrom(env: Environment): EnvironmentDraft {
   };
 }
 
-/** The language-specific installer the form shows: pip for python and bash, npm for javascript. */
-export function installerFor(language: Language): 'pip' | 'npm' {
-  return language === 'javascript' ? 'npm' : 'pip';
+/** The language-specific installer the form shows (the runtime registry's: pip for python and bash, npm for javascript). */
+export function installerFor(language: Language): PackageManager {
+  return packageManagerOf(language);
 }
 
 /** Changing the language keeps the base when it still fits, else takes the language's default. */
