@@ -130,8 +130,13 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
   const clients = new ClientRegistry((list) => bus.emit('clients.changed', { clients: list }));
   const endpoint = new ServedEndpoint(config.home, log);
+  // Pool warm-ups run in the background; dispose waits for the one in flight.
+  let warming: Promise<void> = Promise.resolve();
+  const warm = (): void => {
+    warming = warming.then(() => warmDefaultPools({ sessions, environments, log }));
+  };
   settings.onChange((next, previous) => {
-    applyLiveSettings(next, previous, { config, sessions, egress: gateway, log, warm: () => void warmDefaultPools({ sessions, environments, log }) });
+    applyLiveSettings(next, previous, { config, sessions, egress: gateway, log, warm });
     bus.emit('settings.updated', settings.view());
   });
 
@@ -152,7 +157,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       await gateway.get().catch((error: unknown) => log.warn('the egress proxy did not start', { error: toErrorBody(error).message }));
     }
     sessions.engineCameBack();
-    void warmDefaultPools({ sessions, environments, log });
+    warm();
   });
   await engine.check();
 
@@ -177,6 +182,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       (disposed ??= (async () => {
         approvals.dispose();
         await sessions.dispose();
+        await warming;
         audit.close();
         await gateway.close().catch((error: unknown) => log.warn('could not remove the egress network', { error: toErrorBody(error).message }));
         events.close();

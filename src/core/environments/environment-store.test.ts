@@ -59,6 +59,7 @@ describe('EnvironmentStore', () => {
       ['python', true],
       ['python-data', true],
       ['node', true],
+      ['bash', true],
     ]);
     await expect(stat(dir)).rejects.toThrow(/ENOENT/);
   });
@@ -79,7 +80,7 @@ describe('EnvironmentStore', () => {
       updatedAt: '2026-01-01T00:00:01.000Z',
     });
     expect(await store.get('web-scraping')).toEqual(created);
-    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'web-scraping']);
+    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'web-scraping']);
     expect(JSON.parse(await readFile(join(dir, 'web-scraping.json'), 'utf8'))).toEqual(created);
 
     const updated = await store.update('web-scraping', { network: 'packages', packages: { apt: ['jq'] }, limits: { memoryMb: 1_024 }, description: 'Scrapes' });
@@ -179,7 +180,7 @@ describe('EnvironmentStore', () => {
     await writeFile(join(dir, 'README.txt'), 'not an environment');
     await mkdir(join(dir, 'folder.json'));
 
-    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'fine']);
+    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'fine']);
     expect(logger.warnings.map((w) => w.fields?.path).sort()).toEqual(
       ['bad-spec.json', 'broken.json', 'folder.json', 'wrong-id.json'].map((name) => join(dir, name)),
     );

@@ -10,6 +10,7 @@ import type { EnvironmentServices } from './environment-services';
  */
 export async function warmDefaultPools(deps: { sessions: SessionManager; environments: EnvironmentServices; log: Logger }): Promise<void> {
   const { sessions, environments, log } = deps;
+  if (!sessions.pooling) return;
   const seen = new Set<string>();
   for (const language of LANGUAGES) {
     const id = RUNTIMES[language].defaultEnvironment;

@@ -110,6 +110,11 @@ export class SessionManager {
     return this.deps.backend.channel;
   }
 
+  /** Whether warm pools are on (a pool size above 0) and the manager is not shutting down. */
+  get pooling(): boolean {
+    return this.poolSize > 0 && !this.disposed;
+  }
+
   /** The global run slots (for tests and the benchmark's view of the cap). */
   get slots(): Semaphore {
     return this.services.slots;
