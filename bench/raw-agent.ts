@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { chmod, chown, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Sandpit } from '../src/core/app';
-import { hardenedContainerSpec, workspaceVolumeOptions } from '../src/core/docker/container-profile';
+import { hardenedContainerSpec } from '../src/core/docker/container-profile';
 import { sessionLabels } from '../src/core/docker/labels';
 import type { AgentChannel } from '../src/core/sessions/agent-channel';
 import type { AgentMessage } from '../src/core/sessions/protocol';
@@ -46,7 +46,7 @@ export async function startRawAgent(sandpit: Sandpit, image: string): Promise<Ra
     await rm(agentDir, { recursive: true, force: true });
   };
   try {
-    await docker.createVolume({ name: volume, labels, driverOpts: workspaceVolumeOptions(config.defaultLimits) });
+    await docker.createVolume({ name: volume, labels });
     await mkdir(agentDir, { recursive: true, mode: 0o700 });
     await chown(agentDir, SANDBOX_UID, SANDBOX_UID);
     await chmod(agentDir, 0o700);

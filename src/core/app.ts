@@ -10,6 +10,8 @@ import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
 import { DockerodeClient } from './docker/dockerode-client';
 import { ExecutorImages } from './docker/executor-images';
+import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
+import { reapWorkspaceImages } from './docker/workspace-storage';
 import { EngineMonitor } from './sessions/engine-monitor';
 import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
 import type { InstanceIdentity } from './docker/labels';
@@ -86,7 +88,9 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const docker = options.docker ?? new DockerodeClient({ host: config.dockerHost, logger: log });
   const bus = new EventBus();
   const events = new DaemonEvents(docker, identity.instanceId, log);
-  const backend = new DockerBackend({ docker, events, identity, instanceDir, channel: config.channel, log });
+  const workspacesRoot = join(config.home, 'workspaces');
+  const workspaces = await chooseWorkspaceStorage(config.workspaceStorage, docker.endpoint.kind === 'local', workspacesRoot, identity, log);
+  const backend = new DockerBackend({ docker, events, identity, instanceDir, channel: config.channel, workspaces, log });
   const engine = new EngineMonitor(backend, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
   const audit = AuditStore.open({ path: join(config.home, 'audit.db'), identity, retentionDays: settings.current.auditRetentionDays, log });
@@ -145,7 +149,9 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const reap = async (): Promise<void> => {
     try {
       const report = await reapDeadInstances(docker, identity, config.runRoot, log);
-      if (report.containers.length + report.volumes.length > 0) log.info('reaped leftovers of dead instances', { ...report });
+      // After their volumes: a loop device still mounted cannot be detached.
+      const images = await reapWorkspaceImages(workspacesRoot, identity, log);
+      if (report.containers.length + report.volumes.length + images.length > 0) log.info('reaped leftovers of dead instances', { ...report, workspaces: images });
     } catch (error) {
       log.warn('reaper failed', { error: toErrorBody(error).message });
     }

@@ -44,6 +44,8 @@ export interface SandpitConfig {
   installTimeoutMs: number;
   /** The executor-image/ folder (Dockerfiles, agents); default: the repository's. */
   imagesDir?: string;
+  /** What /workspace is on: `auto` (a capped ext4 of its own where the engine is local and we are root, else a plain volume), or one of those. */
+  workspaceStorage: 'auto' | 'loop' | 'volume';
 }
 
 /** The data folder: $SANDPIT_HOME, else the OS's app-data folder for "Sandpit" (as Electron's userData). */
@@ -81,6 +83,11 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     egressProxy: process.env.SANDPIT_EGRESS_PROXY !== 'off',
     installNetwork: process.env.SANDPIT_INSTALL_NETWORK ?? 'bridge',
     installTimeoutMs: 10 * 60_000,
+    workspaceStorage: workspaceStorageFrom(process.env.SANDPIT_WORKSPACE_STORAGE),
     ...overrides,
   };
+}
+
+function workspaceStorageFrom(value: string | undefined): SandpitConfig['workspaceStorage'] {
+  return value === 'loop' || value === 'volume' ? value : 'auto';
 }

@@ -1,11 +1,10 @@
-import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/runtimes';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { ApprovalQueue } from '../approvals/approval-queue';
 import { EventBus } from '../events/event-bus';
-import { packFiles } from '../files/safe-tar';
+import type { HostMessage, RequestReply } from '../sessions/protocol';
 import { silentLogger } from '../log';
 import type { SandboxRuntime } from '../sessions/sandbox-runtime';
 import { Session } from '../sessions/session';
@@ -44,13 +43,14 @@ function setup(policy: ApprovalSettings['defaultPolicy']): Setup {
       containerId: `c-${id}`,
       connected: true,
       options: { backend: { channel: 'attach' } },
-      sandbox: {
-        getArchive: async (path: string) => {
-          const name = path.replace('/workspace/', '');
-          const text = files.get(name);
-          if (text === undefined) throw new Error(`no ${name}`);
-          return Readable.from(await packFiles([{ path: name, content: Buffer.from(text) }], { maxFileBytes: 1 << 20, maxTotalBytes: 1 << 20 }));
-        },
+      // The agent's side of a file read: the file's bytes, then done (or NOT_FOUND).
+      request: async (build: (id: string) => HostMessage[], collect: (reply: RequestReply) => unknown) => {
+        const [message] = build('q1');
+        if (message?.type !== 'fs' || message.op !== 'read') throw new Error(`unexpected request ${JSON.stringify(message)}`);
+        const text = files.get(message.path);
+        if (text === undefined) return collect({ type: 'fs-error', id: 'q1', code: 'NOT_FOUND', message: 'No such file' });
+        collect({ type: 'fs-data', id: 'q1', data: Buffer.from(text).toString('base64') });
+        return collect({ type: 'fs-done', id: 'q1', size: text.length });
       },
       run: async ({ code }: { code: string }) => {
         ran.push({ sessionId: id, code });

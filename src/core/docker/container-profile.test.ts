@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Limits } from '../../shared/domain/limits';
 import { AGENT_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
-import { AGENT_SOCKET, SANDBOX_USER, hardenedContainerSpec, workspaceVolumeOptions } from './container-profile';
+import { AGENT_SOCKET, SANDBOX_USER, hardenedContainerSpec } from './container-profile';
 import type { ProfileInput } from './container-profile';
 import type { ContainerSpec } from './docker-client';
 
@@ -186,14 +186,5 @@ describe('hardenedContainerSpec options', () => {
     expect(s.env.PYTHONHASHSEED).toBe('0');
     expect(s.env.SANDPIT_CHANNEL).toBe('stdio');
     expect(s.cmd).toEqual(['python3', '-m', 'agent']);
-  });
-});
-
-describe('workspaceVolumeOptions', () => {
-  it('makes a size-capped tmpfs volume owned by the sandbox user', () => {
-    const options = workspaceVolumeOptions(LIMITS);
-    expect(options.type).toBe('tmpfs');
-    expect(options.device).toBe('tmpfs');
-    expect(options.o?.split(',')).toEqual(expect.arrayContaining(['size=100m', 'uid=10001', 'gid=10001']));
   });
 });

@@ -84,8 +84,3 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
     hostConfig,
   };
 }
-
-/** The size-capped, tmpfs-backed named volume behind /workspace (StorageOpt is not portable). */
-export function workspaceVolumeOptions(limits: Limits): Record<string, string> {
-  return { type: 'tmpfs', device: 'tmpfs', o: `size=${limits.workspaceMb}m,uid=10001,gid=10001,mode=0755` };
-}

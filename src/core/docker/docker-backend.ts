@@ -7,6 +7,7 @@ import type { DockerClient, EngineEndpoint } from './docker-client';
 import { dockerFixHint } from './docker-errors';
 import { DockerSandbox } from './docker-sandbox';
 import type { InstanceIdentity } from './labels';
+import type { WorkspaceKind, WorkspaceStorage } from './workspace-storage';
 
 export interface DockerBackendDeps {
   docker: DockerClient;
@@ -15,6 +16,8 @@ export interface DockerBackendDeps {
   /** This instance's folder for agent sockets (`<runRoot>/<instanceId>`). */
   instanceDir: string;
   channel: ChannelSetting;
+  /** What /workspace is on. */
+  workspaces: WorkspaceStorage;
   log: Logger;
 }
 
@@ -31,6 +34,11 @@ export class DockerBackend implements SandboxBackend {
 
   constructor(private readonly deps: DockerBackendDeps) {
     this.channel = resolveChannel(deps.channel, deps.docker.endpoint);
+  }
+
+  /** What sessions' /workspace is on (the README says what each engine gets). */
+  get workspaceKind(): WorkspaceKind {
+    return this.deps.workspaces.kind;
   }
 
   get endpoint(): BackendEndpoint {
@@ -50,6 +58,7 @@ export class DockerBackend implements SandboxBackend {
       docker: this.deps.docker,
       events: this.deps.events,
       identity: this.deps.identity,
+      workspaces: this.deps.workspaces,
       log: this.deps.log,
       ...(this.channel === 'socket' ? { socketRoot: this.deps.instanceDir } : {}),
     });

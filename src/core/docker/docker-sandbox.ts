@@ -1,6 +1,5 @@
 import { chmod, chown, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sessions/agent-channel';
@@ -8,11 +7,12 @@ import { connectUnixChannel } from '../sessions/unix-socket-channel';
 import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxSpec, SandboxState, SandboxStats } from '../sessions/sandbox-backend';
 import { attachChannel } from './attach-channel';
 import { PACKAGES_DIR } from '../sessions/sandbox-paths';
-import { SANDBOX_USER, hardenedContainerSpec, workspaceVolumeOptions } from './container-profile';
+import { SANDBOX_USER, hardenedContainerSpec } from './container-profile';
 import type { DaemonEvents } from './daemon-events';
 import type { DockerClient } from './docker-client';
 import { LABEL, sessionLabels } from './labels';
 import type { InstanceIdentity } from './labels';
+import type { WorkspaceStorage, WorkspaceVolume } from './workspace-storage';
 import { newId } from '../util/ids';
 
 const SANDBOX_UID = 10001;
@@ -23,6 +23,8 @@ export interface DockerSandboxDeps {
   identity: InstanceIdentity;
   /** This instance's folder for agent sockets (`<runRoot>/<instanceId>`); absent: the attach channel. */
   socketRoot?: string;
+  /** What /workspace is on (a capped ext4 of its own, or a plain volume). */
+  workspaces: WorkspaceStorage;
   log: Logger;
 }
 
@@ -37,6 +39,7 @@ export class DockerSandbox implements Sandbox {
   private readonly packagesVolume: string;
   private readonly agentDir: string | undefined;
   private readonly log: Logger;
+  private workspace: WorkspaceVolume | undefined;
 
   constructor(
     private readonly spec: SandboxSpec,
@@ -55,7 +58,8 @@ export class DockerSandbox implements Sandbox {
     const { limits } = this.spec;
     const labels = sessionLabels(identity, this.sessionId);
     try {
-      await docker.createVolume({ name: this.volumeName, labels, driverOpts: workspaceVolumeOptions(limits) });
+      this.workspace = await this.deps.workspaces.prepare(this.sessionId, limits);
+      await docker.createVolume({ name: this.volumeName, labels, ...(this.workspace.driverOpts ? { driverOpts: this.workspace.driverOpts } : {}) });
       await docker.createVolume({ name: this.packagesVolume, labels });
       if (this.agentDir) await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
       const spec = hardenedContainerSpec({
@@ -120,14 +124,6 @@ export class DockerSandbox implements Sandbox {
     return this.deps.docker.exec(this.containerId, argv, { ...options, user: SANDBOX_USER });
   }
 
-  putArchive(dir: string, tar: Buffer): Promise<void> {
-    return this.deps.docker.putArchive(this.containerId, dir, tar);
-  }
-
-  getArchive(path: string): Promise<Readable> {
-    return this.deps.docker.getArchive(this.containerId, path);
-  }
-
   async runHelper(helper: HelperSpec): Promise<SandboxExecResult> {
     const spec = hardenedContainerSpec({
       name: `sandpit-install-${newId('i', 4)}`,
@@ -152,6 +148,7 @@ export class DockerSandbox implements Sandbox {
     const { docker, events } = this.deps;
     if (this.containerId) await docker.removeContainer(this.containerId);
     await docker.removeVolume(this.volumeName);
+    await this.workspace?.release();
     await docker.removeVolume(this.packagesVolume);
     if (this.agentDir) await rm(this.agentDir, { recursive: true, force: true });
     events.forget(this.containerId);

@@ -3,11 +3,11 @@ import type { Display } from '../../shared/domain/execution';
 import type { ArtifactStore } from '../files/artifact-store';
 import { isImageMime } from '../files/mime';
 import type { Logger } from '../log';
-import type { Sandbox } from './sandbox-backend';
 import { readWorkspaceFile } from './workspace-files';
+import type { WorkspaceAgent } from './workspace-files';
 
 export interface CaptureInput {
-  sandbox: Sandbox;
+  agent: WorkspaceAgent;
   store: ArtifactStore;
   sessionId: string;
   executionId: string;
@@ -41,7 +41,7 @@ export async function captureArtifacts(input: CaptureInput): Promise<Artifact[]>
       continue;
     }
     try {
-      const read = await readWorkspaceFile(input.sandbox, file.path, input.maxBytes);
+      const read = await readWorkspaceFile(input.agent, file.path, input.maxBytes);
       artifacts.push(await input.store.put(read.content, { path: read.path, sessionId: input.sessionId, executionId: input.executionId }));
     } catch (error) {
       // A file that vanished, became a link or grew past the cap is simply not kept.

@@ -20,7 +20,7 @@ async function walk(dir: string): Promise<string[]> {
 describe('files in and out of a session', () => {
   let sp: TestSandpit;
   let id: string;
-  const sandbox = (): ReturnType<TestSandpit['sessions']['session']>['runtime']['sandbox'] => sp.sessions.session(id).runtime.sandbox;
+  const sandbox = (): ReturnType<TestSandpit['sessions']['session']>['runtime'] => sp.sessions.session(id).runtime;
 
   beforeAll(async () => {
     sp = await startTestSandpit();

@@ -24,17 +24,17 @@ describe('limits and timeouts', () => {
     expect((await sp.sessions.session(id).execute('kept')).result).toBe("'yes'");
   });
 
-  it('kills and restarts the container when the code ignores the interrupt, and says state was lost', async () => {
+  it('kills and restarts the container when the code ignores the interrupt: variables are lost, files are kept, and it says so', async () => {
     const { id } = await newSession(sp, {});
-    await sp.sessions.session(id).execute('lost = 1');
+    await sp.sessions.session(id).execute("lost = 1\nopen('/workspace/notes.txt', 'w').write('kept')");
     const started = Date.now();
     const r = await sp.sessions.session(id).execute('import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass', { timeoutMs: 1_500 });
     expect(r.status).toBe('timeout');
     expect(r.stateLost).toBe(true);
-    expect(r.message).toMatch(/variables and the files in \/workspace were lost/);
+    expect(r.message).toMatch(/variables were lost; the files in \/workspace were kept/);
     expect(Date.now() - started).toBeLessThan(1_500 + 2_000 + 10_000);
-    const after = await sp.sessions.session(id).execute("'lost' in globals()");
-    expect(after.result).toBe('False');
+    const after = await sp.sessions.session(id).execute("'lost' in globals(), open('/workspace/notes.txt').read()");
+    expect(after.result).toBe("(False, 'kept')");
   });
 
   it('leaves no process of a timed-out run alive', async () => {

@@ -3,6 +3,10 @@ import { z } from 'zod';
 /** Agent protocol v1 (executor-image/agents/PROTOCOL.md). Everything from the agent is untrusted and validated. */
 export const PROTOCOL_VERSION = 1;
 
+/** Why a file operation failed, as the agent says it. */
+export const FS_ERROR_CODES = ['NOT_FOUND', 'NOT_A_FILE', 'NOT_A_DIRECTORY', 'LINK', 'TOO_LARGE', 'INVALID_PATH', 'NO_SPACE', 'DENIED', 'IO'] as const;
+export type FsErrorCode = (typeof FS_ERROR_CODES)[number];
+
 export const agentMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('hello'), id: z.string(), language: z.string(), version: z.string(), pid: z.number(), protocol: z.number() }),
   z.object({ type: z.literal('stream'), id: z.string(), name: z.enum(['stdout', 'stderr']), text: z.string() }),
@@ -22,6 +26,27 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
     /** Processes the kernel killed for memory during the run (from the container's memory cgroup). */
     oomKills: z.number().int().nonnegative().optional(),
   }),
+  // File operations in the workspace, done by the agent as the sandbox user (never following a link).
+  z.object({ type: z.literal('fs-data'), id: z.string(), data: z.string() }),
+  z.object({ type: z.literal('fs-done'), id: z.string(), size: z.number().int().nonnegative() }),
+  z.object({
+    type: z.literal('fs-list'),
+    id: z.string(),
+    entries: z
+      .array(z.object({ name: z.string().min(1).max(1024), type: z.enum(['file', 'directory', 'symlink', 'other']), size: z.number().nonnegative(), mtime: z.number() }))
+      .max(10_000),
+    truncated: z.boolean().optional(),
+  }),
+  z.object({
+    type: z.literal('fs-usage'),
+    id: z.string(),
+    usedBytes: z.number().nonnegative(),
+    totalBytes: z.number().nonnegative(),
+    freeBytes: z.number().nonnegative(),
+    fileBytes: z.number().nonnegative(),
+  }),
+  z.object({ type: z.literal('fs-error'), id: z.string(), code: z.enum(FS_ERROR_CODES), message: z.string().max(4_000) }),
+  z.object({ type: z.literal('reaped'), id: z.string(), killed: z.number().int().nonnegative() }),
 ]);
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
 export type DoneMessage = Extract<AgentMessage, { type: 'done' }>;
@@ -29,7 +54,19 @@ export type DoneMessage = Extract<AgentMessage, { type: 'done' }>;
 export type HostMessage =
   | { type: 'hello'; id: string }
   | { type: 'execute'; id: string; code: string; outputLimit: number }
-  | { type: 'interrupt'; id: string };
+  | { type: 'interrupt'; id: string }
+  | { type: 'fs'; id: string; op: 'read'; path: string; maxBytes: number }
+  | { type: 'fs'; id: string; op: 'list'; path: string }
+  | { type: 'fs'; id: string; op: 'write'; path: string; append: boolean; data: string; last: boolean }
+  | { type: 'fs'; id: string; op: 'usage' }
+  | { type: 'reap'; id: string };
+
+/** A message that answers a request other than an execution (file operations, reaping). */
+export type RequestReply = Extract<AgentMessage, { type: 'fs-data' | 'fs-done' | 'fs-list' | 'fs-usage' | 'fs-error' | 'reaped' }>;
+
+export function isRequestReply(message: AgentMessage): message is RequestReply {
+  return message.type.startsWith('fs-') || message.type === 'reaped';
+}
 
 /** Longest line the host accepts from an agent before it declares the channel broken. */
 export const MAX_LINE_BYTES = 32 * 1024 * 1024;

@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import type { Limits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/runtimes';
 import type { ChannelKind } from '../../shared/domain/session';
@@ -113,10 +112,6 @@ export interface Sandbox {
   waitForOom(sinceMs: number, timeoutMs: number): Promise<boolean>;
   /** Runs a program (argv, never a shell line) as the sandbox user. */
   exec(argv: string[], options: SandboxExecOptions): Promise<SandboxExecResult>;
-  /** Puts a tar (built by us) into `dir`. */
-  putArchive(dir: string, tar: Buffer): Promise<void>;
-  /** A tar of `path` as the engine reads it (parsed by us: regular files only). */
-  getArchive(path: string): Promise<Readable>;
   /** Runs a helper to completion beside the sandbox (package installs). */
   runHelper(spec: HelperSpec): Promise<SandboxExecResult>;
   stats(): Promise<SandboxStats>;

@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import { fakeAgentDocker, promptAgent } from '../../test-support/fake-agent-docker';
 import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
 import { DaemonEvents } from '../docker/daemon-events';
+import { plainWorkspaces } from '../docker/workspace-storage';
 import { DockerBackend } from '../docker/docker-backend';
 import { silentLogger } from '../log';
 import { KILL_WAIT_MS, SandboxRuntime } from './sandbox-runtime';
@@ -19,6 +20,7 @@ async function startedSession(fake: FakeAgentDocker): Promise<SandboxRuntime> {
     identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
     instanceDir: '/nonexistent',
     channel: 'attach',
+    workspaces: plainWorkspaces,
     log: silentLogger,
   });
   const session = new SandboxRuntime({

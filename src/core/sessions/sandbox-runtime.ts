@@ -5,7 +5,10 @@ import type { Logger } from '../log';
 import type { AgentChannel } from './agent-channel';
 import { ExecutionCollector } from './execution-collector';
 import type { CollectedOutput } from './execution-collector';
-import type { AgentMessage } from './protocol';
+import { AgentRequests } from './agent-requests';
+import type { ReplyCollector } from './agent-requests';
+import { isRequestReply } from './protocol';
+import type { AgentMessage, HostMessage } from './protocol';
 import type { Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
@@ -58,6 +61,7 @@ export class SandboxRuntime {
   private stopping = false;
   private restarting: Promise<void> | undefined;
   private helloCounter = 0;
+  private readonly requests = new AgentRequests();
   private lastRunEndedAt = 0;
   /** Called when the sandbox died outside a run and was (or could not be) restarted. */
   onRecovered: ((error?: unknown) => void) | undefined;
@@ -205,7 +209,7 @@ export class SandboxRuntime {
         status: 'timeout',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so the sandbox was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`,
+        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so the sandbox was restarted: variables were lost; the files in /workspace were kept.`,
       };
     }
     if (cause === 'oom') {
@@ -214,10 +218,10 @@ export class SandboxRuntime {
         status: 'oom',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`,
+        message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables were lost; the files in /workspace were kept.`,
       };
     }
-    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${closedReason ?? cause}). It was restarted: variables and the files in /workspace were lost (the workspace lives in memory, capped in size).`, {
+    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${closedReason ?? cause}). It was restarted: variables were lost; the files in /workspace were kept.`, {
       partial: { stdout: collected.stdout, stderr: collected.stderr },
       stateLost: true,
     });
@@ -244,7 +248,7 @@ export class SandboxRuntime {
     }
   }
 
-  /** Kills and restarts the sandbox (variables are lost; what survives in /workspace depends on the backend's storage). */
+  /** Kills and restarts the sandbox: variables are lost, the files in /workspace stay (it is on disk). */
   async restart(): Promise<void> {
     await this.sandboxHandle?.kill().catch(() => undefined);
     await this.recover();
@@ -280,7 +284,19 @@ export class SandboxRuntime {
 
   private pendingHello: { id: string; resolve: () => void } | undefined;
 
+  /**
+   * A request to the agent that is not a run (a file operation, reaping strays): sent on the channel,
+   * answered through `collect`, failed by its timeout or by the channel closing.
+   */
+  request<T>(build: (id: string) => HostMessage[], collect: ReplyCollector<T>, timeoutMs: number, what: string): Promise<T> {
+    return this.requests.send(this.channel, build, collect, timeoutMs, what);
+  }
+
   private dispatch(message: AgentMessage): void {
+    if (isRequestReply(message)) {
+      this.requests.accept(message);
+      return;
+    }
     if (message.type === 'hello') {
       if (this.pendingHello?.id === message.id) this.pendingHello.resolve();
       return;
@@ -294,6 +310,7 @@ export class SandboxRuntime {
   private handleClose(channel: AgentChannel, reason?: string): void {
     if (this.channel !== channel) return;
     this.channel = undefined;
+    this.requests.failAll(reason ?? 'the sandbox connection closed');
     if (this.current) {
       this.current.settle(reason ?? 'the sandbox connection closed');
       return; // run() diagnoses and recovers

@@ -5,6 +5,7 @@ import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
 import { EventBus } from '../events/event-bus';
 import { defaultConfig } from '../config';
 import { DaemonEvents } from '../docker/daemon-events';
+import { plainWorkspaces } from '../docker/workspace-storage';
 import { DockerBackend, resolveChannel } from '../docker/docker-backend';
 import type { EngineEndpoint } from '../docker/docker-client';
 import { EngineMonitor } from './engine-monitor';
@@ -70,6 +71,7 @@ async function fakeManager(maxSessions = 32): Promise<{ manager: SessionManager;
     identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
     instanceDir: '/nonexistent',
     channel: 'attach',
+    workspaces: plainWorkspaces,
     log: silentLogger,
   });
   const engine = new EngineMonitor(backend, silentLogger);

@@ -23,7 +23,7 @@ import type { SandboxRuntime } from './sandbox-runtime';
 import type { SandboxStats } from './sandbox-backend';
 import { WORKSPACE_DIR } from './sandbox-paths';
 import { assertTransition } from './session-state';
-import { listWorkspace, readWorkspaceFile, writeWorkspaceFile } from './workspace-files';
+import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
 
 /** The largest file run_file runs (the approval prompt reads it with the same cap). */
 export const MAX_RUN_FILE_BYTES = 1024 * 1024;
@@ -166,7 +166,7 @@ export class Session {
     const executionId = options.executionId ?? newId('run', 8);
     // Read and run in one job: nothing queued in between can change what runs.
     return this.job('busy', 'The run', async () => {
-      const code = options.approvedContent ?? (await readWorkspaceFile(this.runtime.sandbox, relative, MAX_RUN_FILE_BYTES)).content.toString('utf8');
+      const code = options.approvedContent ?? (await readWorkspaceFile(this.runtime, relative, MAX_RUN_FILE_BYTES)).content.toString('utf8');
       return this.runCode(code, executionId, options.timeoutMs ?? this.identity.limits.timeoutMs);
     });
   }
@@ -184,32 +184,23 @@ export class Session {
         maxOutputBytes: this.identity.limits.outputBytes,
       });
       const timedOut = r.timedOut || (r.exitCode === 137 && Date.now() - started >= limitMs - 50);
+      // Nothing the command started outlives it (as with runs): whatever it left is stopped now.
+      await this.reap();
       return { sessionId: this.id, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: Date.now() - started };
     });
   }
 
   async readFile(path: string, maxBytes?: number): Promise<{ path: string; content: Buffer }> {
-    return this.job('quiet', 'Reading a file', () => readWorkspaceFile(this.runtime.sandbox, path, maxBytes));
+    return this.job('quiet', 'Reading a file', () => readWorkspaceFile(this.runtime, path, maxBytes));
   }
 
-  /** Creates or replaces a file, or appends to it (read and written in one job: nothing runs in between). */
+  /** Creates or replaces a file, or appends to it. */
   async writeFile(path: string, content: Buffer, append = false): Promise<{ path: string; size: number }> {
-    return this.job('busy', 'Writing a file', async () => {
-      const sandbox = this.runtime.sandbox;
-      let full = content;
-      if (append) {
-        const existing = await readWorkspaceFile(sandbox, path).catch((error: unknown) => {
-          if (error instanceof SandpitError && (error.code === 'NOT_FOUND' || error.code === 'INVALID_INPUT')) return undefined;
-          throw error;
-        });
-        if (existing) full = Buffer.concat([existing.content, content]);
-      }
-      return writeWorkspaceFile(sandbox, path, full);
-    });
+    return this.job('busy', 'Writing a file', () => writeWorkspaceFile(this.runtime, path, content, append));
   }
 
   async listFiles(path: string): Promise<FileEntry[]> {
-    return this.job('quiet', 'Listing files', () => listWorkspace(this.runtime.sandbox, path));
+    return this.job('quiet', 'Listing files', () => listWorkspace(this.runtime, path));
   }
 
   /** Installs packages (validated by the caller) through a helper; the session itself stays offline. */
@@ -228,9 +219,10 @@ export class Session {
     return this.job('quiet', 'The package check', () => installerFor(this.identity.language).check(this.runtime.sandbox, specs));
   }
 
-  /** CPU, memory and disk use now (not queued: it never touches the workspace). */
+  /** CPU, memory and workspace disk use now (not queued: a measure must not wait behind a long run). */
   async stats(): Promise<SandboxStats> {
-    return this.runtime.sandbox.stats();
+    const [engine, disk] = await Promise.all([this.runtime.sandbox.stats(), workspaceUsage(this.runtime).catch(() => undefined)]);
+    return disk ? { ...engine, workspaceBytes: disk.usedBytes, workspaceLimitBytes: disk.totalBytes } : engine;
   }
 
   /** Sends SIGINT to the running code (not queued: it must reach a run in progress). */
@@ -283,6 +275,16 @@ export class Session {
   /** Notes a use that did not go through the queue (e.g. the panel opened the session). */
   touch(): void {
     this.lastUsed = new Date();
+  }
+
+  /** Asks the agent to stop every process but itself (what a command left behind); a dead agent has none to stop. */
+  private async reap(): Promise<void> {
+    try {
+      const killed = await this.runtime.request((id) => [{ type: 'reap', id }], (reply) => (reply.type === 'reaped' ? reply.killed : undefined), 10_000, 'stopping leftover processes');
+      if (killed > 0) this.log.info('stopped processes a command left behind', { killed });
+    } catch (error) {
+      this.log.warn('could not stop what a command left behind', { error: toErrorBody(error).message });
+    }
   }
 
   private recordPackages(packages: string[]): void {
@@ -366,7 +368,7 @@ export class Session {
   private async capture(executionId: string, files: Array<{ path: string; size: number }>, displays: ExecutionResult['displays']): Promise<Artifact[]> {
     try {
       return await captureArtifacts({
-        sandbox: this.runtime.sandbox,
+        agent: this.runtime,
         store: this.services.artifacts,
         sessionId: this.id,
         executionId,

@@ -1,0 +1,160 @@
+import { execFile } from 'node:child_process';
+import { access, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { join } from 'node:path';
+import { SandpitError } from '../../shared/api/errors';
+import type { Limits } from '../../shared/domain/limits';
+import type { Logger } from '../log';
+import { isOwnerDead } from './instance-identity';
+import type { InstanceIdentity } from './labels';
+
+/**
+ * What /workspace is on:
+ * - `disk-capped`: an ext4 file system of its own (a sparse image file on the data folder's disk, attached
+ *   as a loop device and mounted by the engine): a full workspace is ENOSPC, memory is not touched, files
+ *   survive restarts. Needs a local Linux engine and root (as the socket channel does).
+ * - `disk`: a plain volume on the engine's disk (Docker Desktop, remote engines, rootless): files survive
+ *   restarts and never use memory, but only single files are capped (the `fsize` ulimit), not the total.
+ */
+export type WorkspaceKind = 'disk-capped' | 'disk';
+
+export interface WorkspaceVolume {
+  /** Options of the engine's local volume driver (none for a plain volume). */
+  driverOpts?: Record<string, string>;
+  /** Undoes what `prepare` made, after the volume is removed. Safe to call more than once. */
+  release(): Promise<void>;
+}
+
+export interface WorkspaceStorage {
+  readonly kind: WorkspaceKind;
+  prepare(sessionId: string, limits: Limits): Promise<WorkspaceVolume>;
+}
+
+const TOOL_TIMEOUT_MS = 30_000;
+const SANDBOX_OWNER = '10001:10001';
+
+function run(file: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: TOOL_TIMEOUT_MS }, (error, stdout, stderr) => {
+      if (error) reject(new SandpitError('INTERNAL', `${file} ${args[0] ?? ''} failed: ${(stderr || error.message).trim().slice(0, 500)}`));
+      else resolve(stdout);
+    });
+  });
+}
+
+/** The image's size for a workspace of `mb` MiB: ext4 keeps about 9 MiB and 1.5 % for itself. */
+export function imageBytes(mb: number): number {
+  return Math.ceil(mb * 1.02 + 10) * 1024 * 1024;
+}
+
+/** A plain volume: disk-backed, total not capped. */
+export const plainWorkspaces: WorkspaceStorage = {
+  kind: 'disk',
+  prepare: async () => ({ release: async () => undefined }),
+};
+
+/**
+ * One ext4 image per session in `<root>/<instanceId>/` (with an owner.json, so the reaper finds the images
+ * of a dead instance), attached to a loop device the engine mounts as the workspace volume.
+ */
+export class LoopWorkspaces implements WorkspaceStorage {
+  readonly kind = 'disk-capped';
+  private readonly dir: string;
+
+  constructor(
+    private readonly root: string,
+    private readonly identity: InstanceIdentity,
+    private readonly log: Logger,
+  ) {
+    this.dir = join(root, identity.instanceId);
+  }
+
+  async prepare(sessionId: string, limits: Limits): Promise<WorkspaceVolume> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    await writeFile(join(this.dir, 'owner.json'), JSON.stringify(this.identity), { mode: 0o600 });
+    const image = join(this.dir, `${sessionId}.img`);
+    let device: string | undefined;
+    const release = async (): Promise<void> => {
+      if (device) await run('losetup', ['-d', device]).catch((error: unknown) => this.log.warn('could not detach a workspace loop device', { device, error: String(error) }));
+      device = undefined;
+      await rm(image, { force: true });
+    };
+    try {
+      await writeFile(image, '', { mode: 0o600 });
+      await run('truncate', ['-s', String(imageBytes(limits.workspaceMb)), image]);
+      await run('mkfs.ext4', ['-q', '-F', '-m', '0', '-J', 'size=4', '-E', `root_owner=${SANDBOX_OWNER},lazy_itable_init=1`, image]);
+      // An empty workspace: no lost+found for the person to wonder about.
+      await run('debugfs', ['-w', '-R', 'rmdir lost+found', image]);
+      device = (await run('losetup', ['--find', '--show', image])).trim();
+      if (!device.startsWith('/dev/loop')) throw new SandpitError('INTERNAL', `losetup gave "${device}", not a loop device.`);
+      return { driverOpts: { type: 'ext4', device, o: 'nosuid,nodev' }, release };
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+}
+
+/** Whether this machine can give capped disk workspaces: root, the tools, loop devices, a local engine. */
+export async function canLoopMount(local: boolean): Promise<boolean> {
+  if (!local || process.platform !== 'linux' || typeof process.getuid !== 'function' || process.getuid() !== 0) return false;
+  try {
+    await access('/dev/loop-control', constants.R_OK | constants.W_OK);
+    await Promise.all(['mkfs.ext4', 'debugfs', 'losetup', 'truncate'].map((tool) => run('which', [tool])));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the instance whose images are in `dir` (its owner.json) is dead; undefined when the folder is not ours. */
+async function ownerIsDead(dir: string, self: InstanceIdentity): Promise<boolean | undefined> {
+  try {
+    const owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as InstanceIdentity;
+    if (owner.instanceId === self.instanceId) return false;
+    return isOwnerDead({ host: owner.host, pid: String(owner.pid), start: owner.processStart, instance: owner.instanceId }, self);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Loop devices attached now, with their backing files (from sysfs). */
+async function attachedLoops(): Promise<Array<{ device: string; file: string }>> {
+  const loops: Array<{ device: string; file: string }> = [];
+  for (const name of (await readdir('/sys/block').catch(() => [] as string[])).filter((n) => n.startsWith('loop'))) {
+    const file = await readFile(`/sys/block/${name}/loop/backing_file`, 'utf8').catch(() => undefined);
+    if (file) loops.push({ device: `/dev/${name}`, file: file.trim() });
+  }
+  return loops;
+}
+
+const IMAGE_PATH = /\/workspaces\/([^/]+)\/ses-[a-z0-9]+\.img$/;
+
+/**
+ * What dead instances left of their workspaces (their containers and volumes are gone): loop devices
+ * detached — also those of an instance with another data folder, found by their backing file — and the
+ * image folders under `root` removed. Returns the folders and devices it cleaned.
+ */
+export async function reapWorkspaceImages(root: string, self: InstanceIdentity, log: Logger): Promise<string[]> {
+  const cleaned: string[] = [];
+  for (const loop of await attachedLoops()) {
+    const match = IMAGE_PATH.exec(loop.file);
+    if (!match || match[1] === self.instanceId) continue;
+    const dir = loop.file.slice(0, loop.file.lastIndexOf('/'));
+    if ((await ownerIsDead(dir, self)) !== true) continue;
+    try {
+      await run('losetup', ['-d', loop.device]);
+      await rm(loop.file, { force: true });
+      cleaned.push(loop.device);
+    } catch (error) {
+      log.warn('could not detach a leftover workspace loop device', { device: loop.device, error: String(error) });
+    }
+  }
+  for (const name of await readdir(root).catch(() => [] as string[])) {
+    const dir = join(root, name);
+    if (name === self.instanceId || (await ownerIsDead(dir, self)) !== true) continue;
+    await rm(dir, { recursive: true, force: true });
+    cleaned.push(dir);
+  }
+  return cleaned;
+}
