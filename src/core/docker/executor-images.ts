@@ -1,4 +1,6 @@
+import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Flavour } from '../../shared/domain/runtimes';
+import { diagnoseInstall } from '../runtimes/install-diagnosis';
 import type { DockerClient } from './docker-client';
 import { ensureExecutorImage, planExecutorImage } from './image-builder';
 
@@ -30,10 +32,18 @@ export class ExecutorImages {
     if (known) return Promise.resolve(known);
     let pending = this.building.get(flavour);
     if (!pending) {
-      pending = ensureExecutorImage(this.docker, flavour, { imagesDir: this.options.imagesDir })
+      const log: string[] = [];
+      pending = ensureExecutorImage(this.docker, flavour, { imagesDir: this.options.imagesDir, onLog: (line) => void (log.push(line) > 400 && log.shift()) })
         .then((tag) => {
           this.known.set(flavour, tag);
           return tag;
+        })
+        .catch((error: unknown) => {
+          // A base bootstrapped from Debian packages needs the Debian mirror: say so in plain words.
+          const message = toErrorBody(error).message;
+          const diagnosis = diagnoseInstall({ manager: 'apt', log: [...log, message].join('\n'), packages: [] });
+          if (diagnosis.cause !== 'unreachable' && diagnosis.cause !== 'disk') throw error;
+          throw new SandpitError('IMAGE_MISSING', `The ${flavour} sandbox image could not be made: ${diagnosis.summary} ${diagnosis.fixes[0] ?? ''}`.trim(), { diagnosis, cause: message });
         })
         .finally(() => this.building.delete(flavour));
       this.building.set(flavour, pending);

@@ -5,6 +5,8 @@ import type { DockerClient } from '../docker/docker-client';
 import { LABEL } from '../docker/labels';
 import { packFiles } from '../files/safe-tar';
 import type { Logger } from '../log';
+import type { InstallDiagnosis } from '../../shared/domain/packages';
+import { diagnoseInstall } from '../runtimes/install-diagnosis';
 import { environmentDockerfile, failedPackageFrom } from './environment-dockerfile';
 import { definitionHash } from './environment-hash';
 import type { EnvironmentStore } from './environment-store';
@@ -62,7 +64,8 @@ export class EnvironmentBuilder {
     if (target && env.image?.tag === target.tag && (await this.exists(target.tag))) return { state: 'ready', message: 'Ready: sessions start at once.' };
     if (target && !target.needsBuild && (await this.exists(target.tag))) return { state: 'ready', message: 'Ready: sessions start at once.' };
     if (failedSinceEdit(env)) {
-      return { state: 'failed', message: `The last build failed: ${env.build?.error ?? 'unknown error'}. Change its packages in the Environments screen and build it again.` };
+      const fix = env.build?.diagnosis?.fixes[0] ?? 'Change its packages in the Environments screen and build it again.';
+      return { state: 'failed', message: `The last build failed: ${env.build?.error ?? 'unknown error'} ${fix}` };
     }
     return { state: 'not-built', message: 'Not built yet: it is built when a session first needs it (this can take a minute).' };
   }
@@ -86,8 +89,11 @@ export class EnvironmentBuilder {
     }
     const target = await this.targetTag(env);
     if (env.image?.tag !== target.tag) {
-      throw new SandpitError('INVALID_INPUT', `The environment "${env.name}" could not be built: ${env.build?.error ?? 'unknown error'}. Change its packages in the Environments screen and build it again, or use another environment.`, {
+      const why = (env.build?.error ?? 'unknown error').replace(/\.$/, '');
+      const fix = env.build?.diagnosis?.fixes[0] ?? 'Change its packages in the Environments screen and build it again';
+      throw new SandpitError('INVALID_INPUT', `The environment "${env.name}" could not be built: ${why}. ${fix.replace(/\.$/, '')} — or use another environment.`, {
         failedPackage: env.build?.failedPackage,
+        diagnosis: env.build?.diagnosis,
       });
     }
     return env.image.tag;
@@ -165,13 +171,23 @@ export class EnvironmentBuilder {
       this.existing.add(target.tag);
       return emit(await store.setBuild(environmentId, { state: 'ready', startedAt, finishedAt: new Date().toISOString() }));
     } catch (error) {
-      const failedPackage = failedPackageFrom(lines, env);
       const message = toErrorBody(error).message;
-      const reason = failedPackage ? `installing "${failedPackage}" failed: ${message}` : message;
-      log.warn('environment build failed', { environmentId, error: reason });
-      logLine(`build failed: ${reason}`);
-      // The last good image (env.image) stays as it was: sessions can still use it.
-      return emit(await store.setBuild(environmentId, { state: 'failed', error: reason.slice(0, 2_000), failedPackage, startedAt, finishedAt: new Date().toISOString() }));
+      const diagnosis = diagnoseBuild(env, [...lines, message], () => this.deps.settings());
+      const failedPackage = diagnosis.cause === 'unreachable' ? undefined : (failedPackageFrom(lines, env) ?? (diagnosis.affected.length === 1 ? diagnosis.affected[0] : undefined));
+      log.warn('environment build failed', { environmentId, error: message, cause: diagnosis.cause });
+      logLine(`build failed: ${diagnosis.summary}`);
+      // The last good image (env.image) stays as it was; the raw log's end stays one click away.
+      return emit(
+        await store.setBuild(environmentId, {
+          state: 'failed',
+          error: diagnosis.summary.slice(0, 2_000),
+          failedPackage,
+          diagnosis,
+          logTail: [...lines, message].slice(-200).map((l) => l.slice(0, 2_000)),
+          startedAt,
+          finishedAt: new Date().toISOString(),
+        }),
+      );
     }
   }
 }
@@ -182,6 +198,21 @@ function tagFor(env: Environment, base: string): { tag: string; hash: string; ba
   const { pip, npm, apt } = env.packages;
   if (pip.length + npm.length + apt.length === 0) return { tag: base, hash, base, needsBuild: false };
   return { tag: `sandpit/env-${env.id}:${hash.slice(0, 12)}`, hash, base, needsBuild: true };
+}
+
+/** Why a build failed: the installer whose step failed (apt, then npm, then pip in the Dockerfile), and its words. */
+function diagnoseBuild(env: Environment, lines: string[], settings: () => BuildSettings): InstallDiagnosis {
+  const log = lines.join('\n');
+  const failedStep = [...lines].reverse().find((l) => /^Step \d+\/\d+ : RUN /.test(l)) ?? '';
+  const manager = /apt-get/.test(failedStep) ? 'apt' : /"npm"/.test(failedStep) ? 'npm' : env.packages.pip.length > 0 ? 'pip' : env.packages.npm.length > 0 ? 'npm' : 'apt';
+  let indexUrl: string | undefined;
+  try {
+    const s = settings();
+    indexUrl = manager === 'pip' ? s.pipIndexUrl : manager === 'npm' ? s.npmRegistryUrl : undefined;
+  } catch {
+    indexUrl = undefined;
+  }
+  return diagnoseInstall({ manager, log, packages: env.packages[manager], ...(indexUrl ? { indexUrl } : {}) });
 }
 
 /** A definition that failed to build and has not changed since is not retried on every session. */

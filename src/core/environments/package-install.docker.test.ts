@@ -90,14 +90,15 @@ describe('pip installs in a helper container, from a local index', () => {
     expect(session?.hostConfig.NetworkMode).toBe('none');
   });
 
-  it('reports each package on its own: a missing one fails with pip\'s error, a good one in the same call installs', async () => {
+  it('reports each package on its own: a missing one fails in plain words (pip\'s own in the detail), a good one in the same call installs', async () => {
     const other = (await newSession(api(), {})).id;
     try {
       const { results } = await install(other, ['sandpit_no_such_pkg', 'sandpit_demo_a==0.9.0']);
       expect(results).toHaveLength(2);
       expect(results[0]).toMatchObject({ package: 'sandpit_no_such_pkg', ok: false });
-      expect(results[0]?.error).toContain('sandpit_no_such_pkg');
-      expect(results[0]?.error).toMatch(/No matching distribution found|Could not find a version/);
+      expect(results[0]?.error).toMatch(/^“sandpit_no_such_pkg” was not found on the package index \(pypi-index:8080\)/);
+      expect(results[0]?.diagnosis).toMatchObject({ cause: 'not-found', affected: ['sandpit_no_such_pkg'] });
+      expect(results[0]?.detail).toMatch(/No matching distribution found|Could not find a version/);
       expect(results[1]).toEqual({ package: 'sandpit_demo_a==0.9.0', ok: true, version: '0.9.0' });
       expect(await run(other, 'import sandpit_demo_a\nsandpit_demo_a.VALUE')).toBe('41');
       expect(api().sessions.session(other).info().packages).toEqual(['sandpit_demo_a==0.9.0']);

@@ -71,7 +71,7 @@ describe('environments and sessions across surfaces, over MCP', () => {
     const env = await call(sp.api, 'environments.create', { name: 'Needs the internet', language: 'python', packages: { pip: ['sandpit_demo_a'] } }, PANEL);
     const failed = await tool(a.client, 'create_session', { environment: 'needs the internet' });
     expect(failed.isError).toBe(true);
-    expect(text(failed)).toMatch(/^INVALID_INPUT: The environment "Needs the internet" could not be built: .*build it again, or use another environment\./s);
+    expect(text(failed)).toMatch(/^INVALID_INPUT: The environment "Needs the internet" could not be built: Sandpit could not reach the package index \(127\.0\.0\.1:9\): this computer seems to be offline.*— or use another environment\./s);
     const { environments } = (await tool(a.client, 'list_environments')).structuredContent as {
       environments: Array<{ id: string; status: string; status_message: string }>;
     };

@@ -1,7 +1,9 @@
 import { SandpitError } from '../../shared/api/errors';
-import type { PackageOutcome } from '../../shared/domain/packages';
+import type { InstallDiagnosis, PackageOutcome } from '../../shared/domain/packages';
+import type { PackageManager } from '../../shared/domain/runtimes';
 import type { Logger } from '../log';
 import type { Sandbox } from '../sessions/sandbox-backend';
+import { diagnoseInstall, diagnosisText } from './install-diagnosis';
 import type { PackageSpec } from './package-specs';
 
 export interface InstallSettings {
@@ -31,6 +33,9 @@ export interface InstallerCommand {
   env: Record<string, string>;
   /** The lines of the installer's output that say what went wrong. */
   describeError: (stderr: string, stdout: string) => string;
+  /** Which installer it is (for the plain-words diagnosis) and the index it reaches for. */
+  manager: PackageManager;
+  indexUrl: string;
 }
 
 /** A package manager's two jobs in a session: install (through a helper) and check what is importable. */
@@ -60,8 +65,8 @@ export async function installWithHelper(
   log: Logger,
   command: (batch: PackageSpec[]) => InstallerCommand,
 ): Promise<PackageOutcome[]> {
-  const runOnce = async (batch: PackageSpec[]): Promise<{ ok: boolean; error?: string }> => {
-    const { cmd, env, describeError } = command(batch);
+  const runOnce = async (batch: PackageSpec[]): Promise<{ ok: boolean; error?: string; diagnosis?: InstallDiagnosis }> => {
+    const { cmd, env, describeError, manager, indexUrl } = command(batch);
     log.info('installing packages', { sessionId: sandbox.sessionId, packages: batch.map((b) => b.raw), installer: cmd[0] });
     const r = await sandbox.runHelper({
       cmd,
@@ -70,19 +75,29 @@ export async function installWithHelper(
       timeoutMs: settings.installTimeoutMs,
       maxOutputBytes: MAX_LOG_BYTES,
     });
-    if (r.timedOut) return { ok: false, error: `the install did not finish within ${Math.round(settings.installTimeoutMs / 1000)} s` };
-    return r.exitCode === 0 ? { ok: true } : { ok: false, error: describeError(r.stderr, r.stdout) };
+    if (r.exitCode === 0 && !r.timedOut) return { ok: true };
+    const detail = r.timedOut ? `the install did not finish within ${Math.round(settings.installTimeoutMs / 1000)} s` : describeError(r.stderr, r.stdout);
+    const diagnosis = diagnoseInstall({ manager, log: `${r.stdout}\n${r.stderr}\n${detail}`, packages: batch.map((b) => b.raw), indexUrl });
+    return { ok: false, error: detail, diagnosis };
   };
+  const failed = (spec: PackageSpec, run: { error?: string; diagnosis?: InstallDiagnosis }): PackageOutcome => ({
+    package: spec.raw,
+    ok: false,
+    error: run.diagnosis ? diagnosisText(run.diagnosis) : (run.error ?? 'the install failed'),
+    ...(run.error ? { detail: run.error } : {}),
+    ...(run.diagnosis ? { diagnosis: run.diagnosis } : {}),
+  });
 
   if (specs.length === 0) throw new SandpitError('INVALID_INPUT', 'No packages to install.');
   const all = await runOnce(specs);
   if (all.ok) return specs.map((s) => ({ package: s.raw, ok: true }));
-  if (specs.length === 1) return [{ package: specs[0]!.raw, ok: false, error: all.error }];
+  // When the index cannot be reached (or the disk is full, or it timed out), trying each alone changes nothing.
+  if (specs.length === 1 || (all.diagnosis && ['unreachable', 'disk', 'timeout'].includes(all.diagnosis.cause))) return specs.map((s) => failed(s, all));
   // Find out which ones failed: one at a time.
   const outcomes: PackageOutcome[] = [];
   for (const s of specs) {
     const one = await runOnce([s]);
-    outcomes.push(one.ok ? { package: s.raw, ok: true } : { package: s.raw, ok: false, error: one.error });
+    outcomes.push(one.ok ? { package: s.raw, ok: true } : failed(s, one));
   }
   return outcomes;
 }

@@ -53,6 +53,8 @@ export const npmInstaller: Installer = {
       // The cache and logs go to /tmp (the root fs is read-only); no update check against the registry.
       env: { npm_config_cache: '/tmp/.npm', npm_config_update_notifier: 'false', npm_config_loglevel: 'warn', NO_COLOR: '1' },
       describeError: npmError,
+      manager: 'npm',
+      indexUrl: settings.npmRegistryUrl,
     })),
   check: (sandbox, specs) => checkWith(sandbox, ['node', '-e', CHECK_SCRIPT], specs, WORKSPACE_DIR),
 };

@@ -41,6 +41,8 @@ export const pipInstaller: Installer = {
       cmd: pipArgv(batch, settings),
       env: { PIP_NO_WARN_SCRIPT_LOCATION: '1', PYTHONDONTWRITEBYTECODE: '1' },
       describeError: pipError,
+      manager: 'pip',
+      indexUrl: settings.pipIndexUrl,
     })),
   check: (sandbox, specs) => checkWith(sandbox, ['python3', '-c', CHECK_SCRIPT], specs),
 };

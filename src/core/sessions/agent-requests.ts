@@ -29,11 +29,11 @@ export class AgentRequests {
         this.pending.delete(id);
         reject(new SandpitError('EXEC_TIMEOUT', `The sandbox did not answer (${what}) within ${Math.round(timeoutMs / 1000)} s.`));
       }, timeoutMs);
-      this.pending.set(id, { collect: collect as ReplyCollector<unknown>, resolve: resolve as (value: unknown) => void, reject, timer });
+      this.pending.set(id, { collect, resolve: (value) => resolve(value as T), reject, timer });
       try {
         for (const message of build(id)) channel.send(message);
       } catch (error) {
-        this.settle(id, () => reject(error));
+        this.settle(id, () => reject(error instanceof Error ? error : new Error(String(error))));
       }
     });
   }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { partialLimitsSchema } from './limits';
-import { packageSpecSchema } from './packages';
+import { installDiagnosisSchema, packageSpecSchema } from './packages';
 import { languageSchema } from './session';
 import { FLAVOURS, LANGUAGES, PACKAGE_MANAGERS, RUNTIMES, defaultFlavourOf, languagesOf, packageManagerOf } from './runtimes';
 import type { Flavour, Language } from './runtimes';
@@ -168,6 +168,9 @@ export const environmentBuildSchema = z.object({
   state: buildStateSchema,
   error: z.string().max(10_000).optional().describe('Why the last build failed, in plain words'),
   failedPackage: z.string().max(200).optional().describe('The package that could not be installed'),
+  diagnosis: installDiagnosisSchema.optional().describe('The cause, the packages it hit and what to do'),
+  /** The end of the last failed build's log (the raw details, one click away). */
+  logTail: z.array(z.string().max(2_000)).max(200).optional(),
   startedAt: z.string().optional(),
   finishedAt: z.string().optional(),
 });
