@@ -16,7 +16,7 @@ export async function runServe(options: { port?: number }): Promise<number> {
   const lines = [
     `Sandpit is running at ${http.url}`,
     `  MCP:         ${http.url}/mcp   (Streamable HTTP; send "Authorization: Bearer <token>")`,
-    `  web panel:   ${http.url}/#token=${panelToken}   (this link opens the panel for this run only: keep it to yourself)`,
+    `  web panel:   ${http.url}/#token=${panelToken}   (it opens the panel, also after a restart: keep it to yourself; Connect → New panel link replaces it)`,
     `  health:      ${http.url}/health`,
     `  token file:  ${tokenFile}`,
     `  data folder: ${sandpit.config.home}`,

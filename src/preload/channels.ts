@@ -16,6 +16,7 @@ export const ALLOWED_METHODS = [
   'sessions.stop',
   'sessions.restart',
   'sessions.execute',
+  'sessions.stats',
   'sessions.interrupt',
   'sessions.runCommand',
   'sessions.runFile',
@@ -46,6 +47,8 @@ export const ALLOWED_METHODS = [
   'connect.info',
   'connect.revealToken',
   'connect.rotateToken',
+  'connect.panelLink',
+  'connect.rotatePanelLink',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

@@ -5,7 +5,7 @@ import { stdioCommand } from '../connect/stdio-command';
 import type { ClientRegistry } from '../connect/client-registry';
 import type { Handlers } from './api-types';
 
-type ConnectMethods = 'connect.info' | 'connect.revealToken' | 'connect.rotateToken';
+type ConnectMethods = 'connect.info' | 'connect.revealToken' | 'connect.rotateToken' | 'connect.panelLink' | 'connect.rotatePanelLink';
 
 export interface ConnectServices {
   endpoint: ServedEndpoint;
@@ -34,5 +34,10 @@ export function connectHandlers(config: SandpitConfig, services: ConnectServices
     },
     'connect.revealToken': async () => ({ token: await endpoint.token() }),
     'connect.rotateToken': async () => ({ token: await endpoint.rotate() }),
+    'connect.panelLink': async () => {
+      const link = await endpoint.panelLink();
+      return link === undefined ? {} : { link };
+    },
+    'connect.rotatePanelLink': async () => endpoint.rotatePanel(),
   };
 }

@@ -85,6 +85,7 @@ export const METHOD_POLICY: PolicyTable = {
       detail: (_input, where) => `Run code ${where}`,
     },
   },
+  'sessions.stats': ANY,
   'sessions.interrupt': ANY,
   'sessions.runCommand': {
     access: 'any',
@@ -167,4 +168,6 @@ export const METHOD_POLICY: PolicyTable = {
   'connect.info': ANY,
   'connect.revealToken': panel('see the access token'),
   'connect.rotateToken': panel('replace the access token'),
+  'connect.panelLink': panel('see the panel link'),
+  'connect.rotatePanelLink': panel('replace the panel link'),
 };

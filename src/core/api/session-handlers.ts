@@ -1,7 +1,7 @@
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
 
-type SessionMethods = 'sessions.list' | 'sessions.get' | 'sessions.stop' | 'sessions.restart' | 'sessions.interrupt';
+type SessionMethods = 'sessions.list' | 'sessions.get' | 'sessions.stop' | 'sessions.restart' | 'sessions.interrupt' | 'sessions.stats';
 
 /** Finding, stopping, restarting and interrupting sessions: only those the caller may use. */
 export function sessionHandlers(kit: HandlerKit): Pick<Handlers, SessionMethods> {
@@ -16,5 +16,19 @@ export function sessionHandlers(kit: HandlerKit): Pick<Handlers, SessionMethods>
     },
     'sessions.restart': async ({ sessionId }, context) => sessions.access(sessionId, context.principal).restart(),
     'sessions.interrupt': async ({ sessionId }, context) => ({ interrupted: sessions.access(sessionId, context.principal).interrupt() }),
+    'sessions.stats': async ({ sessionId }, context) => {
+      const session = sessions.access(sessionId, context.principal);
+      const stats = await session.stats();
+      return {
+        at: new Date().toISOString(),
+        cpu: stats.cpu,
+        cpuLimit: session.identity.limits.cpus,
+        memoryBytes: stats.memoryBytes,
+        memoryLimitBytes: stats.memoryLimitBytes,
+        ...(stats.workspaceBytes === undefined ? {} : { workspaceBytes: stats.workspaceBytes }),
+        ...(stats.workspaceLimitBytes === undefined ? {} : { workspaceLimitBytes: stats.workspaceLimitBytes }),
+        pids: stats.pids,
+      };
+    },
   };
 }

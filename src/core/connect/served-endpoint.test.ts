@@ -27,7 +27,7 @@ describe('ServedEndpoint and the connect methods', () => {
     const endpoint = new ServedEndpoint(home);
     const first = await endpoint.token();
     const switched: string[] = [];
-    const detach = endpoint.attach({ url: 'http://127.0.0.1:5555', setToken: (t) => switched.push(t) });
+    const detach = endpoint.attach({ url: 'http://127.0.0.1:5555', setToken: (t) => switched.push(t), setPanelToken: () => undefined });
     expect(endpoint.url).toBe('http://127.0.0.1:5555');
     const second = await endpoint.rotate();
     expect(second).not.toBe(first);
@@ -39,6 +39,25 @@ describe('ServedEndpoint and the connect methods', () => {
     expect(endpoint.url).toBeUndefined();
   });
 
+  it('keeps the panel link across restarts of the server, and a new one replaces it at once', async () => {
+    const endpoint = new ServedEndpoint(home);
+    const panelSwitches: string[] = [];
+    endpoint.attach({ url: 'http://127.0.0.1:5556', setToken: () => undefined, setPanelToken: (t) => panelSwitches.push(t) });
+    const first = await endpoint.panelLink();
+    expect(first).toMatch(/^http:\/\/127\.0\.0\.1:5556\/#token=[A-Za-z0-9_-]{43}$/);
+    // Another endpoint on the same data folder (Sandpit started again) gives the same link.
+    const again = new ServedEndpoint(home);
+    again.attach({ url: 'http://127.0.0.1:5556', setToken: () => undefined, setPanelToken: () => undefined });
+    expect(await again.panelLink()).toBe(first);
+    const { link, token } = await endpoint.rotatePanel();
+    expect(link).toBe(`http://127.0.0.1:5556/#token=${token}`);
+    expect(link).not.toBe(first);
+    expect(panelSwitches).toEqual([token]);
+    expect((await readFile(tokenPath(home, 'panel-token'), 'utf8')).trim()).toBe(token);
+    // The clients' token is another secret: untouched.
+    expect(token).not.toBe(await endpoint.token());
+  });
+
   it('shows endpoints, configs and clients to anyone, the token to the panel only', async () => {
     const endpoint = new ServedEndpoint(home);
     const clients = new ClientRegistry();
@@ -48,7 +67,7 @@ describe('ServedEndpoint and the connect methods', () => {
     expect(idle).toMatchObject({ serving: false, mcpUrl: 'http://127.0.0.1:7499/mcp', panelUrl: 'http://127.0.0.1:7499/', tokenFile: tokenPath(home), clients: [] });
     expect(idle.stdioCommand.args).toEqual(['/x/bin/sandpit.mjs', 'mcp']);
 
-    endpoint.attach({ url: 'http://127.0.0.1:6000', setToken: () => undefined });
+    endpoint.attach({ url: 'http://127.0.0.1:6000', setToken: () => undefined, setPanelToken: () => undefined });
     clients.add({ name: 'cursor', transport: 'mcp-http', mcpSessionId: 's1' });
     const serving = await api['connect.info']({}, PANEL);
     expect(serving).toMatchObject({ serving: true, mcpUrl: 'http://127.0.0.1:6000/mcp', clients: [{ name: 'cursor', transport: 'mcp-http', mcpSessionId: 's1' }] });

@@ -1,10 +1,11 @@
 import { loadOrCreateToken, rotateToken, tokenPath } from '../http/token';
 import type { Logger } from '../log';
 
-/** The part of a running HTTP server the endpoint needs: its URL and a way to switch its token. */
+/** The part of a running HTTP server the endpoint needs: its URL and a way to switch its tokens. */
 export interface TokenHolder {
   url: string;
   setToken(token: string): void;
+  setPanelToken(token: string): void;
 }
 
 /**
@@ -39,6 +40,20 @@ export class ServedEndpoint {
   /** The current token (created when there is none yet). */
   token(): Promise<string> {
     return loadOrCreateToken(this.home, this.log);
+  }
+
+  /** The web panel's link with its token (the panel's own secret, in the URL fragment), while a server serves this core. */
+  async panelLink(): Promise<string | undefined> {
+    if (!this.server) return undefined;
+    return `${this.server.url}/#token=${await loadOrCreateToken(this.home, this.log, 'panel-token')}`;
+  }
+
+  /** A new panel link: open panel tabs with the old one are refused; returns the new link and token. */
+  async rotatePanel(): Promise<{ link?: string; token: string }> {
+    const token = await rotateToken(this.home, 'panel-token');
+    this.server?.setPanelToken(token);
+    this.log?.info('panel token rotated', { serving: this.server !== undefined });
+    return { ...(this.server ? { link: `${this.server.url}/#token=${token}` } : {}), token };
   }
 
   /** A fresh token in the token file, in force on the server at once: the old one is refused from now on. */

@@ -48,6 +48,8 @@ export interface RunningHttpServer {
   server: Server;
   /** Switches the bearer token at once: from the next request on, only the new one is accepted. */
   setToken(token: string): void;
+  /** Switches the web panel's token: tabs with the old link are refused from the next request on. */
+  setPanelToken(token: string): void;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       assertStrongToken(token);
       state.token = token;
       log.info('access token switched');
+    },
+    setPanelToken: (token) => {
+      assertStrongToken(token);
+      state.panelToken = token;
+      log.info('panel token switched');
     },
     close: () =>
       new Promise<void>((resolve) => {

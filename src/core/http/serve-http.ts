@@ -2,7 +2,7 @@ import type { Sandpit } from '../app';
 import { startHttpServer } from './http-server';
 import type { HttpMount, RunningHttpServer } from './http-server';
 import { removeInstanceFile, removeInstanceFileSync, writeInstanceFile } from './instance-file';
-import { generateToken, loadOrCreateToken, tokenPath } from './token';
+import { loadOrCreateToken, tokenPath } from './token';
 
 export interface ServedHttp {
   http: RunningHttpServer;
@@ -22,8 +22,9 @@ export interface ServedHttp {
 export async function serveHttp(sandpit: Sandpit, port: number, mounts: readonly HttpMount[] = []): Promise<ServedHttp> {
   const { home } = sandpit.config;
   const token = await loadOrCreateToken(home, sandpit.log);
-  // The panel's own secret, new at every start: only the panel link carries it (in the URL fragment).
-  const panelToken = generateToken();
+  // The panel's own secret, kept in the data folder so an open panel survives a restart; only the panel
+  // link carries it (in the URL fragment), and the Connect screen can replace it.
+  const panelToken = await loadOrCreateToken(home, sandpit.log, 'panel-token');
   const http = await startHttpServer({ sandpit, port, token, panelToken, mounts });
   const detach = sandpit.endpoint.attach(http);
   await writeInstanceFile(home, { url: http.url, pid: process.pid, startedAt: new Date().toISOString() });

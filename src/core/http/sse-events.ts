@@ -9,7 +9,8 @@ export interface SseOptions {
   maxBufferedBytes?: number;
 }
 
-export const SSE_HEARTBEAT_MS = 15_000;
+/** Often enough that the panel knows within a few seconds when Sandpit is gone (it waits 8 s of silence). */
+export const SSE_HEARTBEAT_MS = 2_500;
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
 /** One server-sent event: `event: <name>` and its JSON payload (JSON has no raw newlines, so one data line). */

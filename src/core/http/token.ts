@@ -8,9 +8,12 @@ import type { Logger } from '../log';
 export const TOKEN_BYTES = 32;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43,512}$/;
 
-/** Where the bearer token of a data folder lives. */
-export function tokenPath(home: string): string {
-  return join(home, 'token');
+/** The two secrets of a data folder: the clients' bearer token and the web panel's own. */
+export type TokenFile = 'token' | 'panel-token';
+
+/** Where a token of a data folder lives. */
+export function tokenPath(home: string, file: TokenFile = 'token'): string {
+  return join(home, file);
 }
 
 /** A fresh token: 256 random bits, base64url. */
@@ -24,15 +27,15 @@ export function isLooserThanOwnerOnly(mode: number, platform: NodeJS.Platform = 
 }
 
 /**
- * Reads `$SANDPIT_HOME/token`, creating it (exclusively, mode 0600, never half-written) when absent. A file that others may
+ * Reads `$SANDPIT_HOME/token` (or `panel-token`), creating it (exclusively, mode 0600, never half-written) when absent. A file that others may
  * read is tightened to 0600 with a warning; a file that holds no usable token (empty, too short) is
  * replaced with a fresh one, also with a warning.
  */
-export async function loadOrCreateToken(home: string, log?: Logger): Promise<string> {
-  const path = tokenPath(home);
+export async function loadOrCreateToken(home: string, log?: Logger, file: TokenFile = 'token'): Promise<string> {
+  const path = tokenPath(home, file);
   await mkdir(home, { recursive: true, mode: 0o700 });
   for (let attempt = 0; attempt < 3; attempt++) {
-    const existing = await readExisting(home, log);
+    const existing = await readExisting(home, log, file);
     if (existing !== undefined) return existing;
     const token = generateToken();
     // Written whole to a private temp file, then linked into place: the link fails if another process
@@ -41,7 +44,7 @@ export async function loadOrCreateToken(home: string, log?: Logger): Promise<str
     try {
       await writeExclusive(temp, token);
       await link(temp, path);
-      log?.info('created the access token', { path });
+      log?.info(file === 'token' ? 'created the access token' : 'created the panel token', { path });
       return token;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -53,8 +56,8 @@ export async function loadOrCreateToken(home: string, log?: Logger): Promise<str
 }
 
 /** Replaces the token with a fresh one (atomically: write a 0600 temp file, then rename over). */
-export async function rotateToken(home: string): Promise<string> {
-  const path = tokenPath(home);
+export async function rotateToken(home: string, file: TokenFile = 'token'): Promise<string> {
+  const path = tokenPath(home, file);
   await mkdir(home, { recursive: true, mode: 0o700 });
   const token = generateToken();
   const temp = tempPathFor(path);
@@ -80,8 +83,8 @@ export function principalOf(token: string): string {
   return `token:${createHash('sha256').update(token, 'utf8').digest('hex').slice(0, 16)}`;
 }
 
-async function readExisting(home: string, log: Logger | undefined): Promise<string | undefined> {
-  const path = tokenPath(home);
+async function readExisting(home: string, log: Logger | undefined, file: TokenFile): Promise<string | undefined> {
+  const path = tokenPath(home, file);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -100,7 +103,7 @@ async function readExisting(home: string, log: Logger | undefined): Promise<stri
   const token = text.trim();
   if (TOKEN_PATTERN.test(token)) return token;
   log?.warn('the access token file holds no usable token (it needs at least 256 random bits); replacing it', { path });
-  return rotateToken(home);
+  return rotateToken(home, file);
 }
 
 function tempPathFor(path: string): string {

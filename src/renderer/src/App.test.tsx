@@ -10,6 +10,8 @@ const client: SandpitClient = {
   transport: 'ipc',
   call: () => Promise.reject(new Error('unused')),
   subscribe: () => () => undefined,
+    onLink: () => () => undefined,
+    setToken: () => undefined,
 };
 
 function render(state: PanelSnapshot): string {

@@ -17,6 +17,10 @@ export interface SandpitClient {
   call<M extends MethodName>(name: M, ...args: InputArgs<M>): Promise<MethodOutput<M>>;
   /** Live events from the core; unknown event names are dropped. Returns the unsubscribe function. */
   subscribe(listener: (event: SandpitEvent) => void): () => void;
+  /** Told when the core stops answering and when it is back (never, over IPC). */
+  onLink(listener: (up: boolean) => void): () => void;
+  /** Switches the access token (web panel only; a no-op over IPC). */
+  setToken(token: string): void;
 }
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_NAMES);
@@ -53,5 +57,7 @@ export function createClient(transport: Transport): SandpitClient {
         if (KNOWN_EVENTS.has(name)) listener({ name, payload } as SandpitEvent);
       });
     },
+    onLink: (listener) => transport.onLink?.(listener) ?? ((): void => undefined),
+    setToken: (token) => transport.setToken?.(token),
   };
 }

@@ -20,7 +20,7 @@ import {
 import { approvalDecisionSchema, approvalOutcomeSchema, approvalSchema } from '../domain/approval';
 import { connectedClientSchema, connectInfoSchema } from '../domain/connect';
 import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
-import { languageSchema, sessionInfoSchema } from '../domain/session';
+import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain/session';
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 
 /**
@@ -94,6 +94,10 @@ export const methods = {
       executionId: executionIdSchema,
     }),
     output: executionResultSchema,
+  },
+  'sessions.stats': {
+    input: z.object({ sessionId: sessionIdSchema }),
+    output: sessionStatsSchema,
   },
   'sessions.interrupt': {
     input: z.object({ sessionId: sessionIdSchema }),
@@ -252,6 +256,14 @@ export const methods = {
   'connect.rotateToken': {
     input: z.object({}),
     output: z.object({ token: z.string() }),
+  },
+  'connect.panelLink': {
+    input: z.object({}),
+    output: z.object({ link: z.string().optional().describe('The web panel link with its token; absent while no HTTP server serves this core') }),
+  },
+  'connect.rotatePanelLink': {
+    input: z.object({}),
+    output: z.object({ link: z.string().optional(), token: z.string().describe('The new panel token (this panel switches to it)') }),
   },
 } as const;
 

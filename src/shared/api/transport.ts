@@ -15,6 +15,13 @@ export interface Transport {
   readonly kind: 'ipc' | 'http';
   invoke(method: MethodName, input: unknown): Promise<unknown>;
   subscribe(listener: TransportEventListener): () => void;
+  /**
+   * Whether the core is reachable now: told `false` when it stops answering (its event stream goes
+   * quiet), `true` when it is back. IPC never loses the core (they live and die together).
+   */
+  onLink?(listener: (up: boolean) => void): () => void;
+  /** Uses another access token from now on (a panel link pasted into this tab, or a new link made here). */
+  setToken?(token: string): void;
 }
 
 /** What the preload exposes as `window.sandpit` (only plain data and functions cross the bridge). */

@@ -34,3 +34,16 @@ export const sessionInfoSchema = z.object({
   idleTimeoutMs: z.number().int(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
+
+/** What a session uses now: CPU in cores, memory and workspace disk in bytes (with their limits). */
+export const sessionStatsSchema = z.object({
+  at: z.string().describe('When it was measured (ISO 8601)'),
+  cpu: z.number().nonnegative().describe('CPU in use, in cores (1 = one core busy)'),
+  cpuLimit: z.number().positive(),
+  memoryBytes: z.number().nonnegative(),
+  memoryLimitBytes: z.number().nonnegative(),
+  workspaceBytes: z.number().nonnegative().optional(),
+  workspaceLimitBytes: z.number().nonnegative().optional(),
+  pids: z.number().int().nonnegative(),
+});
+export type SessionStats = z.infer<typeof sessionStatsSchema>;

@@ -47,6 +47,5 @@ export function takeToken(host: PanelHost): string | undefined {
  */
 export function createPanelTransport(host: PanelHost = window): Transport {
   if (host.sandpit) return createIpcTransport(host.sandpit);
-  const token = takeToken(host) ?? '';
-  return createHttpTransport({ token: () => token });
+  return createHttpTransport({ token: takeToken(host) ?? '' });
 }

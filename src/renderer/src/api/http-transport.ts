@@ -3,20 +3,25 @@ import type { Transport, TransportEventListener } from '../../../shared/api/tran
 import { SseParser, readSse } from './sse-parser';
 
 export interface HttpTransportOptions {
-  /** The bearer token from the panel link (a function when it can change, e.g. after a rotation). */
-  token: string | (() => string);
+  /** The bearer token from the panel link (switched with setToken when a new link arrives). */
+  token: string;
   /** Origin of the Sandpit server; default: the page's own (''). */
   baseUrl?: string;
   fetch?: typeof fetch;
   /** First reconnect delay of the event stream; doubles up to maxRetryMs. */
   retryMs?: number;
   maxRetryMs?: number;
+  /** The event stream counts as lost when nothing (not even a heartbeat) came for this long. */
+  silenceMs?: number;
 }
 
+/** The server sends a heartbeat every few seconds (sse-events.ts): a stream quiet for longer than this is dead. */
+export const STREAM_SILENCE_MS = 8_000;
+
 const UNREACHABLE =
-  'Cannot reach Sandpit. Check that "sandpit serve" (or the Sandpit app) is still running, then reload this page.';
+  'Cannot reach Sandpit: it may have stopped, or be starting again. This page reconnects by itself once it is back.';
 const UNAUTHORIZED =
-  'This page has no valid access token. Open the panel again with the link Sandpit printed when it started.';
+  'This page\'s access link is not valid (any more). Open the panel link Sandpit printed when it started (it ends in #token=…) — you can paste it into this tab — or make a new one on the Connect screen of the desktop app.';
 
 function looksLikeEnvelope(value: unknown): boolean {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';
@@ -46,10 +51,17 @@ function delay(ms: number, signal: AbortSignal): Promise<void> {
 export function createHttpTransport(options: HttpTransportOptions): Transport {
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
-  const { token } = options;
-  const authorization = (): string => `Bearer ${typeof token === 'function' ? token() : token}`;
+  let token = options.token;
+  const authorization = (): string => `Bearer ${token}`;
   const listeners = new Set<TransportEventListener>();
+  const linkListeners = new Set<(up: boolean) => void>();
   let stream: AbortController | undefined;
+  let up: boolean | undefined;
+  const setLink = (next: boolean): void => {
+    if (up === next) return;
+    up = next;
+    for (const listener of linkListeners) listener(next);
+  };
 
   const emit = (name: string, payload: unknown): void => {
     for (const listener of listeners) {
@@ -64,29 +76,55 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const follow = async (signal: AbortSignal): Promise<void> => {
     const parser = new SseParser();
     const firstRetry = options.retryMs ?? 1_000;
+    const silenceMs = options.silenceMs ?? STREAM_SILENCE_MS;
     let retry = firstRetry;
     while (!signal.aborted) {
+      // One attempt: its own abort, pulled when the stream stays silent past the heartbeat.
+      const attempt = new AbortController();
+      const stop = (): void => attempt.abort();
+      signal.addEventListener('abort', stop, { once: true });
+      let watchdog: ReturnType<typeof setTimeout> | undefined;
+      const alive = (): void => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => {
+          setLink(false);
+          attempt.abort();
+        }, silenceMs);
+      };
       try {
         const headers: Record<string, string> = { authorization: authorization(), accept: 'text/event-stream' };
         if (parser.lastEventId) headers['last-event-id'] = parser.lastEventId;
-        const response = await doFetch(`${base}/api/events`, { headers, signal, cache: 'no-store' });
+        alive();
+        const response = await doFetch(`${base}/api/events`, { headers, signal: attempt.signal, cache: 'no-store' });
         if (response.ok && response.body) {
           retry = parser.retryMs ?? firstRetry;
-          await readSse(response.body, parser, (message) => {
-            let payload: unknown;
-            try {
-              payload = JSON.parse(message.data);
-            } catch {
-              return;
-            }
-            emit(message.event, payload);
-          });
+          setLink(true);
+          await readSse(
+            response.body,
+            parser,
+            (message) => {
+              let payload: unknown;
+              try {
+                payload = JSON.parse(message.data);
+              } catch {
+                return;
+              }
+              emit(message.event, payload);
+            },
+            alive,
+          );
+        } else if (response.status !== 401) {
+          setLink(false);
         }
       } catch {
-        // Network error or abort: reconnect below unless aborted.
+        // Network error, silence or abort: reconnect below unless aborted.
+      } finally {
+        clearTimeout(watchdog);
+        signal.removeEventListener('abort', stop);
       }
+      if (!signal.aborted) setLink(false);
       await delay(retry, signal);
-      retry = Math.min(retry * 2, options.maxRetryMs ?? 30_000);
+      retry = Math.min(retry * 2, options.maxRetryMs ?? 10_000);
     }
   };
 
@@ -102,12 +140,27 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
           cache: 'no-store',
         });
       } catch {
+        setLink(false);
         throw new SandpitError('INTERNAL', UNREACHABLE);
       }
       const body: unknown = await response.json().catch(() => undefined);
       if (looksLikeEnvelope(body)) return body;
       if (response.status === 401) throw new SandpitError('UNAUTHORIZED', UNAUTHORIZED);
       throw new SandpitError('INTERNAL', `Sandpit answered with HTTP ${response.status} and no result.`);
+    },
+    onLink(listener) {
+      linkListeners.add(listener);
+      return () => linkListeners.delete(listener);
+    },
+    setToken(next) {
+      token = next;
+      // The stream reconnects with the new token.
+      if (stream) {
+        stream.abort();
+        const controller = new AbortController();
+        stream = controller;
+        void follow(controller.signal);
+      }
     },
     subscribe(listener) {
       listeners.add(listener);

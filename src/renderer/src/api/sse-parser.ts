@@ -67,6 +67,7 @@ export async function readSse(
   body: ReadableStream<Uint8Array>,
   parser: SseParser,
   onMessage: (message: SseMessage) => void,
+  onBytes: () => void = () => undefined,
 ): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
@@ -74,6 +75,8 @@ export async function readSse(
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
+      // Heartbeat comments count too: they say the server is there.
+      onBytes();
       for (const message of parser.push(decoder.decode(value, { stream: true }))) onMessage(message);
     }
     for (const message of parser.push(decoder.decode())) onMessage(message);

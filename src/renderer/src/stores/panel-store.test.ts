@@ -45,6 +45,8 @@ function fakeClient(
       listener = l;
       return () => (listener = undefined);
     },
+    onLink: () => () => undefined,
+    setToken: () => undefined,
     emit: (e) => listener?.(e),
   };
 }

@@ -31,6 +31,8 @@ function client(call: (name: string, input: unknown) => unknown): SandpitClient 
       }
     }) as unknown as SandpitClient['call'],
     subscribe: () => () => undefined,
+    onLink: () => () => undefined,
+    setToken: () => undefined,
   };
 }
 
