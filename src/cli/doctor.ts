@@ -1,5 +1,5 @@
 import { defaultConfig } from '../core/config';
-import { DockerodeClient } from '../core/docker/dockerode-client';
+import { openEngine } from '../core/docker/open-engine';
 import { createLogger } from '../core/log';
 import { checkDataFolder, checkDocker, checkImages, checkNode, checkPort, checkTokenFile, formatChecks } from './doctor-checks';
 import type { CheckResult } from './doctor-checks';
@@ -7,7 +7,7 @@ import type { CheckResult } from './doctor-checks';
 /** `sandpit doctor`: every prerequisite, each with how to fix it. Exit 1 when anything is wrong. */
 export async function runDoctor(): Promise<number> {
   const config = defaultConfig();
-  const docker = new DockerodeClient({ host: config.dockerHost, logger: createLogger({ app: 'sandpit' }, 'error') });
+  const { docker } = await openEngine(config.dockerHost, createLogger({ app: 'sandpit' }, 'error'));
   const results: CheckResult[] = [checkNode(), await checkDataFolder(config.home), await checkTokenFile(config.home), await checkPort(config.port)];
   const engine = await checkDocker(docker);
   results.push(engine);

@@ -2,7 +2,7 @@ import { createSandpit } from '../core/app';
 import type { Sandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
 import type { SandpitConfig } from '../core/config';
-import { DockerodeClient } from '../core/docker/dockerode-client';
+import { openEngine } from '../core/docker/open-engine';
 import { resolveExecutorImages } from '../core/docker/resolve-images';
 import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
@@ -13,7 +13,7 @@ export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise
   // The person's settings over the defaults; what the command line says over both.
   const stored = await withStoredSettings(defaultConfig(), logger);
   const base: SandpitConfig = { ...stored.config, ...overrides };
-  const docker = new DockerodeClient({ host: base.dockerHost, logger });
+  const { docker } = await openEngine(base.dockerHost, logger);
   let notes: string[] = [];
   // SANDPIT_PYTHON_IMAGE names the image of the python flavour (as in the desktop app), e.g. the python-data one.
   const pythonImage = process.env.SANDPIT_PYTHON_IMAGE?.trim();

@@ -8,7 +8,9 @@ import type { SandpitConfig } from './config';
 import { DaemonEvents } from './docker/daemon-events';
 import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
-import { DockerodeClient } from './docker/dockerode-client';
+import { engineCandidates } from './docker/engine-candidates';
+import { openEngine } from './docker/open-engine';
+import { switchableDocker } from './docker/switchable-docker';
 import { ExecutorImages } from './docker/executor-images';
 import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
 import { reapWorkspaceImages } from './docker/workspace-storage';
@@ -85,11 +87,14 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   await ensurePrivateDir(instanceDir);
   await writeFile(join(instanceDir, 'owner.json'), JSON.stringify(identity), { mode: 0o600 });
 
-  const docker = options.docker ?? new DockerodeClient({ host: config.dockerHost, logger: log });
+  // One client for everything, whose engine can change while Sandpit runs (a new address in Settings).
+  const engineClient = switchableDocker(options.docker ?? (await openEngine(config.dockerHost, log)).docker);
+  const docker = engineClient.client;
   const bus = new EventBus();
   const events = new DaemonEvents(docker, identity.instanceId, log);
   const workspacesRoot = join(config.home, 'workspaces');
-  const workspaces = await chooseWorkspaceStorage(config.workspaceStorage, docker.endpoint.kind === 'local', workspacesRoot, identity, log);
+  const isLocal = (): boolean => docker.endpoint.kind === 'local' && docker.endpoint.tcp !== true;
+  const workspaces = await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log);
   const backend = new DockerBackend({ docker, events, identity, instanceDir, channel: config.channel, workspaces, log });
   const engine = new EngineMonitor(backend, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
@@ -140,7 +145,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     warming = warming.then(() => warmDefaultPools({ sessions, environments, log }));
   };
   settings.onChange((next, previous) => {
-    applyLiveSettings(next, previous, { config, sessions, egress: gateway, log, warm });
+    applyLiveSettings(next, previous, { config, sessions, egress: gateway, log, warm, switchEngine });
     bus.emit('settings.updated', settings.view());
   });
 
@@ -156,6 +161,38 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       log.warn('reaper failed', { error: toErrorBody(error).message });
     }
   };
+  /**
+   * Moves every session to another engine: the old one's sessions stop (their containers are removed
+   * while it still answers), caches of its images are forgotten, and the new one is checked and warmed.
+   */
+  const switchEngine = async (address: string | undefined): Promise<void> => {
+    const next = options.docker ? undefined : (await openEngine(address, log)).docker;
+    if (!next) return;
+    log.info('moving to another Docker engine', { from: docker.endpoint.address, to: next.endpoint.address });
+    await sessions.stopAll();
+    await gateway.reset().catch((error: unknown) => log.warn('could not remove the egress network of the old engine', { error: toErrorBody(error).message }));
+    events.close();
+    engineClient.use(next);
+    executorImages.forget();
+    builder.forget();
+    backend.useWorkspaces(await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log));
+    engine.markDown('Moving to the new Docker engine…');
+    await engine.check();
+  };
+  // A new Docker address is tried before it is saved: one that does not answer is refused, saying why.
+  settings.validateWith(async (next, previous) => {
+    if (next.dockerHost === previous.dockerHost || options.docker) return;
+    const { docker: probe } = await openEngine(next.dockerHost, log);
+    try {
+      await probe.ping(5_000);
+    } catch (error) {
+      throw new SandpitError(
+        'INVALID_INPUT',
+        `There is no Docker engine answering at ${probe.endpoint.address}: ${toErrorBody(error).message.replace(/ Start Docker.*$/, '')} Check the address (it looks like unix:///var/run/docker.sock or tcp://host:2376), or start Docker there first.`,
+      );
+    }
+  });
+
   engine.onUp(async () => {
     await events.start();
     await reap();
@@ -170,7 +207,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients } }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) } }),
     environments,
     bus,
     docker,

@@ -3,7 +3,7 @@ import type { BrowserWindow } from 'electron';
 import type { Sandpit } from '../core/app';
 import { createSandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
-import { DockerodeClient } from '../core/docker/dockerode-client';
+import { openEngine } from '../core/docker/open-engine';
 import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
 import { serveHttp } from '../core/http/serve-http';
@@ -72,7 +72,7 @@ async function start(): Promise<Running> {
   hardenSession(session.defaultSession, paths.panel);
   // The person's settings over the defaults, before anything reads the config (the engine address).
   const { config, settings } = await withStoredSettings(defaultConfig(), log);
-  const docker = new DockerodeClient({ host: config.dockerHost, logger: log });
+  const { docker } = await openEngine(config.dockerHost, log);
   const images = await resolveImages({ docker, imagesDir: paths.imagesDir, log });
   const sandpit = await createSandpit({ ...config, images }, { logger: log, docker, settings });
   const stopIpc = registerIpc(

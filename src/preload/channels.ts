@@ -10,6 +10,7 @@ export { IPC_EVENT_CHANNEL as EVENT_CHANNEL } from '../shared/api/transport';
  */
 export const ALLOWED_METHODS = [
   'engine.status',
+  'engine.candidates',
   'sessions.create',
   'sessions.list',
   'sessions.get',

@@ -1,3 +1,4 @@
+import type { MethodOutput } from '../../shared/api/contract';
 import type { Language } from '../../shared/domain/runtimes';
 import type { ApprovalQueue } from '../approvals/approval-queue';
 import type { AuditStore } from '../audit/audit-store';
@@ -24,6 +25,8 @@ export interface SandpitApiDeps {
   settings: SettingsStore;
   approvals: ApprovalQueue;
   connect: ConnectServices;
+  /** The Docker engines this machine points at, tried now (for Settings): provided by the composition root. */
+  engines: { candidates(): Promise<MethodOutput<'engine.candidates'>['engines']> };
 }
 
 /** What the per-area handler files receive: the deps plus session resolution with ownership. */

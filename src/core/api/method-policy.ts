@@ -49,6 +49,7 @@ const panel = (what: string): { access: { panel: string } } => ({ access: { pane
  */
 export const METHOD_POLICY: PolicyTable = {
   'engine.status': ANY,
+  'engine.candidates': panel('look for Docker engines'),
   'sessions.create': {
     access: 'any',
     approval: {

@@ -60,6 +60,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
   };
   const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
+    'engine.candidates': async () => ({ engines: await deps.engines.candidates() }),
     'sessions.create': async (input, context) => {
       const { session, dependencies } = await openSession(sessions, environments, {
         ...(input.environment === undefined ? {} : { environment: input.environment }),

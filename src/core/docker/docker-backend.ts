@@ -25,20 +25,31 @@ export interface DockerBackendDeps {
 export function resolveChannel(setting: ChannelSetting, endpoint: EngineEndpoint): ChannelKind {
   if (setting !== 'auto') return setting;
   const canChown = typeof process.getuid === 'function' && process.getuid() === 0;
-  return endpoint.kind === 'local' && process.platform === 'linux' && canChown ? 'socket' : 'attach';
+  // A socket in a host folder needs the engine on this machine, reached through its own socket (not TCP).
+  return endpoint.kind === 'local' && endpoint.tcp !== true && process.platform === 'linux' && canChown ? 'socket' : 'attach';
 }
 
 /** Sessions on a Docker engine (or anything speaking its API): the first SandboxBackend. */
 export class DockerBackend implements SandboxBackend {
-  readonly channel: ChannelKind;
+  private workspaces: WorkspaceStorage;
 
   constructor(private readonly deps: DockerBackendDeps) {
-    this.channel = resolveChannel(deps.channel, deps.docker.endpoint);
+    this.workspaces = deps.workspaces;
+  }
+
+  /** The channel of this engine's sandboxes (the engine can change: it is worked out each time). */
+  get channel(): ChannelKind {
+    return resolveChannel(this.deps.channel, this.deps.docker.endpoint);
+  }
+
+  /** What new sandboxes' /workspace is on (after a change of engine). */
+  useWorkspaces(workspaces: WorkspaceStorage): void {
+    this.workspaces = workspaces;
   }
 
   /** What sessions' /workspace is on (the README says what each engine gets). */
   get workspaceKind(): WorkspaceKind {
-    return this.deps.workspaces.kind;
+    return this.workspaces.kind;
   }
 
   get endpoint(): BackendEndpoint {
@@ -58,7 +69,7 @@ export class DockerBackend implements SandboxBackend {
       docker: this.deps.docker,
       events: this.deps.events,
       identity: this.deps.identity,
-      workspaces: this.deps.workspaces,
+      workspaces: this.workspaces,
       log: this.deps.log,
       ...(this.channel === 'socket' ? { socketRoot: this.deps.instanceDir } : {}),
     });

@@ -46,9 +46,14 @@ export interface DockerClient {
 }
 
 export interface EngineEndpoint {
+  /** `local`: the engine runs on this machine (a socket, or TCP on loopback); `remote`: elsewhere. */
   kind: 'local' | 'remote';
   /** Human description: the socket path or host:port. */
   address: string;
+  /** How it was found, in plain words ("DOCKER_HOST", "docker context \"colima\"", "Docker Desktop" …). */
+  source?: string;
+  /** A local engine reached over TCP (its containers cannot share a folder with us for the socket channel). */
+  tcp?: boolean;
 }
 
 export interface EngineVersion {

@@ -1,5 +1,8 @@
 import type { Readable } from 'node:stream';
+import { readFileSync } from 'node:fs';
 import Docker from 'dockerode';
+import { SandpitError } from '../../shared/api/errors';
+import type { EngineCandidate } from './engine-discovery';
 import type { Logger } from '../log';
 import { withTimeout } from '../util/with-timeout';
 import { mapDockerError } from './docker-errors';
@@ -31,7 +34,9 @@ const CALL_TIMEOUT_MS = 30_000;
 const BUILD_TIMEOUT_MS = 30 * 60_000;
 
 export interface DockerodeClientOptions {
-  /** `unix:///path`, `tcp://host:port`, or a socket path. Default: DOCKER_HOST, else /var/run/docker.sock. */
+  /** The engine (see engine-discovery.ts); a bare `host` string is taken as given, without TLS. Default: DOCKER_HOST, else /var/run/docker.sock. */
+  engine?: EngineCandidate;
+  /** `unix:///path`, `tcp://host:port`, `ssh://user@host`, or a socket path (when no `engine` is given). */
   host?: string;
   logger: Logger;
 }
@@ -51,16 +56,53 @@ async function unlessStatus<T>(codes: readonly number[], fallback: T, run: () =>
   }
 }
 
-export function resolveEndpoint(host: string | undefined): { options: Docker.DockerOptions; endpoint: EngineEndpoint } {
-  const raw = host ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+/** Reads a certificate file, saying which one could not be read. */
+function pem(path: string | undefined, what: string): Buffer | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new SandpitError('DOCKER_UNAVAILABLE', `Cannot read the Docker TLS ${what} at ${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** dockerode's options for an engine: a unix socket or pipe, HTTP or HTTPS (with client certificates), or SSH. */
+export function resolveEndpoint(engine: EngineCandidate | string | undefined): { options: Docker.DockerOptions; endpoint: EngineEndpoint } {
+  const candidate: EngineCandidate =
+    typeof engine === 'string' ? { host: engine, source: 'the address given' } : (engine ?? { host: process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock', source: process.env.DOCKER_HOST ? 'DOCKER_HOST' : 'the default socket' });
+  const raw = candidate.host;
+  const source = candidate.source;
   if (raw.startsWith('unix://') || raw.startsWith('/')) {
     const socketPath = raw.replace(/^unix:\/\//, '');
-    return { options: { socketPath }, endpoint: { kind: 'local', address: socketPath } };
+    return { options: { socketPath }, endpoint: { kind: 'local', address: socketPath, source } };
   }
-  const url = new URL(raw.replace(/^tcp:\/\//, 'http://'));
+  if (raw.startsWith('npipe://')) {
+    const socketPath = raw.replace(/^npipe:\/\//, '').replace(/\//g, '\\');
+    return { options: { socketPath }, endpoint: { kind: 'local', address: raw, source } };
+  }
+  if (raw.startsWith('ssh://')) {
+    const url = new URL(raw);
+    const port = Number(url.port || 22);
+    return {
+      options: {
+        protocol: 'ssh',
+        host: url.hostname,
+        port,
+        ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
+        sshOptions: { ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}) },
+      } as Docker.DockerOptions,
+      endpoint: { kind: 'remote', address: `${url.username ? `${url.username}@` : ''}${url.hostname}:${port} (ssh)`, source },
+    };
+  }
+  const url = new URL(raw.replace(/^tcp:\/\//, candidate.tls ? 'https://' : 'http://'));
+  const tls = candidate.tls;
+  const port = Number(url.port || (tls ? 2376 : 2375));
+  const loopback = ['127.0.0.1', 'localhost', '::1', '[::1]'].includes(url.hostname);
   return {
-    options: { host: url.hostname, port: Number(url.port || 2375), protocol: 'http' },
-    endpoint: { kind: 'remote', address: `${url.hostname}:${url.port || 2375}` },
+    options: tls
+      ? { host: url.hostname, port, protocol: 'https', ca: pem(tls.verify ? tls.ca : undefined, 'CA certificate'), cert: pem(tls.cert, 'client certificate'), key: pem(tls.key, 'client key') }
+      : { host: url.hostname, port, protocol: 'http' },
+    endpoint: { kind: loopback ? 'local' : 'remote', address: `${url.hostname}:${port}${tls ? ' (TLS)' : ''}`, source, ...(loopback ? { tcp: true } : {}) },
   };
 }
 
@@ -74,7 +116,7 @@ export class DockerodeClient implements DockerClient {
   private readonly log: Logger;
 
   constructor(options: DockerodeClientOptions) {
-    const resolved = resolveEndpoint(options.host);
+    const resolved = resolveEndpoint(options.engine ?? options.host);
     this.docker = new Docker(resolved.options);
     this.endpoint = resolved.endpoint;
     this.log = options.logger.child({ component: 'docker' });

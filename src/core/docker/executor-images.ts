@@ -51,6 +51,12 @@ export class ExecutorImages {
     return pending;
   }
 
+  /** Forgets what was found (another engine has other images); overrides stay. */
+  forget(): void {
+    this.known.clear();
+    for (const [flavour, tag] of Object.entries(this.options.overrides ?? {}) as Array<[Flavour, string | undefined]>) if (tag) this.known.set(flavour, tag);
+  }
+
   /** The flavour's image tag when it is built, else undefined (nothing is built). */
   async ifBuilt(flavour: Flavour): Promise<string | undefined> {
     const known = this.known.get(flavour);

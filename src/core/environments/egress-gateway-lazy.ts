@@ -12,6 +12,8 @@ export interface LazyEgressGateway {
   setAllowed(urls: string[], extraHosts: string[]): void;
   /** Stops the gateway if it was started (waiting for a start in flight); later `get` calls fail. */
   close(): Promise<void>;
+  /** Stops the gateway if it was started; a later `get` starts a new one (on another engine). */
+  reset(): Promise<void>;
 }
 
 /**
@@ -55,6 +57,13 @@ export function lazyEgressGateway(
       const pending = starting;
       if (!pending) return;
       const gateway = await pending.catch(() => undefined);
+      await gateway?.close();
+    },
+    reset: async (): Promise<void> => {
+      const pending = starting;
+      starting = undefined;
+      running = undefined;
+      const gateway = await pending?.catch(() => undefined);
       await gateway?.close();
     },
   };

@@ -109,6 +109,11 @@ export class EnvironmentBuilder {
     return this.build(environmentId, false);
   }
 
+  /** Forgets which images exist (another engine has other images). */
+  forget(): void {
+    this.existing.clear();
+  }
+
   private async exists(tag: string): Promise<boolean> {
     if (this.existing.has(tag)) return true;
     const found = await this.deps.docker.imageExists(tag);

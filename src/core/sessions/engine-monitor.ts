@@ -42,7 +42,7 @@ export class EngineMonitor {
     try {
       const v = await this.backend.ping(5_000);
       const wasUp = this.status.state === 'up';
-      this.set({ state: 'up', endpoint: this.backend.endpoint.address, version: v.version, runtimes: v.runtimes });
+      this.set({ state: 'up', endpoint: this.backend.endpoint.address, ...this.source(), version: v.version, runtimes: v.runtimes });
       this.backoffMs = 500;
       if (!wasUp) for (const l of this.upListeners) await l().catch((error: unknown) => this.log.warn('engine-up hook failed', { error: toErrorBody(error).message }));
     } catch (error) {
@@ -54,7 +54,7 @@ export class EngineMonitor {
   /** Called when something noticed the engine is gone (event stream lost, a call failed with DOCKER_UNAVAILABLE). */
   markDown(message: string): void {
     if (this.disposed) return;
-    this.set({ state: 'down', endpoint: this.backend.endpoint.address, message, fix: this.backend.fixHint() });
+    this.set({ state: 'down', endpoint: this.backend.endpoint.address, ...this.source(), message, fix: this.backend.fixHint() });
     this.scheduleReconnect();
   }
 
@@ -81,8 +81,13 @@ export class EngineMonitor {
     this.timer.unref();
   }
 
+  private source(): { source?: string } {
+    const source = this.backend.endpoint.source;
+    return source === undefined ? {} : { source };
+  }
+
   private set(next: EngineStatus): void {
-    const changed = next.state !== this.status.state || next.message !== this.status.message;
+    const changed = next.state !== this.status.state || next.message !== this.status.message || next.endpoint !== this.status.endpoint;
     this.status = next;
     if (changed) {
       this.log.info('engine status', { state: next.state, message: next.message });

@@ -27,6 +27,8 @@ export interface BackendEndpoint {
   kind: 'local' | 'remote';
   /** The socket path or host:port. */
   address: string;
+  /** How it was found, in plain words. */
+  source?: string;
 }
 
 export interface EngineInfo {

@@ -258,6 +258,17 @@ export class SessionManager {
     }
   }
 
+  /**
+   * Stops every session and empties every pool, but stays open: for a change of engine, after which
+   * sessions and pools start on the new one.
+   */
+  async stopAll(): Promise<void> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    await Promise.all(pools.map((p) => p.dispose()));
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
+  }
+
   async dispose(): Promise<void> {
     this.disposed = true;
     clearInterval(this.sweepTimer);

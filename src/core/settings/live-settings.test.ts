@@ -47,7 +47,7 @@ describe('applyLiveSettings', () => {
     expect(t.config.defaultLimits.memoryMb).toBe(1024);
   });
 
-  it('touches nothing that did not change (approvals are read per call; port and dockerHost wait for a restart)', () => {
+  it('touches nothing that did not change (approvals are read per call; the port waits for a restart; no engine switch is wired here)', () => {
     const t = targets();
     t.apply({ ...before, port: 9000, dockerHost: 'tcp://x:2375', approvals: { ...before.approvals, defaultPolicy: 'ask-every' } }, before);
     expect(t.setPoolSize).not.toHaveBeenCalled();

@@ -15,12 +15,15 @@ export interface LiveSettingsTargets {
   egress?: { setAllowed(urls: string[], extraHosts: string[]): void };
   /** Fills the built-in environments' pools (after the pool size grew from nothing). */
   warm?(): void;
+  /** Moves Sandpit to another Docker engine (its address was checked before it was saved). */
+  switchEngine?(address: string | undefined): Promise<void>;
   log?: Logger;
 }
 
 /**
  * Applies the settings that take effect at once: pool size, default limits (new sessions), egress
- * URLs and hosts (new installs and builds). Approvals are read per call; dockerHost and port wait for a restart.
+ * URLs and hosts (new installs and builds), the Docker address (sessions move to the new engine).
+ * Approvals are read per call; the port waits for a restart.
  */
 export function applyLiveSettings(next: Settings, previous: Settings, targets: LiveSettingsTargets): void {
   const { config, sessions } = targets;
@@ -33,6 +36,10 @@ export function applyLiveSettings(next: Settings, previous: Settings, targets: L
     const limits = resolveLimits(next.defaultLimits, config.defaultLimits);
     config.defaultLimits = limits;
     sessions.setDefaultLimits(limits);
+  }
+  if (next.dockerHost !== previous.dockerHost && targets.switchEngine) {
+    config.dockerHost = next.dockerHost;
+    targets.switchEngine(next.dockerHost).catch((error: unknown) => targets.log?.warn('could not move to the new Docker engine', { error: toErrorBody(error).message }));
   }
   if (!isDeepStrictEqual(next.egress, previous.egress)) {
     config.pipIndexUrl = next.egress.pipIndexUrl;

@@ -95,10 +95,22 @@ describe('SettingsStore', () => {
     const store = await open();
     await store.update({ port: 8000, poolSize: 3 });
     expect(store.view().restartNeeded).toEqual(['port']);
+    // A new Docker address is used at once: no restart.
     await store.update({ dockerHost: 'tcp://127.0.0.1:2375' });
-    expect(store.view().restartNeeded).toEqual(['dockerHost', 'port']);
+    expect(store.view().restartNeeded).toEqual(['port']);
     await store.update({ port: 7411, dockerHost: null });
     expect(store.view().restartNeeded).toEqual([]);
+  });
+
+  it('saves nothing a check refuses (a Docker address that does not answer)', async () => {
+    const store = await open();
+    store.validateWith(async (next) => {
+      if (next.dockerHost === 'unix:///tmp/nope.sock') throw new Error('There is no Docker engine answering at /tmp/nope.sock.');
+    });
+    await expect(store.update({ dockerHost: 'unix:///tmp/nope.sock' })).rejects.toThrow(/no Docker engine answering/);
+    expect(store.current.dockerHost).toBeUndefined();
+    await store.update({ dockerHost: 'tcp://127.0.0.1:2375' });
+    expect(store.current.dockerHost).toBe('tcp://127.0.0.1:2375');
   });
 
   it('tells listeners what changed, once per effective change, in order', async () => {

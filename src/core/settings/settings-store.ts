@@ -28,6 +28,8 @@ export class SettingsStore {
   private readonly atStart: Settings;
   private readonly listeners = new Set<SettingsListener>();
   private writing: Promise<unknown> = Promise.resolve();
+  /** Checks a change before it is saved (e.g. that a new Docker address answers); throwing refuses it. */
+  private validator: ((next: Settings, previous: Settings) => Promise<void>) | undefined;
 
   private constructor(
     readonly home: string,
@@ -66,6 +68,7 @@ export class SettingsStore {
     const run = this.writing.then(async () => {
       const stored = applyPatch(this.stored, patch);
       const next = effectiveSettings(this.base, stored);
+      await this.validator?.(next, this.effective);
       await writeSettingsFile(settingsPath(this.home), stored);
       const previous = this.effective;
       this.stored = stored;
@@ -77,6 +80,11 @@ export class SettingsStore {
     });
     this.writing = run.catch(() => undefined);
     return run;
+  }
+
+  /** Sets the check every change must pass before it is saved. */
+  validateWith(validator: (next: Settings, previous: Settings) => Promise<void>): void {
+    this.validator = validator;
   }
 
   /** Called after every saved change that changed something. */

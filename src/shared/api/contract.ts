@@ -39,6 +39,7 @@ const executionIdSchema = z
 export const engineStatusSchema = z.object({
   state: z.enum(['up', 'down', 'connecting']),
   endpoint: z.string(),
+  source: z.string().optional().describe('How the engine was found: "the Sandpit setting", "DOCKER_HOST", "docker context \\"x\\"", "Docker Desktop" …'),
   version: z.string().optional(),
   runtimes: z.array(z.string()).optional(),
   message: z.string().optional().describe('What is wrong, in plain words'),
@@ -50,6 +51,21 @@ export const methods = {
   'engine.status': {
     input: z.object({}),
     output: engineStatusSchema,
+  },
+  'engine.candidates': {
+    input: z.object({}),
+    output: z.object({
+      engines: z.array(
+        z.object({
+          host: z.string().describe('The address, as Settings takes it'),
+          source: z.string().describe('Where it was found'),
+          inUse: z.boolean(),
+          reachable: z.boolean(),
+          version: z.string().optional(),
+          problem: z.string().optional().describe('Why it does not answer, in plain words'),
+        }),
+      ),
+    }),
   },
   'sessions.create': {
     input: z.object({

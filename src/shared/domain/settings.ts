@@ -5,7 +5,7 @@ import { partialLimitsSchema } from './limits';
 /**
  * The person's settings ($SANDPIT_HOME/settings.json). They override the built-in configuration at
  * start-up; pool size, default limits, approvals, egress URLs and audit retention apply at once,
- * `dockerHost` and `port` after a restart (RESTART_SETTINGS).
+ * `port` after a restart (RESTART_SETTINGS); a new `dockerHost` is checked when it is saved and used at once.
  */
 
 const httpUrlSchema = z
@@ -53,7 +53,7 @@ export const SETTING_KEYS = Object.keys(settingsSchema.shape) as SettingKey[];
 export const settingKeySchema = z.enum(SETTING_KEYS as [SettingKey, ...SettingKey[]]);
 
 /** Settings that only take effect when Sandpit starts again. */
-export const RESTART_SETTINGS: readonly SettingKey[] = ['dockerHost', 'port'];
+export const RESTART_SETTINGS: readonly SettingKey[] = ['port'];
 
 /**
  * A change: each key given replaces that setting (`defaultLimits` as a whole; null = the built-in
