@@ -90,7 +90,7 @@ export function resolveEndpoint(engine: EngineCandidate | string | undefined): {
         port,
         ...(url.username ? { username: decodeURIComponent(url.username) } : {}),
         sshOptions: { ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}) },
-      } as Docker.DockerOptions,
+      },
       endpoint: { kind: 'remote', address: `${url.username ? `${url.username}@` : ''}${url.hostname}:${port} (ssh)`, source },
     };
   }
