@@ -54,6 +54,8 @@ export interface EngineEndpoint {
   source?: string;
   /** A local engine reached over TCP (its containers cannot share a folder with us for the socket channel). */
   tcp?: boolean;
+  /** Reached over TLS with a client certificate. */
+  tls?: boolean;
 }
 
 export interface EngineVersion {

@@ -19,6 +19,15 @@ export function mapDockerError(error: unknown, what: string, endpoint: EngineEnd
   }
   const e = error as { code?: string; statusCode?: number; message?: string; json?: { message?: string } };
   const message = e.json?.message ?? e.message ?? String(error);
+  // A TLS engine that does not take our client certificate just closes the connection after the handshake.
+  const reset = /ECONNRESET|EPIPE|socket hang up/i.test(`${e.code ?? ''} ${message}`);
+  if (/certificate|SSL|TLS|handshake|EPROTO|self.signed|unable to verify/i.test(`${e.code ?? ''} ${message}`) || (endpoint.tls === true && reset)) {
+    return new SandpitError(
+      'DOCKER_UNAVAILABLE',
+      `The Docker engine at ${endpoint.address} and Sandpit could not agree on TLS (${reset ? 'the engine closed the connection: it most likely does not accept this client certificate' : message}). Check the client certificate and key (DOCKER_CERT_PATH, or the docker context's certificates) and the engine's CA.`,
+      { cause: message },
+    );
+  }
   if ((e.code && UNREACHABLE.includes(e.code)) || /socket hang up|connect E|ECONNREFUSED/i.test(message)) {
     return new SandpitError('DOCKER_UNAVAILABLE', `Docker is not running or not reachable at ${endpoint.address}. ${dockerFixHint(endpoint)}`, { cause: message });
   }

@@ -102,7 +102,7 @@ export function resolveEndpoint(engine: EngineCandidate | string | undefined): {
     options: tls
       ? { host: url.hostname, port, protocol: 'https', ca: pem(tls.verify ? tls.ca : undefined, 'CA certificate'), cert: pem(tls.cert, 'client certificate'), key: pem(tls.key, 'client key') }
       : { host: url.hostname, port, protocol: 'http' },
-    endpoint: { kind: loopback ? 'local' : 'remote', address: `${url.hostname}:${port}${tls ? ' (TLS)' : ''}`, source, ...(loopback ? { tcp: true } : {}) },
+    endpoint: { kind: loopback ? 'local' : 'remote', address: `${url.hostname}:${port}${tls ? ' (TLS)' : ''}`, source, ...(loopback ? { tcp: true } : {}), ...(tls ? { tls: true } : {}) },
   };
 }
 
