@@ -11,6 +11,7 @@ import type { Server } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../log';
 import { startTestSandpit } from '../../test-support/sandpit';
+import { newSession } from '../../test-support/sessions';
 import { DockerodeClient } from './dockerode-client';
 
 const SOCKET = '/var/run/docker.sock';
@@ -77,7 +78,7 @@ describe('a Docker engine behind TLS with client certificates', () => {
     const sp = await startTestSandpit({}, { docker });
     try {
       expect(sp.sessions.channelKind).toBe('attach');
-      const created = await sp.sessions.session((await import('../../test-support/sessions').then((m) => m.newSession(sp))).id);
+      const created = sp.sessions.session((await newSession(sp)).id);
       expect((await created.execute('print("over TLS")')).stdout).toBe('over TLS\n');
     } finally {
       await sp.cleanup();
