@@ -51,7 +51,7 @@ export async function startRawAgent(sandpit: Sandpit, image: string): Promise<Ra
     await chown(agentDir, SANDBOX_UID, SANDBOX_UID);
     await chmod(agentDir, 0o700);
     containerId = await docker.createContainer(
-      hardenedContainerSpec({ name: `sandpit-${id}`, image, limits: config.defaultLimits, labels, workspaceVolume: volume, agentHostDir: agentDir, runtime: config.runtime }),
+      hardenedContainerSpec({ name: `sandpit-${id}`, image, limits: config.defaultLimits, labels, workspaceVolume: volume, agentHostDir: agentDir }),
     );
     await docker.startContainer(containerId);
     const ch = await connectUnixChannel(join(agentDir, 'agent.sock'), config.startTimeoutMs);

@@ -126,7 +126,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       return { pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, buildNetwork: egress?.network ?? config.installNetwork, proxyEnv: egress?.env() };
     },
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current() };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), defaultIsolation: () => settings.current.defaultIsolation };
   const sessions = new SessionManager({
     config,
     backend,

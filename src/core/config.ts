@@ -2,6 +2,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../shared/domain/limits';
 import type { Limits } from '../shared/domain/limits';
+import type { Isolation } from '../shared/domain/isolation';
 import type { Flavour } from '../shared/domain/runtimes';
 
 export type ChannelSetting = 'auto' | 'socket' | 'attach';
@@ -22,8 +23,8 @@ export interface SandpitConfig {
   startTimeoutMs: number;
   /** How long a run may wait for a free slot before it fails with LIMIT_EXCEEDED. */
   queueTimeoutMs: number;
-  /** e.g. `runsc` (gVisor) when the engine has it and the setting asks for it. */
-  runtime?: string;
+  /** Isolation of sessions whose environment does not choose one (a setting; SANDPIT_ISOLATION for tests). */
+  defaultIsolation: Isolation;
   /** Executor image tags to use instead of the built ones, per flavour (SANDPIT_PYTHON_IMAGE, tests). */
   images: Partial<Record<Flavour, string>>;
   port: number;
@@ -84,6 +85,7 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     installNetwork: process.env.SANDPIT_INSTALL_NETWORK ?? 'bridge',
     installTimeoutMs: 10 * 60_000,
     workspaceStorage: workspaceStorageFrom(process.env.SANDPIT_WORKSPACE_STORAGE),
+    defaultIsolation: process.env.SANDPIT_ISOLATION === 'strong' ? 'strong' : 'standard',
     ...overrides,
   };
 }

@@ -1,6 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { AuditSummary } from '../../shared/domain/audit';
+import type { AuditSandbox, AuditSummary } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
 import { failureFinish } from '../audit/audit-outcome';
 import type { AuditFinish, AuditStart } from '../audit/audit-writer';
@@ -23,6 +23,8 @@ export interface AuditDeps {
   defaultSession?(context: CallContext, language: Language | undefined): string | undefined;
   /** How the audit log names a session's environment (its name, and an open network when it has one). */
   environmentOf?(sessionId: string): string | undefined;
+  /** The sandbox a session has (isolation, runtime, network, shared folders). */
+  sandboxOf?(sessionId: string): AuditSandbox | undefined;
   log?: Logger;
 }
 
@@ -67,9 +69,10 @@ export async function audited<M extends MethodName>(
           if (event.executionId === executionId) fileContent = event.code;
         })
       : undefined;
-  const where = (sessionId: string | undefined): Pick<AuditFinish, 'sessionId' | 'environment' | 'fileContent'> => {
+  const where = (sessionId: string | undefined): Pick<AuditFinish, 'sessionId' | 'environment' | 'fileContent' | 'sandbox'> => {
     const session = sessionId ?? rule.sessionId(input) ?? deps.defaultSession?.(context, language);
-    return { sessionId: session, environment: session === undefined ? undefined : deps.environmentOf?.(session), fileContent };
+    const sandbox = session === undefined ? undefined : deps.sandboxOf?.(session);
+    return { sessionId: session, environment: session === undefined ? undefined : deps.environmentOf?.(session), fileContent, ...(sandbox ? { sandbox } : {}) };
   };
   let result: MethodOutput<M>;
   try {

@@ -57,7 +57,7 @@ function setup(policy: ApprovalSettings['defaultPolicy']): Setup {
         return { status: 'ok', stdout: '', stderr: '', displays: [], truncated: { stdout: false, stderr: false }, durationMs: 1, stateLost: false };
       },
     } as unknown as SandboxRuntime;
-    const identity = { language, image: 'img', limits: DEFAULT_LIMITS, name: id, networkPolicy: 'none', owner: 'mcp:1', idleTtlMs: 60_000, fromPool: false } as const;
+    const identity = { language, image: 'img', limits: DEFAULT_LIMITS, name: id, networkPolicy: 'none', isolation: 'standard', owner: 'mcp:1', idleTtlMs: 60_000, fromPool: false } as const;
     return new Session(runtime, identity, { ...services, artifacts: { put: () => Promise.reject(new Error('no artifacts')) } } as unknown as SessionServices, 'ready');
   };
   const all = new Map<string, Session>([

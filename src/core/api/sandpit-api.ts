@@ -56,6 +56,12 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       // An open network is an explicit choice: the audit log says so next to the environment.
       return info.network === 'open' ? `${name ?? 'custom'} (open network)` : name;
     },
+    sandboxOf: (id) => {
+      const session = find(id);
+      if (!session) return undefined;
+      const info = session.info();
+      return { isolation: info.isolation, runtime: session.runtime.engineRuntime || undefined, network: info.network };
+    },
     log: sessions.logger,
   };
   const handlers: Handlers = {

@@ -3,7 +3,7 @@ import type { PartialLimits } from '../../shared/domain/limits';
 import { RUNTIMES, languageLabel, packageManagerOf } from '../../shared/domain/runtimes';
 import type { Language } from '../../shared/domain/runtimes';
 import { findEnvironment } from '../environments/environment-lookup';
-import { networkFor } from '../environments/environment-services';
+import { isolationOf, networkFor } from '../environments/environment-services';
 import type { EnvironmentServices } from '../environments/environment-services';
 import { parsePackageSpecs } from '../runtimes/package-specs';
 import type { PackageSpec } from '../runtimes/package-specs';
@@ -56,6 +56,7 @@ export async function openSession(
     baseLimits: env.limits,
     limits: request.limits,
     networkPolicy: env.network,
+    isolation: isolationOf(env, environments),
     ...networkFor(env.network, environments.egress()),
     ...(request.name ? { name: request.name } : {}),
     client: request.client,

@@ -79,7 +79,13 @@ export const CLOSE_COLUMNS = [
   'close_seq',
 ] as const;
 
-export type AuditColumn = (typeof CLOSE_COLUMNS)[number] | 'close_hash';
+/**
+ * Columns added later: hashed at the end of a close entry only when set, so rows written before they
+ * existed (always null there) keep their hashes, and setting or clearing one on a later row breaks it.
+ */
+export const LATER_CLOSE_COLUMNS = ['sandbox'] as const;
+
+export type AuditColumn = (typeof CLOSE_COLUMNS)[number] | (typeof LATER_CLOSE_COLUMNS)[number] | 'close_hash';
 export type ChainValue = string | number | bigint | Uint8Array | null;
 /** A row as stored: column name → value (what node:sqlite returns, and what is inserted). */
 export type AuditRecord = { [C in AuditColumn]: ChainValue };
@@ -105,7 +111,14 @@ function canonicalValue(value: ChainValue | undefined): unknown {
 /** The canonical serialization of one chain entry of `record`. */
 export function canonicalEntry(kind: EntryKind, record: Partial<AuditRecord>): string {
   const columns = kind === 'open' ? OPEN_COLUMNS : CLOSE_COLUMNS;
-  return JSON.stringify([CHAIN_VERSION, kind, columns.map((column) => canonicalValue(record[column]))]);
+  const values = columns.map((column) => canonicalValue(record[column]));
+  if (kind === 'close') {
+    for (const column of LATER_CLOSE_COLUMNS) {
+      const value = record[column];
+      if (value !== undefined && value !== null) values.push([column, canonicalValue(value)]);
+    }
+  }
+  return JSON.stringify([CHAIN_VERSION, kind, values]);
 }
 
 /** The hash of one entry, chained to the hash of the entry before it. */

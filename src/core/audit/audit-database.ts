@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS audit (
   artifacts TEXT,
   error_code TEXT,
   error_message TEXT,
+  sandbox TEXT,
   close_seq INTEGER UNIQUE,
   close_hash TEXT
 );
@@ -93,6 +94,9 @@ function migrate(db: DatabaseSync): void {
   db.exec('BEGIN IMMEDIATE');
   try {
     db.exec(SCHEMA);
+    // Version 2: `sandbox` (the isolation and shared folders a run had). An older table gets the column.
+    const columns = db.prepare('PRAGMA table_info(audit)').all() as Array<{ name: string }>;
+    if (!columns.some((c) => c.name === 'sandbox')) db.exec('ALTER TABLE audit ADD COLUMN sandbox TEXT');
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (error) {

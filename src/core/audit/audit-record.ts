@@ -1,3 +1,4 @@
+import { auditSandboxSchema } from '../../shared/domain/audit';
 import type { AuditEntry, AuditStatus, AuditSummary, AuditedMethod } from '../../shared/domain/audit';
 import type { AuditRecord, ChainValue } from './audit-chain';
 
@@ -22,6 +23,16 @@ function hashes(value: ChainValue | undefined): string[] {
     return Array.isArray(parsed) ? parsed.filter((v): v is string => typeof v === 'string') : [];
   } catch {
     return [];
+  }
+}
+
+function sandboxOf(value: ChainValue | undefined): AuditEntry['sandbox'] {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed = auditSandboxSchema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -55,6 +66,7 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
     artifacts: hashes(record.artifacts),
     errorCode: text(record.error_code),
     errorMessage: text(record.error_message),
+    sandbox: sandboxOf(record.sandbox),
     openSeq: integer(record.open_seq) ?? 0,
     openHash: text(record.open_hash) ?? '',
     closeSeq: integer(record.close_seq),

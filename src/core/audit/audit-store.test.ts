@@ -126,6 +126,40 @@ describe('verify', () => {
     expect(result.reason).toMatch(reason);
   });
 
+  it('keeps the sandbox a run had (isolation, runtime) in the chain: adding, changing or clearing it breaks the row', () => {
+    const store = fx.open();
+    fiveRows(store);
+    const row = store.begin(start({ code: 'strong' }));
+    store.complete(row.id, { status: 'ok', sandbox: { isolation: 'strong', runtime: 'runsc-nonet', network: 'none' } });
+    expect(store.get(row.id)?.sandbox).toEqual({ isolation: 'strong', runtime: 'runsc-nonet', network: 'none' });
+    expect(store.verify().ok).toBe(true);
+    for (const sql of [
+      `UPDATE audit SET sandbox = '{"isolation":"standard","runtime":"runc"}' WHERE id = ${row.id}`,
+      `UPDATE audit SET sandbox = NULL WHERE id = ${row.id}`,
+    ]) {
+      tamper(sql);
+      expect(store.verify()).toMatchObject({ ok: false, brokenAt: row.id });
+      tamper(`UPDATE audit SET sandbox = ? WHERE id = ${row.id}`, JSON.stringify({ isolation: 'strong', runtime: 'runsc-nonet', network: 'none' }));
+      expect(store.verify().ok).toBe(true);
+    }
+    // A row from before the column existed (null there) was hashed without it, and still checks out; giving it one breaks it.
+    tamper(`UPDATE audit SET sandbox = '{"isolation":"strong"}' WHERE id = 2`);
+    expect(store.verify()).toMatchObject({ ok: false, brokenAt: 2 });
+  });
+
+  it('opens an audit log written before the sandbox column existed, adds the column, and its rows still check out', () => {
+    const first = fx.open();
+    fiveRows(first);
+    first.close();
+    tamper('ALTER TABLE audit DROP COLUMN sandbox');
+    tamper('PRAGMA user_version = 1');
+    const reopened = fx.open();
+    expect(reopened.verify()).toEqual({ ok: true, rows: 5, pruned: 0 });
+    const row = reopened.begin(start({ code: 'after' }));
+    reopened.complete(row.id, { status: 'ok', sandbox: { isolation: 'standard', runtime: 'runc' } });
+    expect(reopened.verify()).toEqual({ ok: true, rows: 6, pruned: 0 });
+  });
+
   it('catches a completed row turned back into running', () => {
     const store = fx.open();
     fiveRows(store);

@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
-import type { AuditStatus, AuditedMethod } from '../../shared/domain/audit';
+import type { AuditSandbox, AuditStatus, AuditedMethod } from '../../shared/domain/audit';
 import type { InstanceIdentity } from '../docker/labels';
 import { entryHash } from './audit-chain';
 import type { AuditRecord, ChainPoint } from './audit-chain';
@@ -39,6 +39,8 @@ export interface AuditFinish {
   artifacts?: readonly string[];
   errorCode?: string;
   errorMessage?: string;
+  /** The sandbox the run had: its isolation and engine runtime (and, later, shared folders). */
+  sandbox?: AuditSandbox;
 }
 
 /**
@@ -120,6 +122,7 @@ export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): 
       artifacts: JSON.stringify((finish.artifacts ?? []).map(wellFormed)),
       error_code: optionalText(finish.errorCode),
       error_message: optionalText(message),
+      sandbox: finish.sandbox === undefined ? null : wellFormed(JSON.stringify(finish.sandbox)),
       close_seq: seq,
     } satisfies Partial<AuditRecord>;
     const record: AuditRecord = { ...row, ...final, close_hash: null };

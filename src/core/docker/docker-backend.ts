@@ -6,6 +6,8 @@ import type { DaemonEvents } from './daemon-events';
 import type { DockerClient, EngineEndpoint } from './docker-client';
 import { dockerFixHint } from './docker-errors';
 import { DockerSandbox } from './docker-sandbox';
+import { gvisorNetworkRefusal, gvisorRuntimeFor } from './gvisor';
+import { probeGvisorNetwork } from './gvisor-probe';
 import type { InstanceIdentity } from './labels';
 import type { WorkspaceKind, WorkspaceStorage } from './workspace-storage';
 
@@ -65,17 +67,42 @@ export class DockerBackend implements SandboxBackend {
   }
 
   async create(spec: SandboxSpec): Promise<DockerSandbox> {
+    const runtime = spec.isolation === 'strong' ? await this.gvisorRuntime(spec) : 'runc';
+    // A unix socket made inside a gVisor sandbox is not seen by the host: gVisor sandboxes attach.
+    const socket = this.channel === 'socket' && spec.isolation !== 'strong';
     const sandbox = new DockerSandbox(spec, {
       docker: this.deps.docker,
       events: this.deps.events,
       identity: this.deps.identity,
       workspaces: this.workspaces,
       log: this.deps.log,
-      ...(this.channel === 'socket' ? { socketRoot: this.deps.instanceDir } : {}),
+      runtime,
+      ...(socket ? { socketRoot: this.deps.instanceDir } : {}),
     });
     await sandbox.create();
     return sandbox;
   }
+
+  /** The gVisor runtime for a sandbox, or a clear refusal (not set up; no network with it on this engine). */
+  private async gvisorRuntime(spec: SandboxSpec): Promise<string> {
+    const { runtimes } = await this.deps.docker.ping(5_000);
+    const runtime = gvisorRuntimeFor(runtimes, spec.network !== undefined);
+    if (spec.network !== undefined) {
+      // Tried once per engine and network: a container that only runs `true` (nothing is sent anywhere).
+      const key = `${this.deps.docker.endpoint.address}\u0000${spec.network}`;
+      let probe = this.gvisorNetworkProbes.get(key);
+      if (!probe) {
+        probe = probeGvisorNetwork(this.deps.docker, { runtime, image: spec.image, network: spec.network, identity: this.deps.identity });
+        this.gvisorNetworkProbes.set(key, probe);
+      }
+      const problem = await probe;
+      if (problem) throw gvisorNetworkRefusal(problem);
+    }
+    return runtime;
+  }
+
+  /** Whether gVisor with a network starts on this engine, per engine and network: undefined = it does, else why not. */
+  private readonly gvisorNetworkProbes = new Map<string, Promise<string | undefined>>();
 
   onLost(listener: () => void): void {
     this.deps.events.onLost(() => listener());

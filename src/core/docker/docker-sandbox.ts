@@ -1,6 +1,7 @@
 import { chmod, chown, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
+import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sessions/agent-channel';
 import { connectUnixChannel } from '../sessions/unix-socket-channel';
@@ -25,6 +26,8 @@ export interface DockerSandboxDeps {
   socketRoot?: string;
   /** What /workspace is on (a capped ext4 of its own, or a plain volume). */
   workspaces: WorkspaceStorage;
+  /** The engine runtime it runs under (runc, or a gVisor runtime). */
+  runtime: string;
   log: Logger;
 }
 
@@ -34,6 +37,8 @@ export interface DockerSandboxDeps {
  */
 export class DockerSandbox implements Sandbox {
   readonly sessionId: string;
+  readonly channel: ChannelKind;
+  readonly runtime: string;
   containerId = '';
   private readonly volumeName: string;
   private readonly packagesVolume: string;
@@ -49,6 +54,8 @@ export class DockerSandbox implements Sandbox {
     this.volumeName = `sandpit-ws-${spec.sessionId}`;
     this.packagesVolume = `sandpit-pkg-${spec.sessionId}`;
     this.agentDir = deps.socketRoot ? join(deps.socketRoot, spec.sessionId) : undefined;
+    this.channel = this.agentDir ? 'socket' : 'attach';
+    this.runtime = deps.runtime;
     this.log = deps.log.child({ sessionId: spec.sessionId });
   }
 
@@ -75,7 +82,8 @@ export class DockerSandbox implements Sandbox {
         network: this.spec.network,
         // The python image serves bash sessions too: SANDPIT_LANGUAGE=bash puts its agent in one-shot command mode.
         env: { ...this.spec.env, SANDPIT_LANGUAGE: this.spec.language },
-        runtime: this.spec.runtime,
+        // runc is the engine's default: named only when it is another one.
+        ...(this.runtime === 'runc' ? {} : { runtime: this.runtime }),
       });
       this.containerId = await docker.createContainer(spec);
       this.log.debug('created session container', { containerId: this.containerId });

@@ -1,5 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
-import type { NetworkPolicy } from '../../shared/domain/environment';
+import type { Environment, NetworkPolicy } from '../../shared/domain/environment';
+import type { Isolation } from '../../shared/domain/isolation';
 import type { SandpitConfig } from '../config';
 import type { InstallProxy, InstallSettings } from '../runtimes/helper-install';
 import type { ContainerEnv } from '../sessions/session-manager';
@@ -18,6 +19,13 @@ export interface EnvironmentServices {
   builder: EnvironmentBuilder;
   /** The egress proxy's network, when Sandpit runs one (undefined when it is not running). */
   egress(): EgressAccess | undefined;
+  /** The isolation of sessions whose environment does not choose one (the Settings default, now). */
+  defaultIsolation(): Isolation;
+}
+
+/** The isolation sessions of an environment get. */
+export function isolationOf(env: Environment, services: Pick<EnvironmentServices, 'defaultIsolation'>): Isolation {
+  return env.isolation ?? services.defaultIsolation();
 }
 
 /** How a session of this policy is connected: nothing, the egress proxy only, or the open network. */

@@ -107,8 +107,8 @@ export function slugify(name: string): string {
 
 /** The definition part of an environment (what create and update accept). */
 function definitionOf(environment: Environment): EnvironmentDefinition {
-  const { name, language, base, packages, network, limits, description } = environment;
-  return { name, language, base, packages, network, limits, ...(description === undefined ? {} : { description }) };
+  const { name, language, base, packages, network, limits, isolation, description } = environment;
+  return { name, language, base, packages, network, limits, ...(isolation === undefined ? {} : { isolation }), ...(description === undefined ? {} : { description }) };
 }
 
 /**
@@ -185,7 +185,9 @@ export class EnvironmentStore {
       // A new language that cannot run on the current base moves to its default base.
       const base = change.base ?? (BASES_BY_LANGUAGE[language].includes(current.base) ? current.base : defaultBaseFor(language));
       const description = change.description ?? current.description;
+      const isolation = change.isolation === null ? undefined : (change.isolation ?? current.isolation);
       const definition = validateDefinition({
+        ...(isolation === undefined ? {} : { isolation }),
         name: change.name ?? current.name,
         language,
         base,
@@ -275,7 +277,7 @@ export class EnvironmentStore {
 
   /** Fixes the key order of what is written and returned. */
   private record(environment: Environment): Environment {
-    const { id, name, description, language, base, packages, network, limits, preset, createdAt, updatedAt, image, build } = environment;
+    const { id, name, description, language, base, packages, network, limits, isolation, preset, createdAt, updatedAt, image, build } = environment;
     return {
       id,
       name,
@@ -285,6 +287,7 @@ export class EnvironmentStore {
       packages,
       network,
       limits,
+      ...(isolation === undefined ? {} : { isolation }),
       preset,
       createdAt,
       updatedAt,

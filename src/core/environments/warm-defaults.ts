@@ -2,6 +2,7 @@ import { toErrorBody } from '../../shared/api/errors';
 import { LANGUAGES, RUNTIMES } from '../../shared/domain/runtimes';
 import type { Logger } from '../log';
 import type { SessionManager } from '../sessions/session-manager';
+import { isolationOf } from './environment-services';
 import type { EnvironmentServices } from './environment-services';
 
 /**
@@ -19,7 +20,7 @@ export async function warmDefaultPools(deps: { sessions: SessionManager; environ
     try {
       const env = await environments.store.get(id);
       if ((await environments.builder.status(env)).state !== 'ready') continue;
-      sessions.warmUp([{ language: env.language, image: await environments.builder.imageFor(env.id) }]);
+      sessions.warmUp([{ language: env.language, image: await environments.builder.imageFor(env.id), isolation: isolationOf(env, environments) }]);
     } catch (error) {
       log.warn('could not warm the pool of a built-in environment', { environmentId: id, error: toErrorBody(error).message });
     }

@@ -1,5 +1,6 @@
 import type { Limits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/runtimes';
+import type { Isolation } from '../../shared/domain/isolation';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { AgentChannel } from './agent-channel';
 
@@ -48,8 +49,8 @@ export interface SandboxSpec {
   network?: string;
   /** Extra variables for the agent and user code (e.g. the egress proxy). */
   env?: Record<string, string>;
-  /** A container runtime the engine has (e.g. runsc for gVisor); absent: the engine's default. */
-  runtime?: string;
+  /** standard: the hardened container; strong: gVisor (the backend refuses, saying how to set it up, when it cannot). */
+  isolation: Isolation;
   /** Made ahead of time for a warm pool. */
   pooled: boolean;
 }
@@ -101,6 +102,10 @@ export interface SandboxStats {
 /** One sandbox: a container (or pod, or VM) with its workspace, its package store and its agent. */
 export interface Sandbox {
   readonly sessionId: string;
+  /** The agent channel of this sandbox (gVisor's cannot share a socket with the host: they attach). */
+  readonly channel: ChannelKind;
+  /** The engine's runtime it runs under (runc, runsc …), for the audit log. */
+  readonly runtime: string;
   /** The engine's id of the container (for logs and the panel's details). */
   readonly containerId: string;
   /** Starts it (again, after a kill or a crash) and opens the agent's channel. */

@@ -25,7 +25,7 @@ async function startedSession(fake: FakeAgentDocker): Promise<SandboxRuntime> {
   });
   const session = new SandboxRuntime({
     backend,
-    spec: { sessionId: 'ses-test', language: 'python', image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, pooled: false },
+    spec: { sessionId: 'ses-test', language: 'python', image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, isolation: 'standard', pooled: false },
     log: silentLogger,
     startTimeoutMs: 5_000,
     graceMs: GRACE_MS,

@@ -1,6 +1,7 @@
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Display, StreamName } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
+import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from './agent-channel';
 import { ExecutionCollector } from './execution-collector';
@@ -81,6 +82,16 @@ export class SandboxRuntime {
   /** The engine's id of the container ('' before it is created). */
   get containerId(): string {
     return this.sandboxHandle?.containerId ?? '';
+  }
+
+  /** The channel this sandbox speaks over (its backend's default until it is created). */
+  get channelKind(): ChannelKind {
+    return this.sandboxHandle?.channel ?? this.options.backend.channel;
+  }
+
+  /** The engine runtime it runs under ('' before it is created). */
+  get engineRuntime(): string {
+    return this.sandboxHandle?.runtime ?? '';
   }
 
   get limits(): Limits {

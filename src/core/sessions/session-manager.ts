@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { NetworkPolicy } from '../../shared/domain/environment';
+import type { Isolation } from '../../shared/domain/isolation';
 import { resolveLimits } from '../../shared/domain/limits';
 import type { Limits, PartialLimits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/runtimes';
@@ -49,6 +50,7 @@ export interface CreateSessionInput {
   networkPolicy?: NetworkPolicy;
   /** Extra container variables (e.g. the egress proxy for policy packages). */
   containerEnv?: ContainerEnv;
+  isolation?: Isolation;
   client?: string;
   /** Who may use it (an MCP session, a token); undefined = made in the panel, usable by every client. */
   owner?: string;
@@ -62,6 +64,7 @@ export interface SessionTemplate {
   limits: Limits;
   network?: string;
   env?: ContainerEnv;
+  isolation: Isolation;
 }
 
 /**
@@ -121,7 +124,7 @@ export class SessionManager {
   }
 
   /** Starts warm pools for these templates (the default limits); each fills in the background. */
-  warmUp(templates: Array<{ language: Language; image: string; network?: string; env?: ContainerEnv }>): void {
+  warmUp(templates: Array<{ language: Language; image: string; network?: string; env?: ContainerEnv; isolation: Isolation }>): void {
     if (this.poolSize <= 0) return;
     for (const t of templates) void this.poolFor({ ...t, limits: this.defaultLimits }).refill();
   }
@@ -151,7 +154,7 @@ export class SessionManager {
 
   private async openSession(input: CreateSessionInput, listed: () => void): Promise<Session> {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
-    const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv };
+    const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard' };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
     const poolable = input.limits === undefined && this.poolSize > 0;
     const claimed = poolable ? this.poolFor(template).claim() : undefined;
@@ -165,6 +168,7 @@ export class SessionManager {
         name: input.name ?? this.nextName(input),
         environment: input.environment,
         networkPolicy: input.networkPolicy ?? 'none',
+        isolation: template.isolation,
         client: input.client,
         owner: input.owner,
         idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
@@ -301,7 +305,7 @@ export class SessionManager {
 
   private poolFor(template: SessionTemplate): WarmPool {
     const env = typeof template.env === 'function' ? template.env('') : (template.env ?? {});
-    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, this.deps.backend.channel]);
+    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, template.isolation, this.deps.backend.channel]);
     let pool = this.pools.get(key);
     if (!pool) {
       pool = new WarmPool(key, template, this.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
@@ -321,7 +325,7 @@ export class SessionManager {
         limits: template.limits,
         network: template.network,
         env: typeof template.env === 'function' ? template.env(id) : template.env,
-        runtime: config.runtime,
+        isolation: template.isolation,
         pooled,
       },
       log: this.deps.log,

@@ -6,6 +6,7 @@ import type { CommandResult, PackageOutcome } from '../../shared/domain/packages
 import type { Language } from '../../shared/domain/runtimes';
 import { languageLabel, languageOfPath } from '../../shared/domain/runtimes';
 import type { NetworkPolicy } from '../../shared/domain/environment';
+import type { Isolation } from '../../shared/domain/isolation';
 import type { SessionInfo, SessionState } from '../../shared/domain/session';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
@@ -51,6 +52,7 @@ export interface SessionIdentity {
   name: string;
   environment?: { id: string; name: string };
   networkPolicy: NetworkPolicy;
+  isolation: Isolation;
   client?: string;
   /** Who may use it (an MCP session, a token); undefined: made in the panel, usable by every client. */
   owner?: string;
@@ -115,7 +117,7 @@ export class Session {
       language: identity.language,
       image: identity.image,
       state: this.stateValue,
-      channel: this.runtime.options.backend.channel,
+      channel: this.runtime.channelKind,
       limits: identity.limits,
       containerId: this.runtime.containerId,
       createdAt: this.createdAt.toISOString(),
@@ -128,6 +130,7 @@ export class Session {
       shared: identity.owner === undefined,
       packages: [...this.packages],
       network: identity.networkPolicy,
+      isolation: identity.isolation,
       idleTimeoutMs: identity.idleTtlMs,
     };
   }

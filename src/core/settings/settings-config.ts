@@ -16,6 +16,7 @@ export function settingsFromConfig(config: SandpitConfig): Settings {
     ...(config.dockerHost === undefined ? {} : { dockerHost: config.dockerHost }),
     egress: { pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, extraHosts: config.egressExtraHosts },
     auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+    defaultIsolation: config.defaultIsolation,
     port: config.port,
   };
 }
@@ -30,6 +31,7 @@ export function configWithSettings(config: SandpitConfig, settings: Settings): S
     pipIndexUrl: settings.egress.pipIndexUrl,
     npmRegistryUrl: settings.egress.npmRegistryUrl,
     egressExtraHosts: [...settings.egress.extraHosts],
+    defaultIsolation: settings.defaultIsolation,
     port: settings.port,
   };
 }

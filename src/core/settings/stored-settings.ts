@@ -53,6 +53,7 @@ export function applyPatch(stored: StoredSettings, patch: SettingsPatch): Stored
   else if (patch.dockerHost !== undefined) next.dockerHost = patch.dockerHost;
   if (patch.poolSize !== undefined) next.poolSize = patch.poolSize;
   if (patch.auditRetentionDays !== undefined) next.auditRetentionDays = patch.auditRetentionDays;
+  if (patch.defaultIsolation !== undefined) next.defaultIsolation = patch.defaultIsolation;
   if (patch.port !== undefined) next.port = patch.port;
   if (patch.approvals) {
     const { perClient, ...rest } = patch.approvals;
@@ -85,6 +86,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
     ...(dockerHost === undefined ? {} : { dockerHost }),
     egress: { ...base.egress, ...definedOnly(stored.egress ?? {}) },
     auditRetentionDays: stored.auditRetentionDays ?? base.auditRetentionDays,
+    defaultIsolation: stored.defaultIsolation ?? base.defaultIsolation,
     port: stored.port ?? base.port,
   };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isolationSchema } from './isolation';
 
 /** The contract methods that run code: each call is one row of the audit log. */
 export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install'] as const;
@@ -17,6 +18,17 @@ export type AuditStatus = z.infer<typeof auditStatusSchema>;
 export const auditIdSchema = z.number().int().min(1).describe('Row id in the audit log');
 
 /** One row, complete: what `audit.get` and the exports return. */
+/** The sandbox a run had, as the audit row records it. */
+export const auditSandboxSchema = z.object({
+  isolation: isolationSchema,
+  /** The engine's runtime (runc, runsc, runsc-nonet …). */
+  runtime: z.string().optional(),
+  network: z.enum(['none', 'packages', 'open']).optional(),
+  /** Folders of the person's computer the session had, and how (read-only or read-write). */
+  folders: z.array(z.object({ name: z.string(), hostPath: z.string(), mountPath: z.string(), mode: z.enum(['ro', 'rw']) })).optional(),
+});
+export type AuditSandbox = z.infer<typeof auditSandboxSchema>;
+
 export const auditEntrySchema = z.object({
   id: auditIdSchema,
   method: auditedMethodSchema,
@@ -40,6 +52,7 @@ export const auditEntrySchema = z.object({
   artifacts: z.array(z.string()).describe('sha256 of every artifact the run made'),
   errorCode: z.string().optional(),
   errorMessage: z.string().optional(),
+  sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and shared folders the run had'),
   openSeq: z.number().int(),
   openHash: z.string(),
   closeSeq: z.number().int().optional(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { partialLimitsSchema } from './limits';
 import { installDiagnosisSchema, packageSpecSchema } from './packages';
+import { isolationSchema } from './isolation';
 import { languageSchema } from './session';
 import { FLAVOURS, LANGUAGES, PACKAGE_MANAGERS, RUNTIMES, defaultFlavourOf, languagesOf, packageManagerOf } from './runtimes';
 import type { Flavour, Language } from './runtimes';
@@ -75,6 +76,7 @@ const definitionShape = {
   packages: packageListsSchema.default({ pip: [], npm: [], apt: [] }),
   network: networkPolicySchema.default('none'),
   limits: partialLimitsSchema.default({}).describe('Default limits of sessions in this environment'),
+  isolation: isolationSchema.optional().describe('Isolation of its sessions; default: the Settings default'),
   description: descriptionSchema.optional(),
 };
 
@@ -143,6 +145,7 @@ export const environmentPatchSchema = z.object({
     .optional(),
   network: networkPolicySchema.optional(),
   limits: partialLimitsSchema.optional(),
+  isolation: isolationSchema.nullable().optional().describe('null: back to the Settings default'),
   description: descriptionSchema.optional(),
 });
 export type EnvironmentPatch = z.infer<typeof environmentPatchSchema>;

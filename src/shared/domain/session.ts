@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { limitsSchema } from './limits';
+import { isolationSchema } from './isolation';
 import { LANGUAGES } from './runtimes';
 
 export const languageSchema = z.enum(LANGUAGES);
@@ -31,6 +32,7 @@ export const sessionInfoSchema = z.object({
   client: z.string().optional(),
   packages: z.array(z.string()).describe('Packages installed in this session at run time'),
   network: z.enum(['none', 'packages', 'open']).describe('Network policy: none, package indexes through the egress proxy, or open'),
+  isolation: isolationSchema,
   idleTimeoutMs: z.number().int(),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;

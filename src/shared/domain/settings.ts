@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isolationSchema } from './isolation';
 import { approvalPolicySchema } from './approval';
 import { partialLimitsSchema } from './limits';
 
@@ -45,6 +46,7 @@ export const settingsSchema = z.object({
     .describe('Docker engine address; default: DOCKER_HOST, else the local socket'),
   egress: egressSettingsSchema,
   auditRetentionDays: z.number().int().min(0).max(36_500).describe('Days the audit log keeps runs (0 = forever)'),
+  defaultIsolation: isolationSchema.describe('Isolation of sessions whose environment does not choose one'),
   port: z.number().int().min(1_024).max(65_535).describe('Port of the local HTTP server (MCP, REST, web panel)'),
 });
 export type Settings = z.infer<typeof settingsSchema>;
@@ -75,6 +77,7 @@ export const settingsPatchSchema = z
     dockerHost: settingsSchema.shape.dockerHost.unwrap().nullable(),
     egress: egressSettingsSchema.partial().strict(),
     auditRetentionDays: settingsSchema.shape.auditRetentionDays,
+    defaultIsolation: settingsSchema.shape.defaultIsolation,
     port: settingsSchema.shape.port,
   })
   .partial()

@@ -22,6 +22,7 @@ function session(id: string, createdAt: string, state: SessionInfo['state'] = 'r
     fromPool: false,
     packages: [],
     network: 'none',
+    isolation: 'standard',
     idleTimeoutMs: 1_800_000,
   };
 }
