@@ -88,6 +88,8 @@ export interface ContainerState {
   pid: number;
   labels: Record<string, string>;
   ipAddress?: string;
+  /** The engine runtime it runs under (runc, runsc …). */
+  runtime?: string;
 }
 
 export interface ContainerStats {

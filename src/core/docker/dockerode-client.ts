@@ -196,6 +196,7 @@ export class DockerodeClient implements DockerClient {
         pid: i.State.Pid,
         labels: i.Config.Labels ?? {},
         ipAddress: networks.find((n) => n.IPAddress)?.IPAddress,
+        runtime: (i.HostConfig as { Runtime?: string } | undefined)?.Runtime || 'runc',
       };
     });
   }
