@@ -89,6 +89,7 @@ const ERRNO_CODES = {
   EROFS: 'DENIED',
   ENOSPC: 'NO_SPACE',
   EDQUOT: 'NO_SPACE',
+  EFBIG: 'NO_SPACE', // past RLIMIT_FSIZE, which the container sets to the workspace's size
   ENAMETOOLONG: 'INVALID_PATH',
 };
 const MESSAGES = {
@@ -136,7 +137,7 @@ function kindOf(st) {
  * says whether `reap` may kill (processes.js straysMayBeKilled(), decided at start-up).
  */
 function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
-  const writes = new Map(); // id -> {fd, path} of a write whose last chunk has not come yet
+  const writes = new Map(); // id -> {fd, path, start (size when opened)} of a write whose last chunk has not come yet
   const failed = new Set(); // ids of failed writes whose later chunks are ignored (until `last`), oldest first
   let procChecked = false;
 
@@ -321,7 +322,14 @@ function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
       if (!state) {
         if (writes.size >= MAX_WRITES) throw new FsError('IO', 'Too many writes in progress.');
         const parts = pathParts(msg.path, false);
-        state = { fd: create(parts, msg.append === true), path: parts.join('/') };
+        const fd = create(parts, msg.append === true);
+        let start;
+        try {
+          start = fs.fstatSync(fd).size;
+        } catch {
+          start = undefined;
+        }
+        state = { fd, path: parts.join('/'), start };
         writes.set(id, state);
       }
       let size;
@@ -338,7 +346,13 @@ function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
       }
     } catch (error) {
       if (state) {
+        // the file goes back to its size when opened: a full disk is not left full
         writes.delete(id);
+        try {
+          if (state.start !== undefined) fs.ftruncateSync(state.fd, state.start);
+        } catch {
+          // leave it
+        }
         closeQuietly(state.fd);
       }
       if (!last) {

@@ -724,7 +724,8 @@ def fs_errno_error(exc, shown):
     code = {
         errno.ELOOP: 'LINK', errno.ENOENT: 'NOT_FOUND', errno.ENOTDIR: 'NOT_A_DIRECTORY', errno.EISDIR: 'NOT_A_FILE',
         errno.ENXIO: 'NOT_A_FILE', errno.EACCES: 'DENIED', errno.EPERM: 'DENIED', errno.EROFS: 'DENIED',
-        errno.ENOSPC: 'NO_SPACE', errno.EDQUOT: 'NO_SPACE', errno.ENAMETOOLONG: 'INVALID_PATH',
+        errno.ENOSPC: 'NO_SPACE', errno.EDQUOT: 'NO_SPACE', errno.EFBIG: 'NO_SPACE',  # EFBIG: RLIMIT_FSIZE
+        errno.ENAMETOOLONG: 'INVALID_PATH',
     }.get(exc.errno, 'IO')
     message = {
         'LINK': '"%s" is a symbolic link; links are never followed.',
@@ -756,7 +757,7 @@ class WorkspaceFs:
     def __init__(self, root, channel, may_kill_strays):
         self.root, self.channel, self.may_kill_strays = root, channel, may_kill_strays
         self.requests = queue.Queue()
-        self.writes = {}  # id -> (fd, shown path) of a write whose last chunk has not come yet
+        self.writes = {}  # id -> (fd, shown path, size when opened) of a write whose last chunk has not come yet
         self.failed = {}  # ids of failed writes whose later chunks are ignored (until `last`), oldest first
 
     def start(self):
@@ -905,8 +906,13 @@ class WorkspaceFs:
                 if len(self.writes) >= FS_MAX_WRITES:
                     raise FsError('IO', 'Too many writes in progress.')
                 parts = fs_path_parts(msg.get('path'), False)
-                state = self.writes[mid] = (self.create(parts, msg.get('append') is True), '/'.join(parts))
-            fd, path = state
+                fd = self.create(parts, msg.get('append') is True)
+                try:
+                    start = os.fstat(fd).st_size
+                except OSError:
+                    start = None
+                state = self.writes[mid] = (fd, '/'.join(parts), start)
+            fd, path, _ = state
             try:
                 write_all(fd, data)
                 size = os.fstat(fd).st_size if last else None
@@ -917,9 +923,15 @@ class WorkspaceFs:
                 os.close(fd)
                 self.channel.send({'type': 'fs-done', 'id': mid, 'size': size})
         except FsError:
-            if state is not None:
+            if state is not None:  # the file goes back to its size when opened: a full disk is not left full
                 del self.writes[mid]
-                os.close(state[0])
+                fd, _, start = state
+                if start is not None:
+                    try:
+                        os.ftruncate(fd, start)
+                    except OSError:
+                        pass
+                os.close(fd)
             if not last:
                 self.failed[mid] = True
                 while len(self.failed) > 1000:
