@@ -20,8 +20,19 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
+import {
+  connectClient,
+  findProcess,
+  ignoredSignals,
+  isGone,
+  shape,
+  sleep,
+  spawnAgent,
+  waitUntil,
+  WAIT_MS,
+} from '../test-support/agent-client';
 import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
+import { describeWorkspaceFs, onSmallTmpfs } from '../test-support/workspace-fs-suite';
 
 const AGENT_DIR = import.meta.dirname;
 const AGENT = join(AGENT_DIR, 'main.js');
@@ -492,6 +503,12 @@ describe('javascript agent over stdio', () => {
   });
 });
 
+describeWorkspaceFs('javascript agent: workspace files (fs requests)', {
+  start: () => startAgent(),
+  startOnSmallTmpfs: () => startAgent({}, onSmallTmpfs([NODE, AGENT])),
+  busyCode: "console.log('busy')\nwhile (true) {}",
+});
+
 describe('javascript agent lifecycle', () => {
   it('exits when its stdin channel ends, after sending what it has queued', async () => {
     const agent = startAgent();
@@ -564,29 +581,115 @@ describe('javascript agent lifecycle', () => {
   const unshare = ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc'];
   const canUnshare = spawnSync(unshare[0]!, [...unshare.slice(1), 'true']).status === 0;
 
-  it.skipIf(!canUnshare)('kills stray processes after an interrupted execution (in a PID namespace)', async () => {
-    const agent = startAgent({ SANDPIT_KILL_STRAYS: '1' }, [...unshare, 'sh', '-c', '"$0" "$1"; exit $?', NODE, AGENT]);
-    const client = agent.client;
-    try {
-      // Safety first: only go on if the agent really is in its own PID namespace, under its init.
-      const alive =
-        "function alive() { const fs = require('fs'); return fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && +n !== 1 && +n !== process.pid)" +
-        ".filter((n) => { try { const st = fs.readFileSync(`/proc/${n}/stat`, 'latin1'); return st[st.lastIndexOf(')') + 2] !== 'Z' } catch { return false } }) }";
-      expect((await client.run(`${alive}\n[process.ppid, alive().length]`)).result).toBe('[ 1, 0 ]');
-      const setup = await client.run(
-        "const cp = require('child_process')\ncp.spawn('sleep', ['100'], {stdio: 'ignore'})\ncp.execSync('sleep 100 > /dev/null 2>&1 &')\nalive().length",
-      );
-      expect(setup.result).toBe('2');
-      expect(setup.done.straysKilled).toBe(0); // background processes survive normal executions
-      const id = client.start("console.log('spinning')\nwhile (true) {}");
-      await client.waitFor((m) => m.id === id && m.type === 'stream');
-      client.send({ type: 'interrupt', id });
-      const run = await client.collect(id);
-      expect(run.done).toMatchObject({ status: 'interrupted', straysKilled: 2 });
-      expect((await client.run('alive()')).result).toBe('[]');
-      client.checkFraming();
-    } finally {
-      agent.stop();
-    }
-  });
+  const inNamespace = (): Agent =>
+    startAgent({ SANDPIT_KILL_STRAYS: '1' }, [...unshare, 'sh', '-c', '"$0" "$1"; exit $?', NODE, AGENT]);
+
+  it.skipIf(!canUnshare)(
+    'kills every process an execution leaves behind when it ends, interrupted or not (in a PID namespace; skipped without unshare)',
+    async () => {
+      const agent = inNamespace();
+      const client = agent.client;
+      try {
+        // Safety first: only go on if the agent really is in its own PID namespace, under its init.
+        const alive =
+          "function alive() { const fs = require('fs'); return fs.readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && +n !== 1 && +n !== process.pid)" +
+          ".filter((n) => { try { const st = fs.readFileSync(`/proc/${n}/stat`, 'latin1'); return st[st.lastIndexOf(')') + 2] !== 'Z' } catch { return false } }) }";
+        expect((await client.run(`${alive}\n[process.ppid, alive().length]`)).result).toBe('[ 1, 0 ]');
+        const setup = await client.run(
+          "const cp = require('child_process')\ncp.spawn('sleep', ['100'], {stdio: 'ignore'})\ncp.execSync('sleep 100 > /dev/null 2>&1 &')\nalive().length",
+        );
+        expect(setup.result).toBe('2');
+        expect(setup.done.straysKilled).toBe(2); // background processes end with their execution
+        expect(await client.run('alive()')).toMatchObject({ result: '[]', done: { straysKilled: 0 } });
+        const id = client.start(
+          "cp.spawn('sleep', ['100'], {stdio: 'ignore'})\nconsole.log('spinning')\nwhile (true) {}",
+        );
+        await client.waitFor((m) => m.id === id && m.type === 'stream');
+        client.send({ type: 'interrupt', id });
+        const run = await client.collect(id);
+        expect(run.done).toMatchObject({ status: 'interrupted', straysKilled: 1 });
+        expect((await client.run('alive()')).result).toBe('[]');
+        client.checkFraming();
+      } finally {
+        agent.stop();
+      }
+    },
+  );
+
+  it.skipIf(!canUnshare)(
+    'shows none of a background printer in the next execution (in a PID namespace; skipped without unshare)',
+    async () => {
+      const agent = inNamespace();
+      const client = agent.client;
+      try {
+        expect((await client.run('process.ppid')).result).toBe('1');
+        const first = await client.run(
+          "require('child_process').spawn(process.execPath, ['-e', \"setInterval(() => console.log('bg-line'), 50)\"], { stdio: 'inherit' })\nawait new Promise((r) => setTimeout(r, 400))",
+        );
+        expect(first.stdout).toMatch(/^(bg-line\n)+$/);
+        expect(first.done.straysKilled).toBe(1);
+        const second = await client.run("await new Promise((r) => setTimeout(r, 300))\nconsole.log('second')");
+        expect(second.stdout).toBe('second\n');
+        expect(second.done.straysKilled).toBe(0);
+        client.checkFraming();
+      } finally {
+        agent.stop();
+      }
+    },
+  );
+
+  it.skipIf(!canUnshare)(
+    'still runs child processes across executions (in a PID namespace; skipped without unshare)',
+    async () => {
+      const agent = inNamespace();
+      const client = agent.client;
+      try {
+        expect((await client.run('process.ppid')).result).toBe('1');
+        for (let i = 0; i < 2; i++) {
+          const run = await client.run(
+            "const { execSync, spawnSync, spawn } = require('child_process')\nconst out = execSync('echo hi').toString()\nconst code = await new Promise((r) => spawn('sh', ['-c', 'exit 3']).on('exit', r));\n[out, spawnSync('sh', ['-c', 'exit 5']).status, code]",
+          );
+          expect(run).toMatchObject({ result: "[ 'hi\\n', 5, 3 ]", done: { status: 'ok', straysKilled: 0 } });
+        }
+        // timers and worker threads are not processes: they go on
+        await client.run(
+          "let ticks = 0\nsetInterval(() => ticks++, 10)\nconst { Worker } = require('worker_threads')\nconst w = new Worker('setInterval(() => {}, 1000)', { eval: true })",
+        );
+        await sleep(100);
+        const after = await client.run('await new Promise((r) => setTimeout(r, 50));\n[ticks > 0, w.threadId > 0]');
+        expect(after.result).toBe('[ true, true ]');
+        expect(after.done.straysKilled).toBe(0);
+        await client.run('w.terminate()');
+        client.checkFraming();
+      } finally {
+        agent.stop();
+      }
+    },
+  );
+
+  it.skipIf(!canUnshare)(
+    'reaps a process that ignores SIGINT, SIGTERM and SIGHUP, started between executions (in a PID namespace; skipped without unshare)',
+    async () => {
+      const agent = inNamespace();
+      const client = agent.client;
+      const seconds = `${4000 + Math.floor(Math.random() * 1000)}.75`;
+      try {
+        expect((await client.run('process.ppid')).result).toBe('1');
+        const later = await client.run(
+          `setTimeout(() => require('child_process').spawn('sh', ['-c', 'trap "" INT TERM HUP; exec sleep ${seconds}'], { stdio: 'ignore' }), 300)`,
+        );
+        expect(later.done.straysKilled).toBe(0); // it does not exist yet
+        let pid = 0;
+        await waitUntil(() => (pid = findProcess(['sleep', seconds])) > 0, 'the stubborn process did not start');
+        expect(ignoredSignals(pid)).toEqual(expect.arrayContaining([1, 2, 15]));
+        expect(await client.reap()).toMatchObject({ type: 'reaped', killed: 1 });
+        await waitUntil(() => isGone(pid), 'the stubborn process survived reap');
+        expect(await client.reap()).toMatchObject({ type: 'reaped', killed: 0 });
+        expect((await client.run('1 + 1')).result).toBe('2'); // the agent itself goes on
+        expect(agent.stderr()).toBe('');
+      } finally {
+        agent.stop();
+      }
+    },
+  );
 });

@@ -19,7 +19,7 @@ const { RUNNING, ACK, IN_VM } = require('./shared-slots');
 const { compileCell } = require('./cell-compiler');
 const { describe, errorMessage } = require('./errors');
 const { snapshotFiles, changedFiles } = require('./workspace-files');
-const { straysMayBeKilled, nearPidsLimit, killStrays } = require('./processes');
+const { straysMayBeKilled, killStrays } = require('./processes');
 const protocol = require('./protocol');
 
 /**
@@ -215,9 +215,9 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
       }
     }
     let strays = 0;
-    // An execution that got an interrupt leaves no process behind, whatever its status (`cancelled` holds
-    // every interrupt for this execution until it ends: one may land after the code finished).
-    if (mayKillStrays && (status === 'interrupted' || cancelled.has(id) || nearPidsLimit())) strays = killStrays();
+    // No process outlives the execution that started it (a background process would print into later
+    // executions, or hold pids and memory). Its output so far precedes the end mark, written after this.
+    if (mayKillStrays) strays = killStrays();
     const after = snapshotFiles(workspace);
     const { files, filesTruncated } = changedFiles(before, after);
     messages.push(

@@ -3,11 +3,13 @@
  * The I/O thread: a worker thread that main.js starts on this file. It owns the channel to the host
  * (channel.js) and the output pumps (pumps.js, ordering.js), so requests are read, interrupts delivered
  * (interrupts.js) and output forwarded even while user code keeps the main thread busy (`while (true) {}`).
- * `hello` is answered here; `execute` and `interrupt` are passed on to the main thread (executor.js), which
+ * `hello` is answered here, and so are `fs` and `reap` (workspace-fs.js: the host's file operations never touch
+ * the main thread or user code's state); `execute` and `interrupt` are passed on to the main thread (executor.js), which
  * posts back marks ({k: 'mark'}, see marks.js), forced marks ({k: 'force'}) and, without FIFOs, output
  * ({k: 'out'}). When the stdio channel ends, it asks the main thread to exit ({k: 'exit'}).
  *
- * workerData: {sandpitIo: true, spec, inFd, outFd, logFd, secret, shared, pumps: [{name, fd}]}.
+ * workerData: {sandpitIo: true, spec, inFd, outFd, logFd, secret, shared, pumps: [{name, fd}], workspace,
+ * mayKillStrays}.
  */
 
 const { isMainThread, parentPort, workerData } = require('worker_threads');
@@ -17,6 +19,7 @@ const { createChannel } = require('./channel');
 const { createInterrupter } = require('./interrupts');
 const { Pump, pauseForBackPressure } = require('./pumps');
 const { createOrdering } = require('./ordering');
+const { createWorkspaceFs } = require('./workspace-fs');
 
 function runIoThread(data) {
   setLogFd(data.logFd);
@@ -35,6 +38,8 @@ function runIoThread(data) {
       } else if (msg.type === 'interrupt') {
         interrupter.interrupt(id);
         parentPort.postMessage({ k: 'interrupt', id });
+      } else if (msg.type === 'fs' || msg.type === 'reap') {
+        workspaceFs.handle(msg);
       }
     } catch (error) {
       log(`request failed: ${error && error.stack}`);
@@ -47,6 +52,14 @@ function runIoThread(data) {
       parentPort.postMessage({ k: 'exit' });
       setTimeout(() => process.kill(process.pid, 'SIGKILL'), 1500).unref();
     },
+  });
+
+  const workspaceFs = createWorkspaceFs({
+    root: data.workspace,
+    send: channel.send,
+    busy: channel.busy,
+    whenDrained: channel.whenDrained,
+    mayKillStrays: data.mayKillStrays === true,
   });
 
   const pumps = data.pumps.map((p) => new Pump(p.name, channel.send));

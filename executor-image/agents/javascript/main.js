@@ -18,13 +18,14 @@
  *      fd-level capture of output through FIFOs). Only log.js, fds.js and stdio-capture.js are loaded
  *      before this; the other modules are required afterwards (and no module has side effects when it is
  *      required: agent.test.ts checks that loading them all touches no stdio);
- *   3. the I/O thread starts (io-thread.js: channel.js, pumps.js, ordering.js, interrupts.js);
+ *   3. the I/O thread starts (io-thread.js: channel.js, pumps.js, ordering.js, interrupts.js, and workspace-fs.js
+ *      for the host's file operations);
  *   4. process.stdout/stderr/stdin become the agent's writers (user-stdio.js), process.exit() throws
  *      (process-exit.js);
  *   5. the context is made (context.js, with display.js and timers.js);
  *   6. executions are handled (executor.js: cell-compiler.js compiles cells, errors.js shapes their errors,
  *      marks.js orders their messages after their output, workspace-files.js lists the files they changed,
- *      processes.js kills what they leave behind).
+ *      processes.js kills what they leave behind: no process outlives its execution).
  *
  * The other modules: protocol.js (message shapes), limits.js (sizes and delays), fds.js (descriptor
  * helpers), tokenizer.js, syntax.js and bindings.js (the cell compiler's parsing).
@@ -60,6 +61,7 @@ function main() {
   const { createDisplay } = require('./display');
   const { createUserContext } = require('./context');
   const { startExecutor } = require('./executor');
+  const { straysMayBeKilled } = require('./processes');
 
   // -- the I/O thread --------------------------------------------------------------------------------
   const shared = createSlots();
@@ -74,6 +76,8 @@ function main() {
       secret,
       shared: shared.buffer,
       pumps: ['stdout', 'stderr'].map((name) => ({ name, fd: pipes ? pipes[name].read : -1 })),
+      workspace,
+      mayKillStrays: straysMayBeKilled(),
     },
     stdout: true,
     stderr: true,

@@ -2,11 +2,12 @@
 /*
  * Processes in the container, read from /proc: the agent's descendants (killed when the main thread is
  * blocked in a synchronous child process, see interrupts.js) and stray processes (every process but the
- * agent and init, killed after an interrupted execution when the agent is init's child in its own PID
- * namespace and SANDPIT_KILL_STRAYS=1, see executor.js).
+ * agent and init, killed at the end of every execution (executor.js) and on a `reap` request
+ * (workspace-fs.js) when the agent is init's child in its own PID namespace and SANDPIT_KILL_STRAYS=1).
  */
 
 const fs = require('fs');
+const { sleepMs } = require('./fds');
 
 /** SIGKILLs every descendant of this process (the whole tree is collected first: orphans escape). */
 function killDescendants() {
@@ -55,40 +56,50 @@ function straysMayBeKilled() {
   return process.env.SANDPIT_KILL_STRAYS === '1' && (process.pid === 1 || process.ppid === 1);
 }
 
-/** True when the container uses 75% or more of its cgroup's pids limit. */
-function nearPidsLimit() {
-  for (const base of ['/sys/fs/cgroup/pids', '/sys/fs/cgroup']) {
-    try {
-      const current = Number(fs.readFileSync(`${base}/pids.current`, 'utf8').trim());
-      const limit = fs.readFileSync(`${base}/pids.max`, 'utf8').trim();
-      return /^\d+$/.test(limit) && current >= 0.75 * Number(limit);
-    } catch {
-      // try the next
-    }
+/** Map(pid -> state letter) of every process in /proc but this one and init. */
+function processStates() {
+  const states = new Map();
+  let names = [];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return states;
   }
-  return false;
-}
-
-/** Kills every process but this one and init; returns how many (not yet zombie) there were. */
-function killStrays() {
-  let strays = 0;
-  for (const name of fs.readdirSync('/proc')) {
+  for (const name of names) {
     if (!/^\d+$/.test(name) || Number(name) === 1 || Number(name) === process.pid) continue;
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      if (stat[stat.lastIndexOf(')') + 2] !== 'Z') strays++;
+      states.set(Number(name), stat[stat.lastIndexOf(')') + 2]);
     } catch {
       // gone
     }
   }
-  if (strays) {
-    try {
-      process.kill(-1, 'SIGKILL'); // every process but this one and init
-    } catch {
-      // nothing left
-    }
-  }
-  return strays;
+  return states;
 }
 
-module.exports = { killDescendants, straysMayBeKilled, nearPidsLimit, killStrays };
+const isDead = (state) => state === undefined || state === 'Z' || state === 'X';
+
+/**
+ * Kills every process but this one and init; returns how many (not yet zombie) there were. Waits (at most a
+ * second) until each of them is dead (a zombie at least), so none can still write into the output pipes.
+ * Children are reaped by libuv, as usual. Called by the main thread (executor.js) and the I/O thread (`reap`).
+ */
+function killStrays() {
+  const strays = [...processStates()].filter(([, state]) => !isDead(state)).map(([pid]) => pid);
+  if (!strays.length) return 0;
+  try {
+    process.kill(-1, 'SIGKILL'); // every process but this one and init
+  } catch {
+    // nothing left
+  }
+  const deadline = Date.now() + 1000;
+  let pending = strays;
+  while (pending.length && Date.now() < deadline) {
+    sleepMs(2);
+    const states = processStates();
+    pending = pending.filter((pid) => !isDead(states.get(pid)));
+  }
+  return strays.length;
+}
+
+module.exports = { killDescendants, straysMayBeKilled, killStrays };

@@ -7,8 +7,9 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
+import { connectClient, findProcess, ignoredSignals, isGone, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
 import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
+import { describeWorkspaceFs, onSmallTmpfs } from '../test-support/workspace-fs-suite';
 
 const AGENT = join(import.meta.dirname, 'agent.py');
 const PYTHON = process.env.SANDPIT_TEST_PYTHON ?? 'python3';
@@ -296,6 +297,12 @@ describe('python agent over stdio', () => {
   });
 });
 
+describeWorkspaceFs('python agent: workspace files (fs requests)', {
+  start: () => startStdioAgent(),
+  startOnSmallTmpfs: () => startStdioAgent({}, onSmallTmpfs([PYTHON, AGENT])),
+  busyCode: "print('busy', flush=True)\nwhile True:\n    pass",
+});
+
 describe('python agent in bash mode (SANDPIT_LANGUAGE=bash)', () => {
   let agent: SpawnedAgent;
   let client: JsonLinesClient;
@@ -476,13 +483,11 @@ describe('python agent lifecycle', () => {
   const unshare = ['unshare', '--user', '--map-root-user', '--pid', '--fork', '--mount-proc'];
   const canUnshare = spawnSync(unshare[0]!, [...unshare.slice(1), 'true']).status === 0;
 
-  it.skipIf(!canUnshare)('kills stray processes after an interrupted execution (in a PID namespace)', async () => {
-    const agent = startStdioAgent({ SANDPIT_KILL_STRAYS: '1' }, [
-      ...unshare,
-      'sh',
-      '-c',
-      `${PYTHON} ${AGENT}; exit $?`,
-    ]);
+  const inNamespace = (env: Record<string, string> = {}): SpawnedAgent =>
+    startStdioAgent({ SANDPIT_KILL_STRAYS: '1', ...env }, [...unshare, 'sh', '-c', `${PYTHON} ${AGENT}; exit $?`]);
+
+  it.skipIf(!canUnshare)('kills every process an execution leaves behind when it ends, interrupted or not (in a PID namespace; skipped without unshare)', async () => {
+    const agent = inNamespace();
     const client = agent.client;
     try {
       // Safety first: only go on if the agent really is in its own PID namespace, under its init.
@@ -497,12 +502,14 @@ describe('python agent lifecycle', () => {
         `${alive}\nimport subprocess\np = subprocess.Popen(['sleep', '100'])\nsubprocess.run(['sh', '-c', 'sleep 100 &'])\nlen(alive())`,
       );
       expect(setup.result).toBe('2');
-      expect(setup.done.straysKilled).toBe(0); // background processes survive normal executions
-      const id = client.start("import time\nprint('sleeping', flush=True)\ntime.sleep(100)");
+      expect(setup.done.straysKilled).toBe(2); // background processes end with their execution
+      expect(await client.run('alive()')).toMatchObject({ result: '[]', done: { straysKilled: 0 } });
+      expect((await client.run('p.poll()')).result).toBe('0'); // reaped by the agent: Popen sees ECHILD
+      const id = client.start("subprocess.Popen(['sleep', '100'])\nimport time\nprint('sleeping', flush=True)\ntime.sleep(100)");
       await client.waitFor((m) => m.id === id && m.type === 'stream');
       client.send({ type: 'interrupt', id });
       const run = await client.collect(id);
-      expect(run.done).toMatchObject({ status: 'interrupted', straysKilled: 2 });
+      expect(run.done).toMatchObject({ status: 'interrupted', straysKilled: 1 });
       expect((await client.run('alive()')).result).toBe('[]');
       client.checkFraming();
     } finally {
@@ -510,8 +517,95 @@ describe('python agent lifecycle', () => {
     }
   });
 
-  it.skipIf(!canUnshare)('kills the strays of an interrupted execution whose code caught the interrupt and returned', async () => {
-    const agent = startStdioAgent({ SANDPIT_KILL_STRAYS: '1' }, [...unshare, 'sh', '-c', `${PYTHON} ${AGENT}; exit $?`]);
+  it.skipIf(!canUnshare)('shows none of a background printer in the next execution (in a PID namespace; skipped without unshare)', async () => {
+    const agent = inNamespace();
+    const client = agent.client;
+    try {
+      expect((await client.run('import os\nos.getppid()')).result).toBe('1');
+      const printer =
+        "import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', \"import time\\nwhile True:\\n    print('bg-line', flush=True)\\n    time.sleep(0.05)\"])\ntime.sleep(0.4)";
+      const first = await client.run(printer);
+      expect(first.stdout).toMatch(/^(bg-line\n)+$/);
+      expect(first.done.straysKilled).toBe(1);
+      const second = await client.run("import time\ntime.sleep(0.3)\nprint('second')");
+      expect(second.stdout).toBe('second\n');
+      expect(second.done.straysKilled).toBe(0);
+      client.checkFraming();
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it.skipIf(!canUnshare)('still runs subprocesses, multiprocessing pools and threads across executions (in a PID namespace; skipped without unshare)', async () => {
+    const agent = inNamespace();
+    const client = agent.client;
+    try {
+      expect((await client.run('import os\nos.getppid()')).result).toBe('1');
+      const run = await client.run("import subprocess\nprint(subprocess.run(['sh', '-c', 'echo hi; exit 4']).returncode)");
+      expect(run).toMatchObject({ stdout: 'hi\n4\n', done: { status: 'ok', straysKilled: 0 } });
+      // a child that ended by itself keeps its exit status for a later wait()
+      const popen = await client.run("import time\np = subprocess.Popen(['sh', '-c', 'echo from-child; exit 3'])\ntime.sleep(0.3)");
+      expect(popen).toMatchObject({ stdout: 'from-child\n', done: { straysKilled: 0 } });
+      expect((await client.run('p.wait()')).result).toBe('3');
+      const pool = 'from multiprocessing import Pool\nwith Pool(2) as pool:\n    got = pool.map(abs, [-1, -2, -3])\ngot';
+      for (let i = 0; i < 2; i++) expect(await client.run(pool)).toMatchObject({ result: '[1, 2, 3]', done: { status: 'ok' } });
+      // the fork server (Python 3.14's default) and its resource tracker are killed after each execution: the next use starts new ones
+      const forkserver =
+        "import multiprocessing\nctx = multiprocessing.get_context('forkserver')\nwith ctx.Pool(1) as fpool:\n    got = fpool.map(abs, [-4])\ngot";
+      const first = await client.run(forkserver);
+      expect(first).toMatchObject({ result: '[4]', done: { status: 'ok' } });
+      expect(first.done.straysKilled).toBeGreaterThanOrEqual(1);
+      const again = await client.run(forkserver);
+      expect(again).toMatchObject({ result: '[4]', done: { status: 'ok' } });
+      expect(again.stderr).not.toMatch(/ChildProcessError|died unexpectedly/);
+      // threads are not processes: they go on
+      await client.run('import threading\nt = threading.Thread(target=time.sleep, args=(1,), daemon=True)\nt.start()');
+      expect((await client.run('t.is_alive()')).result).toBe('True');
+      client.checkFraming();
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it.skipIf(!canUnshare)('reaps a process that ignores SIGINT, SIGTERM and SIGHUP, started between executions (in a PID namespace; skipped without unshare)', async () => {
+    const agent = inNamespace();
+    const client = agent.client;
+    const seconds = `${4000 + Math.floor(Math.random() * 1000)}.25`;
+    try {
+      expect((await client.run('import os\nos.getppid()')).result).toBe('1');
+      const later = await client.run(
+        `import subprocess, threading\nthreading.Timer(0.3, lambda: subprocess.Popen(['sh', '-c', 'trap "" INT TERM HUP; exec sleep ${seconds}'])).start()`,
+      );
+      expect(later.done.straysKilled).toBe(0); // it does not exist yet
+      let pid = 0;
+      await waitUntil(() => (pid = findProcess(['sleep', seconds])) > 0, 'the stubborn process did not start');
+      expect(ignoredSignals(pid)).toEqual(expect.arrayContaining([1, 2, 15]));
+      expect(await client.reap()).toMatchObject({ type: 'reaped', killed: 1 });
+      await waitUntil(() => isGone(pid), 'the stubborn process survived reap');
+      expect(await client.reap()).toMatchObject({ type: 'reaped', killed: 0 });
+      expect((await client.run('1 + 1')).result).toBe('2'); // the agent itself goes on
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it.skipIf(!canUnshare)('stops what a bash command leaves running, even outside its process group (in a PID namespace; skipped without unshare)', async () => {
+    const agent = inNamespace({ SANDPIT_LANGUAGE: 'bash' });
+    const client = agent.client;
+    try {
+      const first = await client.run("setsid sh -c 'while :; do echo bg-line; sleep 0.05; done' & sleep 0.4");
+      expect(first.stdout).toMatch(/^(bg-line\n)+$/);
+      expect(first.done.straysKilled).toBeGreaterThanOrEqual(1);
+      const second = await client.run('sleep 0.3; echo second');
+      expect(second.stdout).toBe('second\n');
+      expect(second.done.straysKilled).toBe(0);
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it.skipIf(!canUnshare)('kills the strays of an interrupted execution whose code caught the interrupt and returned (in a PID namespace; skipped without unshare)', async () => {
+    const agent = inNamespace();
     const client = agent.client;
     try {
       expect((await client.run('import os\nos.getppid()')).result).toBe('1'); // in its own PID namespace, under its init

@@ -3,7 +3,7 @@
 // Not part of any image: an image's build context holds only its own agent directory.
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -29,6 +29,15 @@ export interface Execution {
   result: string | undefined;
   error: Message | undefined;
   displays: Message[];
+}
+
+/** The replies to one `fs` request: the final one, every message with its id, and the fs-data content. */
+export interface FsResult {
+  id: string;
+  reply: Message;
+  messages: Message[];
+  chunks: Buffer[];
+  data: Buffer;
 }
 
 let sequence = 0;
@@ -137,12 +146,74 @@ export class JsonLinesClient {
     return this.collect(this.start(code, outputLimit), timeoutMs);
   }
 
+  /**
+   * Sends a `fs` request (`op` and `fields`) with a fresh id; resolves with its final reply (fs-done, fs-list,
+   * fs-usage or fs-error) and the content of the fs-data messages before it.
+   */
+  async fs(op: string, fields: Record<string, unknown> = {}, timeoutMs = WAIT_MS): Promise<FsResult> {
+    const id = `f${++sequence}`;
+    this.send({ type: 'fs', id, op, ...fields });
+    return this.fsResult(id, timeoutMs);
+  }
+
+  readFile(path: string, maxBytes = 1 << 20): Promise<FsResult> {
+    return this.fs('read', { path, maxBytes });
+  }
+
+  listDir(path: string): Promise<FsResult> {
+    return this.fs('list', { path });
+  }
+
+  usage(): Promise<FsResult> {
+    return this.fs('usage');
+  }
+
+  /** Writes `content` in chunks of `chunkBytes` (one message each, the same id, `last` on the final one). */
+  writeFile(
+    path: string,
+    content: Buffer | string,
+    options: { append?: boolean; chunkBytes?: number } = {},
+  ): Promise<FsResult> {
+    const id = `f${++sequence}`;
+    const bytes = Buffer.from(content);
+    const step = options.chunkBytes ?? 1 << 20;
+    for (let off = 0; off === 0 || off < bytes.length; off += step) {
+      const last = off + step >= bytes.length;
+      this.send({
+        type: 'fs',
+        id,
+        op: 'write',
+        path,
+        append: options.append ?? false,
+        data: bytes.subarray(off, off + step).toString('base64'),
+        last,
+      });
+      if (last) break;
+    }
+    return this.fsResult(id);
+  }
+
+  /** Sends `reap`; resolves with the `reaped` reply. */
+  async reap(timeoutMs = WAIT_MS): Promise<Message> {
+    const id = `r${++sequence}`;
+    this.send({ type: 'reap', id });
+    return (await this.waitFor((m) => m.type === 'reaped' && m.id === id, timeoutMs)).msg;
+  }
+
+  private async fsResult(id: string, timeoutMs = WAIT_MS): Promise<FsResult> {
+    const final = new Set(['fs-done', 'fs-list', 'fs-usage', 'fs-error']);
+    const reply = (await this.waitFor((m) => m.id === id && final.has(m.type), timeoutMs)).msg;
+    const messages = this.received.filter((r) => r.msg.id === id).map((r) => r.msg);
+    const chunks = messages.filter((m) => m.type === 'fs-data').map((m) => Buffer.from(m.data as string, 'base64'));
+    return { id, reply, messages, chunks, data: Buffer.concat(chunks) };
+  }
+
   /** Every execution has exactly one `done`, and it is its last message. */
   checkFraming(): void {
     const ids = new Set(this.received.map((r) => r.msg.id));
     for (const id of ids) {
       const types = this.received.filter((r) => r.msg.id === id).map((r) => r.msg.type);
-      if (types.includes('hello')) continue;
+      if (types.includes('hello') || types.some((t) => t.startsWith('fs-') || t === 'reaped')) continue;
       expect(
         types.filter((t) => t === 'done'),
         `done count for ${String(id)}`,
@@ -173,6 +244,36 @@ export async function waitUntil(check: () => boolean, failure: string, timeoutMs
     if (Date.now() > deadline) throw new Error(failure);
     await sleep(20);
   }
+}
+
+/** The pid of a process (seen from this machine's /proc) whose argv is exactly `argv`, or 0. */
+export function findProcess(argv: string[]): number {
+  const want = `${argv.join('\0')}\0`;
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (readFileSync(`/proc/${name}/cmdline`, 'utf8') === want && !isGone(Number(name))) return Number(name);
+    } catch {
+      // gone
+    }
+  }
+  return 0;
+}
+
+/** Whether process `pid` has ended (no longer in /proc, or a zombie). */
+export function isGone(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return ['Z', 'X'].includes(stat[stat.lastIndexOf(')') + 2]!);
+  } catch {
+    return true;
+  }
+}
+
+/** The signals process `pid` ignores (SigIgn of /proc/PID/status). */
+export function ignoredSignals(pid: number): number[] {
+  const mask = BigInt(`0x${/^SigIgn:\s*([0-9a-f]+)$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? '0'}`);
+  return Array.from({ length: 64 }, (_, i) => i + 1).filter((sig) => (mask >> BigInt(sig - 1)) & 1n);
 }
 
 export interface SpawnedAgent {

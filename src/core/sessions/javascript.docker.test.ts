@@ -149,6 +149,24 @@ describe('javascript limits and timeouts', () => {
     expect(ps.result).not.toContain('sleep');
   });
 
+  it('stops a background process when its run ends: the next run shows none of its output, and it is gone', async () => {
+    const { id } = await newSession(sp, { language: 'javascript' });
+    const first = await sp.sessions.session(id).execute(
+      "require('child_process').spawn(process.execPath, ['-e', \"setInterval(() => console.log('bg-line'), 50)\"], { stdio: 'inherit' })\nawait new Promise((r) => setTimeout(r, 500))",
+    );
+    expect(first.status, first.error?.traceback).toBe('ok');
+    expect(first.stdout).toMatch(/^(bg-line\n)+$/);
+    expect(first.message).toMatch(/1 leftover process\(es\) were stopped/);
+    const second = await sp.sessions.session(id).execute("await new Promise((r) => setTimeout(r, 300))\nconsole.log('second')");
+    expect(second.stdout).toBe('second\n');
+    expect(second.message).toBeUndefined();
+    const ps = await sp.sessions.session(id).execute(
+      "const fs = require('fs')\nfs.readdirSync('/proc').filter((n) => { try { return /^\\d+$/.test(n) && fs.readFileSync(`/proc/${n}/cmdline`, 'utf8').includes('bg-line') } catch { return false } })",
+    );
+    expect(ps.status, ps.error?.traceback).toBe('ok');
+    expect(ps.result).toBe('[]');
+  });
+
   it('reports a runaway allocation as oom and the session is usable afterwards', async () => {
     const { id } = await newSession(sp, { language: 'javascript', limits: { memoryMb: 256 } });
     const r = await sp.sessions.session(id).execute('const a = []; while (true) a.push(new Array(1e6).fill(1))', { timeoutMs: 60_000 });

@@ -86,6 +86,36 @@ describe('limits and timeouts', () => {
     expect(ps.result).not.toContain('sleep');
   });
 
+  it('stops a background process when its run ends: the next run shows none of its output, and it is gone', async () => {
+    const { id } = await newSession(sp, {});
+    const printer = [
+      'import subprocess, sys, time',
+      "p = subprocess.Popen([sys.executable, '-c', \"import time\\nwhile True:\\n    print('bg-line', flush=True)\\n    time.sleep(0.05)\"])",
+      'time.sleep(0.5)',
+    ].join('\n');
+    const first = await sp.sessions.session(id).execute(printer);
+    expect(first.status, first.error?.traceback).toBe('ok');
+    expect(first.stdout).toMatch(/^(bg-line\n)+$/);
+    expect(first.message).toMatch(/1 leftover process\(es\) were stopped/);
+    const second = await sp.sessions.session(id).execute("import time\ntime.sleep(0.3)\nprint('second')");
+    expect(second.stdout).toBe('second\n');
+    expect(second.message).toBeUndefined();
+    const ps = await sp.sessions.session(id).execute([
+      'import os',
+      'found = []',
+      "for n in os.listdir('/proc'):",
+      '    try:',
+      "        if n.isdigit() and b'bg-line' in open(f'/proc/{n}/cmdline', 'rb').read():",
+      '            found.append(n)',
+      '    except OSError:',
+      '        pass',
+      'found',
+    ].join('\n'));
+    expect(ps.result).toBe('[]');
+    // what lasts lives in variables: the Popen object is still there, its process is not
+    expect((await sp.sessions.session(id).execute('p.poll() is not None')).result).toBe('True');
+  });
+
   it('contains a fork bomb with the pids limit, and the next run works', async () => {
     const { id } = await newSession(sp, { limits: { pids: 64 } });
     const r = await sp.sessions.session(id).execute('import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', { timeoutMs: 3_000 });
