@@ -14,8 +14,10 @@ export interface BuildSettings {
   npmRegistryUrl: string;
   /** Network the build's RUN steps use (reaches the package indexes, directly or through the proxy). */
   buildNetwork?: string;
-  /** Proxy variables for the build's RUN steps (HTTP_PROXY …), when installs go through the egress proxy. */
+  /** Proxy variables for the build's RUN steps (HTTP_PROXY …, with a credential for this build), when installs go through the egress proxy. */
   proxyEnv?: Record<string, string>;
+  /** Called once the build is over, whatever its outcome (revokes the build's proxy credential). Must not throw. */
+  release?(): void;
 }
 
 export interface EnvironmentBuilderDeps {
@@ -142,8 +144,9 @@ export class EnvironmentBuilder {
 
     await emit(await store.setBuild(environmentId, { state: 'building', startedAt }));
     const lines: string[] = [];
+    let settings: BuildSettings | undefined;
     try {
-      const settings = this.deps.settings();
+      settings = this.deps.settings();
       const dockerfile = environmentDockerfile(env, target.base, settings);
       const context = await packFiles([{ path: 'Dockerfile', content: Buffer.from(dockerfile) }], { maxFileBytes: 1024 * 1024, maxTotalBytes: 1024 * 1024 });
       log.info('building environment', { environmentId, image: target.tag });
@@ -172,6 +175,8 @@ export class EnvironmentBuilder {
       logLine(`build failed: ${reason}`);
       // The last good image (env.image) stays as it was: sessions can still use it.
       return emit(await store.setBuild(environmentId, { state: 'failed', error: reason.slice(0, 2_000), failedPackage, startedAt, finishedAt: new Date().toISOString() }));
+    } finally {
+      settings?.release?.();
     }
   }
 }
