@@ -123,7 +123,14 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       if (!egress && config.egressProxy) {
         throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy that limits builds to the package indexes is not running; set SANDPIT_EGRESS_PROXY=off to build over the install network without it.');
       }
-      return { pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, buildNetwork: egress?.network ?? config.installNetwork, proxyEnv: egress?.env() };
+      // A credential for this build alone, revoked when it is over.
+      const proxy = egress?.buildProxy();
+      return {
+        pipIndexUrl: config.pipIndexUrl,
+        npmRegistryUrl: config.npmRegistryUrl,
+        buildNetwork: egress?.network ?? config.installNetwork,
+        ...(proxy ? { proxyEnv: proxy.env, release: proxy.release } : {}),
+      };
     },
   });
   const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), defaultIsolation: () => settings.current.defaultIsolation };
@@ -134,8 +141,12 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     bus,
     artifacts,
     installSettings: (sessionId) => installSettingsFor(config, gateway.current(), sessionId),
+    // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
+    sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     log,
   });
+  // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
+  bus.on('session.removed', ({ sessionId }) => gateway.current()?.revoke(sessionId));
   const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
   const clients = new ClientRegistry((list) => bus.emit('clients.changed', { clients: list }));
   const endpoint = new ServedEndpoint(config.home, log);

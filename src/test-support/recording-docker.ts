@@ -1,4 +1,4 @@
-import type { ContainerSpec, DockerClient } from '../core/docker/docker-client';
+import type { BuildOptions, ContainerSpec, DockerClient } from '../core/docker/docker-client';
 
 export interface RecordingDocker {
   /** Pass this to createSandpit / startTestSandpit: the real client, with container creations recorded. */
@@ -9,17 +9,21 @@ export interface RecordingDocker {
   withRole(role: string): ContainerSpec[];
   /** The image tags built, in order. */
   readonly builds: string[];
+  /** The options of every build, in order (build args included). */
+  readonly buildOptions: BuildOptions[];
 }
 
 /** Wraps a DockerClient so tests can see which containers were asked for, with their argv. */
 export function recordingDocker(inner: DockerClient): RecordingDocker {
   const created: ContainerSpec[] = [];
   const builds: string[] = [];
+  const buildOptions: BuildOptions[] = [];
   const docker = new Proxy(inner, {
     get(target, property, receiver): unknown {
       if (property === 'buildImage') {
-        return (context: Buffer, options: { tag: string }, onLog?: (line: string) => void): Promise<void> => {
+        return (context: Buffer, options: BuildOptions, onLog?: (line: string) => void): Promise<void> => {
           builds.push(options.tag);
+          buildOptions.push(structuredClone(options));
           return target.buildImage(context, options, onLog);
         };
       }
@@ -38,6 +42,7 @@ export function recordingDocker(inner: DockerClient): RecordingDocker {
     docker,
     created,
     builds,
+    buildOptions,
     withRole: (role) => created.filter((s) => s.labels['dev.sandpit.role'] === role),
   };
 }

@@ -8,7 +8,7 @@ import type { DockerClient, NetworkInfo, NetworkSpec } from '../docker/docker-cl
 import { LABEL, instanceLabels } from '../docker/labels';
 import type { InstanceIdentity } from '../docker/labels';
 import { silentLogger } from '../log';
-import { withTimeout } from '../util/with-timeout';
+import { pollUntil, withTimeout } from '../util/with-timeout';
 import type { EgressConnector } from './egress-connector';
 import { egressNetworkName, startEgressGateway } from './egress-gateway';
 import type { EgressGateway, EgressGatewayOptions, EgressRefusedEvent } from './egress-gateway';
@@ -65,6 +65,28 @@ afterAll(async () => {
   await withTimeout(new Promise<void>((resolve) => upstream.close(() => resolve())), 5_000, 'close upstream');
 });
 
+/** The Proxy-Authorization a client sends for a proxy URL `http://<user>:<password>@host:port`. */
+function authOf(proxyUrl: string): string {
+  const url = new URL(proxyUrl);
+  return `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`;
+}
+
+/** Connects from `localAddress` (a loopback address), sends `bytes`, and returns all that came back before the close. */
+function sendFrom(localAddress: string, port: number, bytes: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  return withTimeout(
+    new Promise<string>((resolve) => {
+      const socket = connect({ host: '127.0.0.1', port, localAddress });
+      socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+      socket.on('error', () => socket.destroy());
+      socket.once('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+      socket.write(bytes);
+    }),
+    5_000,
+    `a request from ${localAddress}`,
+  );
+}
+
 function options(engine: FakeEngine, refusals: EgressRefusedEvent[] = []): EgressGatewayOptions {
   return {
     docker: engine.docker,
@@ -89,8 +111,10 @@ describe('startEgressGateway', () => {
       expect(egressNetworkName(identity)).toBe('sandpit-egress-6938ac0d63de');
       expect(gateway).toMatchObject({ network: 'sandpit-egress-6938ac0d63de', networkId: 'net-1', gatewayIp: '127.0.0.1', subnet: '127.0.0.0/8' });
 
-      const url = `http://session:ses-1@127.0.0.1:${gateway.port}`;
+      const url = gateway.proxyUrl('ses-1');
+      expect(url).toMatch(new RegExp(`^http://ses-1:[A-Za-z0-9_-]{43}@127\\.0\\.0\\.1:${gateway.port}$`));
       expect(gateway.proxyUrl('ses-1')).toBe(url);
+      expect(gateway.proxyUrl('ses-2')).not.toBe(url.replace('ses-1', 'ses-2'));
       expect(gateway.env('ses-1')).toEqual({
         HTTP_PROXY: url,
         HTTPS_PROXY: url,
@@ -104,14 +128,16 @@ describe('startEgressGateway', () => {
       });
       expect(gateway.installerProxy('ses-1')).toEqual({ network: gateway.network, env: gateway.env('ses-1'), pipProxyUrl: url });
 
-      const ok = await rawRequest({ port: gateway.port, path: 'http://pypi-mirror.test:3141/simple/' });
+      const auth = authOf(url);
+      const ok = await rawRequest({ port: gateway.port, path: 'http://pypi-mirror.test:3141/simple/', headers: { 'proxy-authorization': auth } });
       expect(ok.status).toBe(200);
       expect(ok.text).toBe('mirror /simple/');
-      const auth = `Basic ${Buffer.from('session:ses-1').toString('base64')}`;
       const refused = await rawRequest({ port: gateway.port, path: 'http://not-allowed.invalid/', headers: { 'proxy-authorization': auth } });
       expect(refused.status).toBe(403);
       expect(refusals).toEqual([{ host: 'not-allowed.invalid', port: 80, time: expect.any(String) as unknown, reason: 'host-not-allowed', sessionId: 'ses-1' }]);
-      await rawRequest({ port: gateway.port, path: 'http://not-allowed.invalid/' });
+      // No credential: a 407 that names no session.
+      expect((await rawRequest({ port: gateway.port, path: 'http://pypi-mirror.test:3141/simple/' })).status).toBe(407);
+      expect(refusals[1]).toMatchObject({ reason: 'proxy-auth-required' });
       expect(refusals[1]).not.toHaveProperty('sessionId');
     } finally {
       await gateway.close();
@@ -123,7 +149,8 @@ describe('startEgressGateway', () => {
     const engine = fakeEngine();
     const gateway = await startEgressGateway(options(engine));
     try {
-      const get = (path: string): Promise<number> => rawRequest({ port: gateway.port, path }).then((r) => r.status);
+      const auth = authOf(gateway.proxyUrl('ses-1'));
+      const get = (path: string): Promise<number> => rawRequest({ port: gateway.port, path, headers: { 'proxy-authorization': auth } }).then((r) => r.status);
       expect(await get('http://other-mirror.test:8081/')).toBe(403);
       gateway.setAllowed(['http://other-mirror.test:8081/simple'], ['*.example.org']);
       expect(await get('http://other-mirror.test:8081/')).toBe(200);
@@ -136,6 +163,84 @@ describe('startEgressGateway', () => {
       await gateway.close();
     }
     expect(engine.removed).toEqual(['net-1']);
+  });
+
+  it('revokes a session\'s credential (sandbox and installer alike), and never revives it', async () => {
+    const engine = fakeEngine();
+    const gateway = await startEgressGateway(options(engine));
+    try {
+      const get = (auth: string): Promise<number> =>
+        rawRequest({ port: gateway.port, path: 'http://pypi-mirror.test:3141/', headers: { 'proxy-authorization': auth } }).then((r) => r.status);
+      const sandbox = authOf(gateway.env('ses-1').HTTPS_PROXY!);
+      const installer = authOf(gateway.installerProxy('ses-1').pipProxyUrl);
+      const other = authOf(gateway.proxyUrl('ses-2'));
+      expect(installer).toBe(sandbox);
+      expect([await get(sandbox), await get(other)]).toEqual([200, 200]);
+      expect(gateway.credentialCount()).toBe(2);
+      // An open tunnel of the session is cut too.
+      const tunnel = connect({ host: '127.0.0.1', port: gateway.port });
+      tunnel.on('error', () => tunnel.destroy());
+      let received = '';
+      tunnel.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      const tunnelClosed = withTimeout(new Promise((r) => tunnel.once('close', r)), 5_000, 'tunnel closed by revoke');
+      tunnel.write(`CONNECT pypi-mirror.test:3141 HTTP/1.1\r\nHost: pypi-mirror.test:3141\r\nProxy-Authorization: ${sandbox}\r\n\r\n`);
+      await pollUntil(() => (received.startsWith('HTTP/1.1 200 ') ? true : undefined), 5_000, 'tunnel open');
+      gateway.revoke('ses-1');
+      await tunnelClosed;
+      gateway.revoke('ses-1');
+      gateway.revoke('ses-never');
+      expect([await get(sandbox), await get(other)]).toEqual([407, 200]);
+      // Asking again for a stopped session's URL makes a new secret; the old one stays dead.
+      const fresh = authOf(gateway.proxyUrl('ses-1'));
+      expect(fresh).not.toBe(sandbox);
+      expect([await get(sandbox), await get(fresh)]).toEqual([407, 200]);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('gives each build its own credential, reports its refusals without a session, and revokes it on release', async () => {
+    const engine = fakeEngine();
+    const refusals: EgressRefusedEvent[] = [];
+    const gateway = await startEgressGateway(options(engine, refusals));
+    try {
+      const first = gateway.buildProxy();
+      const second = gateway.buildProxy();
+      const auth = authOf(first.env.HTTP_PROXY!);
+      expect(auth).not.toBe(authOf(second.env.HTTP_PROXY!));
+      expect(first.env.HTTP_PROXY).toMatch(/^http:\/\/build-[0-9a-f]{16}:/);
+      const get = (path: string): Promise<number> => rawRequest({ port: gateway.port, path, headers: { 'proxy-authorization': auth } }).then((r) => r.status);
+      expect(await get('http://pypi-mirror.test:3141/')).toBe(200);
+      expect(await get('http://not-allowed.invalid/')).toBe(403);
+      expect(refusals).toHaveLength(1);
+      expect(refusals[0]).not.toHaveProperty('sessionId');
+      first.release();
+      expect(await get('http://pypi-mirror.test:3141/')).toBe(407);
+      expect(gateway.credentialCount()).toBe(1);
+    } finally {
+      await gateway.close();
+    }
+  });
+
+  it('accepts connections from the network\'s subnet only', async () => {
+    // The network is 127.0.0.0/30 here: 127.0.0.1 is inside, 127.0.0.5 (also loopback on Linux) is a host outside it.
+    const engine = fakeEngine({ subnets: [{ subnet: '127.0.0.0/30', gateway: '127.0.0.1' }] });
+    const gateway = await startEgressGateway(options(engine));
+    try {
+      expect(gateway.subnet).toBe('127.0.0.0/30');
+      const auth = authOf(gateway.proxyUrl('ses-1'));
+      expect((await rawRequest({ port: gateway.port, path: 'http://pypi-mirror.test:3141/', headers: { 'proxy-authorization': auth } })).status).toBe(200);
+      expect(gateway.stats().outsiders).toBe(0);
+      // The same valid request from outside the subnet: closed before a byte is read.
+      const answer = await sendFrom('127.0.0.5', gateway.port, `GET http://pypi-mirror.test:3141/ HTTP/1.1\r\nHost: pypi-mirror.test:3141\r\nProxy-Authorization: ${auth}\r\n\r\n`);
+      expect(answer).toBe('');
+      expect(gateway.stats()).toMatchObject({ outsiders: 1, forwarded: 1 });
+    } finally {
+      await gateway.close();
+    }
+    const outside = fakeEngine({ subnets: [{ subnet: '10.99.0.0/16', gateway: '127.0.0.1' }] });
+    await expect(startEgressGateway(options(outside))).rejects.toThrow(/not inside its subnet/);
+    expect(outside.removed).toEqual(['net-1']);
   });
 
   it('removes the network and explains itself when the gateway address is not on this machine', async () => {

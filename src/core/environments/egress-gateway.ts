@@ -5,7 +5,11 @@ import type { DockerClient, NetworkInfo } from '../docker/docker-client';
 import { LABEL, instanceLabels } from '../docker/labels';
 import type { InstanceIdentity } from '../docker/labels';
 import type { Logger } from '../log';
+import { newId } from '../util/ids';
+import { egressCredentials } from './egress-credentials';
+import type { EgressCredentials } from './egress-credentials';
 import { allowedHostsFromUrls, allowedPortsFromUrls, startEgressProxy } from './egress-proxy';
+import { sourceFilter } from './egress-source-filter';
 import type { EgressConnector, EgressProxyStats, EgressRefusal, RunningEgressProxy } from './egress-proxy';
 import type { InstallProxy } from '../runtimes/helper-install';
 
@@ -19,7 +23,7 @@ export interface EgressGatewayOptions {
   allowedUrls: string[];
   /** More hosts (`files.example.org`, `*.example.org`) to allow. */
   extraHosts: string[];
-  /** Every refused request, with the session id from the proxy URL when the client sent one. Must not throw. */
+  /** Every refused request, with the session its credential was issued to (none for a 407 or a build). Must not throw. */
   onRefused(event: EgressRefusedEvent): void;
   log: Logger;
   /** Opens upstream connections for allowed hosts (tests map names to local addresses). Default: the guarded net.connect. */
@@ -34,15 +38,24 @@ export interface EgressGateway {
   networkId: string;
   /** The host's address on that network, where the proxy listens (and nothing else of ours does). */
   gatewayIp: string;
-  /** The network's IPv4 subnet (CIDR). */
+  /** The network's IPv4 subnet (CIDR): the only addresses the proxy accepts connections from. */
   subnet: string;
   port: number;
-  /** `http://session:<id>@<gatewayIp>:<port>`, or without credentials when no session is given. */
-  proxyUrl(sessionId?: string): string;
-  /** Proxy variables pip, npm, Python's urllib and curl honour; NO_PROXY empty so nothing bypasses it. */
-  env(sessionId?: string): Record<string, string>;
-  /** The `proxy` of the installer's InstallSettings for one session. */
+  /**
+   * `http://<sessionId>:<secret>@<gatewayIp>:<port>`: the session's credential (issued on first use, the
+   * same until `revoke`), the only way through the proxy. Hand it to that session's containers only.
+   */
+  proxyUrl(sessionId: string): string;
+  /** Proxy variables pip, npm, Python's urllib and curl honour, with the session's credential; NO_PROXY empty so nothing bypasses it. */
+  env(sessionId: string): Record<string, string>;
+  /** The `proxy` of the installer's InstallSettings for one session (the session's credential). */
   installerProxy(sessionId: string): InstallProxy;
+  /** A credential for one image build (refusals name no session); `release` revokes it once the build is over. */
+  buildProxy(): { env: Record<string, string>; release: () => void };
+  /** Revokes the session's credential and closes the connections that used it. Safe for a session that never had one. */
+  revoke(sessionId: string): void;
+  /** Credentials alive now (sessions and builds). */
+  credentialCount(): number;
   /** Replaces the allow-list (hosts and ports) for new requests; throws INVALID_INPUT and keeps the old one on a bad entry. */
   setAllowed(urls: string[], extraHosts: string[]): void;
   stats(): EgressProxyStats;
@@ -77,9 +90,10 @@ function notLocalError(error: unknown, gateway: string, network: string, docker:
   );
 }
 
-function toEvent(refusal: EgressRefusal): EgressRefusedEvent {
+/** A refusal as a bus event: the verified owner is its session, unless the owner is a build (no session). */
+function toEvent(refusal: EgressRefusal, builds: ReadonlySet<string>): EgressRefusedEvent {
   const { client, ...rest } = refusal;
-  return client === undefined ? rest : { ...rest, sessionId: client };
+  return client === undefined || builds.has(client) ? rest : { ...rest, sessionId: client };
 }
 
 function proxyEnv(url: string): Record<string, string> {
@@ -101,6 +115,10 @@ function proxyEnv(url: string): Record<string, string> {
  * labelled with this instance (so the reaper removes it after a crash), and the egress proxy bound
  * to the host's address on that network — never 0.0.0.0. Containers on the network reach the
  * package indexes only through the proxy.
+ *
+ * The gateway address is the host's: containers on other bridge networks can route to it too. So the
+ * proxy accepts connections from the network's subnet only, and serves only requests carrying a
+ * credential issued here (per session, per build) and not yet revoked.
  *
  * Needs the engine's bridges in this process's network namespace (a local Linux engine). With a
  * remote engine, Docker Desktop or rootless Docker the gateway address is not ours and this fails
@@ -126,19 +144,24 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     if (!info) throw new SandpitError('INTERNAL', `Docker network ${network} vanished right after it was created.`);
     if (!info.internal) throw new SandpitError('INTERNAL', `Docker network ${network} is not internal.`);
     const { subnet, gateway } = ipv4Gateway(info);
+    if (!sourceFilter(subnet).allows(gateway)) throw new SandpitError('INTERNAL', `Docker network ${network}'s gateway ${gateway} is not inside its subnet ${subnet}.`);
+    const credentials = egressCredentials();
+    const builds = new Set<string>();
     proxy = await startEgressProxy({
       host: gateway,
       port: options.port ?? 0,
+      allowedSubnet: subnet,
+      credentials,
       allowedHosts,
       allowedPorts,
-      onRefused: (refusal) => options.onRefused(toEvent(refusal)),
+      onRefused: (refusal) => options.onRefused(toEvent(refusal, builds)),
       ...(options.connect ? { connect: options.connect } : {}),
       log,
     }).catch((error: unknown) => {
       throw notLocalError(error, gateway, network, docker);
     });
     log.info('egress gateway ready', { network, networkId, gateway, subnet, port: proxy.port });
-    return gatewayHandle({ docker, log, network, networkId, gateway, subnet, proxy });
+    return gatewayHandle({ docker, log, network, networkId, gateway, subnet, proxy, credentials, builds });
   } catch (error) {
     log.warn('failed to start the egress gateway', { network, error: error instanceof Error ? error.message : String(error) });
     await proxy?.close().catch(() => undefined);
@@ -155,14 +178,20 @@ interface HandleParts {
   gateway: string;
   subnet: string;
   proxy: RunningEgressProxy;
+  credentials: EgressCredentials;
+  /** Owners whose credential is a build's. */
+  builds: Set<string>;
 }
 
 function gatewayHandle(parts: HandleParts): EgressGateway {
-  const { docker, log, network, networkId, gateway, proxy } = parts;
-  const proxyUrl = (sessionId?: string): string =>
-    sessionId === undefined
-      ? `http://${gateway}:${proxy.port}`
-      : `http://session:${encodeURIComponent(sessionId)}@${gateway}:${proxy.port}`;
+  const { docker, log, network, networkId, gateway, proxy, credentials, builds } = parts;
+  // Owners are URL-safe by construction (the credential store refuses others), secrets are base64url.
+  const proxyUrl = (owner: string): string => `http://${owner}:${credentials.issue(owner)}@${gateway}:${proxy.port}`;
+  const revoke = (owner: string): void => {
+    const had = credentials.revoke(owner);
+    proxy.disconnect(owner);
+    if (had) log.debug('egress credential revoked', { owner });
+  };
   let closing: Promise<void> | undefined;
   return {
     network,
@@ -171,17 +200,31 @@ function gatewayHandle(parts: HandleParts): EgressGateway {
     subnet: parts.subnet,
     port: proxy.port,
     proxyUrl,
-    env: (sessionId?: string): Record<string, string> => proxyEnv(proxyUrl(sessionId)),
-    installerProxy: (sessionId: string): InstallProxy => ({
-      network,
-      env: proxyEnv(proxyUrl(sessionId)),
-      pipProxyUrl: proxyUrl(sessionId),
-    }),
+    env: (sessionId: string): Record<string, string> => proxyEnv(proxyUrl(sessionId)),
+    installerProxy: (sessionId: string): InstallProxy => {
+      const url = proxyUrl(sessionId);
+      return { network, env: proxyEnv(url), pipProxyUrl: url };
+    },
+    buildProxy: (): { env: Record<string, string>; release: () => void } => {
+      const owner = newId('build', 8);
+      builds.add(owner);
+      const env = proxyEnv(proxyUrl(owner));
+      return {
+        env,
+        release: (): void => {
+          revoke(owner);
+          builds.delete(owner);
+        },
+      };
+    },
+    revoke,
+    credentialCount: (): number => credentials.count(),
     setAllowed: (urls: string[], extraHosts: string[]): void =>
       proxy.setAllowedHosts(allowedHostsFromUrls(urls, extraHosts), allowedPortsFromUrls(urls)),
     stats: (): EgressProxyStats => proxy.stats(),
     close: (): Promise<void> =>
       (closing ??= (async () => {
+        credentials.clear();
         await proxy.close();
         log.info('removing egress network', { network, networkId });
         await docker.removeNetwork(networkId);

@@ -8,30 +8,28 @@ import { withTimeout } from '../util/with-timeout';
 import { compileAllowList } from './egress-allow-list';
 import type { EgressConnector } from './egress-connector';
 import { guardedConnector } from './egress-connector';
+import type { EgressCredentials } from './egress-credentials';
 import { forwardRequest } from './egress-forward';
 import { endGracefully, rawResponse } from './egress-http';
-import { absoluteUriTarget, clientIdOf, connectTarget, refusalText } from './egress-target';
-import type { EgressRefusalReason, TargetDecision, TargetPolicy } from './egress-target';
+import { egressRefusals } from './egress-refusals';
+import type { EgressRefusal } from './egress-refusals';
+import { isWildcardAddress, sourceFilter } from './egress-source-filter';
+import { absoluteUriTarget, connectTarget } from './egress-target';
+import type { TargetDecision, TargetPolicy } from './egress-target';
 import { openTunnel } from './egress-tunnel';
 
 export { allowedHostsFromUrls, allowedPortsFromUrls } from './egress-allow-list';
 export type { EgressConnector } from './egress-connector';
+export type { EgressRefusal } from './egress-refusals';
 export type { EgressRefusalReason } from './egress-target';
 
-/** What `onRefused` receives; the payload of the proposed `egress.refused` event (client = sessionId). */
-export interface EgressRefusal {
-  host: string;
-  port: number;
-  /** ISO 8601. */
-  time: string;
-  reason: EgressRefusalReason;
-  /** The session id from `Proxy-Authorization: Basic base64("session:<id>")`, when the client sent one. Unverified. */
-  client?: string;
-}
-
 export interface EgressProxyOptions {
-  /** Bind address: the Docker network's gateway address for containers, or 127.0.0.1. */
+  /** Bind address: the Docker network's gateway address for containers, or 127.0.0.1 in tests. Never a wildcard. */
   host: string;
+  /** The only IPv4 subnet (CIDR) clients may connect from: the egress network's. Other peers are closed at once. */
+  allowedSubnet: string;
+  /** Who may use the proxy: every request and CONNECT needs `Proxy-Authorization` with a live credential, else 407. */
+  credentials: Pick<EgressCredentials, 'verify'>;
   /** 0 = any free port. */
   port: number;
   /** Exact hostnames and `*.domain` wildcards, case-insensitive. IP literals only when listed exactly. */
@@ -66,6 +64,8 @@ export interface EgressProxyStats {
   refused: number;
   /** Connections dropped at accept because maxConnections was reached, since start. */
   dropped: number;
+  /** Connections closed at accept because they came from outside the allowed subnet, since start. */
+  outsiders: number;
 }
 
 export interface RunningEgressProxy {
@@ -77,6 +77,8 @@ export interface RunningEgressProxy {
    * INVALID_INPUT and keeps the old policy on a bad entry.
    */
   setAllowedHosts(hosts: string[], ports?: number[]): void;
+  /** Closes every connection (tunnels included) that authenticated as `owner`; call it after revoking its credential. */
+  disconnect(owner: string): void;
   stats(): EgressProxyStats;
 }
 
@@ -88,18 +90,30 @@ function checkedPorts(ports: number[]): ReadonlySet<number> {
   return new Set(ports);
 }
 
+/** Host and port of a decision, allowed or not (what a refusal event names). */
+function targetOf(decision: TargetDecision): { host: string; port: number } {
+  return decision.ok ? { host: decision.target.host, port: decision.target.port } : { host: decision.host, port: decision.port };
+}
+
 /**
  * Sandpit's egress proxy for the `packages` network policy: an HTTP forward proxy that serves
  * `CONNECT host:port` tunnels and absolute-URI plain-HTTP requests to allow-listed hosts only.
- * Everything is decided from the request line before any lookup or connection; a refusal is a 403
- * (header `X-Sandpit-Refused: <reason>`) plus `onRefused`.
  *
- * Clients point at it with `http://session:<sessionId>@<address>:<port>` (HTTP_PROXY / HTTPS_PROXY,
- * `pip --proxy`, npm `--proxy` / `--https-proxy`). They then send
- * `Proxy-Authorization: Basic base64("session:<sessionId>")`, and that id is the `client` of refusal
- * events. It is a label, not a credential: nothing is authenticated, and requests without it work.
+ * Who may use it: a connection from outside `allowedSubnet` is closed at accept, before a byte is
+ * read; a request or CONNECT without a live credential is a 407 (`Proxy-Authenticate: Basic`), decided
+ * before its target is looked at. Clients point at it with `http://<owner>:<secret>@<address>:<port>`
+ * (HTTP_PROXY / HTTPS_PROXY, `pip --proxy`, npm `--proxy`), so they send
+ * `Proxy-Authorization: Basic base64("<owner>:<secret>")`; the owner the secret was issued to is the
+ * `client` of refusal events.
+ *
+ * What may pass is decided from the request line before any lookup or connection; a refusal is a 403
+ * (header `X-Sandpit-Refused: <reason>`) plus `onRefused`.
  */
 export async function startEgressProxy(options: EgressProxyOptions): Promise<RunningEgressProxy> {
+  if (isWildcardAddress(options.host)) {
+    throw new SandpitError('INVALID_INPUT', `The egress proxy never listens on every interface (${JSON.stringify(options.host)}): give it one address.`);
+  }
+  const sources = sourceFilter(options.allowedSubnet);
   const log = options.log.child({ component: 'egress-proxy' });
   const limits = {
     maxConnections: options.maxConnections ?? DEFAULTS.maxConnections,
@@ -115,57 +129,26 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
   };
   const clients = new Set<Socket>();
   const upstreams = new Set<Socket>();
-  const counts = { tunnels: 0, forwarded: 0, refused: 0, dropped: 0 };
-  const trackIn =
-    (set: Set<Socket>) =>
-    (socket: Socket): void => {
-      set.add(socket);
-      socket.once('close', () => set.delete(socket));
-    };
-  const track = trackIn(upstreams);
+  /** The owner each client connection last authenticated as. */
+  const owners = new Map<Socket, string>();
+  const counts = { tunnels: 0, forwarded: 0, refused: 0, dropped: 0, outsiders: 0 };
+  const track = (socket: Socket): void => {
+    upstreams.add(socket);
+    socket.once('close', () => upstreams.delete(socket));
+  };
+  /** The owner of the request's credential, remembered for its connection; undefined: no live credential. */
+  const authenticate = (req: IncomingMessage): string | undefined => {
+    const owner = options.credentials.verify(req.headers['proxy-authorization']);
+    if (owner !== undefined) owners.set(req.socket, owner);
+    return owner;
+  };
 
-  const report = (req: IncomingMessage, host: string, port: number, reason: EgressRefusalReason): void => {
-    counts.refused += 1;
-    const client = clientIdOf(req);
-    const event: EgressRefusal = {
-      host,
-      port,
-      time: new Date().toISOString(),
-      reason,
-      ...(client === undefined ? {} : { client }),
-    };
-    log.info('refused egress', { ...event });
-    try {
-      options.onRefused(event);
-    } catch (error) {
-      log.warn('onRefused listener failed', { message: error instanceof Error ? error.message : String(error) });
-    }
-  };
-  const refuseOnSocket = (
-    req: IncomingMessage,
-    socket: Duplex,
-    host: string,
-    port: number,
-    reason: EgressRefusalReason,
-  ): void => {
-    endGracefully(socket, rawResponse(403, refusalText(host, port, reason), { 'X-Sandpit-Refused': reason }));
-    report(req, host, port, reason);
-  };
-  const refuseResponse = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    host: string,
-    port: number,
-    reason: EgressRefusalReason,
-  ): void => {
-    res.writeHead(403, {
-      'content-type': 'text/plain; charset=utf-8',
-      'x-sandpit-refused': reason,
-      connection: 'close',
-    });
-    res.end(`${refusalText(host, port, reason)}\n`);
-    report(req, host, port, reason);
-  };
+  const refuse = egressRefusals({
+    log,
+    onRefused: (event) => options.onRefused(event),
+    ownerOf: (socket) => owners.get(socket),
+    counted: () => void (counts.refused += 1),
+  });
   const upstreamDeps = {
     connector,
     log,
@@ -179,7 +162,24 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
   server.timeout = limits.idleTimeoutMs;
   server.headersTimeout = Math.min(20_000, limits.idleTimeoutMs);
   server.requestTimeout = Math.min(60_000, limits.idleTimeoutMs);
-  server.on('connection', trackIn(clients));
+  // Before the HTTP server's own listener: a peer outside the subnet never gets a byte parsed.
+  server.prependListener('connection', (socket: Socket) => {
+    if (sources.allows(socket.remoteAddress)) {
+      clients.add(socket);
+      socket.once('close', () => {
+        clients.delete(socket);
+        owners.delete(socket);
+      });
+      return;
+    }
+    counts.outsiders += 1;
+    log.warn('refused egress connection from outside the egress network', {
+      source: socket.remoteAddress,
+      sourcePort: socket.remotePort,
+      subnet: sources.subnet,
+    });
+    socket.destroy();
+  });
   server.on('drop', () => {
     counts.dropped += 1;
     log.debug('egress connection dropped: too many connections', { maxConnections: limits.maxConnections });
@@ -187,12 +187,17 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
 
   server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const decision: TargetDecision = connectTarget(policy, req.url ?? '');
-    if (!decision.ok) return refuseOnSocket(req, socket, decision.host, decision.port, decision.reason);
+    const client = authenticate(req);
+    if (client === undefined) {
+      const { host, port } = targetOf(decision);
+      return refuse.onSocket(req, socket, host, port, 'proxy-auth-required');
+    }
+    if (!decision.ok) return refuse.onSocket(req, socket, decision.host, decision.port, decision.reason);
     const { host, port } = decision.target;
-    log.debug('egress tunnel', { host, port, client: clientIdOf(req) });
+    log.debug('egress tunnel', { host, port, client });
     openTunnel(socket as Socket, head, decision.target, {
       ...upstreamDeps,
-      refuseForbiddenAddress: () => refuseOnSocket(req, socket, host, port, 'forbidden-address'),
+      refuseForbiddenAddress: () => refuse.onSocket(req, socket, host, port, 'forbidden-address'),
       onOpen: () => {
         counts.tunnels += 1;
         counts.forwarded += 1;
@@ -205,27 +210,26 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
     const decision = absoluteUriTarget(policy, req);
-    if (!decision.ok) return refuseResponse(req, res, decision.host, decision.port, decision.reason);
+    const client = authenticate(req);
+    if (client === undefined) {
+      const { host, port } = targetOf(decision);
+      return refuse.onResponse(req, res, host, port, 'proxy-auth-required');
+    }
+    if (!decision.ok) return refuse.onResponse(req, res, decision.host, decision.port, decision.reason);
     const { host, port } = decision.target;
-    if (!methods.has(req.method ?? '')) return refuseResponse(req, res, host, port, 'method-not-allowed');
+    if (!methods.has(req.method ?? '')) return refuse.onResponse(req, res, host, port, 'method-not-allowed');
     counts.forwarded += 1;
-    log.debug('egress forward', { host, port, method: req.method, client: clientIdOf(req) });
+    log.debug('egress forward', { host, port, method: req.method, client });
     forwardRequest(req, res, decision.target, {
       ...upstreamDeps,
-      refuseForbiddenAddress: () => refuseResponse(req, res, host, port, 'forbidden-address'),
+      refuseForbiddenAddress: () => refuse.onResponse(req, res, host, port, 'forbidden-address'),
     });
   });
 
   // `Upgrade:` on an absolute-URI request (websockets through the proxy): never.
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
-    const decision = absoluteUriTarget(policy, req);
-    refuseOnSocket(
-      req,
-      socket,
-      decision.ok ? decision.target.host : decision.host,
-      decision.ok ? decision.target.port : decision.port,
-      'upgrade-not-supported',
-    );
+    const { host, port } = targetOf(absoluteUriTarget(policy, req));
+    refuse.onSocket(req, socket, host, port, authenticate(req) === undefined ? 'proxy-auth-required' : 'upgrade-not-supported');
   });
 
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -254,6 +258,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
   log.info('egress proxy listening', {
     address: bound.address,
     port: bound.port,
+    allowedSubnet: sources.subnet,
     allowedHosts: policy.allowList.entries,
   });
 
@@ -276,6 +281,9 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
       const allowList = compileAllowList(hosts);
       policy = { allowList, allowedPorts: ports === undefined ? policy.allowedPorts : checkedPorts(ports) };
       log.info('egress allow-list replaced', { allowedHosts: allowList.entries, allowedPorts: [...policy.allowedPorts] });
+    },
+    disconnect: (owner: string): void => {
+      for (const [socket, holder] of owners) if (holder === owner) socket.destroy();
     },
     stats: (): EgressProxyStats => ({ connections: clients.size, ...counts }),
   };

@@ -5,6 +5,7 @@ import { isIpLike, normalizeHost } from './egress-allow-list';
 
 /** Why the proxy refused a request (the `reason` of an `egress.refused` event). */
 export type EgressRefusalReason =
+  | 'proxy-auth-required'
   | 'not-a-proxy-request'
   | 'bad-target'
   | 'scheme-not-supported'
@@ -16,6 +17,7 @@ export type EgressRefusalReason =
   | 'forbidden-address';
 
 const REASON_TEXT: Record<EgressRefusalReason, string> = {
+  'proxy-auth-required': "this proxy serves Sandpit's own containers only: a valid Proxy-Authorization is required",
   'not-a-proxy-request': 'only CONNECT host:port and absolute-URI requests (GET http://host/...) are served',
   'bad-target': 'the request target is not a valid host and port',
   'scheme-not-supported': 'only http:// is forwarded; use CONNECT for https',
@@ -98,30 +100,4 @@ export function absoluteUriTarget(policy: TargetPolicy, req: IncomingMessage): T
 export function hostHeaderOf(target: EgressTarget): string {
   const host = isIP(target.host) === 6 ? `[${target.host}]` : target.host;
   return target.port === 80 ? host : `${host}:${target.port}`;
-}
-
-const CLIENT_ID = /^[A-Za-z0-9._-]{1,64}$/;
-
-/**
- * The session a request says it comes from: `Proxy-Authorization: Basic base64("session:<id>")`, as
- * clients send it for a proxy URL `http://session:<id>@proxy:port`. Advisory only: it labels refusal
- * events, it does not authenticate anything.
- */
-export function clientIdOf(req: IncomingMessage): string | undefined {
-  const header = req.headers['proxy-authorization'];
-  const match = typeof header === 'string' ? /^Basic\s+([A-Za-z0-9+/=]{1,512})$/i.exec(header.trim()) : null;
-  if (!match) return undefined;
-  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  if (colon < 0 || decoded.slice(0, colon) !== 'session') return undefined;
-  const id = decodeURIComponentSafe(decoded.slice(colon + 1));
-  return CLIENT_ID.test(id) ? id : undefined;
-}
-
-function decodeURIComponentSafe(text: string): string {
-  try {
-    return decodeURIComponent(text);
-  } catch {
-    return text;
-  }
 }

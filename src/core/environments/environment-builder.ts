@@ -16,8 +16,10 @@ export interface BuildSettings {
   npmRegistryUrl: string;
   /** Network the build's RUN steps use (reaches the package indexes, directly or through the proxy). */
   buildNetwork?: string;
-  /** Proxy variables for the build's RUN steps (HTTP_PROXY …), when installs go through the egress proxy. */
+  /** Proxy variables for the build's RUN steps (HTTP_PROXY …, with a credential for this build), when installs go through the egress proxy. */
   proxyEnv?: Record<string, string>;
+  /** Called once the build is over, whatever its outcome (revokes the build's proxy credential). Must not throw. */
+  release?(): void;
 }
 
 export interface EnvironmentBuilderDeps {
@@ -153,8 +155,9 @@ export class EnvironmentBuilder {
 
     await emit(await store.setBuild(environmentId, { state: 'building', startedAt }));
     const lines: string[] = [];
+    let settings: BuildSettings | undefined;
     try {
-      const settings = this.deps.settings();
+      settings = this.deps.settings();
       const dockerfile = environmentDockerfile(env, target.base, settings);
       const context = await packFiles([{ path: 'Dockerfile', content: Buffer.from(dockerfile) }], { maxFileBytes: 1024 * 1024, maxTotalBytes: 1024 * 1024 });
       log.info('building environment', { environmentId, image: target.tag });
@@ -177,7 +180,7 @@ export class EnvironmentBuilder {
       return emit(await store.setBuild(environmentId, { state: 'ready', startedAt, finishedAt: new Date().toISOString() }));
     } catch (error) {
       const message = toErrorBody(error).message;
-      const diagnosis = diagnoseBuild(env, [...lines, message], () => this.deps.settings());
+      const diagnosis = diagnoseBuild(env, [...lines, message], settings);
       const failedPackage = diagnosis.cause === 'unreachable' ? undefined : (failedPackageFrom(lines, env) ?? (diagnosis.affected.length === 1 ? diagnosis.affected[0] : undefined));
       log.warn('environment build failed', { environmentId, error: message, cause: diagnosis.cause });
       logLine(`build failed: ${diagnosis.summary}`);
@@ -193,6 +196,8 @@ export class EnvironmentBuilder {
           finishedAt: new Date().toISOString(),
         }),
       );
+    } finally {
+      settings?.release?.();
     }
   }
 }
@@ -206,17 +211,11 @@ function tagFor(env: Environment, base: string): { tag: string; hash: string; ba
 }
 
 /** Why a build failed: the installer whose step failed (apt, then npm, then pip in the Dockerfile), and its words. */
-function diagnoseBuild(env: Environment, lines: string[], settings: () => BuildSettings): InstallDiagnosis {
+function diagnoseBuild(env: Environment, lines: string[], settings: BuildSettings | undefined): InstallDiagnosis {
   const log = lines.join('\n');
   const failedStep = [...lines].reverse().find((l) => /^Step \d+\/\d+ : RUN /.test(l)) ?? '';
   const manager = /apt-get/.test(failedStep) ? 'apt' : /"npm"/.test(failedStep) ? 'npm' : env.packages.pip.length > 0 ? 'pip' : env.packages.npm.length > 0 ? 'npm' : 'apt';
-  let indexUrl: string | undefined;
-  try {
-    const s = settings();
-    indexUrl = manager === 'pip' ? s.pipIndexUrl : manager === 'npm' ? s.npmRegistryUrl : undefined;
-  } catch {
-    indexUrl = undefined;
-  }
+  const indexUrl = manager === 'pip' ? settings?.pipIndexUrl : manager === 'npm' ? settings?.npmRegistryUrl : undefined;
   return diagnoseInstall({ manager, log, packages: env.packages[manager], ...(indexUrl ? { indexUrl } : {}) });
 }
 

@@ -6,8 +6,8 @@ import type { EgressAccess } from './environment-services';
 
 const egress: EgressAccess = {
   network: 'sandpit-egress-1',
-  env: (id) => ({ HTTP_PROXY: `http://session:${id ?? ''}@10.0.0.1:3128` }),
-  installerProxy: (id) => ({ network: 'sandpit-egress-1', env: {}, pipProxyUrl: `http://session:${id}@10.0.0.1:3128` }),
+  env: (id) => ({ HTTP_PROXY: `http://${id}:secret-of-${id}@10.0.0.1:3128` }),
+  installerProxy: (id) => ({ network: 'sandpit-egress-1', env: {}, pipProxyUrl: `http://${id}:secret-of-${id}@10.0.0.1:3128` }),
 };
 
 describe('installSettingsFor', () => {
@@ -22,19 +22,19 @@ describe('installSettingsFor', () => {
     expect((error as Error).message).toMatch(/egress proxy .* is not running/);
   });
 
-  it('sends installs through the proxy when it runs, naming the session', () => {
-    expect(installSettingsFor(defaultConfig({ egressProxy: true }), egress, 'ses-1').proxy?.pipProxyUrl).toBe('http://session:ses-1@10.0.0.1:3128');
+  it('sends installs through the proxy when it runs, with the session\'s credential', () => {
+    expect(installSettingsFor(defaultConfig({ egressProxy: true }), egress, 'ses-1').proxy?.pipProxyUrl).toBe('http://ses-1:secret-of-ses-1@10.0.0.1:3128');
     expect(installSettingsFor(defaultConfig({ egressProxy: false }), undefined, 'ses-1').proxy).toBeUndefined();
   });
 });
 
 describe('networkFor', () => {
-  it('gives none no network, open the bridge, packages the egress network with a per-session proxy', () => {
+  it('gives none no network, open the bridge, packages the egress network with a per-session credential', () => {
     expect(networkFor('none', egress)).toEqual({});
     expect(networkFor('open', undefined)).toEqual({ network: 'bridge' });
     const packages = networkFor('packages', egress);
     expect(packages.network).toBe('sandpit-egress-1');
-    expect(typeof packages.containerEnv === 'function' ? packages.containerEnv('ses-9') : undefined).toEqual({ HTTP_PROXY: 'http://session:ses-9@10.0.0.1:3128' });
+    expect(typeof packages.containerEnv === 'function' ? packages.containerEnv('ses-9') : undefined).toEqual({ HTTP_PROXY: 'http://ses-9:secret-of-ses-9@10.0.0.1:3128' });
     expect(() => networkFor('packages', undefined)).toThrow(/egress proxy/);
   });
 });

@@ -10,7 +10,8 @@ import type { EnvironmentStore } from './environment-store';
 /** Where sessions of a network policy are attached: the egress network (packages) or a bridge (open). */
 export interface EgressAccess {
   network: string;
-  env(sessionId?: string): Record<string, string>;
+  /** Proxy variables carrying the session's own credential. */
+  env(sessionId: string): Record<string, string>;
   installerProxy(sessionId: string): InstallProxy;
 }
 
@@ -33,7 +34,8 @@ export function networkFor(policy: NetworkPolicy, egress: EgressAccess | undefin
   if (policy === 'none') return {};
   if (policy === 'open') return { network: 'bridge' };
   if (!egress) throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy for the "packages" network policy is not running; sessions of this environment cannot start.');
-  // Each session's proxy URL names it, so refusals are logged with the session.
+  // Each sandbox's proxy URL carries a credential issued for it: the proxy serves nothing else, and
+  // refusals are logged with the session the credential belongs to.
   return { network: egress.network, containerEnv: (sessionId) => egress.env(sessionId) };
 }
 

@@ -23,7 +23,7 @@ export interface InstallProxy {
   network: string;
   /** HTTP(S)_PROXY and friends, pointing at the proxy. */
   env: Record<string, string>;
-  /** Passed to pip as `--proxy` (`http://session:<id>@<gateway>:<port>`). */
+  /** Passed to pip as `--proxy` (`http://<sessionId>:<secret>@<gateway>:<port>`, the session's credential). */
   pipProxyUrl: string;
 }
 

@@ -27,6 +27,8 @@ export interface SandboxRuntimeOptions {
   startTimeoutMs: number;
   /** After an interrupt, how long the code has to stop before the sandbox is killed. */
   graceMs: number;
+  /** Called once, as the sandbox's removal for good begins (before its container goes). Must not throw. */
+  onRemove?: () => void;
 }
 
 export interface RunRequest {
@@ -267,6 +269,7 @@ export class SandboxRuntime {
 
   /** Removes the sandbox with its storage. Safe to call more than once. */
   async remove(): Promise<void> {
+    if (!this.stopping) this.options.onRemove?.();
     this.stopping = true;
     this.channel?.close();
     this.current?.settle('the session was stopped');

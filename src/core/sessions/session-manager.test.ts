@@ -11,6 +11,7 @@ import type { EngineEndpoint } from '../docker/docker-client';
 import { EngineMonitor } from './engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
 import { silentLogger } from '../log';
+import { pollUntil } from '../util/with-timeout';
 import { SessionManager } from './session-manager';
 import type { CreateSessionInput } from './session-manager';
 
@@ -63,7 +64,10 @@ describe('resolveChannel', () => {
 const PYTHON: CreateSessionInput = { language: 'python', image: 'sandpit-fake:1' };
 
 /** A manager over the fake engine (attach channel, no warm pool), with its engine up. */
-async function fakeManager(maxSessions = 32): Promise<{ manager: SessionManager; fake: FakeAgentDocker; bus: EventBus }> {
+async function fakeManager(
+  maxSessions = 32,
+  more: { poolSize?: number; sandboxRemoved?: (sessionId: string) => void } = {},
+): Promise<{ manager: SessionManager; fake: FakeAgentDocker; bus: EventBus }> {
   const fake = fakeAgentDocker();
   const backend = new DockerBackend({
     docker: fake.docker,
@@ -78,7 +82,7 @@ async function fakeManager(maxSessions = 32): Promise<{ manager: SessionManager;
   await engine.check();
   const bus = new EventBus();
   const manager = new SessionManager({
-    config: defaultConfig({ channel: 'attach', poolSize: 0, maxSessions, startTimeoutMs: 5_000 }),
+    config: defaultConfig({ channel: 'attach', poolSize: more.poolSize ?? 0, maxSessions, startTimeoutMs: 5_000 }),
     backend,
     engine,
     bus,
@@ -86,12 +90,40 @@ async function fakeManager(maxSessions = 32): Promise<{ manager: SessionManager;
     installSettings: () => {
       throw new Error('no installs in these tests');
     },
+    ...(more.sandboxRemoved ? { sandboxRemoved: more.sandboxRemoved } : {}),
     log: silentLogger,
   });
   return { manager, fake, bus };
 }
 
 describe('SessionManager (fake engine)', () => {
+  it('keeps one warm pool for per-sandbox variables and reports every sandbox removed for good, warm ones never used included', async () => {
+    const issued: string[] = [];
+    const removed: string[] = [];
+    const { manager } = await fakeManager(32, { poolSize: 2, sandboxRemoved: (id) => removed.push(id) });
+    // Each call returns something new (as a credential is): it must not make a new pool each time.
+    const input: CreateSessionInput = {
+      ...PYTHON,
+      containerEnv: (id) => {
+        issued.push(id);
+        return { SECRET: `${id}-${issued.length}` };
+      },
+    };
+    const a = await manager.create(input);
+    await pollUntil(() => (manager.poolStatus()[0]?.ready === 2 ? true : undefined), 5_000, 'pool filled');
+    const b = await manager.create(input);
+    expect(b.info().fromPool).toBe(true);
+    expect(manager.poolStatus()).toHaveLength(1);
+    expect(issued).toContain(a.id);
+    expect(issued).toContain(b.id);
+    expect(new Set(issued).size).toBe(issued.length);
+    await manager.stop(a.id);
+    expect(removed).toEqual([a.id]);
+    await manager.dispose();
+    // b and the warm sandboxes nobody claimed: every sandbox that got variables was reported once.
+    expect([...removed].sort()).toEqual([...issued].sort());
+  });
+
   it('never exceeds maxSessions when creates run at once', async () => {
     const { manager } = await fakeManager(2);
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => manager.create(PYTHON)));

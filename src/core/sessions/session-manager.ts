@@ -28,10 +28,18 @@ export interface SessionManagerDeps {
   artifacts: ArtifactStore;
   /** Index URLs, install network and egress proxy of a session's installs. */
   installSettings(sessionId: string): InstallSettings;
+  /**
+   * Called once as a sandbox's removal for good begins: a stopped session's, a failed start's, a warm
+   * sandbox discarded without ever becoming a session (e.g. to revoke its egress credential). Must not throw.
+   */
+  sandboxRemoved?(sessionId: string): void;
   log: Logger;
 }
 
-/** Container variables, or a function of the session id (e.g. the egress proxy URL naming the session). */
+/**
+ * Container variables, or a function of the session id (e.g. the egress proxy URL with the session's
+ * credential). A function's variables differ per sandbox, so they never tell warm pools apart.
+ */
 export type ContainerEnv = Record<string, string> | ((sessionId: string) => Record<string, string>);
 
 /** A new session, with its image, limits and network already resolved from its environment by the caller. */
@@ -304,7 +312,8 @@ export class SessionManager {
   }
 
   private poolFor(template: SessionTemplate): WarmPool {
-    const env = typeof template.env === 'function' ? template.env('') : (template.env ?? {});
+    // Per-sandbox variables (a credential) are not part of the template: the network already is.
+    const env = typeof template.env === 'function' ? 'per-sandbox' : (template.env ?? {});
     const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, template.isolation, this.deps.backend.channel]);
     let pool = this.pools.get(key);
     if (!pool) {
@@ -331,6 +340,7 @@ export class SessionManager {
       log: this.deps.log,
       startTimeoutMs: config.startTimeoutMs,
       graceMs: config.graceMs,
+      onRemove: () => this.deps.sandboxRemoved?.(id),
     });
   }
 

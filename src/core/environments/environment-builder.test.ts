@@ -1,0 +1,74 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BuildOptions, DockerClient } from '../docker/docker-client';
+import { EventBus } from '../events/event-bus';
+import { silentLogger } from '../log';
+import { EnvironmentBuilder } from './environment-builder';
+import type { BuildSettings } from './environment-builder';
+import { EnvironmentStore } from './environment-store';
+
+// No engine: a fake whose builds succeed or fail on demand, to see what a build is given and what it gives back.
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sandpit-builder-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function builderWith(build: (options: BuildOptions) => Promise<void>, settings: () => BuildSettings): { builder: EnvironmentBuilder; store: EnvironmentStore } {
+  const store = new EnvironmentStore({ dir, logger: silentLogger, presets: { offlineBase: true } });
+  const docker = {
+    imageExists: () => Promise.resolve(false),
+    buildImage: (_context: Buffer, options: BuildOptions) => build(options),
+  } as Partial<DockerClient> as DockerClient;
+  const builder = new EnvironmentBuilder({
+    docker,
+    store,
+    bus: new EventBus(),
+    log: silentLogger,
+    baseImage: () => Promise.resolve('sandpit/python:test'),
+    baseImageIfBuilt: () => Promise.resolve('sandpit/python:test'),
+    settings,
+  });
+  return { builder, store };
+}
+
+describe('EnvironmentBuilder: the build\'s proxy credential', () => {
+  it('builds with the proxy variables it was given and releases them once the build is over, succeeded or failed', async () => {
+    const events: string[] = [];
+    let fail = false;
+    const { builder, store } = builderWith(
+      (options) => {
+        events.push(`build ${options.buildArgs?.HTTP_PROXY ?? 'no proxy'} on ${options.networkMode ?? 'no network'}`);
+        return fail ? Promise.reject(new Error('pip failed')) : Promise.resolve();
+      },
+      () => {
+        const n = events.filter((e) => e.startsWith('settings')).length + 1;
+        events.push(`settings ${n}`);
+        return {
+          pipIndexUrl: 'http://pypi-mirror.test/simple',
+          npmRegistryUrl: 'http://npm-mirror.test/',
+          buildNetwork: 'sandpit-egress-x',
+          proxyEnv: { HTTP_PROXY: `http://build-${n}:secret@10.0.0.1:3128` },
+          release: () => void events.push(`release ${n}`),
+        };
+      },
+    );
+    const env = await store.create({ name: 'With packages', language: 'python', packages: { pip: ['sandpit_demo_a'] } });
+    expect((await builder.build(env.id, true)).build?.state).toBe('ready');
+    fail = true;
+    expect((await builder.build(env.id, true)).build?.state).toBe('failed');
+    expect(events).toEqual([
+      'settings 1',
+      'build http://build-1:secret@10.0.0.1:3128 on sandpit-egress-x',
+      'release 1',
+      'settings 2',
+      'build http://build-2:secret@10.0.0.1:3128 on sandpit-egress-x',
+      'release 2',
+    ]);
+  });
+});
