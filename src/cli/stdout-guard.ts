@@ -28,6 +28,9 @@ export function protectStdout(): Writable {
       ? process.stderr.write(chunk, encoding ?? 'utf8', callback)
       : process.stderr.write(chunk, encoding ?? 'utf8');
   };
+  // A client that went away makes writes fail (EPIPE): the returned stream reports that to its user, and the
+  // same error emitted on process.stdout itself must not crash the process.
+  process.stdout.on('error', () => undefined);
   return new Writable({
     write(chunk: Buffer, _encoding, callback): void {
       realWrite(chunk, (error) => callback(error ?? null));
