@@ -197,6 +197,40 @@ describe('sandpit mcp hosting the core: oversized and malformed messages never b
   });
 });
 
+describe('sandpit mcp hosting the core: a client that stops reading stdout', () => {
+  let home: TempHome;
+  let raw: RawMcpStdio | undefined;
+
+  beforeAll(() => {
+    home = tempHome();
+  });
+  afterAll(async () => {
+    raw?.kill();
+    await home?.cleanup();
+  });
+
+  it('shuts down cleanly when an answer cannot be written (EPIPE), removing its containers, instead of crashing', async () => {
+    raw = new RawMcpStdio(home.dir);
+    await raw.initialize();
+    const ran = await raw.request(1, 'tools/call', { name: 'execute_code', arguments: { code: '1 + 1' } });
+    expect(ran.result?.isError ?? false).toBe(false);
+    const pid = raw.pid;
+    expect(await ownContainers(pid)).toBeGreaterThan(0);
+    // The client closes its end of stdout but keeps stdin open: the next answer meets a broken pipe.
+    raw.child.stdout.destroy();
+    await raw.send({ id: 2, method: 'ping' });
+    expect(await raw.waitForExit(EXIT_BOUND_MS)).toBe(0);
+    expect(raw.stderr).toContain('MCP client gone; shutting down');
+    expect(raw.stderr).toContain('stdout failed');
+    await pollUntil(
+      async () => ((await ownContainers(pid)) === 0 ? true : undefined),
+      30_000,
+      'the containers of sandpit mcp to be removed',
+      250,
+    );
+  });
+});
+
 describe('sandpit mcp bridging: oversized messages stay in the bridge, and a client that goes away ends its MCP session', () => {
   let sp: TestSandpit;
   let mount: McpHttpMount;

@@ -130,8 +130,13 @@ export class RawMcpStdio {
   async closeStdin(timeoutMs: number): Promise<{ code: number | null; ms: number }> {
     const started = Date.now();
     this.child.stdin.end();
-    const code = await withTimeout(this.exited, timeoutMs, 'sandpit mcp to exit after stdin closed');
+    const code = await this.waitForExit(timeoutMs);
     return { code, ms: Date.now() - started };
+  }
+
+  /** The exit code, once the process has exited (a failure after `timeoutMs`). */
+  waitForExit(timeoutMs: number): Promise<number | null> {
+    return withTimeout(this.exited, timeoutMs, 'sandpit mcp to exit');
   }
 
   /** Last resort for a test that failed half-way. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { methods } from '../../shared/api/contract';
+import { DEFAULT_HTTP_LIMITS } from '../http/http-limits';
 import {
   describeToolInputLimits,
   formatSize,
@@ -36,6 +37,8 @@ describe('MCP size limits', () => {
       expect(Buffer.byteLength(JSON.stringify(char)) - 2).toBeLessThanOrEqual(JSON_ESCAPE_FACTOR);
     }
     expect(JSON_ESCAPE_FACTOR * TOOL_INPUT_LIMITS.codeChars).toBeLessThan(MCP_MAX_MESSAGE_BYTES);
+    // Over HTTP the same call is one request body.
+    expect(DEFAULT_HTTP_LIMITS.maxBodyBytes).toBeGreaterThanOrEqual(MCP_MAX_MESSAGE_BYTES);
   });
 
   it('never exceed what the API behind the tools accepts', () => {
