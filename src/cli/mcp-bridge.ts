@@ -1,11 +1,11 @@
 import type { Writable } from 'node:stream';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { isJSONRPCRequest, isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/log';
 import { withTimeout } from '../core/util/with-timeout';
 import type { RunningInstance } from './find-instance';
+import { StdioLineTransport } from './stdio-line-transport';
 import { untilStdioEnd, whileShuttingDown } from './until-stdio-end';
 
 const TERMINATE_TIMEOUT_MS = 5_000;
@@ -16,7 +16,7 @@ const TERMINATE_TIMEOUT_MS = 5_000;
  * instance. Ends the MCP session (its sandboxes stop) and closes both sides when either side ends.
  */
 export async function runMcpBridge(instance: RunningInstance, stdout: Writable, log: Logger): Promise<void> {
-  const stdio = new StdioServerTransport(process.stdin, stdout);
+  const stdio = new StdioLineTransport(process.stdin, stdout);
   const http = new StreamableHTTPClientTransport(new URL(`${instance.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${instance.token}` } },
   });
@@ -71,7 +71,7 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
   await http.start();
   await stdio.start();
   log.info('bridging stdio to the running Sandpit', { url: instance.url });
-  const reason = await Promise.race([untilStdioEnd(), httpGone]);
+  const reason = await Promise.race([untilStdioEnd(stdio.ended), httpGone]);
   log.info('bridge ending', { reason });
   await whileShuttingDown(async () => {
     await withTimeout(http.terminateSession(), TERMINATE_TIMEOUT_MS, 'Ending the MCP session').catch(() => undefined);

@@ -1,10 +1,10 @@
 import type { Writable } from 'node:stream';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { toErrorBody } from '../shared/api/errors';
 import { clientNameOf, createMcpServer } from '../core/mcp/create-mcp-server';
 import type { SandpitMcpServer } from '../core/mcp/create-mcp-server';
 import { withTimeout } from '../core/util/with-timeout';
 import { startCore } from './start-core';
+import { StdioLineTransport } from './stdio-line-transport';
 import { untilStdioEnd, whileShuttingDown } from './until-stdio-end';
 
 const DISPOSE_TIMEOUT_MS = 30_000;
@@ -28,11 +28,11 @@ export async function hostMcpInProcess(stdout: Writable): Promise<void> {
     untrack ??= sandpit.clients.add({ name: clientNameOf(mcp) ?? 'unnamed client', transport: 'mcp-stdio' });
   };
   mcp.server.server.onclose = () => untrack?.();
-  const transport = new StdioServerTransport(process.stdin, stdout);
+  const transport = new StdioLineTransport(process.stdin, stdout);
   transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });
   try {
     await mcp.server.connect(transport);
-    const reason = await untilStdioEnd();
+    const reason = await untilStdioEnd(transport.ended);
     log.info('MCP client gone; shutting down', { reason });
   } finally {
     await whileShuttingDown(async () => {

@@ -28,9 +28,15 @@ export function protectStdout(): Writable {
       ? process.stderr.write(chunk, encoding ?? 'utf8', callback)
       : process.stderr.write(chunk, encoding ?? 'utf8');
   };
-  return new Writable({
+  // A client that went away makes writes fail (EPIPE): the returned stream reports that to its user, and the
+  // same error emitted on process.stdout itself must not crash the process.
+  process.stdout.on('error', () => undefined);
+  const guarded = new Writable({
     write(chunk: Buffer, _encoding, callback): void {
       realWrite(chunk, (error) => callback(error ?? null));
     },
   });
+  // Its user (the stdio transport) listens while it runs; a failure after that must not crash the shutdown.
+  guarded.on('error', () => undefined);
+  return guarded;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { charLimit, TOOL_INPUT_LIMITS } from './mcp-limits';
 
 /** Input fields several tools share, with the words a model reads. */
 
@@ -10,6 +11,15 @@ export const sessionIdField = z
   .describe(
     'Session to use (from create_session or list_sessions). Leave out to use your default session, created on first use.',
   );
+
+/** A path in /workspace (required), described with its limit. */
+export function pathField(description: string): z.ZodString {
+  return z
+    .string()
+    .min(1)
+    .max(TOOL_INPUT_LIMITS.pathChars)
+    .describe(`${description.replace(/\.$/, '')}; ${charLimit(TOOL_INPUT_LIMITS.pathChars)}.`);
+}
 
 export const timeoutSecondsField = z
   .number()

@@ -12,7 +12,7 @@ export const checkPackages = defineTool({
       .array(z.string().min(1).max(200))
       .min(1)
       .max(200)
-      .describe('Package names to check, e.g. ["numpy", "requests"].'),
+      .describe('Package names to check, e.g. ["numpy", "requests"]; at most 200, each at most 200 characters.'),
     session_id: sessionIdField,
   },
   output: {

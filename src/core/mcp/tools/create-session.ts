@@ -26,7 +26,7 @@ export const createSession = defineTool({
       .max(100)
       .optional()
       .describe(
-        'Packages to install before the session is handed out, e.g. ["numpy", "pandas==2.2.3"] (pip names and versions; npm for JavaScript).',
+        'Packages to install before the session is handed out, e.g. ["numpy", "pandas==2.2.3"] (pip names and versions; npm for JavaScript); at most 100, each at most 200 characters.',
       ),
     timeout_minutes: z
       .number()

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LANGUAGES } from '../../../shared/domain/runtimes';
 import { defineTool } from '../define-tool';
+import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
 import { executionOutputShape, executionToolOutput } from '../execution-output';
 import { runFollowed } from '../follow-run';
 import { secondsToMs, sessionIdField, timeoutSecondsField } from '../tool-fields';
@@ -15,9 +16,9 @@ export const executeCode = defineTool({
   input: {
     code: z
       .string()
-      .max(1024 * 1024)
+      .max(TOOL_INPUT_LIMITS.codeChars)
       .describe(
-        'The source code to run, e.g. "import math\\nmath.sqrt(2)". The value of the last expression is returned as result.',
+        `The source code to run, ${charLimit(TOOL_INPUT_LIMITS.codeChars)}, e.g. "import math\\nmath.sqrt(2)". The value of the last expression is returned as result.`,
       ),
     language: z
       .enum(LANGUAGES)

@@ -14,7 +14,7 @@ export const installPackages = defineTool({
       .array(z.string().min(1).max(200))
       .min(1)
       .max(100)
-      .describe('pip requirement specs (a name, optionally with extras and a version, e.g. "pandas>=2"), or npm specs in JavaScript sessions (e.g. "lodash@^4").'),
+      .describe('pip requirement specs (a name, optionally with extras and a version, e.g. "pandas>=2"), or npm specs in JavaScript sessions (e.g. "lodash@^4"); at most 100, each at most 200 characters.'),
     session_id: sessionIdField,
   },
   output: {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
+import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
 import { formatBytes, sessionIdField } from '../tool-fields';
 
 export const listFiles = defineTool({
@@ -7,7 +8,13 @@ export const listFiles = defineTool({
   title: 'List files',
   description: "Lists the files and folders in the session's /workspace (or a folder in it), with sizes.",
   input: {
-    path: z.string().max(4096).optional().describe('Folder relative to /workspace (default: /workspace itself).'),
+    path: z
+      .string()
+      .max(TOOL_INPUT_LIMITS.pathChars)
+      .optional()
+      .describe(
+        `Folder relative to /workspace (default: /workspace itself), ${charLimit(TOOL_INPUT_LIMITS.pathChars)}.`,
+      ),
     session_id: sessionIdField,
   },
   output: {

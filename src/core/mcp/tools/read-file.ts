@@ -2,7 +2,7 @@ import type { ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { isInlineImageMime, MAX_INLINE_IMAGE_BYTES } from '../artifact-content';
 import { defineTool } from '../define-tool';
-import { formatBytes, sessionIdField } from '../tool-fields';
+import { formatBytes, pathField, sessionIdField } from '../tool-fields';
 
 export const readFile = defineTool({
   name: 'read_file',
@@ -10,7 +10,7 @@ export const readFile = defineTool({
   description:
     "Reads a file from the session's /workspace. Text comes back as text; binary files as base64 (pictures are also shown as images).",
   input: {
-    path: z.string().min(1).max(4096).describe('Path relative to /workspace, e.g. "results.csv".'),
+    path: pathField('Path relative to /workspace, e.g. "results.csv".'),
     session_id: sessionIdField,
   },
   output: {

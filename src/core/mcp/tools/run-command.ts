@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
+import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
 import { withProgress } from '../progress-ticker';
 import { formatDuration, secondsToMs, sessionIdField } from '../tool-fields';
 
@@ -13,8 +14,8 @@ export const runCommand = defineTool({
     command: z
       .string()
       .min(1)
-      .max(64 * 1024)
-      .describe('The command line, run with sh -c in /workspace.'),
+      .max(TOOL_INPUT_LIMITS.commandChars)
+      .describe(`The command line, run with sh -c in /workspace; ${charLimit(TOOL_INPUT_LIMITS.commandChars)}.`),
     session_id: sessionIdField,
     timeout_seconds: z
       .number()

@@ -1,8 +1,7 @@
-import { z } from 'zod';
 import { defineTool } from '../define-tool';
 import { executionOutputShape, executionToolOutput } from '../execution-output';
 import { runFollowed } from '../follow-run';
-import { secondsToMs, sessionIdField, timeoutSecondsField } from '../tool-fields';
+import { pathField, secondsToMs, sessionIdField, timeoutSecondsField } from '../tool-fields';
 
 export const runFile = defineTool({
   name: 'run_file',
@@ -11,7 +10,7 @@ export const runFile = defineTool({
     "Runs a script file from /workspace (e.g. one built with write_file) in the session, like execute_code with the file's content: what it defines stays available. " +
     '.py files run in Python sessions; for anything else use run_command.',
   input: {
-    path: z.string().min(1).max(4096).describe('The file to run, relative to /workspace (e.g. "main.py").'),
+    path: pathField('The file to run, relative to /workspace (e.g. "main.py").'),
     session_id: sessionIdField,
     timeout_seconds: timeoutSecondsField,
   },

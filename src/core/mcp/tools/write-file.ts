@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
-import { formatBytes, sessionIdField } from '../tool-fields';
+import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
+import { formatBytes, pathField, sessionIdField } from '../tool-fields';
 
 export const writeFile = defineTool({
   name: 'write_file',
@@ -9,11 +10,13 @@ export const writeFile = defineTool({
     "Creates or replaces a text file in the session's /workspace, or appends to it (append: true) so a long program can be written in pieces. Folders are created as needed. " +
     'Run it with run_file or run_command.',
   input: {
-    path: z.string().min(1).max(4096).describe('Path relative to /workspace, e.g. "src/main.py".'),
+    path: pathField('Path relative to /workspace, e.g. "src/main.py".'),
     content: z
       .string()
-      .max(16 * 1024 * 1024)
-      .describe('The text to write (UTF-8).'),
+      .max(TOOL_INPUT_LIMITS.fileContentChars)
+      .describe(
+        `The text to write (UTF-8), ${charLimit(TOOL_INPUT_LIMITS.fileContentChars)} per call; write a longer file in pieces with append: true.`,
+      ),
     append: z.boolean().optional().describe('Add to the end of the file instead of replacing it (default false).'),
     session_id: sessionIdField,
   },
