@@ -197,7 +197,8 @@ export class SandboxRuntime {
         message = `A process was killed for using more than the ${this.limits.memoryMb} MiB memory limit. The session is still usable.`;
       }
       if ((collected.done.straysKilled ?? 0) > 0) {
-        message = `${message ? `${message} ` : ''}${collected.done.straysKilled} leftover process(es) were stopped.`;
+        const n = collected.done.straysKilled ?? 0;
+        message = `${message ? `${message} ` : ''}${n === 1 ? 'A process' : `${n} processes`} this run left running in the background ${n === 1 ? 'was' : 'were'} stopped when it ended (what should last belongs in variables and files).`;
       }
       return { ...collected, status, durationMs, stateLost: false, message };
     }
