@@ -93,7 +93,7 @@ describe('bash sessions', () => {
   it('stops what a command left in the background when it ends', async () => {
     const r = await sp.sessions.session(sessionId).execute('setsid sleep 1000 & sleep 0.3; echo started');
     expect(r.status).toBe('ok');
-    expect(r.message).toMatch(/leftover process/);
+    expect(r.message).toMatch(/left running in the background (was|were) stopped/);
     const ps = await sp.sessions.session(sessionId).execute('cat /proc/[0-9]*/comm | sort | tr "\\n" " "');
     expect(ps.stdout).not.toMatch(/sleep/);
   });

@@ -156,7 +156,7 @@ describe('javascript limits and timeouts', () => {
     );
     expect(first.status, first.error?.traceback).toBe('ok');
     expect(first.stdout).toMatch(/^(bg-line\n)+$/);
-    expect(first.message).toMatch(/1 leftover process\(es\) were stopped/);
+    expect(first.message).toMatch(/A process this run left running in the background was stopped when it ended/);
     const second = await sp.sessions.session(id).execute("await new Promise((r) => setTimeout(r, 300))\nconsole.log('second')");
     expect(second.stdout).toBe('second\n');
     expect(second.message).toBeUndefined();

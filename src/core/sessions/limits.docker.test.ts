@@ -96,7 +96,7 @@ describe('limits and timeouts', () => {
     const first = await sp.sessions.session(id).execute(printer);
     expect(first.status, first.error?.traceback).toBe('ok');
     expect(first.stdout).toMatch(/^(bg-line\n)+$/);
-    expect(first.message).toMatch(/1 leftover process\(es\) were stopped/);
+    expect(first.message).toMatch(/A process this run left running in the background was stopped when it ended/);
     const second = await sp.sessions.session(id).execute("import time\ntime.sleep(0.3)\nprint('second')");
     expect(second.stdout).toBe('second\n');
     expect(second.message).toBeUndefined();
