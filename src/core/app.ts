@@ -24,6 +24,7 @@ import { createLogger } from './log';
 import { ensurePrivateDir } from './util/private-dir';
 import type { EgressConnector } from './environments/egress-connector';
 import { lazyEgressGateway } from './environments/egress-gateway-lazy';
+import { EgressLog } from './environments/egress-log';
 import { installSettingsFor } from './environments/environment-services';
 import { warmDefaultPools } from './environments/warm-defaults';
 import type { EnvironmentServices } from './environments/environment-services';
@@ -102,12 +103,16 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   settings.onChange((next) => audit.setRetentionDays(next.auditRetentionDays));
   const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
+  const egressLog = new EgressLog();
   const gateway = lazyEgressGateway({
     docker,
     identity,
     allowedUrls: [config.pipIndexUrl, config.npmRegistryUrl],
     extraHosts: config.egressExtraHosts,
     onRefused: (event) => bus.emit('egress.refused', event),
+    onAllowed: (event) => bus.emit('egress.allowed', event),
+    // A session's environment may allow more hosts than the package indexes (read at each request, so a change applies at once).
+    extraHostsFor: (sessionId) => allowedHostsOf.get(sessionId) ?? [],
     log,
     ...(options.egressConnect ? { connect: options.egressConnect } : {}),
   });
@@ -161,6 +166,22 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   });
 
   engine.onChange((status) => bus.emit('engine.status', status));
+  bus.on('egress.refused', (event) => egressLog.refused(event));
+  bus.on('egress.allowed', (event) => egressLog.allowed(event));
+  // Each live session's extra allowed hosts, from its environment, kept up to date when the environment changes.
+  const allowedHostsOf = new Map<string, readonly string[]>();
+  const refreshAllowedHosts = async (sessionId: string, environmentId: string | undefined): Promise<void> => {
+    if (!environmentId) return;
+    const env = await environmentStore.get(environmentId).catch(() => undefined);
+    if (env) allowedHostsOf.set(sessionId, env.allowedHosts);
+  };
+  bus.on('session.updated', (info) => {
+    if (!allowedHostsOf.has(info.id)) void refreshAllowedHosts(info.id, info.environment);
+  });
+  bus.on('session.removed', ({ sessionId }) => allowedHostsOf.delete(sessionId));
+  bus.on('environment.updated', (env) => {
+    for (const info of sessions.list()) if (info.environment === env.id) allowedHostsOf.set(info.id, env.allowedHosts);
+  });
   backend.onLost(() => void engine.check());
   const reap = async (): Promise<void> => {
     try {
@@ -218,7 +239,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) } }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) } }),
     environments,
     bus,
     docker,

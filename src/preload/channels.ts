@@ -18,6 +18,7 @@ export const ALLOWED_METHODS = [
   'sessions.restart',
   'sessions.execute',
   'sessions.stats',
+  'egress.recent',
   'sessions.interrupt',
   'sessions.runCommand',
   'sessions.runFile',

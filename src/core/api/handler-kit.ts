@@ -3,6 +3,7 @@ import type { Language } from '../../shared/domain/runtimes';
 import type { ApprovalQueue } from '../approvals/approval-queue';
 import type { AuditStore } from '../audit/audit-store';
 import type { SandpitConfig } from '../config';
+import type { EgressLog } from '../environments/egress-log';
 import type { EnvironmentServices } from '../environments/environment-services';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
@@ -25,6 +26,8 @@ export interface SandpitApiDeps {
   settings: SettingsStore;
   approvals: ApprovalQueue;
   connect: ConnectServices;
+  /** The hosts sessions tried to reach through the egress proxy (in memory). */
+  egressLog: EgressLog;
   /** The Docker engines this machine points at, tried now (for Settings): provided by the composition root. */
   engines: { candidates(): Promise<MethodOutput<'engine.candidates'>['engines']> };
 }

@@ -87,6 +87,7 @@ export const METHOD_POLICY: PolicyTable = {
     },
   },
   'sessions.stats': ANY,
+  'egress.recent': ANY,
   'sessions.interrupt': ANY,
   'sessions.runCommand': {
     access: 'any',

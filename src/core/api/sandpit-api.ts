@@ -67,6 +67,11 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
   const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
     'engine.candidates': async () => ({ engines: await deps.engines.candidates() }),
+    'egress.recent': async ({ sessionId, limit }, context) => {
+      if (sessionId !== undefined) sessions.access(sessionId, context.principal);
+      const mine = context.principal === undefined ? undefined : new Set(sessions.listFor(context.principal).map((s) => s.id));
+      return { entries: deps.egressLog.recent(limit, sessionId, (id) => mine === undefined || (id !== undefined && mine.has(id))) };
+    },
     'sessions.create': async (input, context) => {
       const { session, dependencies } = await openSession(sessions, environments, {
         ...(input.environment === undefined ? {} : { environment: input.environment }),

@@ -25,6 +25,10 @@ export interface EgressGatewayOptions {
   extraHosts: string[];
   /** Every refused request, with the session its credential was issued to (none for a 407 or a build). Must not throw. */
   onRefused(event: EgressRefusedEvent): void;
+  /** Every request and tunnel let through for a session (not for builds). Must not throw. */
+  onAllowed?(event: EventPayload<'egress.allowed'>): void;
+  /** More hosts a session may reach: its environment's own allow-list. */
+  extraHostsFor?(sessionId: string): readonly string[];
   log: Logger;
   /** Opens upstream connections for allowed hosts (tests map names to local addresses). Default: the guarded net.connect. */
   connect?: EgressConnector;
@@ -155,6 +159,10 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       allowedHosts,
       allowedPorts,
       onRefused: (refusal) => options.onRefused(toEvent(refusal, builds)),
+      onAllowed: (passage) => {
+        if (!builds.has(passage.client)) options.onAllowed?.({ host: passage.host, port: passage.port, time: passage.time, sessionId: passage.client });
+      },
+      extraHostsFor: (owner) => (builds.has(owner) ? [] : (options.extraHostsFor?.(owner) ?? [])),
       ...(options.connect ? { connect: options.connect } : {}),
       log,
     }).catch((error: unknown) => {

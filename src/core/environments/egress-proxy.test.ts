@@ -261,6 +261,25 @@ describe('egress proxy: CONNECT', () => {
     expect(new Date(refusals[0]!.time).toISOString()).toBe(refusals[0]!.time);
   });
 
+  it("lets one session reach its environment's own extra host, and nobody else; reports what it let through", async () => {
+    const passages: Array<{ host: string; client: string }> = [];
+    const { proxy, refusals, connects, auth } = await startProxy({
+      // files.pythonhosted.org is on the global list; this owner's environment adds a mapped local name too.
+      allowedHosts: ['pypi-mirror.test'],
+      extraHostsFor: (owner) => (owner === 'ses-extra' ? ['files.pythonhosted.org'] : []),
+      onAllowed: (event) => passages.push({ host: event.host, client: event.client }),
+    });
+    const mine = await sendConnect(proxy.port, 'files.pythonhosted.org:443', [`Proxy-Authorization: ${auth('ses-extra')}`]);
+    expect(mine.status).toBe(200);
+    mine.socket.destroy();
+    const other = await sendConnect(proxy.port, 'files.pythonhosted.org:443', [`Proxy-Authorization: ${auth('ses-other')}`]);
+    expect(other.status).toBe(403);
+    other.socket.resume();
+    expect(connects).toEqual(['files.pythonhosted.org:443']);
+    expect(refusals).toEqual([expect.objectContaining({ host: 'files.pythonhosted.org', reason: 'host-not-allowed', client: 'ses-other' })]);
+    expect(passages).toEqual([{ host: 'files.pythonhosted.org', client: 'ses-extra' }]);
+  });
+
   it('matches *.pythonhosted.org wildcards but not look-alike names', async () => {
     const { proxy, refusals, connects } = await startProxy();
     expect((await sendConnect(proxy.port, 'files.pythonhosted.org:443')).status).toBe(200);

@@ -21,6 +21,15 @@ import { openTunnel } from './egress-tunnel';
 export { allowedHostsFromUrls, allowedPortsFromUrls } from './egress-allow-list';
 export type { EgressConnector } from './egress-connector';
 export type { EgressRefusal } from './egress-refusals';
+
+/** A request or tunnel the proxy let through. */
+export interface EgressPassage {
+  host: string;
+  port: number;
+  time: string;
+  /** The credential's owner (a session id, or a build). */
+  client: string;
+}
 export type { EgressRefusalReason } from './egress-target';
 
 export interface EgressProxyOptions {
@@ -40,6 +49,10 @@ export interface EgressProxyOptions {
   allowedMethods?: string[];
   /** Called for every refused request, after the 403 is on its way. Must not throw (a throw is swallowed). */
   onRefused(event: EgressRefusal): void;
+  /** Called for every request and tunnel let through, with the credential's owner. Must not throw. */
+  onAllowed?(event: EgressPassage): void;
+  /** More hosts one owner may reach (its environment's own allow-list), on top of `allowedHosts`. */
+  extraHostsFor?(owner: string): readonly string[];
   /** Opens upstream connections for allowed hosts. Default: net.connect that never reaches loopback or link-local addresses. */
   connect?: EgressConnector;
   log: Logger;
@@ -157,6 +170,26 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     idleTimeoutMs: limits.idleTimeoutMs,
   };
 
+  /** The policy of one owner: the allow-list plus its environment's own hosts (compiled once per list). */
+  const ownerPolicies = new Map<string, { key: string; policy: TargetPolicy }>();
+  const policyOf = (owner: string): TargetPolicy => {
+    const extra = options.extraHostsFor?.(owner) ?? [];
+    if (extra.length === 0) return policy;
+    const key = `${policy.allowList.entries.join(',')}|${extra.join(',')}`;
+    const known = ownerPolicies.get(owner);
+    if (known?.key === key) return known.policy;
+    const compiled = { ...policy, allowList: compileAllowList([...policy.allowList.entries, ...extra]) };
+    ownerPolicies.set(owner, { key, policy: compiled });
+    return compiled;
+  };
+  const passed = (client: string, host: string, port: number): void => {
+    try {
+      options.onAllowed?.({ host, port, time: new Date().toISOString(), client });
+    } catch (error) {
+      log.warn('onAllowed listener failed', { message: error instanceof Error ? error.message : String(error) });
+    }
+  };
+
   const server = createServer({ maxHeaderSize: limits.maxHeaderBytes, requireHostHeader: false });
   server.maxConnections = limits.maxConnections;
   server.timeout = limits.idleTimeoutMs;
@@ -186,14 +219,15 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
   });
 
   server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    const decision: TargetDecision = connectTarget(policy, req.url ?? '');
     const client = authenticate(req);
     if (client === undefined) {
-      const { host, port } = targetOf(decision);
+      const { host, port } = targetOf(connectTarget(policy, req.url ?? ''));
       return refuse.onSocket(req, socket, host, port, 'proxy-auth-required');
     }
+    const decision: TargetDecision = connectTarget(policyOf(client), req.url ?? '');
     if (!decision.ok) return refuse.onSocket(req, socket, decision.host, decision.port, decision.reason);
     const { host, port } = decision.target;
+    passed(client, host, port);
     log.debug('egress tunnel', { host, port, client });
     openTunnel(socket as Socket, head, decision.target, {
       ...upstreamDeps,
@@ -209,15 +243,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
   });
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const decision = absoluteUriTarget(policy, req);
     const client = authenticate(req);
     if (client === undefined) {
-      const { host, port } = targetOf(decision);
+      const { host, port } = targetOf(absoluteUriTarget(policy, req));
       return refuse.onResponse(req, res, host, port, 'proxy-auth-required');
     }
+    const decision = absoluteUriTarget(policyOf(client), req);
     if (!decision.ok) return refuse.onResponse(req, res, decision.host, decision.port, decision.reason);
     const { host, port } = decision.target;
     if (!methods.has(req.method ?? '')) return refuse.onResponse(req, res, host, port, 'method-not-allowed');
+    passed(client, host, port);
     counts.forwarded += 1;
     log.debug('egress forward', { host, port, method: req.method, client });
     forwardRequest(req, res, decision.target, {

@@ -29,6 +29,20 @@ const REASON_TEXT: Record<EgressRefusalReason, string> = {
   'forbidden-address': 'this host resolves to a loopback or link-local address',
 };
 
+const PLAIN_WORDS: Partial<Record<EgressRefusalReason, string>> = {
+  'host-not-allowed': 'not a package index, and not on this environment’s list of allowed hosts',
+  'port-not-allowed': 'only the usual web ports (80, 443) are allowed',
+  'ip-literal-not-allowed': 'addresses given as numbers are not allowed, only names',
+  'forbidden-address': 'the name points at this computer or its local network',
+  'method-not-allowed': 'only downloads are allowed',
+  'proxy-auth-required': 'it was not one of Sandpit’s own sandboxes',
+};
+
+/** Why the proxy blocked a host, for a person: "blocked: <this>". */
+export function refusalWords(reason: EgressRefusalReason): string {
+  return PLAIN_WORDS[reason] ?? REASON_TEXT[reason] ?? reason;
+}
+
 /** The body of a 403: what was refused and why, in plain words. */
 export function refusalText(host: string, port: number, reason: EgressRefusalReason): string {
   return `Sandpit egress proxy refused ${host || '(no host)'}:${port}: ${REASON_TEXT[reason]} (${reason}).`;

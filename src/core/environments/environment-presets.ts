@@ -23,7 +23,7 @@ const DATA_PACKAGES = ['numpy', 'pandas', 'matplotlib'];
 
 /** The built-in environments, in display order. They live in code: copy one to change it. */
 export function presetDefinitions(options: PresetOptions): PresetDefinition[] {
-  const common = { network: 'none', limits: {} } as const;
+  const common = { network: 'none', limits: {}, allowedHosts: [] as string[] } as const;
   return [
     {
       id: 'python',

@@ -64,6 +64,14 @@ describe('EnvironmentStore', () => {
     await expect(stat(dir)).rejects.toThrow(/ENOENT/);
   });
 
+  it("checks an environment's extra allowed hosts and keeps them in canonical form", async () => {
+    const store = open();
+    await store.create({ name: 'Mirror', language: 'python', network: 'packages' });
+    await expect(store.update('mirror', { allowedHosts: ['not a host'] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect((await store.update('mirror', { allowedHosts: ['Files.Example.ORG.', '*.mirror.example.com', 'files.example.org'] })).allowedHosts).toEqual(['files.example.org', '*.mirror.example.com']);
+    expect((await store.get('mirror')).allowedHosts).toEqual(['files.example.org', '*.mirror.example.com']);
+  });
+
   it('creates, gets, lists, updates and removes an environment', async () => {
     const store = open();
     const created = await store.create({ name: 'Web scraping', language: 'python', packages: { pip: ['requests >= 2.31', 'beautifulsoup4'] } });
@@ -75,6 +83,7 @@ describe('EnvironmentStore', () => {
       packages: { pip: ['requests>=2.31', 'beautifulsoup4'], npm: [], apt: [] },
       network: 'none',
       limits: {},
+      allowedHosts: [],
       preset: false,
       createdAt: '2026-01-01T00:00:01.000Z',
       updatedAt: '2026-01-01T00:00:01.000Z',

@@ -28,6 +28,7 @@ import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
 import { parsePackageSpec } from '../runtimes/package-specs';
+import { normalizeAllowEntry } from './egress-allow-list';
 import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface EnvironmentStoreOptions {
@@ -85,8 +86,16 @@ export function validateDefinition(input: unknown): EnvironmentDefinition {
   const twice = apt.find((name, index) => apt.indexOf(name) !== index);
   if (twice !== undefined) throw new SandpitError('INVALID_INPUT', `"${twice}" is listed twice in the apt packages`, { package: twice });
   const { description, ...rest } = definition;
+  const allowedHosts = definition.allowedHosts.map((entry, i) => {
+    try {
+      return normalizeAllowEntry(entry);
+    } catch (error) {
+      throw new SandpitError('INVALID_INPUT', `allowedHosts.${i}: ${error instanceof Error ? error.message : String(error)}`, { fields: [`allowedHosts.${i}`] });
+    }
+  });
   return {
     ...rest,
+    allowedHosts: [...new Set(allowedHosts)],
     packages: { pip: checkSpecs(definition.packages.pip, 'pip'), npm: checkSpecs(definition.packages.npm, 'npm'), apt: [...apt] },
     ...(description ? { description } : {}),
   };
@@ -107,8 +116,8 @@ export function slugify(name: string): string {
 
 /** The definition part of an environment (what create and update accept). */
 function definitionOf(environment: Environment): EnvironmentDefinition {
-  const { name, language, base, packages, network, limits, isolation, description } = environment;
-  return { name, language, base, packages, network, limits, ...(isolation === undefined ? {} : { isolation }), ...(description === undefined ? {} : { description }) };
+  const { name, language, base, packages, network, limits, isolation, allowedHosts, description } = environment;
+  return { name, language, base, packages, network, limits, allowedHosts, ...(isolation === undefined ? {} : { isolation }), ...(description === undefined ? {} : { description }) };
 }
 
 /**
@@ -194,6 +203,7 @@ export class EnvironmentStore {
         packages: { ...current.packages, ...change.packages },
         network: change.network ?? current.network,
         limits: change.limits ?? current.limits,
+        allowedHosts: change.allowedHosts ?? current.allowedHosts,
         ...(description ? { description } : {}),
       });
       const { image, build } = current;
@@ -277,7 +287,7 @@ export class EnvironmentStore {
 
   /** Fixes the key order of what is written and returned. */
   private record(environment: Environment): Environment {
-    const { id, name, description, language, base, packages, network, limits, isolation, preset, createdAt, updatedAt, image, build } = environment;
+    const { id, name, description, language, base, packages, network, limits, isolation, allowedHosts, preset, createdAt, updatedAt, image, build } = environment;
     return {
       id,
       name,
@@ -287,6 +297,7 @@ export class EnvironmentStore {
       packages,
       network,
       limits,
+      allowedHosts: allowedHosts ?? [],
       ...(isolation === undefined ? {} : { isolation }),
       preset,
       createdAt,

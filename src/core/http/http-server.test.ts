@@ -45,6 +45,7 @@ const ENVIRONMENT: EnvironmentView = {
   packages: { pip: ['polars'], npm: [], apt: [] },
   network: 'none',
   limits: {},
+  allowedHosts: [],
   preset: false,
   createdAt: '2026-12-01T00:00:00.000Z',
   updatedAt: '2026-12-01T00:00:00.000Z',

@@ -36,6 +36,18 @@ const executionIdSchema = z
   .optional()
   .describe("Id for this run, chosen by the caller so it can follow the run's live events (MCP progress, cancel); default: a fresh one");
 
+/** One host a session tried to reach, and whether the egress proxy let it through (and why not). */
+export const egressEntrySchema = z.object({
+  time: z.string(),
+  sessionId: z.string().optional(),
+  host: z.string(),
+  port: z.number().int(),
+  allowed: z.boolean(),
+  reason: z.string().optional().describe('Why it was refused, in plain words'),
+  reasonCode: z.string().optional(),
+});
+export type EgressEntry = z.infer<typeof egressEntrySchema>;
+
 export const engineStatusSchema = z.object({
   state: z.enum(['up', 'down', 'connecting']),
   endpoint: z.string(),
@@ -110,6 +122,10 @@ export const methods = {
       executionId: executionIdSchema,
     }),
     output: executionResultSchema,
+  },
+  'egress.recent': {
+    input: z.object({ sessionId: z.string().min(1).max(64).optional().describe('Only this session; default: every session the caller may see'), limit: z.number().int().min(1).max(2_000).default(200) }),
+    output: z.object({ entries: z.array(egressEntrySchema).describe('Newest first') }),
   },
   'sessions.stats': {
     input: z.object({ sessionId: sessionIdSchema }),
@@ -290,6 +306,8 @@ export const events = {
   'environment.removed': z.object({ environmentId: z.string() }),
   'environment.buildLog': z.object({ environmentId: z.string(), line: z.string(), step: z.number().int().optional(), steps: z.number().int().optional() }),
   'egress.refused': z.object({ host: z.string(), port: z.number().int(), time: z.string(), reason: z.string(), sessionId: z.string().optional() }),
+  /** A session's sandbox reached a host through the egress proxy (policy "packages"). */
+  'egress.allowed': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string() }),
   'engine.status': engineStatusSchema,
   'session.updated': sessionInfoSchema,
   'session.removed': z.object({ sessionId: z.string() }),

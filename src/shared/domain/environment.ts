@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { partialLimitsSchema } from './limits';
 import { installDiagnosisSchema, packageSpecSchema } from './packages';
 import { isolationSchema } from './isolation';
+import { hostEntrySchema } from './settings';
 import { languageSchema } from './session';
 import { FLAVOURS, LANGUAGES, PACKAGE_MANAGERS, RUNTIMES, defaultFlavourOf, languagesOf, packageManagerOf } from './runtimes';
 import type { Flavour, Language } from './runtimes';
@@ -77,6 +78,11 @@ const definitionShape = {
   network: networkPolicySchema.default('none'),
   limits: partialLimitsSchema.default({}).describe('Default limits of sessions in this environment'),
   isolation: isolationSchema.optional().describe('Isolation of its sessions; default: the Settings default'),
+  allowedHosts: z
+    .array(hostEntrySchema)
+    .max(100)
+    .default([])
+    .describe('With the network policy "packages": more hosts its sessions may reach besides the package indexes (files.example.org, *.example.org)'),
   description: descriptionSchema.optional(),
 };
 
@@ -146,6 +152,7 @@ export const environmentPatchSchema = z.object({
   network: networkPolicySchema.optional(),
   limits: partialLimitsSchema.optional(),
   isolation: isolationSchema.nullable().optional().describe('null: back to the Settings default'),
+  allowedHosts: z.array(hostEntrySchema).max(100).optional(),
   description: descriptionSchema.optional(),
 });
 export type EnvironmentPatch = z.infer<typeof environmentPatchSchema>;

@@ -13,7 +13,7 @@ const httpUrlSchema = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
   .max(2048);
 /** Shape only; the core checks each entry further (the egress allow-list rules). */
-const hostEntrySchema = z
+export const hostEntrySchema = z
   .string()
   .min(1)
   .max(255)

@@ -12,6 +12,7 @@ function env(id: string, preset = false, build?: Environment['build']): Environm
     packages: { pip: ['nump'], npm: [], apt: [] },
     network: 'none',
     limits: {},
+    allowedHosts: [],
     preset,
     createdAt: '2026-01-01T00:00:00Z',
     updatedAt: '2026-01-01T00:00:00Z',
