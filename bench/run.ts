@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
 import * as environments from './environments';
+import * as firstAnswer from './first-answer';
 import { disposeAll, progress, pythonImage } from './harness';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
@@ -29,8 +30,9 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   memory: memory.run,
   panel: panel.run,
   environments: environments.run,
+  'first-answer': firstAnswer.run,
 };
-const ALIASES: Record<string, string> = { roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
+const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
 
 function gitCommit(): string | undefined {
   try {

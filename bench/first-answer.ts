@@ -1,0 +1,182 @@
+/**
+ * The first answer, as an assistant meets it: a fresh `node bin/sandpit.mjs mcp` process (the command the
+ * assistant configs use; a fresh SANDPIT_HOME, the images already built) — spawn → `initialize` answered
+ * (connect), `tools/list`, the first `execute_code` in Python and in JavaScript — repeated over fresh
+ * processes; the same connect when bridging to a running `sandpit serve`; then warm `execute_code` p50/p99
+ * with 1 client and with 4 clients in parallel (4 processes on one data folder).
+ */
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { now, progress, sleep } from './harness';
+import { LATENCY_HEADERS, formatMs, goal, goalTable, latencyRow, roundDistribution, summarize, table } from './stats';
+import type { Distribution, Goal } from './stats';
+
+const ROUNDS = Number(process.env.SANDPIT_BENCH_FIRST_ROUNDS) || 8;
+const WARM_CALLS = Number(process.env.SANDPIT_BENCH_WARM_CALLS) || 300;
+const SANDPIT_BIN = resolve(__dirname, '..', 'bin', 'sandpit.mjs');
+const CALL_TIMEOUT_MS = 120_000;
+
+export interface FirstAnswerSummary {
+  connect: Distribution;
+  toolsList: Distribution;
+  firstPython: Distribution;
+  firstJavascript: Distribution;
+  bridgeConnect: Distribution;
+  warm1: Distribution;
+  warm4: Distribution;
+  goals: Goal[];
+}
+
+interface Spawned {
+  client: Client;
+  close(): Promise<void>;
+}
+
+async function connect(home: string): Promise<{ spawned: Spawned; ms: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [SANDPIT_BIN, 'mcp'],
+    env: { ...(process.env as Record<string, string>), SANDPIT_HOME: home, SANDPIT_LOG: 'error' },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench-first-answer', version: '1' });
+  const t0 = now();
+  await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
+  const ms = now() - t0;
+  return {
+    ms,
+    spawned: {
+      client,
+      close: async () => {
+        await client.close().catch(() => undefined);
+      },
+    },
+  };
+}
+
+async function execute(client: Client, code: string, language: 'python' | 'javascript', expected: string): Promise<number> {
+  const t0 = now();
+  const result = (await client.callTool({ name: 'execute_code', arguments: { code, language } }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+  const ms = now() - t0;
+  const got = (result.structuredContent as { result?: string } | undefined)?.result;
+  if (result.isError || got !== expected) throw new Error(`execute_code ${language} gave ${JSON.stringify(result.content)}`);
+  return ms;
+}
+
+/** `sandpit serve` on a free port for `home`, ready when it prints its address. */
+async function serve(home: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [SANDPIT_BIN, 'serve', '--port', '0'], { env: { ...process.env, SANDPIT_HOME: home, SANDPIT_LOG: 'error' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise<void>((resolveReady, reject) => {
+    const timer = setTimeout(() => reject(new Error('sandpit serve did not start')), 60_000);
+    let text = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (/Sandpit is running at/.test(text)) {
+        clearTimeout(timer);
+        resolveReady();
+      }
+    });
+  });
+  return child;
+}
+
+async function stopServe(child: ChildProcess): Promise<void> {
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+}
+
+export async function run(): Promise<FirstAnswerSummary> {
+  const connects: number[] = [];
+  const lists: number[] = [];
+  const pythons: number[] = [];
+  const javascripts: number[] = [];
+  for (let round = 0; round < ROUNDS; round += 1) {
+    const home = await mkdtemp(join(tmpdir(), 'sandpit-bench-first-'));
+    try {
+      const { spawned, ms } = await connect(home);
+      connects.push(ms);
+      let t0 = now();
+      await spawned.client.listTools();
+      lists.push(now() - t0);
+      pythons.push(await execute(spawned.client, '1+1', 'python', '2'));
+      javascripts.push(await execute(spawned.client, '1+1', 'javascript', '2'));
+      t0 = now();
+      await spawned.close();
+      progress(`first-answer: round ${round + 1}/${ROUNDS}: connect ${formatMs(ms)}, python ${formatMs(pythons.at(-1)!)}, javascript ${formatMs(javascripts.at(-1)!)} (closed in ${formatMs(now() - t0)})`);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+    await sleep(500);
+  }
+
+  // Bridging: a running instance for the data folder; the mcp process forwards to it.
+  const bridged: number[] = [];
+  const bridgeHome = await mkdtemp(join(tmpdir(), 'sandpit-bench-bridge-'));
+  const server = await serve(bridgeHome);
+  try {
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const { spawned, ms } = await connect(bridgeHome);
+      bridged.push(ms);
+      await spawned.close();
+    }
+  } finally {
+    await stopServe(server);
+    await rm(bridgeHome, { recursive: true, force: true });
+  }
+
+  // Warm: one client, then four in parallel (four processes on one data folder), each on its default session.
+  const warmHome = await mkdtemp(join(tmpdir(), 'sandpit-bench-warm-'));
+  const clients: Spawned[] = [];
+  const warm1: number[] = [];
+  const warm4: number[] = [];
+  try {
+    for (let i = 0; i < 4; i += 1) clients.push((await connect(warmHome)).spawned);
+    for (const c of clients) for (let i = 0; i < 20; i += 1) await execute(c.client, '1+1', 'python', '2');
+    for (let i = 0; i < WARM_CALLS; i += 1) warm1.push(await execute(clients[0]!.client, '1+1', 'python', '2'));
+    await Promise.all(
+      clients.map(async (c) => {
+        for (let i = 0; i < WARM_CALLS / 2; i += 1) warm4.push(await execute(c.client, '1+1', 'python', '2'));
+      }),
+    );
+  } finally {
+    await Promise.all(clients.map((c) => c.close()));
+    await rm(warmHome, { recursive: true, force: true });
+  }
+
+  const summary = {
+    connect: roundDistribution(summarize(connects)),
+    toolsList: roundDistribution(summarize(lists)),
+    firstPython: roundDistribution(summarize(pythons)),
+    firstJavascript: roundDistribution(summarize(javascripts)),
+    bridgeConnect: roundDistribution(summarize(bridged)),
+    warm1: roundDistribution(summarize(warm1)),
+    warm4: roundDistribution(summarize(warm4)),
+  };
+  const goals = [
+    goal('connect (spawn → initialize answered), own core', '≤ 100 ms p50', formatMs(summary.connect.p50), summary.connect.p50 <= 100),
+    goal('connect when bridging to a running instance', '≤ 100 ms p50', formatMs(summary.bridgeConnect.p50), summary.bridgeConnect.p50 <= 100),
+    goal('first execute_code (Python) after connect', '≤ 30 ms p50', formatMs(summary.firstPython.p50), summary.firstPython.p50 <= 30),
+    goal('first execute_code (JavaScript)', '≤ 50 ms p50', formatMs(summary.firstJavascript.p50), summary.firstJavascript.p50 <= 50),
+    goal('warm execute_code, 4 clients in parallel', 'p50 ≤ 2 ms, p99 ≤ 5 ms', `${formatMs(summary.warm4.p50)} / ${formatMs(summary.warm4.p99)}`, summary.warm4.p50 <= 2 && summary.warm4.p99 <= 5),
+  ];
+  process.stdout.write(
+    `\n## first answer (fresh \`node bin/sandpit.mjs mcp\`, ${ROUNDS} rounds; warm: ${WARM_CALLS} calls)\n` +
+      table(LATENCY_HEADERS, [
+        latencyRow('connect: spawn → initialize answered', summary.connect),
+        latencyRow('tools/list', summary.toolsList),
+        latencyRow('first execute_code, Python', summary.firstPython),
+        latencyRow('first execute_code, JavaScript', summary.firstJavascript),
+        latencyRow('connect, bridging to sandpit serve', summary.bridgeConnect),
+        latencyRow('warm execute_code, 1 client', summary.warm1),
+        latencyRow('warm execute_code, 4 clients in parallel', summary.warm4),
+      ]) +
+      `\n${goalTable(goals)}\n`,
+  );
+  return { ...summary, goals };
+}
