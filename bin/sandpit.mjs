@@ -5,6 +5,7 @@
  * SANDPIT_FROM_SOURCE=1 always runs the sources.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import { enableCompileCache } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -17,6 +18,9 @@ if (!(major >= REQUIRED_MAJOR)) {
   );
   process.exit(1);
 }
+
+// V8 keeps the compiled code of the CLI between runs (in the OS's temporary folder): a cold start is mostly compiling.
+enableCompileCache();
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'out', 'cli', 'index.mjs');

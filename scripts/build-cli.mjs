@@ -1,18 +1,25 @@
 /**
- * Bundles the headless CLI (src/cli/index.ts) into out/cli/index.mjs for Node 24. Dependencies stay in
- * node_modules (packages: 'external'); `node:` builtins stay builtins. Source files that find things
+ * Bundles the headless CLI (src/cli/index.ts) into out/cli/index.mjs for Node 24, split into chunks that
+ * each command loads when it needs them (`sandpit mcp` answers its client before the engine client and
+ * the core are loaded). The MCP SDK and zod are bundled in — loading them file by file from node_modules
+ * is most of a cold start; every other dependency stays in node_modules. `node:` builtins stay builtins. Source files that find things
  * relative to themselves (import.meta.url/dirname/filename, e.g. the executor-image directory) keep
  * pointing at their source location, so the bundle behaves like `tsx src/cli/index.ts`.
  */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'src', 'cli', 'index.ts');
-const outfile = join(root, 'out', 'cli', 'index.mjs');
+const outdir = join(root, 'out', 'cli');
+const outfile = join(outdir, 'index.mjs');
+/** Bundled: what `sandpit mcp` needs to answer `initialize`. The rest stays in node_modules. */
+const BUNDLED = new Set(['@modelcontextprotocol/sdk', 'zod']);
+const { dependencies = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name)).flatMap((name) => [name, `${name}/*`]);
 
 if (!existsSync(entry)) {
   process.stderr.write(`build-cli: ${relative(root, entry)} does not exist yet, so there is no CLI to bundle.\n`);
@@ -45,6 +52,31 @@ const sourceLocationPlugin = {
   },
 };
 
+/**
+ * The SDK's MCP server imports its Ajv provider for one purpose, checking a client's answer to an
+ * elicitation; Sandpit never elicits and gives every server its own validator (NoElicitationValidator),
+ * so the bundle takes a provider that would load Ajv only if it were ever made. Loading Ajv is a fifth of
+ * `sandpit mcp`'s start.
+ */
+const AJV_PROVIDER = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/;
+const lazyAjvPlugin = {
+  name: 'sandpit-lazy-ajv',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: AJV_PROVIDER }, () => ({
+      contents: [
+        "import { createRequire } from 'node:module';",
+        'export class AjvJsonSchemaValidator {',
+        '  constructor(ajv) {',
+        "    const { AjvJsonSchemaValidator: Real } = createRequire(import.meta.url)('@modelcontextprotocol/sdk/validation/ajv');",
+        '    return new Real(ajv);',
+        '  }',
+        '}',
+      ].join('\n'),
+      loader: 'js',
+    }));
+  },
+};
+
 const banner = [
   '#!/usr/bin/env node',
   "import { createRequire as __sandpitCreateRequire } from 'node:module';",
@@ -55,19 +87,26 @@ const banner = [
 
 const started = Date.now();
 try {
+  // Chunks of an earlier build would be left beside the new ones.
+  await rm(outdir, { recursive: true, force: true });
   const result = await build({
-    entryPoints: [entry],
-    outfile,
+    entryPoints: { index: entry },
+    outdir,
+    // In the bundle's own folder: the source locations above are relative to it.
+    entryNames: '[name]',
+    chunkNames: '[name]-[hash]',
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node24',
-    packages: 'external',
+    external,
     sourcemap: true,
     legalComments: 'none',
     logLevel: 'warning',
     banner: { js: banner },
-    plugins: [sourceLocationPlugin],
+    plugins: [sourceLocationPlugin, lazyAjvPlugin],
   });
   const warnings = result.warnings.length > 0 ? ` (${result.warnings.length} warnings)` : '';
   process.stderr.write(`build-cli: wrote ${relative(root, outfile)} in ${Date.now() - started} ms${warnings}\n`);

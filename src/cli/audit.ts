@@ -11,7 +11,7 @@ import { openAuditDatabase } from '../core/audit/audit-database';
 import { exportChunks } from '../core/audit/audit-export';
 import { iterateAuditRows } from '../core/audit/audit-query';
 import { verifyAuditChain } from '../core/audit/audit-verify';
-import { resolveHome } from '../core/config';
+import { resolveHome } from '../core/home';
 
 export const AUDIT_HELP = `Usage:
   sandpit audit verify

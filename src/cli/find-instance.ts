@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { get } from 'node:http';
 import { isProcessAlive, readInstanceFile } from '../core/http/instance-file';
 import { tokenPath } from '../core/http/token';
 
@@ -29,12 +30,35 @@ export async function findRunningInstance(
     return undefined;
   }
   if (token === '') return undefined;
-  try {
-    const response = await fetch(`${info.url}/health`, { signal: AbortSignal.timeout(timeoutMs) });
-    if (!response.ok) return undefined;
-    const body = (await response.json()) as { ok?: unknown };
-    return body.ok === true ? { url: info.url, token } : undefined;
-  } catch {
-    return undefined;
-  }
+  const healthy = await answersHealth(info.url, timeoutMs);
+  return healthy ? { url: info.url, token } : undefined;
+}
+
+/** GET <url>/health answers `{ ok: true }` within the timeout (node:http: fetch takes longer to load than this takes). */
+function answersHealth(url: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = get(`${url}/health`, { timeout: timeoutMs }, (response) => {
+      let body = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => {
+        if (body.length < 4096) body += chunk;
+      });
+      response.on('end', () => {
+        clearTimeout(timer);
+        if (response.statusCode !== 200) return resolve(false);
+        try {
+          resolve((JSON.parse(body) as { ok?: unknown }).ok === true);
+        } catch {
+          resolve(false);
+        }
+      });
+      response.on('error', () => resolve(false));
+    });
+    const timer = setTimeout(() => request.destroy(), timeoutMs);
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => {
+      clearTimeout(timer);
+      resolve(false);
+    });
+  });
 }

@@ -1,9 +1,5 @@
 import { parseArgs } from 'node:util';
 import { toErrorBody } from '../shared/api/errors';
-import { runAudit } from './audit';
-import { runDoctor } from './doctor';
-import { runMcp } from './mcp';
-import { runServe } from './serve';
 
 const HELP = `Sandpit — run AI assistants' code in hardened Docker sandboxes.
 
@@ -29,14 +25,14 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.write(`--port must be a number between 0 and 65535, not "${values.port}".\n`);
         return 2;
       }
-      return runServe({ port });
+      return (await import('./serve')).runServe({ port });
     }
     case 'mcp':
-      return runMcp();
+      return (await import('./mcp')).runMcp();
     case 'doctor':
-      return runDoctor();
+      return (await import('./doctor')).runDoctor();
     case 'audit':
-      return runAudit(rest);
+      return (await import('./audit')).runAudit(rest);
     case undefined:
     case '--help':
     case '-h':

@@ -1,14 +1,11 @@
 import type { Writable } from 'node:stream';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { isJSONRPCRequest, isJSONRPCResultResponse } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/log';
-import { withTimeout } from '../core/util/with-timeout';
 import type { RunningInstance } from './find-instance';
+import { isJsonRpcRequest, isJsonRpcResult } from './json-rpc-message';
+import { McpHttpForwarder } from './mcp-http-forwarder';
 import { StdioLineTransport } from './stdio-line-transport';
 import { untilStdioEnd, whileShuttingDown } from './until-stdio-end';
-
-const TERMINATE_TIMEOUT_MS = 5_000;
 
 /**
  * `sandpit mcp` while a Sandpit serves this data folder: forwards JSON-RPC unchanged between our
@@ -17,20 +14,18 @@ const TERMINATE_TIMEOUT_MS = 5_000;
  */
 export async function runMcpBridge(instance: RunningInstance, stdout: Writable, log: Logger): Promise<void> {
   const stdio = new StdioLineTransport(process.stdin, stdout);
-  const http = new StreamableHTTPClientTransport(new URL(`${instance.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${instance.token}` } },
-  });
+  const http = new McpHttpForwarder(new URL(`${instance.url}/mcp`), instance.token);
   const initializeIds = new Set<RequestId>();
   let httpClosed!: () => void;
   const httpGone = new Promise<string>((resolve) => {
-    httpClosed = () => resolve('the Sandpit instance closed the connection');
+    httpClosed = () => resolve('the Sandpit instance ended the MCP session');
   });
 
   const forward = (message: JSONRPCMessage): Promise<void> =>
     http.send(message).catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
       log.warn('could not forward a message to Sandpit', { url: instance.url, error: why });
-      if (isJSONRPCRequest(message)) {
+      if (isJsonRpcRequest(message)) {
         stdio
           .send({
             jsonrpc: '2.0',
@@ -45,7 +40,7 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
   // a cancel must never wait behind a long run.
   let initialized: Promise<void> = Promise.resolve();
   stdio.onmessage = (message: JSONRPCMessage) => {
-    if (isJSONRPCRequest(message) && message.method === 'initialize') {
+    if (isJsonRpcRequest(message) && message.method === 'initialize') {
       initializeIds.add(message.id);
       initialized = forward(message);
       return;
@@ -53,8 +48,8 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
     void initialized.then(() => forward(message));
   };
   http.onmessage = (message: JSONRPCMessage) => {
-    // The HTTP transport must send the negotiated version on later requests, as the SDK Client would tell it.
-    if (isJSONRPCResultResponse(message) && initializeIds.delete(message.id)) {
+    // Later requests carry the negotiated version, as the protocol asks of a client.
+    if (isJsonRpcResult(message) && initializeIds.delete(message.id)) {
       const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
       if (typeof version === 'string') http.setProtocolVersion(version);
     }
@@ -64,18 +59,16 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
         log.warn('could not write to stdout', { error: error instanceof Error ? error.message : String(error) }),
       );
   };
-  http.onerror = (error) => log.warn('MCP HTTP transport error', { url: instance.url, error: error.message });
+  http.onerror = (error) => log.warn('MCP HTTP error', { url: instance.url, error: error.message });
   stdio.onerror = (error) => log.warn('stdio transport error', { error: error.message });
   http.onclose = () => httpClosed();
 
-  await http.start();
   await stdio.start();
   log.info('bridging stdio to the running Sandpit', { url: instance.url });
   const reason = await Promise.race([untilStdioEnd(stdio.ended), httpGone]);
   log.info('bridge ending', { reason });
   await whileShuttingDown(async () => {
-    await withTimeout(http.terminateSession(), TERMINATE_TIMEOUT_MS, 'Ending the MCP session').catch(() => undefined);
-    await http.close().catch(() => undefined);
+    await http.terminate().catch(() => undefined);
     await stdio.close().catch(() => undefined);
   });
 }

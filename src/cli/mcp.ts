@@ -1,8 +1,6 @@
-import { resolveHome } from '../core/config';
+import { resolveHome } from '../core/home';
 import { createLogger } from '../core/log';
 import { findRunningInstance } from './find-instance';
-import { runMcpBridge } from './mcp-bridge';
-import { hostMcpInProcess } from './mcp-host';
 import { protectStdout } from './stdout-guard';
 
 /** After shutting down, leftover handles (sockets kept alive, timers) get this long before the process exits anyway. */
@@ -16,8 +14,9 @@ export async function runMcp(): Promise<number> {
   const stdout = protectStdout();
   const log = createLogger({ app: 'sandpit', component: 'mcp' });
   const instance = await findRunningInstance(resolveHome());
-  if (instance) await runMcpBridge(instance, stdout, log);
-  else await hostMcpInProcess(stdout);
+  // Only the path taken is loaded: each must answer `initialize` at once.
+  if (instance) await (await import('./mcp-bridge')).runMcpBridge(instance, stdout, log);
+  else await (await import('./mcp-host')).hostMcpInProcess(stdout);
   setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref();
   return 0;
 }

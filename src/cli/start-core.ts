@@ -1,5 +1,5 @@
 import { createSandpit } from '../core/app';
-import type { Sandpit } from '../core/app';
+import type { CreateSandpitOptions, Sandpit } from '../core/app';
 import { defaultConfig } from '../core/config';
 import type { SandpitConfig } from '../core/config';
 import { openEngine } from '../core/docker/open-engine';
@@ -8,8 +8,11 @@ import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
 
 /** Builds the headless core for the CLI: config from the environment, images that are built (SANDPIT_PYTHON_IMAGE overrides the python flavour). */
-export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise<{ sandpit: Sandpit; notes: string[] }> {
-  const logger = createLogger({ app: 'sandpit' });
+export async function startCore(
+  overrides: Partial<SandpitConfig> = {},
+  options: Pick<CreateSandpitOptions, 'logger' | 'bus' | 'clients'> = {},
+): Promise<{ sandpit: Sandpit; notes: string[] }> {
+  const logger = options.logger ?? createLogger({ app: 'sandpit' });
   // The person's settings over the defaults; what the command line says over both.
   const stored = await withStoredSettings(defaultConfig(), logger);
   const base: SandpitConfig = { ...stored.config, ...overrides };
@@ -25,7 +28,7 @@ export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise
   } catch (error) {
     notes = [error instanceof Error ? error.message : String(error)];
   }
-  const sandpit = await createSandpit({ ...base, images }, { logger, docker, settings: stored.settings });
+  const sandpit = await createSandpit({ ...base, images }, { ...options, logger, docker, settings: stored.settings });
   return { sandpit, notes };
 }
 

@@ -1,9 +1,8 @@
 import type { Readable, Writable } from 'node:stream';
-import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { JSONRPCMessageSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { describeToolInputLimits, formatSize, MCP_MAX_MESSAGE_BYTES } from '../core/mcp/mcp-limits';
+import { parseJsonRpcMessage } from './json-rpc-message';
 import { LineSplitter } from './line-splitter';
 import type { SplitLine } from './line-splitter';
 import { recoverRequestId } from './recover-request-id';
@@ -70,7 +69,7 @@ export class StdioLineTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.closed) return Promise.reject(new Error('The stdio transport is closed.'));
     return new Promise((resolve, reject) => {
-      if (this.stdout.write(serializeMessage(message))) {
+      if (this.stdout.write(`${JSON.stringify(message)}\n`)) {
         resolve();
         return;
       }
@@ -156,8 +155,8 @@ export class StdioLineTransport implements Transport {
       );
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
+    const message = parseJsonRpcMessage(value);
+    if (!message) {
       this.refuse(
         requestIdOf(value),
         INVALID_REQUEST,
@@ -165,7 +164,7 @@ export class StdioLineTransport implements Transport {
       );
       return;
     }
-    this.onmessage?.(parsed.data);
+    this.onmessage?.(message);
   }
 
   /** Answers a message that cannot be read: reported to onerror as well, the connection stays up. */

@@ -35,7 +35,8 @@ import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 import { ApprovalQueue } from './approvals/approval-queue';
 import { ServedEndpoint } from './connect/served-endpoint';
-import { ClientRegistry } from './connect/client-registry';
+import { clientRegistryOn } from './connect/client-registry';
+import type { ClientRegistry } from './connect/client-registry';
 import { applyLiveSettings } from './settings/live-settings';
 import { withStoredSettings } from './settings/load-settings';
 import type { SettingsStore } from './settings/settings-store';
@@ -71,6 +72,10 @@ export interface CreateSandpitOptions {
   egressConnect?: EgressConnector;
   /** The settings store, when the caller opened it and already applied it to the config (startCore); else opened here. */
   settings?: SettingsStore;
+  /** The event bus, when a surface made it before the core (the stdio host answers MCP while the core starts). */
+  bus?: EventBus;
+  /** The connected-clients registry, likewise (it reports on `bus`). */
+  clients?: ClientRegistry;
 }
 
 /** The composition root: builds the engine, the stores and the API for one data folder. */
@@ -91,7 +96,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   // One client for everything, whose engine can change while Sandpit runs (a new address in Settings).
   const engineClient = switchableDocker(options.docker ?? (await openEngine(config.dockerHost, log)).docker);
   const docker = engineClient.client;
-  const bus = new EventBus();
+  const bus = options.bus ?? new EventBus();
   const events = new DaemonEvents(docker, identity.instanceId, log);
   const workspacesRoot = join(config.home, 'workspaces');
   const isLocal = (): boolean => docker.endpoint.kind === 'local' && docker.endpoint.tcp !== true;
@@ -153,7 +158,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
   bus.on('session.removed', ({ sessionId }) => gateway.current()?.revoke(sessionId));
   const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
-  const clients = new ClientRegistry((list) => bus.emit('clients.changed', { clients: list }));
+  const clients = options.clients ?? clientRegistryOn(bus);
   const endpoint = new ServedEndpoint(config.home, log);
   // Pool warm-ups run in the background; dispose waits for the one in flight.
   let warming: Promise<void> = Promise.resolve();
@@ -227,12 +232,14 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
 
   engine.onUp(async () => {
     await events.start();
+    // The warm pools first (the default language's before the others): the first run of a client waits on
+    // nothing else. Leftovers and the egress proxy come behind; pooled sandboxes need neither.
+    sessions.engineCameBack();
+    warm();
     await reap();
     if (config.egressProxy) {
       await gateway.get().catch((error: unknown) => log.warn('the egress proxy did not start', { error: toErrorBody(error).message }));
     }
-    sessions.engineCameBack();
-    warm();
   });
   await engine.check();
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defaultConfig, resolveHome } from './config';
+import { defaultConfig } from './config';
+import { resolveHome } from './home';
 
 afterEach(() => {
   vi.unstubAllEnvs();

@@ -1,5 +1,6 @@
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { resolveHome } from './home';
 import { DEFAULT_LIMITS } from '../shared/domain/limits';
 import type { Limits } from '../shared/domain/limits';
 import type { Isolation } from '../shared/domain/isolation';
@@ -47,14 +48,6 @@ export interface SandpitConfig {
   imagesDir?: string;
   /** What /workspace is on: `auto` (a capped ext4 of its own where the engine is local and we are root, else a plain volume), or one of those. */
   workspaceStorage: 'auto' | 'loop' | 'volume';
-}
-
-/** The data folder: $SANDPIT_HOME, else the OS's app-data folder for "Sandpit" (as Electron's userData). */
-export function resolveHome(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
-  if (env.SANDPIT_HOME) return env.SANDPIT_HOME;
-  if (platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Sandpit');
-  if (platform === 'win32') return join(env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Sandpit');
-  return join(env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Sandpit');
 }
 
 export const DEFAULT_PORT = 7411;

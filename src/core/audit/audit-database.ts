@@ -60,8 +60,11 @@ export interface OpenAuditDatabaseOptions {
 }
 
 /**
- * Opens (creating when needed, mode 0600) the audit database in WAL mode with synchronous=FULL: a commit
- * is on disk when it returns, so a row that was committed survives a crash or power loss.
+ * Opens (creating when needed, mode 0600) the audit database in WAL mode with synchronous=NORMAL: a commit
+ * is in the WAL (the OS has it) when it returns, so a row that was committed survives any crash or kill of
+ * Sandpit; the WAL reaches the disk itself at each checkpoint, which the store asks for within a second of
+ * a write (AuditStore), so a power cut loses at most that last second. (FULL would sync every commit: two
+ * fsyncs per run, most of a warm run's time, and the lock other Sandpit processes wait on.)
  */
 export function openAuditDatabase(path: string, options: OpenAuditDatabaseOptions = {}): DatabaseSync {
   if (options.readOnly) {
@@ -75,7 +78,7 @@ export function openAuditDatabase(path: string, options: OpenAuditDatabaseOption
   const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     // SQLite gives the -wal and -shm files the database file's mode.
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA trusted_schema = OFF;');
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF;');
     migrate(db);
   } catch (error) {
     db.close();

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { copyFileSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditFixture, start, testIdentity } from '../../test-support/audit';
@@ -51,13 +51,24 @@ describe('the audit store', () => {
     expect(statSync(fx.path).mode & 0o777).toBe(0o600);
   });
 
-  it('uses WAL with synchronous=FULL', () => {
-    fx.open();
+  it('uses WAL, and a write reaches the database file itself (a checkpoint) within a second', async () => {
+    const store = fx.open();
     const db = new DatabaseSync(fx.path);
     try {
       expect(db.prepare('PRAGMA journal_mode').get()).toMatchObject({ journal_mode: 'wal' });
     } finally {
       db.close();
+    }
+    const row = store.begin(start());
+    // Until the checkpoint the row is in the WAL only; after it, a copy of the database file alone has it.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const copy = `${fx.path}.copy`;
+    copyFileSync(fx.path, copy);
+    const alone = new DatabaseSync(copy);
+    try {
+      expect(alone.prepare('SELECT id FROM audit WHERE id = ?').get(row.id)).toEqual({ id: row.id });
+    } finally {
+      alone.close();
     }
   });
 

@@ -31,9 +31,13 @@ export interface AuditStoreOptions {
   log?: Logger;
 }
 
+/** How soon after a write the WAL is synced to the disk (a checkpoint): the most a power cut can lose. */
+const SYNC_WITHIN_MS = 1_000;
+
 /**
  * The audit log of one core: every call that runs code is written `running` before it runs and completed
- * after, each step a durable (synchronous=FULL) commit chained into the hash chain (audit-chain.ts).
+ * after, each step a commit chained into the hash chain (audit-chain.ts) that survives any crash or kill
+ * of the process when it returns, and is on the disk itself within a second (audit-database.ts).
  * Opening it closes rows left `running` by a dead process as `interrupted` and applies the retention.
  */
 export class AuditStore {
@@ -42,6 +46,7 @@ export class AuditStore {
   private readonly pruneTimer: NodeJS.Timeout;
   private retentionDays: number;
   private closed = false;
+  private syncTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly options: AuditStoreOptions) {
     this.log = (options.log ?? silentLogger).child({ component: 'audit' });
@@ -64,12 +69,31 @@ export class AuditStore {
 
   /** Writes the `running` row of a call that is about to run; returns it once it is on disk. */
   begin(start: AuditStart): AuditSummary {
-    return toAuditSummary(appendOpen(this.open(), start, this.options.identity));
+    const row = toAuditSummary(appendOpen(this.open(), start, this.options.identity));
+    this.syncSoon();
+    return row;
   }
 
-  /** Completes a row; returns it once the completion is on disk. */
+  /** Completes a row; returns it once the completion is committed. */
   complete(id: number, finish: AuditFinish): AuditSummary {
-    return toAuditSummary(appendClose(this.open(), id, finish));
+    const row = toAuditSummary(appendClose(this.open(), id, finish));
+    this.syncSoon();
+    return row;
+  }
+
+  /** A checkpoint within SYNC_WITHIN_MS: the WAL is synced to the disk, then copied into the database. */
+  private syncSoon(): void {
+    if (this.syncTimer || this.closed) return;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined;
+      if (this.closed) return;
+      try {
+        this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+      } catch (error) {
+        this.log.warn('could not sync the audit log to the disk', { error: toErrorBody(error).message });
+      }
+    }, SYNC_WITHIN_MS);
+    this.syncTimer.unref();
   }
 
   get(id: number, principal?: string): AuditEntry | undefined {
@@ -123,6 +147,8 @@ export class AuditStore {
     }
     this.closed = true;
     clearInterval(this.pruneTimer);
+    clearTimeout(this.syncTimer);
+    // The last connection's close checkpoints (and syncs) the WAL.
     this.db.close();
   }
 

@@ -1,4 +1,5 @@
 import type { ConnectedClient } from '../../shared/domain/connect';
+import type { EventBus } from '../events/event-bus';
 
 export type ClientInfo = Omit<ConnectedClient, 'connectedAt'>;
 
@@ -26,4 +27,9 @@ export class ClientRegistry {
   list(): ConnectedClient[] {
     return [...this.clients.values()].map((c) => ({ ...c }));
   }
+}
+
+/** A registry that reports every change on the bus as `clients.changed`. */
+export function clientRegistryOn(bus: EventBus): ClientRegistry {
+  return new ClientRegistry((list) => bus.emit('clients.changed', { clients: list }));
 }

@@ -1,7 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StdioCommand } from '../../shared/domain/connect';
-import { resolveHome } from '../config';
+import { resolveHome } from '../home';
 
 /** The repository's `bin/sandpit.mjs`, found relative to this source file (works under tsx, vitest and the CLI bundle). */
 export function defaultSandpitBin(): string {

@@ -2,16 +2,29 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 
 /** `$SANDPIT_HOME/instance.json`: where a running Sandpit serves (the stdio bridge reads it to find one). */
-export const instanceInfoSchema = z.object({
+export interface InstanceInfo {
   /** Always a loopback http URL: the bridge sends the token there. */
-  url: z.string().regex(/^http:\/\/(127\.0\.0\.1|\[::1\]):\d{1,5}$/),
-  pid: z.number().int().positive(),
-  startedAt: z.string(),
-});
-export type InstanceInfo = z.infer<typeof instanceInfoSchema>;
+  url: string;
+  pid: number;
+  startedAt: string;
+}
+
+const LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|\[::1\]):\d{1,5}$/;
+
+/**
+ * `value` as an InstanceInfo, or undefined when it is not one (checked by hand, not with zod: the bridge
+ * reads this before it answers its client, and loading zod would be most of that time).
+ */
+export function parseInstanceInfo(value: unknown): InstanceInfo | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { url, pid, startedAt } = value as Record<string, unknown>;
+  if (typeof url !== 'string' || !LOOPBACK_URL.test(url)) return undefined;
+  if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0) return undefined;
+  if (typeof startedAt !== 'string') return undefined;
+  return { url, pid, startedAt };
+}
 
 export function instanceFilePath(home: string): string {
   return join(home, 'instance.json');
@@ -22,7 +35,9 @@ export async function writeInstanceFile(home: string, info: InstanceInfo): Promi
   const path = instanceFilePath(home);
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   try {
-    await writeFile(temp, `${JSON.stringify(instanceInfoSchema.parse(info))}\n`, { mode: 0o600, flag: 'wx' });
+    const checked = parseInstanceInfo(info);
+    if (!checked) throw new Error(`Not an instance record: ${JSON.stringify(info)}`);
+    await writeFile(temp, `${JSON.stringify(checked)}\n`, { mode: 0o600, flag: 'wx' });
     await rename(temp, path);
   } catch (error) {
     await rm(temp, { force: true });
@@ -39,8 +54,7 @@ export async function readInstanceFile(home: string): Promise<InstanceInfo | und
     return undefined;
   }
   try {
-    const parsed = instanceInfoSchema.safeParse(JSON.parse(text));
-    return parsed.success ? parsed.data : undefined;
+    return parseInstanceInfo(JSON.parse(text));
   } catch {
     return undefined;
   }
@@ -56,8 +70,8 @@ export async function removeInstanceFile(home: string, pid: number = process.pid
 /** The same, synchronously: for a process 'exit' handler, where nothing asynchronous runs any more. */
 export function removeInstanceFileSync(home: string, pid: number = process.pid): void {
   try {
-    const current = instanceInfoSchema.safeParse(JSON.parse(readFileSync(instanceFilePath(home), 'utf8')));
-    if (current.success && current.data.pid !== pid) return;
+    const current = parseInstanceInfo(JSON.parse(readFileSync(instanceFilePath(home), 'utf8')));
+    if (current && current.pid !== pid) return;
     rmSync(instanceFilePath(home), { force: true });
   } catch {
     // Already gone or unreadable: nothing of ours to remove.

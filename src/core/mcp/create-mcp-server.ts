@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallContext } from '../api/api-types';
 import { SANDPIT_VERSION } from '../version';
+import { NoElicitationValidator } from './no-elicitation-validator';
 import { registerResources } from './resources';
 import { createToolKit } from './tool-kit';
 import type { McpSandpit } from './tool-kit';
@@ -36,6 +37,7 @@ export function createMcpServer(deps: McpServerDeps): SandpitMcpServer {
       instructions: INSTRUCTIONS,
       capabilities: { tools: {}, resources: {}, logging: {} },
       maxToolInputElements: MAX_TOOL_INPUT_ELEMENTS,
+      jsonSchemaValidator: new NoElicitationValidator(),
     },
   );
   const kit = createToolKit(deps.sandpit, deps.context);

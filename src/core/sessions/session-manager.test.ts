@@ -124,6 +124,27 @@ describe('SessionManager (fake engine)', () => {
     expect([...removed].sort()).toEqual([...issued].sort());
   });
 
+  it('makes no pool once disposed: a warm-up that comes late starts nothing that would be left running', async () => {
+    const { manager, fake } = await fakeManager(32, { poolSize: 1 });
+    await manager.dispose();
+    await manager.warmUp([{ language: 'python', image: 'sandpit-fake:1', isolation: 'standard' }]);
+    expect(manager.poolStatus()).toEqual([]);
+    expect(fake.containers.size).toBe(0);
+  });
+
+  it('a create while the pool is starting its first sandbox takes that one, starting no second one', async () => {
+    const { manager, fake } = await fakeManager(32, { poolSize: 1 });
+    const warming = manager.warmUp([{ language: 'python', image: 'sandpit-fake:1', isolation: 'standard' }]);
+    const session = await manager.create({ ...PYTHON, isolation: 'standard' });
+    expect(session.info()).toMatchObject({ fromPool: true, state: 'ready' });
+    await warming;
+    await pollUntil(() => (manager.poolStatus()[0]?.ready === 1 ? true : undefined), 5_000, 'the pool refilled');
+    // One for the session, one refilled: never a cold start beside the warm one.
+    expect(fake.containers.size).toBe(2);
+    await manager.dispose();
+    expect(fake.containers.size).toBe(0);
+  });
+
   it('never exceeds maxSessions when creates run at once', async () => {
     const { manager } = await fakeManager(2);
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => manager.create(PYTHON)));

@@ -131,10 +131,14 @@ export class SessionManager {
     return this.services.slots;
   }
 
-  /** Starts warm pools for these templates (the default limits); each fills in the background. */
-  warmUp(templates: Array<{ language: Language; image: string; network?: string; env?: ContainerEnv; isolation: Isolation }>): void {
-    if (this.poolSize <= 0) return;
-    for (const t of templates) void this.poolFor({ ...t, limits: this.defaultLimits }).refill();
+  /**
+   * Starts warm pools for these templates (the default limits), filling side by side up to their size (or
+   * `upTo` ready sandboxes, when smaller); resolves when they got there (or gave up).
+   */
+  warmUp(templates: Array<{ language: Language; image: string; network?: string; env?: ContainerEnv; isolation: Isolation }>, upTo?: number): Promise<void> {
+    // Not once disposed: a pool made then would never be emptied.
+    if (!this.pooling) return Promise.resolve();
+    return Promise.all(templates.map((t) => this.poolFor({ ...t, limits: this.defaultLimits }).refill(upTo))).then(() => undefined);
   }
 
   async create(input: CreateSessionInput): Promise<Session> {
@@ -165,7 +169,7 @@ export class SessionManager {
     const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard' };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
     const poolable = input.limits === undefined && this.poolSize > 0;
-    const claimed = poolable ? this.poolFor(template).claim() : undefined;
+    const claimed = poolable ? await this.poolFor(template).claim() : undefined;
     const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false);
     const session = new Session(
       runtime,

@@ -110,7 +110,7 @@ describe('WarmPool', () => {
     const factory = new FakeFactory();
     const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     await pool.refill();
-    const claimed = fake(pool.claim());
+    const claimed = fake(await pool.claim());
     expect(claimed.started).toBe(true);
     expect(claimed.connected).toBe(true);
     expect(claimed.id).toBe('ses-1');
@@ -120,13 +120,54 @@ describe('WarmPool', () => {
     await pool.dispose();
   });
 
-  it('returns undefined when empty, so the caller starts one cold', async () => {
+  it('returns undefined when empty and nothing is starting, so the caller starts one cold', async () => {
     const factory = new FakeFactory(false);
     const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
-    expect(pool.claim()).toBeUndefined();
+    expect(await pool.claim()).toBeUndefined();
     expect(factory.made).toHaveLength(1); // the claim started a refill
     factory.made[0]?.succeed();
     await pool.dispose();
+  });
+
+  it('hands the sandbox starting now to one claim as it comes up; a second claim starts cold', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
+    const filling = pool.refill();
+    const first = pool.claim();
+    expect(await pool.claim()).toBeUndefined();
+    expect(factory.made).toHaveLength(1); // no second start beside the one the first claim waits for
+    factory.made[0]?.succeed();
+    expect(fake(await first).id).toBe('ses-1');
+    expect(pool.available).toBe(0);
+    // The pool fills again behind the hand-off.
+    await pollUntil(() => (factory.made.length === 2 ? true : undefined), 2_000, 'the refill after the hand-off');
+    factory.made[1]?.succeed();
+    await filling;
+    expect(pool.available).toBe(1);
+    await pool.dispose();
+  });
+
+  it('a claim waiting for a start that fails gets undefined (and starts cold)', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
+    void pool.refill();
+    const claimed = pool.claim();
+    factory.autoStart = true; // the pool's next try comes up
+    factory.made[0]?.fail(new Error('engine said no'));
+    expect(await claimed).toBeUndefined();
+    await pool.dispose();
+  });
+
+  it('a claim waiting for a start is let go when the pool is disposed', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
+    void pool.refill();
+    const claimed = pool.claim();
+    const disposed = pool.dispose();
+    factory.made[0]?.succeed();
+    await disposed;
+    expect(await claimed).toBeUndefined();
+    expect(factory.made[0]?.removed).toBe(1);
   });
 
   it('never hands out the same sandbox twice', async () => {
@@ -135,7 +176,7 @@ describe('WarmPool', () => {
     const seen = new Set<string>();
     for (let round = 0; round < 6; round += 1) {
       await pool.refill();
-      const claimed = fake(pool.claim());
+      const claimed = fake(await pool.claim());
       expect(seen.has(claimed.id)).toBe(false);
       seen.add(claimed.id);
     }
@@ -153,7 +194,7 @@ describe('WarmPool', () => {
     if (!first || !second || !third) throw new Error('expected three sandboxes');
     first.connected = false;
     second.connected = false;
-    const claimed = fake(pool.claim());
+    const claimed = fake(await pool.claim());
     expect(claimed).toBe(third);
     expect(first.removed).toBe(1);
     expect(second.removed).toBe(1);
@@ -166,7 +207,7 @@ describe('WarmPool', () => {
     const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     await pool.refill();
     for (const s of factory.made) s.connected = false;
-    expect(pool.claim()).toBeUndefined();
+    expect(await pool.claim()).toBeUndefined();
     expect(factory.made.slice(0, 2).map((s) => s.removed)).toEqual([1, 1]);
     await pool.dispose();
   });
@@ -178,7 +219,7 @@ describe('WarmPool', () => {
     await pool.dispose();
     expect(factory.made.map((s) => s.removed)).toEqual([1, 1]);
     expect(pool.available).toBe(0);
-    expect(pool.claim()).toBeUndefined();
+    expect(await pool.claim()).toBeUndefined();
     await pool.refill();
     expect(factory.made).toHaveLength(2);
   });
@@ -203,7 +244,7 @@ describe('WarmPool', () => {
     expect(factory.made).toHaveLength(3);
     expect(pool.available).toBe(0);
 
-    expect(pool.claim()).toBeUndefined();
+    expect(await pool.claim()).toBeUndefined();
     await pool.refill();
     expect(factory.made).toHaveLength(3);
 

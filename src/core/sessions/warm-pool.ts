@@ -5,14 +5,19 @@ import type { SessionTemplate } from './session-manager';
 
 /**
  * Ready sandboxes for one session template (image + limits + channel). A claim takes one at once;
- * the pool refills one container at a time in the background. A claimed container belongs to its
- * session for good: it is never returned to the pool.
+ * the pool refills one container at a time in the background. A claim that finds none ready but one
+ * starting takes that one as it comes up (it is further along than a cold start, and a cold start beside
+ * it would slow both). A claimed container belongs to its session for good: it is never returned.
  */
 const REFILL_DELAY_MS = 250;
 
 export class WarmPool {
   private readonly ready: SandboxRuntime[] = [];
   private refilling: Promise<void> | undefined;
+  /** A sandbox is starting now. */
+  private starting = false;
+  /** The claim waiting for the sandbox starting now (at most one: the others start cold). */
+  private waiter: ((session: SandboxRuntime | undefined) => void) | undefined;
   private disposed = false;
   private failures = 0;
 
@@ -37,18 +42,36 @@ export class WarmPool {
     return this.size;
   }
 
-  /** A ready session, or undefined when the pool is empty (the caller starts one cold). */
-  claim(): SandboxRuntime | undefined {
+  /**
+   * A ready sandbox; else the one starting now, once it is up (unless another claim waits for it); else
+   * undefined (the caller starts one cold, and the pool starts filling).
+   */
+  async claim(): Promise<SandboxRuntime | undefined> {
     let session = this.ready.shift();
     while (session && !session.connected) {
       void session.remove().catch(() => undefined);
       session = this.ready.shift();
     }
-    // Refill a moment later after a hit, so starting a container does not compete with the claimed
-    // session's first run; at once after a miss.
-    if (session) setTimeout(() => void this.refill(), REFILL_DELAY_MS).unref();
-    else void this.refill();
-    return session;
+    if (session) {
+      // Refill a moment later, so starting a container does not compete with the claimed session's first run.
+      setTimeout(() => void this.refill(), REFILL_DELAY_MS).unref();
+      return session;
+    }
+    if (this.starting && !this.waiter && !this.disposed) {
+      return new Promise<SandboxRuntime | undefined>((resolve) => {
+        this.waiter = resolve;
+      });
+    }
+    void this.refill();
+    return undefined;
+  }
+
+  /** The waiting claim gets `session` (undefined: it starts one cold); true if there was one. */
+  private handOff(session: SandboxRuntime | undefined): boolean {
+    const waiter = this.waiter;
+    this.waiter = undefined;
+    waiter?.(session);
+    return waiter !== undefined;
   }
 
   resize(size: number): void {
@@ -57,26 +80,34 @@ export class WarmPool {
     void this.refill();
   }
 
-  /** Starts filling if below size; resolves when this round of filling ends. */
-  refill(): Promise<void> {
-    if (this.disposed || this.refilling || this.ready.length >= this.size) return this.refilling ?? Promise.resolve();
+  /** Starts filling if below size (or `upTo`, when smaller); resolves when this round of filling ends. */
+  refill(upTo = this.size): Promise<void> {
+    const target = (): number => Math.min(upTo, this.size);
+    if (this.disposed || this.refilling || this.ready.length >= target()) return this.refilling ?? Promise.resolve();
     this.refilling = (async () => {
-      while (!this.disposed && this.ready.length < this.size && this.failures < 3) {
+      while (!this.disposed && this.ready.length < target() && this.failures < 3) {
         const session = this.make();
+        this.starting = true;
         try {
           await session.start();
+          this.starting = false;
           if (this.disposed) {
             await session.remove();
             return;
           }
-          this.ready.push(session);
           this.failures = 0;
+          if (this.handOff(session)) await new Promise((resolve) => setTimeout(resolve, REFILL_DELAY_MS).unref());
+          else this.ready.push(session);
         } catch (error) {
+          this.starting = false;
+          this.handOff(undefined);
           this.failures += 1;
           this.log.warn('could not start a warm sandbox', { pool: this.key, error: toErrorBody(error).message });
         }
       }
     })().finally(() => {
+      this.starting = false;
+      this.handOff(undefined);
       this.refilling = undefined;
     });
     return this.refilling;

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ERROR_CODES, SandpitError, errorBodySchema, isSandpitError, toErrorBody } from './errors';
+import { ERROR_CODES, SandpitError, isSandpitError, toErrorBody } from './errors';
+
+const errorBodySchema = z.object({ code: z.enum(ERROR_CODES), message: z.string(), details: z.unknown().optional() }).strict();
 
 describe('SandpitError', () => {
   it('carries a stable code, a message and optional details', () => {

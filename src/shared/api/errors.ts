@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** Stable error codes: they cross every boundary (IPC, HTTP, MCP) unchanged. */
 export const ERROR_CODES = [
   'DOCKER_UNAVAILABLE',
@@ -18,15 +16,14 @@ export const ERROR_CODES = [
   'INTERNAL',
 ] as const;
 
-export const errorCodeSchema = z.enum(ERROR_CODES);
-export type ErrorCode = z.infer<typeof errorCodeSchema>;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 
-export const errorBodySchema = z.object({
-  code: errorCodeSchema,
-  message: z.string(),
-  details: z.unknown().optional(),
-});
-export type ErrorBody = z.infer<typeof errorBodySchema>;
+/** What crosses a boundary for an error. (No zod here: `sandpit mcp` bridging loads this and must start at once.) */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details?: unknown;
+}
 
 /** The one error type Sandpit throws on purpose. Anything else becomes INTERNAL at a boundary. */
 export class SandpitError extends Error {
@@ -54,7 +51,7 @@ export function isSandpitError(error: unknown, code?: ErrorCode): error is Sandp
 /** Any thrown value as a stable error body (unknown errors become INTERNAL, message kept). */
 export function toErrorBody(error: unknown): ErrorBody {
   if (error instanceof SandpitError) return error.toBody();
-  if (error instanceof z.ZodError) {
+  if (isZodError(error)) {
     return {
       code: 'INVALID_INPUT',
       message: error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; '),
@@ -62,4 +59,9 @@ export function toErrorBody(error: unknown): ErrorBody {
   }
   const message = error instanceof Error ? error.message : String(error);
   return { code: 'INTERNAL', message };
+}
+
+/** A zod validation error, known by its shape (zod's class is not imported here). */
+function isZodError(error: unknown): error is Error & { issues: Array<{ path: PropertyKey[]; message: string }> } {
+  return error instanceof Error && error.name === 'ZodError' && Array.isArray((error as { issues?: unknown }).issues);
 }

@@ -11,13 +11,14 @@ import {
 } from './environment';
 
 describe('environment definitions', () => {
-  it('fills defaults: base by language, empty packages, no network, no limits', () => {
+  it('fills defaults: base by language, empty packages, no network, no more allowed hosts, no limits', () => {
     expect(resolveDefinition({ name: 'Scratch', language: 'python' })).toEqual({
       name: 'Scratch',
       language: 'python',
       base: 'python',
       packages: { pip: [], npm: [], apt: [] },
       network: 'none',
+      allowedHosts: [],
       limits: {},
     });
     expect(resolveDefinition({ name: 'Web', language: 'javascript' }).base).toBe('node');
