@@ -7,6 +7,9 @@ import { resolveExecutorImages } from '../core/docker/resolve-images';
 import { createLogger } from '../core/log';
 import { withStoredSettings } from '../core/settings/load-settings';
 
+/** How long the engine has to answer before the core starts without looking up its images. */
+const ENGINE_PROBE_MS = 3_000;
+
 /** Builds the headless core for the CLI: config from the environment, images that are built (SANDPIT_PYTHON_IMAGE overrides the python flavour). */
 export async function startCore(
   overrides: Partial<SandpitConfig> = {},
@@ -22,6 +25,9 @@ export async function startCore(
   const pythonImage = process.env.SANDPIT_PYTHON_IMAGE?.trim();
   let images = { ...(pythonImage ? { python: pythonImage } : {}), ...base.images };
   try {
+    // An engine that does not answer is not asked about each image (each would wait out its own timeout):
+    // the core starts at once, says the engine is down, and finds the images when it is back.
+    await docker.ping(ENGINE_PROBE_MS);
     const resolved = await resolveExecutorImages(docker);
     images = { ...resolved.images, ...images };
     notes = resolved.missing;

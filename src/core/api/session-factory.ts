@@ -44,6 +44,8 @@ export async function openSession(
   }
   // Dependencies are validated before any container starts (as packages.install does).
   const dependencies = parsePackageSpecs(request.dependencies ?? [], packageManagerOf(env.language));
+  // An engine that is down is said at once, not after each image lookup has waited out its timeout.
+  sessions.assertEngineUp();
   const status = await environments.builder.status(env);
   if (status.state !== 'ready') request.onProgress?.(`building the environment "${env.name}"`);
   const image = await environments.builder.imageFor(env.id, (line, step, steps) =>

@@ -61,7 +61,10 @@ export class EngineMonitor {
   /** Throws DOCKER_UNAVAILABLE unless the engine is up. */
   assertUp(): void {
     if (this.status.state !== 'up') {
-      throw new SandpitError('DOCKER_UNAVAILABLE', `${this.status.message ?? 'Docker is not reachable.'} ${this.status.fix ?? this.backend.fixHint()}`);
+      const message = this.status.message ?? 'Docker is not reachable.';
+      const fix = this.status.fix ?? this.backend.fixHint();
+      // The engine's own error often says what to do already: said once.
+      throw new SandpitError('DOCKER_UNAVAILABLE', message.includes(fix) ? message : `${message} ${fix}`);
     }
   }
 

@@ -141,9 +141,14 @@ export class SessionManager {
     return Promise.all(templates.map((t) => this.poolFor({ ...t, limits: this.defaultLimits }).refill(upTo))).then(() => undefined);
   }
 
+  /** Throws DOCKER_UNAVAILABLE (saying what to do) unless the engine is up: callers check before slow preparations. */
+  assertEngineUp(): void {
+    this.deps.engine.assertUp();
+  }
+
   async create(input: CreateSessionInput): Promise<Session> {
     this.assertOpen();
-    this.deps.engine.assertUp();
+    this.assertEngineUp();
     // Counted before the first await, so creates that run at once cannot all pass the check.
     if (this.sessions.size + this.creating >= this.deps.config.maxSessions) {
       const starting = this.creating > 0 ? ` (${this.creating} of them starting)` : '';
