@@ -26,6 +26,8 @@ const SANDPIT_BIN = resolve(__dirname, '..', 'bin', 'sandpit.mjs');
 const CALL_TIMEOUT_MS = 120_000;
 /** When the "first call a second after connect" is sent. */
 const ASSISTANT_GAP_MS = 1_000;
+/** Before the warm runs: long enough for four processes' warm pools to fill on a 2-core machine. */
+const WARM_SETTLE_MS = 8_000;
 
 export interface FirstAnswerSummary {
   connect: Distribution;
@@ -152,6 +154,8 @@ export async function run(): Promise<FirstAnswerSummary> {
   try {
     for (let i = 0; i < 4; i += 1) clients.push((await connect(warmHome)).spawned);
     for (const c of clients) for (let i = 0; i < 20; i += 1) await execute(c.client, '1+1', 'python', '2');
+    // Warm means steady: each process's pools have filled (3 languages × 2 sandboxes) before the timing starts.
+    await sleep(WARM_SETTLE_MS);
     for (let i = 0; i < WARM_CALLS; i += 1) warm1.push(await execute(clients[0]!.client, '1+1', 'python', '2'));
     await Promise.all(
       clients.map(async (c) => {

@@ -52,7 +52,7 @@ function reading(usage: number, stat: Map<string, number>, v1: boolean, source: 
 }
 
 /** Reads the container's memory cgroup from the host (cgroup v1 or v2, cgroupfs or systemd driver), or undefined. */
-async function readCgroup(containerId: string): Promise<MemoryReading | undefined> {
+export async function readCgroup(containerId: string): Promise<MemoryReading | undefined> {
   const v1 = [`/sys/fs/cgroup/memory/docker/${containerId}`, `/sys/fs/cgroup/memory/system.slice/docker-${containerId}.scope`];
   for (const dir of v1) {
     if (!existsSync(`${dir}/memory.usage_in_bytes`)) continue;
@@ -73,7 +73,7 @@ interface StatsResponse {
 }
 
 /** The Docker stats API, one shot (works with a remote engine too). */
-async function readStatsApi(docker: Docker, containerId: string): Promise<MemoryReading> {
+export async function readStatsApi(docker: Docker, containerId: string): Promise<MemoryReading> {
   const stats = (await docker.getContainer(containerId).stats({ stream: false, 'one-shot': true } as { stream: false })) as StatsResponse;
   const usage = stats.memory_stats?.usage ?? Number.NaN;
   const raw = stats.memory_stats?.stats ?? {};

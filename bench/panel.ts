@@ -61,7 +61,7 @@ async function openPanel(page: Page, server: ServerInfo): Promise<void> {
 }
 
 /** One fresh load of the panel that goes straight to Activity; the probe's marks. */
-async function loadActivity(browser: Browser, server: ServerInfo): Promise<Required<ActivityMarks>> {
+export async function loadActivity(browser: Browser, server: ServerInfo): Promise<Required<ActivityMarks>> {
   const context = await browser.newContext({ viewport: VIEWPORT });
   try {
     await context.addInitScript({ content: ACTIVITY_PROBE });

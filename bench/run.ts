@@ -16,6 +16,7 @@ import { disposeAll, progress, pythonImage } from './harness';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
 import * as panel from './panel';
+import * as scale from './scale';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -31,6 +32,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   panel: panel.run,
   environments: environments.run,
   'first-answer': firstAnswer.run,
+  scale: scale.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
 

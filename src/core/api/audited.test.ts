@@ -87,7 +87,7 @@ describe('the audit log of calls (withPolicy)', () => {
       principal: 'p',
     });
     expect(events.map((e) => e.status)).toEqual(['running', 'ok']);
-    expect(store.verify().ok).toBe(true);
+    expect((await store.verify()).ok).toBe(true);
   });
 
   it('records an execution error with its traceback, and a thrown error as failed (rethrown)', async () => {

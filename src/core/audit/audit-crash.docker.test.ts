@@ -73,7 +73,7 @@ describe('the audit log across a crash (SIGKILL mid-stream)', () => {
       try {
         for (const id of running) expect(store.get(id)).toMatchObject({ status: 'interrupted', errorCode: 'INTERRUPTED_BY_RESTART' });
         expect(raw.prepare("SELECT count(*) AS n FROM audit WHERE status = 'running'").get()).toEqual({ n: 0 });
-        const verified = store.verify();
+        const verified = await store.verify();
         expect(verified).toMatchObject({ ok: true });
         expect(verified.rows).toBeGreaterThanOrEqual(returned.length + running.length);
       } finally {
@@ -116,7 +116,7 @@ describe('audit rows from the API surfaces', () => {
 
       const command = await call(sp.api, 'sessions.runCommand', { sessionId: result.sessionId, command: 'echo hi; exit 3' }, { transport: 'rest', client: 'rest' });
       expect(sp.audit.get(command.auditId!)).toMatchObject({ method: 'sessions.runCommand', transport: 'rest', client: 'rest', status: 'error', exitCode: 3, stdout: 'hi\n' });
-      expect(sp.audit.verify()).toMatchObject({ ok: true });
+      expect((await sp.audit.verify())).toMatchObject({ ok: true });
       const listed = await call(sp.api, 'audit.list', { filters: { client: 'test-client' } }, { transport: 'ipc', client: 'panel' });
       expect(listed.rows.map((r) => r.id)).toEqual([result.auditId]);
       const mine = await call(sp.api, 'audit.list', {}, context);

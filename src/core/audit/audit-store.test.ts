@@ -35,19 +35,19 @@ function fiveRows(store: AuditStore): number[] {
 }
 
 describe('the audit store', () => {
-  it('writes a running row first and completes it, chained, in a 0600 file', () => {
+  it('writes a running row first and completes it, chained, in a 0600 file', async () => {
     const store = fx.open();
     const row = store.begin(start({ executionId: 'run-abcdefgh' }));
     expect(row).toMatchObject({ id: 1, status: 'running', client: 'test-client', transport: 'mcp-http', principal: 'p1', sessionId: 'ses-1', code: 'print(1)' });
     expect(store.get(row.id)?.closeHash).toBeUndefined();
-    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 0 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 1, pruned: 0 });
 
     const done = store.complete(row.id, { status: 'ok', sessionId: 'ses-1', environment: 'env-1', exitCode: 0, durationMs: 12.4, stdout: 'hi\n', stderr: '', artifacts: ['a'.repeat(64)] });
     expect(done).toMatchObject({ status: 'ok', exitCode: 0, durationMs: 12, environment: 'env-1', artifacts: ['a'.repeat(64)] });
     const entry = store.get(row.id);
     expect(entry).toMatchObject({ stdout: 'hi\n', openSeq: 1, closeSeq: 2, executionId: 'run-abcdefgh' });
     expect(entry?.finishedAt).toBeDefined();
-    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 0 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 1, pruned: 0 });
     expect(statSync(fx.path).mode & 0o777).toBe(0o600);
   });
 
@@ -72,6 +72,25 @@ describe('the audit store', () => {
     }
   });
 
+  it('checks a long log in slices on its own snapshot: writes go on meanwhile, and the answer is that of the snapshot', async () => {
+    const store = fx.open();
+    for (let i = 0; i < 3_000; i += 1) store.complete(store.begin(start({ code: `print(${i})` })).id, { status: 'ok' });
+    const order: string[] = [];
+    const checking = store.verify().then((result) => {
+      order.push('checked');
+      return result;
+    });
+    setImmediate(() => {
+      order.push(`wrote row ${store.begin(start({ code: 'print("during the check")' })).id}`);
+    });
+    expect(await checking).toEqual({ ok: true, rows: 3_000, pruned: 0 });
+    expect(order).toEqual(['wrote row 3001', 'checked']);
+    // Asked twice at once: one check, one answer.
+    const [a, b] = [store.verify(), store.verify()];
+    expect(a).toBe(b);
+    expect(await a).toEqual({ ok: true, rows: 3_001, pruned: 0 });
+  });
+
   it('refuses to complete a row twice', () => {
     const store = fx.open();
     const row = store.begin(start());
@@ -79,7 +98,7 @@ describe('the audit store', () => {
     expect(() => store.complete(row.id, { status: 'error' })).toThrow(/already completed/);
   });
 
-  it('chains rows that complete out of order', () => {
+  it('chains rows that complete out of order', async () => {
     const store = fx.open();
     const a = store.begin(start({ code: 'a' }));
     const b = store.begin(start({ code: 'b' }));
@@ -87,15 +106,15 @@ describe('the audit store', () => {
     const c = store.begin(start({ code: 'c' }));
     store.complete(a.id, { status: 'timeout' });
     store.complete(c.id, { status: 'ok' });
-    expect(store.verify()).toEqual({ ok: true, rows: 3, pruned: 0 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 3, pruned: 0 });
     expect(store.get(a.id)).toMatchObject({ openSeq: 1, closeSeq: 5 });
   });
 
-  it('keeps odd text exactly: lone surrogates, NUL, emoji, very long output (capped with a marker)', () => {
+  it('keeps odd text exactly: lone surrogates, NUL, emoji, very long output (capped with a marker)', async () => {
     const store = fx.open();
     const row = store.begin(start({ code: 'x = "\ud800"\u0000 🦀' }));
     store.complete(row.id, { status: 'ok', stdout: `${'é'.repeat(40_000)}`, stderr: '\udfff' });
-    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 0 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 1, pruned: 0 });
     const entry = store.get(row.id);
     expect(entry?.code).toBe('x = "\ufffd"\u0000 🦀');
     expect(entry?.stdoutTruncated).toBe(true);
@@ -103,7 +122,7 @@ describe('the audit store', () => {
     expect(entry?.stderrTruncated).toBe(false);
   });
 
-  it('two stores on one file (two processes) interleave and keep one chain', () => {
+  it('two stores on one file (two processes) interleave and keep one chain', async () => {
     const one = fx.open();
     const two = fx.open();
     const a = one.begin(start({ code: 'a' }));
@@ -112,7 +131,7 @@ describe('the audit store', () => {
     const c = one.begin(start({ code: 'c' }));
     two.complete(b.id, { status: 'ok' });
     one.complete(c.id, { status: 'ok' });
-    expect(one.verify()).toEqual({ ok: true, rows: 3, pruned: 0 });
+    expect((await one.verify())).toEqual({ ok: true, rows: 3, pruned: 0 });
   });
 });
 
@@ -127,99 +146,99 @@ describe('verify', () => {
     ['the type of a number', "UPDATE audit SET exit_code = 'one' WHERE id = 3", /row 3 was changed after it completed/],
     ['the artifact list', "UPDATE audit SET artifacts = '[]' WHERE id = 3", /row 3 was changed after it completed/],
     ['its own hash', "UPDATE audit SET close_hash = (CASE WHEN substr(close_hash, 1, 1) = 'f' THEN 'e' ELSE 'f' END) || substr(close_hash, 2) WHERE id = 3", /row 3 was changed after it completed/],
-  ])('names the row when %s of a completed row is edited', (_what, sql, reason) => {
+  ])('names the row when %s of a completed row is edited', async (_what, sql, reason) => {
     const store = fx.open();
     fiveRows(store);
-    expect(store.verify().ok).toBe(true);
+    expect((await store.verify()).ok).toBe(true);
     tamper(sql);
-    const result = store.verify();
+    const result = await store.verify();
     expect(result).toMatchObject({ ok: false, brokenAt: 3 });
     expect(result.reason).toMatch(reason);
   });
 
-  it('keeps the sandbox a run had (isolation, runtime) in the chain: adding, changing or clearing it breaks the row', () => {
+  it('keeps the sandbox a run had (isolation, runtime) in the chain: adding, changing or clearing it breaks the row', async () => {
     const store = fx.open();
     fiveRows(store);
     const row = store.begin(start({ code: 'strong' }));
     store.complete(row.id, { status: 'ok', sandbox: { isolation: 'strong', runtime: 'runsc-nonet', network: 'none' } });
     expect(store.get(row.id)?.sandbox).toEqual({ isolation: 'strong', runtime: 'runsc-nonet', network: 'none' });
-    expect(store.verify().ok).toBe(true);
+    expect((await store.verify()).ok).toBe(true);
     for (const sql of [
       `UPDATE audit SET sandbox = '{"isolation":"standard","runtime":"runc"}' WHERE id = ${row.id}`,
       `UPDATE audit SET sandbox = NULL WHERE id = ${row.id}`,
     ]) {
       tamper(sql);
-      expect(store.verify()).toMatchObject({ ok: false, brokenAt: row.id });
+      expect((await store.verify())).toMatchObject({ ok: false, brokenAt: row.id });
       tamper(`UPDATE audit SET sandbox = ? WHERE id = ${row.id}`, JSON.stringify({ isolation: 'strong', runtime: 'runsc-nonet', network: 'none' }));
-      expect(store.verify().ok).toBe(true);
+      expect((await store.verify()).ok).toBe(true);
     }
     // A row from before the column existed (null there) was hashed without it, and still checks out; giving it one breaks it.
     tamper(`UPDATE audit SET sandbox = '{"isolation":"strong"}' WHERE id = 2`);
-    expect(store.verify()).toMatchObject({ ok: false, brokenAt: 2 });
+    expect((await store.verify())).toMatchObject({ ok: false, brokenAt: 2 });
   });
 
-  it('opens an audit log written before the sandbox column existed, adds the column, and its rows still check out', () => {
+  it('opens an audit log written before the sandbox column existed, adds the column, and its rows still check out', async () => {
     const first = fx.open();
     fiveRows(first);
     first.close();
     tamper('ALTER TABLE audit DROP COLUMN sandbox');
     tamper('PRAGMA user_version = 1');
     const reopened = fx.open();
-    expect(reopened.verify()).toEqual({ ok: true, rows: 5, pruned: 0 });
+    expect((await reopened.verify())).toEqual({ ok: true, rows: 5, pruned: 0 });
     const row = reopened.begin(start({ code: 'after' }));
     reopened.complete(row.id, { status: 'ok', sandbox: { isolation: 'standard', runtime: 'runc' } });
-    expect(reopened.verify()).toEqual({ ok: true, rows: 6, pruned: 0 });
+    expect((await reopened.verify())).toEqual({ ok: true, rows: 6, pruned: 0 });
   });
 
-  it('catches a completed row turned back into running', () => {
+  it('catches a completed row turned back into running', async () => {
     const store = fx.open();
     fiveRows(store);
     tamper("UPDATE audit SET status = 'running', close_seq = NULL, close_hash = NULL WHERE id = 2");
-    const result = store.verify();
+    const result = await store.verify();
     expect(result).toMatchObject({ ok: false, brokenAt: 3 });
     expect(result.reason).toMatch(/missing just before row 3/);
   });
 
-  it('catches a deleted row in the middle, naming the row after the gap', () => {
+  it('catches a deleted row in the middle, naming the row after the gap', async () => {
     const store = fx.open();
     fiveRows(store);
     tamper('DELETE FROM audit WHERE id = 3');
-    const result = store.verify();
+    const result = await store.verify();
     expect(result).toMatchObject({ ok: false, brokenAt: 4 });
     expect(result.reason).toMatch(/chain entries 5–6 are missing just before row 4: a row was deleted/);
   });
 
-  it('catches deleted newest rows (the head points past them)', () => {
+  it('catches deleted newest rows (the head points past them)', async () => {
     const store = fx.open();
     fiveRows(store);
     tamper('DELETE FROM audit WHERE id >= 4');
-    const result = store.verify();
+    const result = await store.verify();
     expect(result).toMatchObject({ ok: false, brokenAt: 3 });
     expect(result.reason).toMatch(/newest 4 chain entries are missing/);
   });
 
-  it('catches a deleted running row', () => {
+  it('catches a deleted running row', async () => {
     const store = fx.open();
     const running = store.begin(start());
     fiveRows(store);
     tamper('DELETE FROM audit WHERE id = ?', running.id);
-    expect(store.verify()).toMatchObject({ ok: false, brokenAt: 2 });
+    expect((await store.verify())).toMatchObject({ ok: false, brokenAt: 2 });
   });
 
-  it('catches an edit of a running row\'s code', () => {
+  it('catches an edit of a running row\'s code', async () => {
     const store = fx.open();
     const running = store.begin(start());
     tamper("UPDATE audit SET code = 'harmless()' WHERE id = ?", running.id);
-    expect(store.verify()).toMatchObject({ ok: false, brokenAt: running.id });
+    expect((await store.verify())).toMatchObject({ ok: false, brokenAt: running.id });
   });
 
-  it('reports an empty log as intact', () => {
-    expect(fx.open().verify()).toEqual({ ok: true, rows: 0, pruned: 0 });
+  it('reports an empty log as intact', async () => {
+    expect((await fx.open().verify())).toEqual({ ok: true, rows: 0, pruned: 0 });
   });
 });
 
 describe('start-up after a crash', () => {
-  it('turns rows left running by a dead core into interrupted, chained; rows of live cores stay running', () => {
+  it('turns rows left running by a dead core into interrupted, chained; rows of live cores stay running', async () => {
     const crashed = fx.open({ identity: testIdentity(false) });
     const abandoned = crashed.begin(start({ code: 'while True: pass' }));
     const live = fx.open();
@@ -230,16 +249,16 @@ describe('start-up after a crash', () => {
     expect(next.get(abandoned.id)?.errorMessage).toMatch(/stopped .* before this call finished/);
     expect(next.get(abandoned.id)?.durationMs).toBeUndefined();
     expect(next.get(stillRunning.id)?.status).toBe('running');
-    expect(next.verify()).toEqual({ ok: true, rows: 2, pruned: 0 });
+    expect((await next.verify())).toEqual({ ok: true, rows: 2, pruned: 0 });
   });
 
-  it('closes its own running rows as interrupted on close', () => {
+  it('closes its own running rows as interrupted on close', async () => {
     const store = fx.open();
     const row = store.begin(start());
     store.close();
     const next = fx.open();
     expect(next.get(row.id)).toMatchObject({ status: 'interrupted', errorCode: 'SHUTDOWN' });
-    expect(next.verify().ok).toBe(true);
+    expect((await next.verify()).ok).toBe(true);
     expect(() => store.begin(start())).toThrow(/closed/);
   });
 });
@@ -254,50 +273,50 @@ describe('retention', () => {
     return opened.id;
   }
 
-  it('prunes old rows, keeps the anchor, and verify still holds', () => {
+  it('prunes old rows, keeps the anchor, and verify still holds', async () => {
     const store = fx.open({ retentionDays: 30 });
     row(store, 100, 100);
     row(store, 90, 90);
     const recent = row(store, 5, 5);
     expect(store.prune(now)).toBe(2);
-    expect(store.verify()).toEqual({ ok: true, rows: 1, pruned: 2 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 1, pruned: 2 });
     expect(store.list({ limit: 10 }).rows.map((r) => r.id)).toEqual([recent]);
     // A later row chains onto the rest as before.
     row(store, 1, 0);
-    expect(store.verify()).toEqual({ ok: true, rows: 2, pruned: 2 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 2, pruned: 2 });
     // After pruning, deleting the oldest remaining row is still caught.
     tamper('DELETE FROM audit WHERE id = ?', recent);
-    expect(store.verify().ok).toBe(false);
+    expect((await store.verify()).ok).toBe(false);
   });
 
-  it('stops at a row still running (or finished recently) and never cuts through one', () => {
+  it('stops at a row still running (or finished recently) and never cuts through one', async () => {
     const store = fx.open({ retentionDays: 30 });
     row(store, 100, 100);
     const longRun = row(store, 99, undefined);
     row(store, 98, 98);
     expect(store.prune(now)).toBe(1);
-    expect(store.verify()).toEqual({ ok: true, rows: 2, pruned: 1 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 2, pruned: 1 });
     store.complete(longRun, { status: 'ok', finishedAt: daysAgo(1) });
     expect(store.prune(now)).toBe(0);
-    expect(store.verify()).toEqual({ ok: true, rows: 2, pruned: 1 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 2, pruned: 1 });
   });
 
-  it('keeps everything with 0 days, and applies a new setting at once', () => {
+  it('keeps everything with 0 days, and applies a new setting at once', async () => {
     const store = fx.open();
     row(store, 4_000, 4_000);
     expect(store.prune()).toBe(0);
     store.setRetentionDays(365);
     expect(store.list({ limit: 10 }).rows).toEqual([]);
-    expect(store.verify()).toEqual({ ok: true, rows: 0, pruned: 1 });
+    expect((await store.verify())).toEqual({ ok: true, rows: 0, pruned: 1 });
   });
 
-  it('does not prune past a tampered row (pruning cannot hide an edit)', () => {
+  it('does not prune past a tampered row (pruning cannot hide an edit)', async () => {
     const store = fx.open({ retentionDays: 30 });
     row(store, 100, 100);
     const edited = row(store, 90, 90);
     row(store, 80, 80);
     tamper("UPDATE audit SET code = 'other' WHERE id = ?", edited);
     expect(store.prune(now)).toBe(1);
-    expect(store.verify()).toMatchObject({ ok: false, brokenAt: edited });
+    expect((await store.verify())).toMatchObject({ ok: false, brokenAt: edited });
   });
 });

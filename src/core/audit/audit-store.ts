@@ -13,7 +13,7 @@ import { getAuditRow, iterateAuditRows, listAuditRows } from './audit-query';
 import type { AuditPage, AuditPageQuery, AuditScope } from './audit-query';
 import { toAuditSummary } from './audit-record';
 import { pruneAuditRows } from './audit-retention';
-import { verifyAuditChain } from './audit-verify';
+import { verifyAuditChainInSlices } from './audit-verify';
 import { appendClose, appendOpen } from './audit-writer';
 import type { AuditFinish, AuditStart } from './audit-writer';
 
@@ -47,6 +47,7 @@ export class AuditStore {
   private retentionDays: number;
   private closed = false;
   private syncTimer: NodeJS.Timeout | undefined;
+  private verifying: Promise<AuditVerifyResult> | undefined;
 
   private constructor(private readonly options: AuditStoreOptions) {
     this.log = (options.log ?? silentLogger).child({ component: 'audit' });
@@ -104,8 +105,23 @@ export class AuditStore {
     return listAuditRows(this.open(), query);
   }
 
-  verify(): AuditVerifyResult {
-    return verifyAuditChain(this.open());
+  /**
+   * Checks the whole hash chain, on a read-only connection of its own and in slices: runs and the panel go on
+   * while a long log is checked (a check asked for while one runs shares its answer).
+   */
+  verify(): Promise<AuditVerifyResult> {
+    this.open();
+    this.verifying ??= (async () => {
+      const db = openAuditDatabase(this.options.path, { readOnly: true });
+      try {
+        return await verifyAuditChainInSlices(db);
+      } finally {
+        db.close();
+      }
+    })().finally(() => {
+      this.verifying = undefined;
+    });
+    return this.verifying;
   }
 
   export(format: AuditExportFormat, scope: AuditScope, maxRows: number, maxChars = MAX_EXPORT_CHARS): BoundedExport {

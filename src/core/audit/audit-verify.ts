@@ -1,29 +1,56 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { AuditVerifyResult } from '../../shared/domain/audit';
 import { readAnchor, readHead } from './audit-meta';
-import { walkChain } from './audit-walk';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { walkChainInSlices } from './audit-walk';
 
 /**
  * Checks the whole chain (see audit-chain.ts): every entry from the anchor on, recomputed from the stored
  * columns, with no gaps, ending exactly at the stored head. Names the first row where it breaks.
  */
 export function verifyAuditChain(db: DatabaseSync): AuditVerifyResult {
-  if (db.isTransaction) return verifySnapshot(db);
+  const check = (): AuditVerifyResult => {
+    const steps = verifySnapshot(db);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+    }
+  };
+  if (db.isTransaction) return check();
   // One read transaction: the head and every entry come from the same snapshot while others write.
   db.exec('BEGIN');
   try {
-    return verifySnapshot(db);
+    return check();
   } finally {
     db.exec('COMMIT');
   }
 }
 
-function verifySnapshot(db: DatabaseSync): AuditVerifyResult {
+/**
+ * The same check, letting the event loop run between slices of the chain, on a connection of its own (`db`,
+ * read-only, so its snapshot holds while the store keeps writing): a million rows take seconds to check,
+ * and the panel and every run go on meanwhile.
+ */
+export async function verifyAuditChainInSlices(db: DatabaseSync): Promise<AuditVerifyResult> {
+  db.exec('BEGIN');
+  try {
+    const steps = verifySnapshot(db);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
+      await nextTurn();
+    }
+  } finally {
+    db.exec('COMMIT');
+  }
+}
+
+function* verifySnapshot(db: DatabaseSync): Generator<void, AuditVerifyResult> {
   const anchor = readAnchor(db);
   if (!anchor) return { ok: false, rows: 0, reason: 'The record of pruned rows (the chain anchor) is damaged.' };
   const head = readHead(db);
   if (!head) return { ok: false, rows: 0, reason: 'The record of the newest chain entry (the chain head) is damaged.', pruned: anchor.pruned };
-  const walk = walkChain(db, anchor);
+  const walk = yield* walkChainInSlices(db, anchor);
   if (walk.problem) return { ok: false, rows: walk.rows, brokenAt: walk.problem.rowId, reason: walk.problem.reason, pruned: anchor.pruned };
   if (walk.last.seq !== head.seq || walk.last.hash !== head.hash) {
     const after = walk.lastRowId === undefined ? 'the chain is empty' : `the last entry found belongs to row ${walk.lastRowId}`;

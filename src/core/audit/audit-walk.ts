@@ -25,12 +25,24 @@ export interface WalkResult {
   problem?: WalkProblem;
 }
 
+/** Entries checked between two pauses of a walk that lets others run (walkChainInSlices). */
+const SLICE_ENTRIES = 2_000;
+
 /**
  * Walks the chain entries (see audit-chain.ts) in seq order from `start`, recomputing every hash from the
  * columns as stored. `visit` sees each entry that checked out; returning false ends the walk there.
  * The walk stops at the first entry that does not check out and names its row. Read-only.
  */
 export function walkChain(db: DatabaseSync, start: ChainPoint, visit: (step: WalkStep) => boolean = () => true): WalkResult {
+  const walk = walkChainInSlices(db, start, visit);
+  for (;;) {
+    const step = walk.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** The same walk, pausing (a `yield`) every SLICE_ENTRIES entries so whoever drives it can let others run. */
+export function* walkChainInSlices(db: DatabaseSync, start: ChainPoint, visit: (step: WalkStep) => boolean = () => true): Generator<void, WalkResult> {
   const entries = db.prepare(
     `SELECT 'open' AS kind, open_seq AS seq, id FROM audit
      UNION ALL SELECT 'close' AS kind, close_seq AS seq, id FROM audit WHERE close_seq IS NOT NULL
@@ -41,7 +53,10 @@ export function walkChain(db: DatabaseSync, start: ChainPoint, visit: (step: Wal
   let lastRowId: number | undefined;
   let rows = 0;
   const stop = (rowId: number, reason: string): WalkResult => ({ last, lastRowId, rows, problem: { rowId, reason } });
+  let walked = 0;
   for (const entry of entries.iterate()) {
+    walked += 1;
+    if (walked % SLICE_ENTRIES === 0) yield;
     const kind = entry.kind as EntryKind;
     const rowId = Number(entry.id);
     const seq = entry.seq;
