@@ -21,7 +21,7 @@ export async function saveScreenshot(page: Page, testInfo: TestInfo, name: strin
     try {
       body = await page.screenshot({ fullPage: true });
     } finally {
-      await style.evaluate((el) => el.remove());
+      await style.evaluate((el) => (el as Element).remove());
     }
   } else {
     body = await page.screenshot();

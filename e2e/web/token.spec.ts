@@ -15,7 +15,7 @@ test.describe('access token', () => {
     await expect(panel.unreachable).toHaveAttribute('data-access', 'missing');
     await expect(panel.unreachable).toContainText('Open Sandpit with its link');
     await expect(panel.unreachable).toContainText('#token=');
-    await expect(panel.unreachable).toContainText('Connect → Web panel');
+    await expect(panel.unreachable).toContainText('Copy link');
     await expect(page.getByTestId('sessions-screen')).toHaveCount(0);
     await expect(page.getByTestId('session-row')).toHaveCount(0);
     expect(refused.length, 'the panel asked the API and was refused').toBeGreaterThan(0);

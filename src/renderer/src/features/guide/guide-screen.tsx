@@ -20,7 +20,12 @@ export function GuideScreen(): ReactElement {
           </h1>
           <p className="muted">Sandpit lets your AI assistant run code in a safe sandbox on this computer.</p>
         </div>
-        <button type="button" className="secondary" onClick={() => navigate('sessions')} data-testid="guide-screen-done">
+        <button
+          type="button"
+          className="secondary"
+          onClick={() => navigate('sessions')}
+          data-testid="guide-screen-done"
+        >
           Go to Sessions
         </button>
       </div>

@@ -21,7 +21,12 @@ function Step({
   children: ReactNode;
 }): ReactElement {
   return (
-    <li className={done ? 'guide-step guide-done' : 'guide-step'} data-testid="guide-step" data-step={n} data-done={done}>
+    <li
+      className={done ? 'guide-step guide-done' : 'guide-step'}
+      data-testid="guide-step"
+      data-step={n}
+      data-done={done}
+    >
       <span className="guide-mark" aria-hidden="true">
         {done ? '✓' : n}
       </span>
@@ -33,6 +38,17 @@ function Step({
         {children}
       </div>
     </li>
+  );
+}
+
+/** Content that folds away behind `summary` once its step is done. */
+function Collapsed({ when, summary, children }: { when: boolean; summary: string; children: ReactNode }): ReactElement {
+  if (!when) return <>{children}</>;
+  return (
+    <details>
+      <summary className="small">{summary}</summary>
+      {children}
+    </details>
   );
 }
 
@@ -53,42 +69,54 @@ export function GuideSteps(): ReactElement {
   const names = [...new Set((info?.clients ?? []).map((c) => c.name))];
   return (
     <ol className="guide-steps">
-      <Step n={1} title="Connect your assistant" done={connected} doneText={names.length > 0 ? `Connected: ${names.join(', ')}` : 'Connected'}>
-        <p className="muted">Which app do you use? Copy its setup, paste it where it says, then restart the app.</p>
-        <div className="tabs tabs-plain" role="tablist" aria-label="Your assistant">
-          {ASSISTANTS.map(([key, label]) => (
-            <button
-              key={key}
-              type="button"
-              role="tab"
-              aria-selected={app === key}
-              className={app === key ? 'tab tab-on' : 'tab'}
-              onClick={() => setApp(key)}
-              data-testid={`guide-app-${key}`}
-            >
-              {label}
-            </button>
-          ))}
-        </div>
-        {config ? (
-          <div className="guide-config">
-            <p data-testid="guide-where">{config.where}</p>
-            <div className="row">
-              <CopyButton text={config.stdio} label="Copy the setup" testId="guide-config-copy" />
-              <button type="button" className="link-button small" onClick={() => navigate('connect')} data-testid="guide-more">
-                Other ways to connect
+      <Step
+        n={1}
+        title="Connect your assistant"
+        done={connected}
+        doneText={names.length > 0 ? `Connected: ${names.join(', ')}` : 'Connected'}
+      >
+        <Collapsed when={connected} summary="Set up another app">
+          <p className="muted">Which app do you use? Copy its setup, paste it where it says, then restart the app.</p>
+          <div className="tabs tabs-plain" role="tablist" aria-label="Your assistant">
+            {ASSISTANTS.map(([key, label]) => (
+              <button
+                key={key}
+                type="button"
+                role="tab"
+                aria-selected={app === key}
+                className={app === key ? 'tab tab-on' : 'tab'}
+                onClick={() => setApp(key)}
+                data-testid={`guide-app-${key}`}
+              >
+                {label}
               </button>
-            </div>
-            <details>
-              <summary className="small">Show what gets copied</summary>
-              <pre className="content-text" data-testid="guide-config">
-                {config.stdio}
-              </pre>
-            </details>
+            ))}
           </div>
-        ) : (
-          <p className="muted">Loading the setup…</p>
-        )}
+          {config ? (
+            <div className="guide-config">
+              <p data-testid="guide-where">{config.where}</p>
+              <div className="row">
+                <CopyButton text={config.stdio} label="Copy the setup" testId="guide-config-copy" />
+                <button
+                  type="button"
+                  className="link-button small"
+                  onClick={() => navigate('connect')}
+                  data-testid="guide-more"
+                >
+                  Other ways to connect
+                </button>
+              </div>
+              <details>
+                <summary className="small">Show what gets copied</summary>
+                <pre className="content-text" data-testid="guide-config">
+                  {config.stdio}
+                </pre>
+              </details>
+            </div>
+          ) : (
+            <p className="muted">Loading the setup…</p>
+          )}
+        </Collapsed>
       </Step>
       <Step n={2} title="Try a first run" done={ran} doneText="Done">
         <p>In your assistant’s chat, ask for example:</p>

@@ -15,7 +15,11 @@ export interface GuideState {
   /** An assistant ran code through Sandpit. */
   ran: boolean;
   dismissed: boolean;
+  /** The first assistant run happened while this window was open (Sessions says so once). */
+  finishedHere: boolean;
   load: () => Promise<void>;
+  /** Hides the "all set" note. */
+  acknowledge: () => void;
   dismiss: () => void;
   reopen: () => void;
   applyEvent: (event: SandpitEvent) => void;
@@ -59,21 +63,22 @@ function write(storage: Storage | undefined, key: string, on: boolean): void {
 
 export function createGuideStore(client: SandpitClient, storage?: Storage): GuideStore {
   return createStore<GuideState>()((set, get) => {
-    const markRan = (): void => {
+    const markRan = (live: boolean): void => {
       if (get().ran) return;
       write(storage, GUIDE_DONE_KEY, true);
-      set({ ran: true, connected: true });
+      set({ ran: true, connected: true, finishedHere: live && get().loaded && !get().dismissed });
     };
     return {
       loaded: false,
       connected: false,
       ran: read(storage, GUIDE_DONE_KEY),
       dismissed: read(storage, GUIDE_DISMISSED_KEY),
+      finishedHere: false,
 
       load: async () => {
         const [info, page] = await Promise.allSettled([client.call('connect.info'), client.call('audit.list', { limit: 200 })]);
         if (info.status === 'fulfilled' && info.value.clients.length > 0) set({ connected: true });
-        if (page.status === 'fulfilled' && page.value.rows.some(isAssistantRow)) markRan();
+        if (page.status === 'fulfilled' && page.value.rows.some(isAssistantRow)) markRan(false);
         set({ loaded: true });
       },
 
@@ -82,6 +87,8 @@ export function createGuideStore(client: SandpitClient, storage?: Storage): Guid
         set({ dismissed: true });
       },
 
+      acknowledge: () => set({ finishedHere: false }),
+
       reopen: () => {
         write(storage, GUIDE_DISMISSED_KEY, false);
         set({ dismissed: false });
@@ -89,7 +96,7 @@ export function createGuideStore(client: SandpitClient, storage?: Storage): Guid
 
       applyEvent: (event) => {
         if (event.name === 'clients.changed') set({ connected: get().ran || event.payload.clients.length > 0 });
-        else if (event.name === 'audit.appended' && isAssistantRow(event.payload)) markRan();
+        else if (event.name === 'audit.appended' && isAssistantRow(event.payload)) markRan(true);
       },
     };
   });

@@ -11,7 +11,7 @@ export function accessWords(problem: AccessProblem): { title: string; text: stri
     case 'replaced':
       return {
         title: 'The link of this page was replaced',
-        text: 'Someone made a new panel link (Connect → Web panel → Make a new link), so this page’s link stopped working. Your sessions and settings are as they were: only the link changed.',
+        text: 'Someone made a new panel link (on the Connect screen: “Make a new link”), so this page’s link stopped working. Your sessions and settings are as they were: only the link changed.',
       };
     case 'invalid':
       return {
@@ -23,4 +23,4 @@ export function accessWords(problem: AccessProblem): { title: string; text: stri
 
 /** Where a person finds the current link, in the desktop app and in a terminal. */
 export const WHERE_THE_LINK_IS =
-  'In the Sandpit window: Connect → Web panel → Copy link. If Sandpit runs in a terminal (“sandpit serve”), the link is on its “web panel:” line; it stays the same when Sandpit restarts.';
+  'Where to find the link: in the Sandpit window, Connect → “Open this panel in a browser” → Copy link. If Sandpit runs in a terminal (“sandpit serve”), the link is on its “web panel:” line; it stays the same when Sandpit restarts.';

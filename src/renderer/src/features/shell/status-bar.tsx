@@ -50,7 +50,8 @@ function EngineState(): ReactElement {
 
 /** The bar at the bottom: Docker, and what the Connect feature adds (assistants, requests waiting). */
 export function StatusBar({ children }: { children?: ReactNode }): ReactElement {
-  const lost = usePanel((s) => s.link === 'lost' && s.connection !== 'loading');
+  // Nothing about assistants while Sandpit is out of reach: it would be what was true before.
+  const lost = usePanel((s) => (s.link === 'lost' && s.connection !== 'loading') || s.connection === 'unreachable');
   return (
     <footer className="status-bar" data-testid="status-bar" aria-label="Status">
       <EngineState />

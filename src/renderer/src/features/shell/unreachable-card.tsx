@@ -39,6 +39,10 @@ export function UnreachableCard(): ReactElement {
       {access && adoptToken ? (
         <>
           <p>{WHERE_THE_LINK_IS}</p>
+          <p>
+            <strong>Paste the {access === 'missing' ? '' : 'new '}link into the address bar of this tab</strong>, or into the box below:
+            it works at once, without reloading.
+          </p>
           <form
             className="inline-add"
             onSubmit={(event) => {
