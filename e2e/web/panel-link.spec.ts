@@ -6,6 +6,7 @@
  */
 import { PanelPage } from '../pages/panel-page';
 import { ConnectPage } from '../pages/connect-page';
+import { startFreezableProxy } from '../support/freezable-proxy';
 import { connectAssistant } from '../support/mcp';
 import { startOwnSandpit } from '../support/own-sandpit';
 import { saveScreenshot } from '../support/screenshots';
@@ -111,4 +112,30 @@ test('a new panel link replaces the old one at once; the old tab says so and tak
   await third.waitReady();
   await third.page.close();
   await other.page.close();
+});
+
+test('a Sandpit that stops answering without closing anything is noticed by its silent event stream, and the panel catches up when it answers again', async ({ page, server }, testInfo) => {
+  // The panel reaches the shared Sandpit through a proxy that can hang: connections stay open, nothing comes.
+  const proxy = await startFreezableProxy(server.url);
+  try {
+    const panel = new PanelPage(page);
+    await panel.openWithToken(proxy.url, server.panelToken);
+    await markWindow(panel);
+    proxy.freeze();
+    const frozenAt = Date.now();
+    await expect(panel.linkLost).toBeVisible({ timeout: 15_000 });
+    const noticedAfter = Date.now() - frozenAt;
+    expect(noticedAfter, 'noticed by the 8 s of silence, not before').toBeGreaterThan(5_000);
+    expect(noticedAfter).toBeLessThan(13_000);
+    await expect(panel.engineStatus).toHaveAttribute('data-state', 'lost');
+    await expect(page.getByTestId('status-bar')).not.toContainText('Docker is running');
+    proxy.thaw();
+    await expect(panel.linkLost).toBeHidden({ timeout: 20_000 });
+    await expect(panel.engineStatus).toHaveAttribute('data-state', 'up');
+    expect(await stillSamePage(panel)).toBe(true);
+    testInfo.annotations.push({ type: 'note', description: `the silence was noticed after ${noticedAfter} ms` });
+  } finally {
+    proxy.thaw();
+    await proxy.close();
+  }
 });
