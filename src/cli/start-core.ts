@@ -25,7 +25,9 @@ export async function startCore(overrides: Partial<SandpitConfig> = {}): Promise
   } catch (error) {
     notes = [error instanceof Error ? error.message : String(error)];
   }
-  const sandpit = await createSandpit({ ...base, images }, { logger, docker, settings: stored.settings });
+  // The client is not handed on: one given to createSandpit is a fixed engine (tests), and a new Docker address in
+  // Settings must be tried when saved and used at once.
+  const sandpit = await createSandpit({ ...base, images }, { logger, settings: stored.settings });
   return { sandpit, notes };
 }
 
