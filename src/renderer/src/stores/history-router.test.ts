@@ -93,3 +93,16 @@ describe('bindRouter', () => {
     expect(host.location.hash).toBe('#/activity');
   });
 });
+
+describe('leave guard with the settings store', () => {
+  it('still goes where the person wanted once the changes are discarded (the guard lifts first)', () => {
+    const store = createPanelStore(client);
+    store.getState().navigate('settings');
+    store.getState().setBlocked(true);
+    store.getState().navigate('activity');
+    // Discarding the changes lifts the block before the guard's "leave" runs.
+    store.getState().setBlocked(false);
+    store.getState().confirmLeave();
+    expect(store.getState().screen).toBe('activity');
+  });
+});

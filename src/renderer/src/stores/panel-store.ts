@@ -171,7 +171,7 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
         return true;
       },
 
-      setBlocked: (blocked) => set(blocked ? { blocked } : { blocked, pendingRoute: undefined }),
+      setBlocked: (blocked) => set({ blocked }),
 
       confirmLeave: () => {
         const route = get().pendingRoute;

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 import { useEngineCandidates } from './engine-candidates';
@@ -71,9 +71,16 @@ function AddressFixes({ fromSetting }: { fromSetting: boolean }): ReactElement {
 export function EngineStatusCard(): ReactElement | null {
   const engine = usePanel((s) => s.engine);
   const checkEngine = usePanel((s) => s.checkEngine);
+  const setting = useAppStore('settings', (s) => s.view?.dockerHost);
+  const settingsIdle = useAppStore('settings', (s) => s.status === 'idle');
+  const loadSettings = useAppStore('settings', (s) => s.load);
   const [checking, setChecking] = useState(false);
+  const fromSetting = engine?.source === 'the Sandpit setting';
+  // The address as the person typed it in Settings (the engine reports the socket path it reached for).
+  useEffect(() => {
+    if (fromSetting && settingsIdle) void loadSettings();
+  }, [fromSetting, settingsIdle, loadSettings]);
   if (!engine || engine.state !== 'down') return null;
-  const fromSetting = engine.source === 'the Sandpit setting';
   const detail = withoutFix(engine.message, engine.fix);
 
   return (
@@ -82,7 +89,7 @@ export function EngineStatusCard(): ReactElement | null {
         <span className="dot dot-down" aria-hidden="true" /> Sandpit cannot reach Docker
       </h2>
       <p data-testid="engine-card-address">
-        Sandpit looks for Docker at <code>{engine.endpoint}</code>
+        Sandpit looks for Docker at <code>{fromSetting && setting ? setting : engine.endpoint}</code>
         {engine.source ? ` (${fromSetting ? 'the Docker address set in Settings' : `found through ${engine.source}`})` : ''}, and nothing answers
         there. Sessions cannot start until it does.
       </p>

@@ -25,7 +25,7 @@ export function BuildLogView({
   const needle = failedPackage?.toLowerCase();
   return (
     <div className="build-log" data-testid="env-build-log" data-source={live.length === 0 && saved ? 'saved' : 'live'}>
-      {building || percent !== undefined ? (
+      {building ? (
         <div className="progress-row">
           <progress max={100} value={percent} aria-label="Build progress" data-testid="env-build-progress" />
           <span className="muted small">

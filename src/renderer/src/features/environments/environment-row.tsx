@@ -23,7 +23,8 @@ function buildState(env: Environment, building: boolean): keyof typeof BUILD_WOR
   if (building || env.status.state === 'building') return 'building';
   const state = env.build?.state ?? (env.image ? 'ready' : 'idle');
   const packages = env.packages.pip.length + env.packages.npm.length + env.packages.apt.length;
-  return state === 'idle' && packages === 0 ? 'plain' : state;
+  // Nothing to install: it runs on the plain sandbox image, so there is nothing to build or rebuild.
+  return packages === 0 && state !== 'failed' ? 'plain' : state;
 }
 
 /** One environment: what it is for and holds, its build state; build, edit, copy, delete, start a session. */

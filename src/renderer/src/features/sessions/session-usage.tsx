@@ -34,7 +34,11 @@ export function SessionUsage({ session, now }: { session: SessionInfo; now: numb
           ['Time per run', `up to ${formatDuration(limits.timeoutMs)}`],
           ['Output kept per run', `${formatBytes(limits.outputBytes)} per stream`],
           ['Network', `${NETWORK_WORDS[session.network].title}: ${NETWORK_WORDS[session.network].explain}`],
-          ['Isolation', `${ISOLATION_EXPLAINED[session.isolation].title}: ${ISOLATION_EXPLAINED[session.isolation].explain}`],
+          [
+            'Isolation',
+            `${ISOLATION_EXPLAINED[session.isolation].title}: ${ISOLATION_EXPLAINED[session.isolation].explain}` +
+              (session.isolation === 'standard' ? ' For more, choose Strong (gVisor) in Settings or for an environment: gVisor puts a separate kernel between the code and the computer.' : ''),
+          ],
           ['Packages added while running', session.packages.length ? session.packages.join(', ') : 'none'],
           ['Who may use it', session.shared ? 'Every assistant (it was started here)' : `Only ${session.client ?? 'the assistant that started it'}`],
         ]}
