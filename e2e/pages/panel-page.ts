@@ -11,15 +11,31 @@ import { SettingsPage } from './settings-page';
 
 export type Screen = 'sessions' | 'environments' | 'artifacts' | 'activity' | 'connect' | 'settings';
 
+/** Every screen of the navigation, in its order. */
+export const NAV_SCREENS: readonly Screen[] = ['sessions', 'environments', 'artifacts', 'activity', 'connect', 'settings'];
+
 export class PanelPage {
   readonly app: Locator;
   readonly unreachable: Locator;
   readonly approvals: ApprovalPrompt;
+  readonly engineStatus: Locator;
+  readonly clientsStatus: Locator;
+  readonly guide: Locator;
+  readonly linkLost: Locator;
 
   constructor(readonly page: Page) {
     this.app = page.getByTestId('app');
     this.unreachable = page.getByTestId('unreachable');
     this.approvals = new ApprovalPrompt(page);
+    this.engineStatus = page.getByTestId('status-engine');
+    this.clientsStatus = page.getByTestId('status-clients');
+    this.guide = page.getByTestId('guide');
+    this.linkLost = page.getByTestId('link-lost');
+  }
+
+  /** The panel's address after the #: its route (e.g. "#/sessions"). */
+  route(): Promise<string> {
+    return this.page.evaluate(() => window.location.hash);
   }
 
   /** Opens the web panel with the link `sandpit serve` prints (token in the fragment) and waits until it is connected. */

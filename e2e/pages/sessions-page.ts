@@ -16,6 +16,15 @@ export class SessionsPage {
     return this.page.locator(`[data-testid="session-row"][data-session-id="${sessionId}"]`);
   }
 
+  /** Stop from the list: it asks first; `confirm` answers. */
+  async stop(sessionId: string, confirm = true): Promise<void> {
+    await this.row(sessionId).getByTestId('session-stop').click();
+    const dialog = this.page.getByTestId('confirm-stop');
+    await expect(dialog).toBeVisible();
+    await dialog.getByTestId(confirm ? 'confirm-stop-confirm' : 'confirm-stop-close').click();
+    await expect(dialog).toBeHidden();
+  }
+
   /** Opens one session's page from the list (it must appear there first). */
   async open(sessionId: string): Promise<SessionPage> {
     const row = this.row(sessionId);

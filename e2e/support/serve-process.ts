@@ -28,6 +28,8 @@ export interface ServeOptions {
   logFile: string;
   /** More environment variables for the child. */
   env?: Record<string, string>;
+  /** The port to serve on (default 0: any free one). A restart on the same data folder and port keeps the panel link. */
+  port?: number;
   startTimeoutMs?: number;
 }
 
@@ -61,7 +63,7 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 export async function startServe(options: ServeOptions): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'sandpit.mjs'), 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin', 'sandpit.mjs'), 'serve', '--port', String(options.port ?? 0)], {
     cwd: REPO_ROOT,
     env: cliEnv({
       SANDPIT_HOME: options.home,

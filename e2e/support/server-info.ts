@@ -1,5 +1,6 @@
 /** The Sandpit the specs talk to: where it serves, its token and its data folder. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface ServerInfo {
   /** http://127.0.0.1:PORT (no trailing slash). */
@@ -36,11 +37,29 @@ export function isServerInfo(value: unknown): value is ServerInfo {
   );
 }
 
+/**
+ * The server's details with `panelToken` read from its data folder each time (`$SANDPIT_HOME/panel-token`):
+ * a spec that makes a new panel link does not leave the others with the old one.
+ */
+export function withLivePanelToken(info: ServerInfo): ServerInfo {
+  const file = join(info.home, 'panel-token');
+  let last = info.panelToken;
+  const live = { ...info };
+  Object.defineProperty(live, 'panelToken', {
+    enumerable: true,
+    get: (): string => {
+      if (existsSync(file)) last = readFileSync(file, 'utf8').trim() || last;
+      return last;
+    },
+  });
+  return live;
+}
+
 /** The ServerInfo the global setup wrote (throws, saying why, when the setup did not run). */
 export function readServerInfo(): ServerInfo {
   const file = process.env[STATE_ENV];
   if (!file) throw new Error(`${STATE_ENV} is not set: run the specs with "npx playwright test" (its globalSetup starts Sandpit).`);
   const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
   if (!isServerInfo(parsed)) throw new Error(`${file} does not hold the e2e server's details.`);
-  return parsed;
+  return withLivePanelToken(parsed);
 }

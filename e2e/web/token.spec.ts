@@ -12,8 +12,10 @@ test.describe('access token', () => {
     });
     await panel.openRaw(`${server.url}/`);
     await expect(panel.app).toHaveAttribute('data-connection', 'unreachable');
-    await expect(panel.unreachable).toContainText('This page has no valid access token');
+    await expect(panel.unreachable).toHaveAttribute('data-access', 'missing');
+    await expect(panel.unreachable).toContainText('Open Sandpit with its link');
     await expect(panel.unreachable).toContainText('#token=');
+    await expect(panel.unreachable).toContainText('Copy link');
     await expect(page.getByTestId('sessions-screen')).toHaveCount(0);
     await expect(page.getByTestId('session-row')).toHaveCount(0);
     expect(refused.length, 'the panel asked the API and was refused').toBeGreaterThan(0);
@@ -24,7 +26,8 @@ test.describe('access token', () => {
     const panel = new PanelPage(page);
     await panel.openRaw(`${server.url}/#token=${'x'.repeat(43)}`);
     await expect(panel.app).toHaveAttribute('data-connection', 'unreachable');
-    await expect(panel.unreachable).toContainText('no valid access token');
+    await expect(panel.unreachable).toHaveAttribute('data-access', 'invalid');
+    await expect(panel.unreachable).toContainText('This link does not open Sandpit');
   });
 
   test('/api and /mcp answer 401 without a valid bearer; /api takes the panel token only', async ({ request, server }) => {

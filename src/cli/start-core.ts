@@ -34,7 +34,9 @@ export async function startCore(
   } catch (error) {
     notes = [error instanceof Error ? error.message : String(error)];
   }
-  const sandpit = await createSandpit({ ...base, images }, { ...options, logger, docker, settings: stored.settings });
+  // The client is not handed on: one given to createSandpit is a fixed engine (tests), and a new Docker address in
+  // Settings must be tried when saved and used at once.
+  const sandpit = await createSandpit({ ...base, images }, { ...options, logger, settings: stored.settings });
   return { sandpit, notes };
 }
 

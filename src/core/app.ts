@@ -67,6 +67,7 @@ export interface Sandpit {
 
 export interface CreateSandpitOptions {
   logger?: Logger;
+  /** A fixed engine (tests): a new Docker address is then neither tried nor used. Sandpit itself opens its own. */
   docker?: DockerClient;
   /** Opens the egress proxy's upstream connections (tests map allowed names to local addresses). */
   egressConnect?: EgressConnector;
@@ -225,7 +226,8 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     } catch (error) {
       throw new SandpitError(
         'INVALID_INPUT',
-        `There is no Docker engine answering at ${probe.endpoint.address}: ${toErrorBody(error).message.replace(/ Start Docker.*$/, '')} Check the address (it looks like unix:///var/run/docker.sock or tcp://host:2376), or start Docker there first.`,
+        `There is no Docker engine answering at ${next.dockerHost ?? probe.endpoint.address}. Check the address (it looks like unix:///var/run/docker.sock or tcp://host:2376), or start Docker there first.`,
+        { fields: ['patch.dockerHost'], cause: toErrorBody(error).message },
       );
     }
   });

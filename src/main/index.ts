@@ -74,7 +74,9 @@ async function start(): Promise<Running> {
   const { config, settings } = await withStoredSettings(defaultConfig(), log);
   const { docker } = await openEngine(config.dockerHost, log);
   const images = await resolveImages({ docker, imagesDir: paths.imagesDir, log });
-  const sandpit = await createSandpit({ ...config, images }, { logger: log, docker, settings });
+  // Not handed on: a client given to createSandpit is a fixed engine (tests), and a new Docker address in Settings
+  // must be tried when saved and used at once.
+  const sandpit = await createSandpit({ ...config, images }, { logger: log, settings });
   const stopIpc = registerIpc(
     sandpit.api,
     sandpit.bus,

@@ -46,6 +46,15 @@ describe('audit list', () => {
     expect(ids({ limit: 50, filters: { client: 'claude', status: 'ok', sessionId: 'ses-a' } })).toEqual([3, 1]);
   });
 
+  it('finds a client by part of its name, in any case, with % and _ taken literally', () => {
+    expect(ids({ limit: 50, filters: { client: 'CLAUDE' } })).toEqual([5, 3, 1]);
+    expect(ids({ limit: 50, filters: { client: 'laud' } })).toEqual([5, 3, 1]);
+    expect(ids({ limit: 50, filters: { client: 'Cur' } })).toEqual([2]);
+    expect(ids({ limit: 50, filters: { client: '%' } })).toEqual([]);
+    expect(ids({ limit: 50, filters: { client: '_' } })).toEqual([]);
+    expect(ids({ limit: 50, filters: { client: 'nobody' } })).toEqual([]);
+  });
+
   it('searches the code, case-insensitively, with % and _ taken literally', () => {
     expect(ids({ limit: 50, filters: { search: 'NUMPY' } })).toEqual([1]);
     expect(ids({ limit: 50, filters: { search: '%_' } })).toEqual([2]);

@@ -35,7 +35,8 @@ export function auditWhere(scope: AuditScope): { sql: string; params: SQLInputVa
     params.push(...values);
   };
   if (scope.principal !== undefined) add('principal = ?', scope.principal);
-  if (f.client !== undefined) add('client = ?', f.client);
+  // Part of the client's name, in any case: "claude" finds "Claude Desktop" (lower() folds ASCII, as LIKE does).
+  if (f.client !== undefined) add("lower(client) LIKE lower(?) ESCAPE '\\'", likePattern(f.client));
   if (f.sessionId !== undefined) add('session_id = ?', f.sessionId);
   if (f.status !== undefined) add('status = ?', f.status);
   if (f.method !== undefined) add('method = ?', f.method);

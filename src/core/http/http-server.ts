@@ -5,7 +5,7 @@ import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
 import { apiRoutes } from './api-routes';
 import { closeAfterAnswer, readJsonBody } from './body';
-import { guardRequest, methodHasBody } from './guard';
+import { PANEL_PRINCIPAL, guardRequest, methodHasBody } from './guard';
 import { BASE_HEADERS, HttpError, sendError, sendErrorBody } from './http-errors';
 import { DEFAULT_HTTP_LIMITS } from './http-limits';
 import type { HttpLimits } from './http-limits';
@@ -77,6 +77,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     port: 0,
     inFlight: new InFlightLimit(limits.maxInFlightPerToken),
     streams: new InFlightLimit(limits.maxStreamsPerToken),
+    panelStreams: new Set(),
   };
 
   const server = createServer((req, res) => {
@@ -115,7 +116,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     setPanelToken: (token) => {
       assertStrongToken(token);
       state.panelToken = token;
-      log.info('panel token switched');
+      // Event streams opened with the old link end now: their tabs reconnect, are refused, and say so.
+      const ended = state.panelStreams.size;
+      for (const res of state.panelStreams) res.destroy();
+      state.panelStreams.clear();
+      log.info('panel token switched', { streamsEnded: ended });
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -138,6 +143,8 @@ interface ServeState {
   port: number;
   inFlight: InFlightLimit;
   streams: InFlightLimit;
+  /** The panel's open event streams: a new panel token ends them (the old link must not keep hearing events). */
+  panelStreams: Set<ServerResponse>;
 }
 
 async function handle(state: ServeState, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -198,6 +205,10 @@ async function handle(state: ServeState, req: IncomingMessage, res: ServerRespon
       return;
     }
     res.once('close', release);
+    if (decision.principal === PANEL_PRINCIPAL && route.streams?.includes(method)) {
+      state.panelStreams.add(res);
+      res.once('close', () => state.panelStreams.delete(res));
+    }
   }
   let body: unknown;
   if (methodHasBody(method)) {

@@ -35,3 +35,38 @@ describe('RunningHttpServer.setToken', () => {
     expect(await list(second)).toBe(200);
   });
 });
+
+describe('RunningHttpServer.setPanelToken', () => {
+  it('ends the event streams opened with the old panel link, and refuses it from then on', async () => {
+    const clients = generateToken();
+    const first = generateToken();
+    const api = { 'engine.status': async () => ({ state: 'up', endpoint: 'x' }) } as Partial<Handlers> as Handlers;
+    running = await startHttpServer({
+      sandpit: { api, bus: new EventBus(), engine: { current: { state: 'up', endpoint: 'x' } } as EngineMonitor, config: defaultConfig(), log: silentLogger },
+      port: 0,
+      token: clients,
+      panelToken: first,
+      panelDir: false,
+    });
+    const stream = await fetch(`${running.url}/api/events`, { headers: { authorization: `Bearer ${first}` } });
+    expect(stream.status).toBe(200);
+    const reader = stream.body!.getReader();
+    await reader.read(); // ": connected"
+    const ended = (async (): Promise<string> => {
+      try {
+        for (;;) if ((await reader.read()).done) return 'ended';
+      } catch {
+        return 'ended';
+      }
+    })();
+    const second = generateToken();
+    running.setPanelToken(second);
+    expect(await ended).toBe('ended');
+    const again = await fetch(`${running.url}/api/events`, { headers: { authorization: `Bearer ${first}` } });
+    expect(again.status).toBe(401);
+    await again.body?.cancel();
+    const call = (token: string): Promise<number> =>
+      fetch(`${running!.url}/api/engine.status`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }).then((r) => r.status);
+    expect(await call(second)).toBe(200);
+  });
+});

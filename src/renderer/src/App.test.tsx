@@ -12,6 +12,7 @@ const client: SandpitClient = {
   subscribe: () => () => undefined,
     onLink: () => () => undefined,
     setToken: () => undefined,
+    onRefused: () => () => undefined,
 };
 
 function render(state: PanelSnapshot): string {
@@ -24,22 +25,42 @@ function render(state: PanelSnapshot): string {
 }
 
 describe('App', () => {
-  it('says Docker is not running, what is wrong and how to fix it', () => {
+  it('says Sandpit cannot reach Docker, names the address and where it came from, and offers both fixes', () => {
     const html = render({
       connection: 'ready',
       engine: {
         state: 'down',
-        endpoint: '/var/run/docker.sock',
-        message: 'Docker is not running.',
+        endpoint: 'unix:///tmp/nope.sock',
+        source: 'the Sandpit setting',
+        message: 'Nothing answers at unix:///tmp/nope.sock.',
         fix: 'Start Docker Desktop.',
       },
     });
-    expect(html).toContain('Docker is not running');
-    expect(html).toContain('Docker is not running.');
-    expect(html).toContain('How to fix it:');
+    expect(html).toContain('Sandpit cannot reach Docker');
+    expect(html).toContain('unix:///tmp/nope.sock');
+    expect(html).toContain('the Docker address set in Settings');
+    expect(html).toContain('If Docker is not running: start it');
     expect(html).toContain('Start Docker Desktop.');
+    expect(html).toContain('If the address is wrong');
+    expect(html).toContain('Find Docker by itself again');
     expect(html).toContain('Check again');
     expect(html).toContain('data-testid="status-engine"');
+  });
+
+  it('says when it lost Sandpit, and shows no Docker or session state meanwhile', () => {
+    const html = render({
+      connection: 'ready',
+      link: 'lost',
+      engine: { state: 'up', endpoint: '/var/run/docker.sock' },
+    });
+    expect(html).toContain('Lost the connection to Sandpit — reconnecting…');
+    expect(html).not.toContain('Docker is running');
+    expect(html).toContain('data-state="lost"');
+  });
+
+  it('says what happened when the link was replaced', () => {
+    const html = render({ connection: 'unreachable', access: 'replaced', problem: 'x' });
+    expect(html).toContain('The link of this page was replaced');
   });
 
   it('shows the engine version and an empty state that says what to do next', () => {
@@ -50,7 +71,7 @@ describe('App', () => {
     });
     expect(html).toContain('Docker is running');
     expect(html).toContain('20.10.24');
-    expect(html).toContain('No sessions yet. Ask your assistant to run some code, or start one here');
+    expect(html).toContain('No sessions yet. When your assistant runs code, its session appears here');
   });
 
   it('explains when the panel cannot reach Sandpit', () => {

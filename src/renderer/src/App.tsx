@@ -2,6 +2,7 @@
  * The panel's shell: left navigation, the screen, the status bar, and approval prompts over everything.
  * Stable data-testid attributes for Playwright are listed in src/renderer/TESTIDS.md.
  */
+import { useEffect, useRef } from 'react';
 import type { ReactElement } from 'react';
 import { EngineStatusCard } from './features/engine/engine-status-card';
 import { ActivityScreen } from './features/activity/activity-screen';
@@ -9,13 +10,18 @@ import { ApprovalStack } from './features/approvals/approval-stack';
 import { ArtifactsScreen } from './features/artifacts/artifacts-screen';
 import { ConnectScreen } from './features/connect/connect-screen';
 import { EnvironmentsScreen } from './features/environments/environments-screen';
+import { GuideScreen } from './features/guide/guide-screen';
 import { SessionsScreen } from './features/sessions/sessions-screen';
 import { SettingsScreen } from './features/settings/settings-screen';
 import { ConnectStatus } from './features/shell/connect-status';
+import { LeaveGuard } from './features/shell/leave-guard';
+import { LinkBanner } from './features/shell/link-banner';
 import { Nav } from './features/shell/nav';
 import { StatusBar } from './features/shell/status-bar';
+import { useThemeEffect } from './features/shell/theme-effect';
+import { UnreachableCard } from './features/shell/unreachable-card';
 import { usePanel } from './stores/panel-context';
-import type { Screen } from './stores/panel-store';
+import type { Screen } from './stores/routes';
 
 function ActionError(): ReactElement | null {
   const actionError = usePanel((s) => s.actionError);
@@ -38,14 +44,35 @@ const SCREEN_VIEWS: Record<Screen, () => ReactElement> = {
   activity: ActivityScreen,
   connect: ConnectScreen,
   settings: SettingsScreen,
+  'getting-started': GuideScreen,
 };
+
+/** After a move to another screen or session, focus goes to its heading (where a screen reader starts reading). */
+function useFocusOnMove(screen: Screen, sessionId: string | undefined): void {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return undefined;
+    }
+    const frame = requestAnimationFrame(() => {
+      const heading = document.querySelector<HTMLElement>('#main h1');
+      heading?.focus({ preventScroll: true });
+      document.getElementById('main')?.scrollTo({ top: 0 });
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [screen, sessionId]);
+}
 
 function Screens(): ReactElement {
   const screen = usePanel((s) => s.screen);
-  const engineDown = usePanel((s) => s.engine?.state === 'down');
+  const sessionId = usePanel((s) => s.openSessionId);
+  const engineDown = usePanel((s) => s.engine?.state === 'down' && s.link === 'up');
+  useFocusOnMove(screen, sessionId);
   const View = SCREEN_VIEWS[screen];
   return (
     <>
+      <LinkBanner />
       <ActionError />
       {engineDown ? <EngineStatusCard /> : null}
       <View />
@@ -55,11 +82,11 @@ function Screens(): ReactElement {
 
 export function App(): ReactElement {
   const connection = usePanel((s) => s.connection);
-  const problem = usePanel((s) => s.problem);
-  const load = usePanel((s) => s.load);
+  const lost = usePanel((s) => s.link === 'lost');
+  useThemeEffect();
 
   return (
-    <div className="shell" data-testid="app" data-connection={connection}>
+    <div className="shell" data-testid="app" data-connection={connection} data-link={lost ? 'lost' : 'up'}>
       <Nav />
       <main className="content" id="main" data-testid="main">
         {connection === 'loading' ? (
@@ -67,21 +94,14 @@ export function App(): ReactElement {
             Connecting to Sandpit…
           </p>
         ) : null}
-        {connection === 'unreachable' ? (
-          <section className="card card-alert" role="alert" data-testid="unreachable">
-            <h2>Sandpit is not reachable</h2>
-            <p>{problem}</p>
-            <button type="button" onClick={() => void load()} data-testid="unreachable-retry">
-              Try again
-            </button>
-          </section>
-        ) : null}
+        {connection === 'unreachable' ? <UnreachableCard /> : null}
         {connection === 'ready' ? <Screens /> : null}
       </main>
       <StatusBar>
         <ConnectStatus />
       </StatusBar>
       <ApprovalStack />
+      <LeaveGuard />
     </div>
   );
 }

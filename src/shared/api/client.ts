@@ -2,7 +2,7 @@ import { EVENT_NAMES } from './contract';
 import type { EventName, EventPayload, MethodInput, MethodName, MethodOutput } from './contract';
 import { ERROR_CODES, SandpitError } from './errors';
 import type { ErrorCode } from './errors';
-import type { Transport } from './transport';
+import type { AccessProblem, Transport } from './transport';
 
 /** One live event, discriminated by its name. */
 export type SandpitEvent = { [E in EventName]: { name: E; payload: EventPayload<E> } }[EventName];
@@ -21,6 +21,8 @@ export interface SandpitClient {
   onLink(listener: (up: boolean) => void): () => void;
   /** Switches the access token (web panel only; a no-op over IPC). */
   setToken(token: string): void;
+  /** Told when the server refuses this page's token, and why (never, over IPC). */
+  onRefused(listener: (problem: AccessProblem) => void): () => void;
 }
 
 const KNOWN_EVENTS: ReadonlySet<string> = new Set(EVENT_NAMES);
@@ -59,5 +61,6 @@ export function createClient(transport: Transport): SandpitClient {
     },
     onLink: (listener) => transport.onLink?.(listener) ?? ((): void => undefined),
     setToken: (token) => transport.setToken?.(token),
+    onRefused: (listener) => transport.onRefused?.(listener) ?? ((): void => undefined),
   };
 }

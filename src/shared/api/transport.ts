@@ -7,6 +7,12 @@ export type Envelope<T> = { ok: true; value: T } | { ok: false; error: ErrorBody
 export type TransportEventListener = (name: string, payload: unknown) => void;
 
 /**
+ * Why the server refused this page's token: it had none (`missing`), the one it had never worked
+ * (`invalid`), or it worked here and was then replaced by a new panel link (`replaced`).
+ */
+export type AccessProblem = 'missing' | 'invalid' | 'replaced';
+
+/**
  * How the panel reaches the core: IPC in the desktop app, HTTP (/api + SSE) in a browser.
  * `invoke` resolves with the envelope the other side answered (the client checks its shape) and rejects
  * only when the other side could not be reached. `subscribe` returns its unsubscribe function.
@@ -22,6 +28,8 @@ export interface Transport {
   onLink?(listener: (up: boolean) => void): () => void;
   /** Uses another access token from now on (a panel link pasted into this tab, or a new link made here). */
   setToken?(token: string): void;
+  /** Told when the server refuses this page's token (never, over IPC), and why. */
+  onRefused?(listener: (problem: AccessProblem) => void): () => void;
 }
 
 /** What the preload exposes as `window.sandpit` (only plain data and functions cross the bridge). */

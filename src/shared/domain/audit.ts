@@ -73,7 +73,7 @@ export type AuditSummary = z.infer<typeof auditSummarySchema>;
 const isoTime = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 
 export const auditFiltersSchema = z.object({
-  client: z.string().max(128).optional(),
+  client: z.string().max(128).optional().describe('Part of the client\'s name, in any case ("claude" finds "Claude Desktop")'),
   sessionId: z.string().max(64).optional(),
   status: auditStatusSchema.optional(),
   method: auditedMethodSchema.optional(),

@@ -14,7 +14,7 @@ function host(hash: string, stored?: string): PanelHost & { replaced: string[]; 
       state: null,
       replaceState: (_state: unknown, _unused: string, url?: string | URL | null) => void replaced.push(String(url)),
     },
-    sessionStorage: { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => void storage.set(k, v) },
+    sessionStorage: { getItem: (k) => storage.get(k) ?? null, setItem: (k, v) => void storage.set(k, v), removeItem: (k) => void storage.delete(k) },
   };
 }
 
@@ -24,6 +24,14 @@ describe('takeToken', () => {
     expect(takeToken(h)).toBe('abc123');
     expect(h.replaced).toEqual(['/panel/?x=1']);
     expect(h.storage.get('sandpit.token')).toBe('abc123');
+  });
+
+  it('keeps the route part of the fragment and drops a stale "accepted" mark', () => {
+    const h = host('#/activity&token=fresh');
+    h.storage.set('sandpit.token.accepted', '1');
+    expect(takeToken(h)).toBe('fresh');
+    expect(h.replaced).toEqual(['/panel/?x=1#/activity']);
+    expect(h.storage.has('sandpit.token.accepted')).toBe(false);
   });
 
   it('falls back to the stored token, or none', () => {

@@ -129,3 +129,44 @@ describe('createHttpTransport subscribe', () => {
     off();
   });
 });
+
+describe('createHttpTransport refusals', () => {
+  it('says why the token was refused: none, never valid, or replaced after it worked', async () => {
+    let allow = true;
+    const { fetch } = fakeFetch(() =>
+      allow
+        ? json({ ok: true, value: {} })
+        : json({ ok: false, error: { code: 'UNAUTHORIZED', message: 'A valid access token is required.' } }, 401),
+    );
+    const seen: string[] = [];
+    const none = createHttpTransport({ token: '', fetch });
+    none.onRefused?.((problem) => seen.push(problem));
+    allow = false;
+    await expect(none.invoke('engine.status', {})).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+
+    const transport = createHttpTransport({ token: 'old', fetch });
+    transport.onRefused?.((problem) => seen.push(problem));
+    await expect(transport.invoke('engine.status', {})).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    allow = true;
+    await transport.invoke('engine.status', {});
+    allow = false;
+    await expect(transport.invoke('engine.status', {})).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    transport.setToken?.('pasted');
+    await expect(transport.invoke('engine.status', {})).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(seen).toEqual(['missing', 'invalid', 'replaced', 'invalid']);
+  });
+
+  it('reports a token the event stream is refused with, and that the server is there', async () => {
+    const { fetch } = fakeFetch(() => json({ ok: false, error: { code: 'UNAUTHORIZED', message: 'no' } }, 401));
+    const transport = createHttpTransport({ token: 't', fetch, accepted: true, retryMs: 1_000 });
+    const refused: string[] = [];
+    const link: boolean[] = [];
+    transport.onRefused?.((problem) => refused.push(problem));
+    transport.onLink?.((up) => link.push(up));
+    const off = transport.subscribe(() => undefined);
+    await until(() => refused.length > 0);
+    off();
+    expect(refused[0]).toBe('replaced');
+    expect(link).toEqual([true]);
+  });
+});

@@ -1,5 +1,5 @@
 import { SandpitError } from '../../../shared/api/errors';
-import type { Transport, TransportEventListener } from '../../../shared/api/transport';
+import type { AccessProblem, Transport, TransportEventListener } from '../../../shared/api/transport';
 import { SseParser, readSse } from './sse-parser';
 
 export interface HttpTransportOptions {
@@ -13,6 +13,10 @@ export interface HttpTransportOptions {
   maxRetryMs?: number;
   /** The event stream counts as lost when nothing (not even a heartbeat) came for this long. */
   silenceMs?: number;
+  /** Whether this token already opened Sandpit in this tab (a later refusal then means it was replaced). */
+  accepted?: boolean;
+  /** Called the first time the server accepts the current token. */
+  onAccepted?: () => void;
 }
 
 /** The server sends a heartbeat every few seconds (sse-events.ts): a stream quiet for longer than this is dead. */
@@ -21,7 +25,7 @@ export const STREAM_SILENCE_MS = 8_000;
 const UNREACHABLE =
   'Cannot reach Sandpit: it may have stopped, or be starting again. This page reconnects by itself once it is back.';
 const UNAUTHORIZED =
-  'This page\'s access link is not valid (any more). Open the panel link Sandpit printed when it started (it ends in #token=…) — you can paste it into this tab — or make a new one on the Connect screen of the desktop app.';
+  'Sandpit refused this page\'s access link. Paste the panel link (it ends in #token=…) into this tab.';
 
 function looksLikeEnvelope(value: unknown): boolean {
   return typeof value === 'object' && value !== null && typeof (value as { ok?: unknown }).ok === 'boolean';
@@ -52,9 +56,20 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const base = options.baseUrl ?? '';
   const doFetch = options.fetch ?? ((input: RequestInfo | URL, init?: RequestInit) => globalThis.fetch(input, init));
   let token = options.token;
+  let accepted = options.accepted === true;
   const authorization = (): string => `Bearer ${token}`;
   const listeners = new Set<TransportEventListener>();
   const linkListeners = new Set<(up: boolean) => void>();
+  const refusedListeners = new Set<(problem: AccessProblem) => void>();
+  const accept = (): void => {
+    if (accepted) return;
+    accepted = true;
+    options.onAccepted?.();
+  };
+  const refused = (): void => {
+    const problem: AccessProblem = token === '' ? 'missing' : accepted ? 'replaced' : 'invalid';
+    for (const listener of refusedListeners) listener(problem);
+  };
   let stream: AbortController | undefined;
   let up: boolean | undefined;
   const setLink = (next: boolean): void => {
@@ -84,6 +99,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       const stop = (): void => attempt.abort();
       signal.addEventListener('abort', stop, { once: true });
       let watchdog: ReturnType<typeof setTimeout> | undefined;
+      let refusedHere = false;
       const alive = (): void => {
         clearTimeout(watchdog);
         watchdog = setTimeout(() => {
@@ -98,6 +114,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         const response = await doFetch(`${base}/api/events`, { headers, signal: attempt.signal, cache: 'no-store' });
         if (response.ok && response.body) {
           retry = parser.retryMs ?? firstRetry;
+          accept();
           setLink(true);
           await readSse(
             response.body,
@@ -113,7 +130,13 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
             },
             alive,
           );
-        } else if (response.status !== 401) {
+        } else if (response.status === 401) {
+          // The server is there (the link is up) but refuses this token: say so, keep trying (a new token restarts this).
+          clearTimeout(watchdog);
+          refusedHere = true;
+          setLink(true);
+          refused();
+        } else {
           setLink(false);
         }
       } catch {
@@ -122,7 +145,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         clearTimeout(watchdog);
         signal.removeEventListener('abort', stop);
       }
-      if (!signal.aborted) setLink(false);
+      if (!signal.aborted && !refusedHere) setLink(false);
       await delay(retry, signal);
       retry = Math.min(retry * 2, options.maxRetryMs ?? 10_000);
     }
@@ -144,16 +167,27 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         throw new SandpitError('INTERNAL', UNREACHABLE);
       }
       const body: unknown = await response.json().catch(() => undefined);
-      if (looksLikeEnvelope(body)) return body;
-      if (response.status === 401) throw new SandpitError('UNAUTHORIZED', UNAUTHORIZED);
+      if (response.status === 401) {
+        refused();
+        throw new SandpitError('UNAUTHORIZED', UNAUTHORIZED);
+      }
+      if (looksLikeEnvelope(body)) {
+        if (response.status !== 403) accept();
+        return body;
+      }
       throw new SandpitError('INTERNAL', `Sandpit answered with HTTP ${response.status} and no result.`);
     },
     onLink(listener) {
       linkListeners.add(listener);
       return () => linkListeners.delete(listener);
     },
+    onRefused(listener) {
+      refusedListeners.add(listener);
+      return () => refusedListeners.delete(listener);
+    },
     setToken(next) {
       token = next;
+      accepted = false;
       // The stream reconnects with the new token.
       if (stream) {
         stream.abort();

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { visibleRange } from '../components/visible-range';
 import { commandLine, withToken } from '../features/connect/connect-text';
-import { limitsPatch } from '../features/settings/limits-section';
 import { codeExcerpt, formatAge, formatBytes, formatDuration, stripAnsi } from './format';
 
 describe('formatters', () => {
@@ -33,20 +32,6 @@ describe('formatters', () => {
     expect(
       commandLine({ command: '/usr/bin/node', args: ['/a b/sandpit.mjs', 'mcp'], env: { SANDPIT_HOME: "/it's" } }),
     ).toBe(`SANDPIT_HOME='/it'\\''s' /usr/bin/node '/a b/sandpit.mjs' mcp`);
-  });
-
-  it('turns the settings limits into a change', () => {
-    expect(
-      limitsPatch({ memoryMb: '1024', cpus: '1.5', timeoutSeconds: '90', workspaceMb: '', pids: '', pool: '3' }),
-    ).toEqual({
-      limits: { memoryMb: 1024, cpus: 1.5, timeoutMs: 90_000 },
-      poolSize: 3,
-    });
-    expect(
-      limitsPatch({ memoryMb: 'lots', cpus: '', timeoutSeconds: '', workspaceMb: '', pids: '', pool: '0' }),
-    ).toEqual({
-      invalid: 'Memory must be a positive number.',
-    });
   });
 });
 

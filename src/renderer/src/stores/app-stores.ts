@@ -9,6 +9,8 @@ import { createConnectStore } from '../features/connect/connect-store';
 import type { ConnectStore } from '../features/connect/connect-store';
 import { createEnvironmentsStore } from '../features/environments/environments-store';
 import type { EnvironmentsStore } from '../features/environments/environments-store';
+import { createGuideStore } from '../features/guide/guide-store';
+import type { GuideStore } from '../features/guide/guide-store';
 import { createConsoleStore } from '../features/sessions/console-store';
 import type { ConsoleStore } from '../features/sessions/console-store';
 import { createSettingsStore } from '../features/settings/settings-store';
@@ -26,10 +28,13 @@ export interface AppStores {
   approvals: ApprovalsStore;
   connect: ConnectStore;
   settings: SettingsStore;
+  guide: GuideStore;
 }
 
 export interface AppStoreOptions {
   panel?: PanelSnapshot;
+  /** Where "dismissed" and the theme are remembered (localStorage in the panel). */
+  storage?: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
 }
 
 export function createAppStores(client: SandpitClient, options: AppStoreOptions = {}): AppStores {
@@ -41,8 +46,20 @@ export function createAppStores(client: SandpitClient, options: AppStoreOptions 
     activity: createActivityStore(client),
     approvals: createApprovalsStore(client),
     connect: createConnectStore(client),
-    settings: createSettingsStore(client),
+    settings: createSettingsStore(client, options.storage),
+    guide: createGuideStore(client, options.storage),
   };
+}
+
+/** Loads again what the shell shows and what screens already loaded (after the link came back, or a new token). */
+export function reloadAll(stores: AppStores): void {
+  void stores.approvals.getState().load();
+  void stores.connect.getState().load();
+  void stores.guide.getState().load();
+  if (stores.environments.getState().status !== 'idle') void stores.environments.getState().load();
+  if (stores.artifacts.getState().status !== 'idle') void stores.artifacts.getState().load();
+  if (stores.activity.getState().status !== 'idle') void stores.activity.getState().load();
+  if (stores.settings.getState().status !== 'idle') void stores.settings.getState().load();
 }
 
 /** Follows live events into every store, then loads what the shell shows at once. Returns the function that stops. */
@@ -55,6 +72,7 @@ export function connectApp(stores: AppStores, client: SandpitClient): () => void
     stores.approvals,
     stores.connect,
     stores.settings,
+    stores.guide,
   ];
   const unsubscribe = client.subscribe((event) => {
     for (const store of followers) {
@@ -65,11 +83,17 @@ export function connectApp(stores: AppStores, client: SandpitClient): () => void
       }
     }
   });
-  const stopPanel = connectPanel(stores.panel, client);
+  const stopPanel = connectPanel(stores.panel, client, () => reloadAll(stores));
+  // Unsaved settings hold navigation until the person decides.
+  const stopGuard = stores.settings.subscribe((state) => {
+    if (stores.panel.getState().blocked !== state.dirty) stores.panel.getState().setBlocked(state.dirty);
+  });
   void stores.approvals.getState().load();
   void stores.connect.getState().load();
+  void stores.guide.getState().load();
   return () => {
     unsubscribe();
     stopPanel();
+    stopGuard();
   };
 }

@@ -8,6 +8,8 @@ import type { PanelState } from './panel-store';
 export interface AppServices {
   client: SandpitClient;
   stores: AppStores;
+  /** Uses a panel token from a pasted link or a new link made here (web panel; absent over IPC). */
+  adoptToken?: (token: string) => void;
 }
 
 export const PanelContext = createContext<AppServices | undefined>(undefined);
@@ -24,6 +26,11 @@ export function useClient(): SandpitClient {
 }
 
 type StateOf<K extends keyof AppStores> = AppStores[K] extends StoreApi<infer S> ? S : never;
+
+/** How this page takes a new panel token, when it can (a browser tab). */
+export function useAdoptToken(): ((token: string) => void) | undefined {
+  return useServices().adoptToken;
+}
 
 /** Selects from one of the panel's stores. */
 export function useAppStore<K extends keyof AppStores, T>(key: K, selector: (state: StateOf<K>) => T): T {

@@ -2,6 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { SandpitClient, SandpitEvent } from '../../../shared/api/client';
 import type { SessionInfo } from '../../../shared/domain/session';
 import { SandpitError } from '../../../shared/api/errors';
+import type { AccessProblem } from '../../../shared/api/transport';
 import { DEFAULT_LIMITS } from '../../../shared/domain/limits';
 import { connectPanel, createPanelStore } from './panel-store';
 
@@ -29,9 +30,13 @@ function session(id: string, createdAt: string, state: SessionInfo['state'] = 'r
 
 function fakeClient(
   answers: Record<string, (input: unknown) => unknown>,
-): SandpitClient & { emit: (e: SandpitEvent) => void } {
+): SandpitClient & { emit: (e: SandpitEvent) => void; link: (up: boolean) => void; refuse: (p: AccessProblem) => void } {
   let listener: ((e: SandpitEvent) => void) | undefined;
+  let linkListener: ((up: boolean) => void) | undefined;
+  let refusedListener: ((p: AccessProblem) => void) | undefined;
   return {
+    link: (up) => linkListener?.(up),
+    refuse: (p) => refusedListener?.(p),
     transport: 'ipc',
     call: vi.fn((name: string, input?: unknown) => {
       const answer = answers[name];
@@ -46,8 +51,15 @@ function fakeClient(
       listener = l;
       return () => (listener = undefined);
     },
-    onLink: () => () => undefined,
+    onLink: (l) => {
+      linkListener = l;
+      return () => (linkListener = undefined);
+    },
     setToken: () => undefined,
+    onRefused: (l) => {
+      refusedListener = l;
+      return () => (refusedListener = undefined);
+    },
     emit: (e) => listener?.(e),
   };
 }
@@ -125,5 +137,45 @@ describe('panel store without a valid token', () => {
     await store.getState().load();
     expect(store.getState().connection).toBe('unreachable');
     expect(store.getState().problem).toMatch(/#token=/);
+  });
+});
+
+describe('panel store and the link to Sandpit', () => {
+  it('says the link is lost, and loads again (with the other screens) when it is back', async () => {
+    let loads = 0;
+    const client = fakeClient({
+      'engine.status': () => {
+        loads++;
+        return up;
+      },
+      'sessions.list': () => ({ sessions: [] }),
+    });
+    const store = createPanelStore(client);
+    const onBack = vi.fn();
+    connectPanel(store, client, onBack);
+    await vi.waitFor(() => expect(store.getState().connection).toBe('ready'));
+    client.link(true);
+    expect(onBack).not.toHaveBeenCalled();
+    client.link(false);
+    expect(store.getState().link).toBe('lost');
+    client.link(true);
+    expect(store.getState().link).toBe('up');
+    expect(onBack).toHaveBeenCalledTimes(1);
+    await vi.waitFor(() => expect(loads).toBe(2));
+  });
+
+  it('turns a refusal after the panel showed into the words for what happened', async () => {
+    const client = fakeClient({ 'engine.status': () => up, 'sessions.list': () => ({ sessions: [] }) });
+    const store = createPanelStore(client);
+    connectPanel(store, client);
+    await vi.waitFor(() => expect(store.getState().connection).toBe('ready'));
+    client.refuse('replaced');
+    expect(store.getState()).toMatchObject({ connection: 'unreachable', access: 'replaced' });
+    expect(store.getState().problem).toMatch(/new panel link/);
+    // A link that comes back does not hide the refusal; a new token does.
+    client.link(true);
+    expect(store.getState().connection).toBe('unreachable');
+    await store.getState().retryAccess();
+    expect(store.getState()).toMatchObject({ connection: 'ready', access: undefined });
   });
 });

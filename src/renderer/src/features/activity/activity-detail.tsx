@@ -6,7 +6,17 @@ import { formatDuration, formatTime } from '../../lib/format';
 import { useAppStore, useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
 import { ArtifactDetail } from '../artifacts/artifact-detail';
-import { runStatusTone, runStatusWords } from '../sessions/session-words';
+import { useSessionName } from '../sessions/session-name';
+import { doneWords, runStatusTone } from '../sessions/session-words';
+
+const TRANSPORT_WORDS: Record<string, string> = {
+  'mcp-http': 'connected while Sandpit runs',
+  'mcp-stdio': 'started Sandpit itself',
+  http: 'the web panel',
+  ipc: 'this app',
+  rest: 'the simple web interface',
+  internal: 'Sandpit itself',
+};
 
 /** One audit row in full: the code, its output, its artifacts, how it ended, and its place in the chain. */
 export function ActivityDetail({ id, onClose }: { id: number; onClose: () => void }): ReactElement {
@@ -16,6 +26,7 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
   const [entry, setEntry] = useState<AuditEntry | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [openSha, setOpenSha] = useState<string | undefined>();
+  const sessionName = useSessionName(entry?.sessionId);
 
   useEffect(() => {
     let live = true;
@@ -39,21 +50,18 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
   const openArtifact = openSha ? artifacts.find((a) => a.sha256 === openSha) : undefined;
 
   return (
-    <Modal title={`Run ${id}`} testId="activity-detail" onClose={onClose} closeLabel="Close" wide>
+    <Modal title={entry ? `What ran at ${formatTime(entry.startedAt)}` : 'What ran'} testId="activity-detail" onClose={onClose} closeLabel="Close" wide>
       {error ? <p className="field-error">{error}</p> : null}
       {!entry && !error ? <p className="muted">Loading…</p> : null}
       {entry ? (
         <div data-testid="activity-detail-body">
           <p>
             <span className={`tone-${runStatusTone(entry.status)}`}>
-              <strong>{runStatusWords(entry.status)}</strong>
+              <strong>{doneWords(entry.status, entry.durationMs ?? 0)}</strong>
             </span>
-            {entry.durationMs !== undefined ? ` in ${formatDuration(entry.durationMs)}` : ''}
-            {entry.exitCode !== undefined ? ` · exit code ${entry.exitCode}` : ''}
           </p>
           {entry.errorMessage ? (
             <pre className="field-error pre-wrap" data-testid="activity-detail-error">
-              {entry.errorCode ? `${entry.errorCode}: ` : ''}
               {entry.errorMessage}
             </pre>
           ) : null}
@@ -63,17 +71,15 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
               <dd>{formatTime(entry.startedAt)}</dd>
             </div>
             <div>
-              <dt>Client</dt>
+              <dt>Who</dt>
               <dd>
-                {entry.client ?? '—'} <span className="muted">({entry.transport})</span>
+                {entry.client === 'panel' ? 'You, in the panel' : (entry.client ?? '—')}{' '}
+                <span className="muted">({TRANSPORT_WORDS[entry.transport] ?? entry.transport})</span>
               </dd>
             </div>
             <div>
               <dt>Session</dt>
-              <dd>
-                <code>{entry.sessionId ?? '—'}</code>
-                {entry.environment ? ` · environment ${entry.environment}` : ''}
-              </dd>
+              <dd>{sessionName}</dd>
             </div>
           </dl>
           <h3>
@@ -92,7 +98,7 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
               <pre className="content-text">{entry.fileContent}</pre>
             </>
           ) : null}
-          <h3>Output</h3>
+          <h3>{entry.method === 'packages.install' ? 'What happened' : 'What it printed'}</h3>
           {entry.stdout || entry.stderr ? (
             <div className="console console-static" data-testid="activity-detail-output">
               {entry.stdout ? <pre className="con-stdout">{entry.stdout}</pre> : null}
@@ -103,7 +109,7 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
           ) : (
             <p className="muted">No output.</p>
           )}
-          <h3>Artifacts</h3>
+          <h3>Files it made</h3>
           {entry.artifacts.length === 0 ? (
             <p className="muted">This run made no files.</p>
           ) : (
@@ -123,9 +129,36 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
               })}
             </ul>
           )}
-          <details>
-            <summary>Tamper check details</summary>
+          <details data-testid="activity-detail-details">
+            <summary>Details</summary>
             <dl className="facts">
+              <div>
+                <dt>Session id</dt>
+                <dd>
+                  <code>{entry.sessionId ?? '—'}</code>
+                  {entry.environment ? ` · environment ${entry.environment}` : ''}
+                </dd>
+              </div>
+              {entry.exitCode !== undefined ? (
+                <div>
+                  <dt>Exit code</dt>
+                  <dd>{entry.exitCode}</dd>
+                </div>
+              ) : null}
+              {entry.errorCode ? (
+                <div>
+                  <dt>Error code</dt>
+                  <dd>
+                    <code>{entry.errorCode}</code>
+                  </dd>
+                </div>
+              ) : null}
+              {entry.durationMs !== undefined ? (
+                <div>
+                  <dt>Took</dt>
+                  <dd>{formatDuration(entry.durationMs)}</dd>
+                </div>
+              ) : null}
               <div>
                 <dt>Written as row</dt>
                 <dd>
@@ -134,9 +167,13 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
                 </dd>
               </div>
               <div>
-                <dt>Hash</dt>
+                <dt>Check code</dt>
                 <dd>
                   <code className="wrap">{entry.closeHash ?? entry.openHash}</code>
+                  <span className="muted small block">
+                    Each row’s check code is computed from the row and the one before it: changing or removing any row breaks the chain,
+                    and “Check again” above finds where.
+                  </span>
                 </dd>
               </div>
             </dl>

@@ -57,7 +57,8 @@ export function toAuditFilters(filters: ActivityFilters, now: number = Date.now(
 
 /** Whether a live row belongs in the list the filters show (as the server would decide). */
 export function matchesFilters(row: AuditSummary, filters: AuditFilters): boolean {
-  if (filters.client !== undefined && row.client !== filters.client) return false;
+  // As the server does: part of the name, in any case ("claude" finds "Claude Desktop").
+  if (filters.client !== undefined && !(row.client ?? '').toLowerCase().includes(filters.client.toLowerCase())) return false;
   if (filters.sessionId !== undefined && row.sessionId !== filters.sessionId) return false;
   if (filters.status !== undefined && row.status !== filters.status) return false;
   if (filters.method !== undefined && row.method !== filters.method) return false;

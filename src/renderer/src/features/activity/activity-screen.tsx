@@ -32,10 +32,11 @@ export function ActivityScreen(): ReactElement {
   }, [load]);
 
   const clients = useMemo(() => [...new Set(rows.map((r) => r.client).filter((c): c is string => !!c))].sort(), [rows]);
-  const sessionIds = useMemo(
-    () => [...new Set([...sessions.map((s) => s.id), ...rows.map((r) => r.sessionId).filter((s): s is string => !!s)])],
-    [rows, sessions],
-  );
+  const sessionChoices = useMemo(() => {
+    const names = new Map(sessions.map((s) => [s.id, s.name]));
+    const ids = [...new Set([...sessions.map((s) => s.id), ...rows.map((r) => r.sessionId).filter((s): s is string => !!s)])];
+    return ids.map((id) => ({ id, name: names.get(id) ?? `Ended session (${id.slice(0, 12)})` }));
+  }, [rows, sessions]);
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
 
   const doExport = async (format: AuditExportFormat): Promise<void> => {
@@ -62,7 +63,7 @@ export function ActivityScreen(): ReactElement {
   if (status === 'unavailable') {
     return (
       <section data-testid="activity-screen">
-        <h1>Activity</h1>
+        <h1 tabIndex={-1}>Activity</h1>
         <NotAvailable testId="activity-unavailable" what="the activity log" />
       </section>
     );
@@ -72,27 +73,31 @@ export function ActivityScreen(): ReactElement {
     <section data-testid="activity-screen" aria-labelledby="activity-title">
       <div className="screen-head">
         <div>
-          <h1 id="activity-title">Activity</h1>
+          <h1 id="activity-title" tabIndex={-1}>
+            Activity
+          </h1>
           <p className="muted">Every piece of code an assistant or you ran through Sandpit, when, and what happened.</p>
         </div>
         <span className="actions">
           <button
             type="button"
-            className="secondary"
+            className="secondary export-button"
             onClick={() => void doExport('csv')}
             disabled={status !== 'ready'}
             data-testid="activity-export-csv"
           >
-            Export CSV
+            Download for spreadsheets
+            <span className="small muted block">CSV file</span>
           </button>
           <button
             type="button"
-            className="secondary"
+            className="secondary export-button"
             onClick={() => void doExport('jsonl')}
             disabled={status !== 'ready'}
             data-testid="activity-export-jsonl"
           >
-            Export JSONL
+            Download everything
+            <span className="small muted block">JSON lines, with the full code</span>
           </button>
         </span>
       </div>
@@ -102,7 +107,7 @@ export function ActivityScreen(): ReactElement {
           {exportNote}
         </p>
       ) : null}
-      <FiltersBar clients={clients} sessions={sessionIds} />
+      <FiltersBar clients={clients} sessions={sessionChoices} />
       {status === 'error' && problem ? (
         <LoadProblem testId="activity-problem" message={problem} retry={() => void load()} />
       ) : null}

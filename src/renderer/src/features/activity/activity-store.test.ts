@@ -33,6 +33,7 @@ function client(call: (name: string, input: unknown) => unknown): SandpitClient 
     subscribe: () => () => undefined,
     onLink: () => () => undefined,
     setToken: () => undefined,
+    onRefused: () => () => undefined,
   };
 }
 

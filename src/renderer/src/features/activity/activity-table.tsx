@@ -2,6 +2,7 @@ import type { ReactElement } from 'react';
 import type { AuditSummary } from '../../../../shared/domain/audit';
 import { VirtualList } from '../../components/virtual-list';
 import { codeExcerpt, formatDuration } from '../../lib/format';
+import { useSessionNames } from '../sessions/session-name';
 import { runStatusTone, runStatusWords } from '../sessions/session-words';
 
 export const ROW_HEIGHT = 40;
@@ -28,6 +29,7 @@ export function ActivityTable({
   onOpen: (id: number) => void;
   onEndReached: () => void;
 }): ReactElement {
+  const names = useSessionNames();
   return (
     <div
       className="atable"
@@ -38,10 +40,16 @@ export function ActivityTable({
     >
       <div className="arow ahead" role="row" aria-rowindex={1}>
         <span role="columnheader">Time</span>
-        <span role="columnheader">Client</span>
-        <span role="columnheader">Session</span>
-        <span role="columnheader">Result</span>
-        <span role="columnheader">Took</span>
+        <span role="columnheader">Assistant</span>
+        <span role="columnheader" className="acol-session">
+          Session
+        </span>
+        <span role="columnheader" data-testid="activity-col-result">
+          Result
+        </span>
+        <span role="columnheader" className="acol-took">
+          Took
+        </span>
         <span role="columnheader">What ran</span>
       </div>
       <VirtualList
@@ -65,13 +73,15 @@ export function ActivityTable({
             <span role="cell" className="ellipsis">
               {row.client ?? row.transport}
             </span>
-            <span role="cell" className="ellipsis">
-              <code>{row.sessionId ?? '—'}</code>
+            <span role="cell" className="ellipsis acol-session" title={row.sessionId}>
+              {row.sessionId ? (names.get(row.sessionId) ?? 'Ended session') : '—'}
             </span>
-            <span role="cell" className={`tone-${runStatusTone(row.status)}`}>
+            <span role="cell" className={`ellipsis tone-${runStatusTone(row.status)}`}>
               {runStatusWords(row.status)}
             </span>
-            <span role="cell">{row.durationMs === undefined ? '…' : formatDuration(row.durationMs)}</span>
+            <span role="cell" className="acol-took">
+              {row.durationMs === undefined ? '…' : formatDuration(row.durationMs)}
+            </span>
             <span role="cell" className="ellipsis">
               <span className="muted small">{METHOD_WORDS[row.method]}</span> <code>{codeExcerpt(row.code, 120)}</code>
             </span>

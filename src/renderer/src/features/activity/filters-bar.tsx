@@ -7,7 +7,7 @@ import { TIME_RANGES } from './activity-filters';
 import type { ActivityFilters, TimeRange } from './activity-filters';
 
 /** Client, session, status, time range and a search in the code; the list reloads as they change. */
-export function FiltersBar({ clients, sessions }: { clients: string[]; sessions: string[] }): ReactElement {
+export function FiltersBar({ clients, sessions }: { clients: string[]; sessions: { id: string; name: string }[] }): ReactElement {
   const filters = useAppStore('activity', (s) => s.filters);
   const setFilters = useAppStore('activity', (s) => s.setFilters);
   const load = useAppStore('activity', (s) => s.load);
@@ -44,13 +44,13 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
         />
       </label>
       <label className="inline-field">
-        <span className="muted small">Client</span>
+        <span className="muted small">Assistant</span>
         <input
           type="text"
           list="activity-clients"
           value={filters.client}
           onChange={(e) => set({ client: e.target.value })}
-          placeholder="Any"
+          placeholder="Any (part of a name)"
           data-testid="filter-client"
         />
         <datalist id="activity-clients">
@@ -61,19 +61,15 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
       </label>
       <label className="inline-field">
         <span className="muted small">Session</span>
-        <input
-          type="text"
-          list="activity-sessions"
-          value={filters.sessionId}
-          onChange={(e) => set({ sessionId: e.target.value })}
-          placeholder="Any"
-          data-testid="filter-session"
-        />
-        <datalist id="activity-sessions">
-          {sessions.map((c) => (
-            <option key={c} value={c} />
+        <select value={filters.sessionId} onChange={(e) => set({ sessionId: e.target.value })} data-testid="filter-session">
+          <option value="">Any</option>
+          {filters.sessionId && !sessions.some((s) => s.id === filters.sessionId) ? <option value={filters.sessionId}>{filters.sessionId}</option> : null}
+          {sessions.map((s) => (
+            <option key={s.id} value={s.id}>
+              {s.name}
+            </option>
           ))}
-        </datalist>
+        </select>
       </label>
       <label className="inline-field">
         <span className="muted small">Result</span>

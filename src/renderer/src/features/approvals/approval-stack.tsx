@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import type { ReactElement } from 'react';
 import type { Approval } from '../../../../shared/domain/approval';
 import { useNow } from '../../lib/use-now';
-import { useAppStore } from '../../stores/panel-context';
+import { useAppStore, usePanel } from '../../stores/panel-context';
 import { KIND_QUESTIONS, OUTCOME_WORDS, clock, secondsLeft } from './approval-words';
 
 function ApprovalCard({
@@ -15,6 +15,7 @@ function ApprovalCard({
   focusOnMount: boolean;
 }): ReactElement {
   const respond = useAppStore('approvals', (s) => s.respond);
+  const sessionName = usePanel((s) => s.sessions.find((x) => x.id === approval.sessionId)?.name);
   const answering = useAppStore('approvals', (s) => s.answering.includes(approval.id));
   const ref = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -39,18 +40,21 @@ function ApprovalCard({
       <h2 id={titleId}>{KIND_QUESTIONS[approval.kind]}</h2>
       <p id={descId}>
         <strong data-testid="approval-client">{approval.client}</strong> asks: {approval.detail}
-        {approval.sessionId ? (
-          <>
-            {' '}
-            (session <code data-testid="approval-session">{approval.sessionId}</code>)
-          </>
-        ) : null}
       </p>
       {approval.code ? (
         <pre className="approval-code" data-testid="approval-code" tabIndex={0}>
           {approval.code}
           {approval.codeTruncated ? '\n… (the rest is cut here)' : ''}
         </pre>
+      ) : null}
+      {approval.sessionId ? (
+        <details className="small">
+          <summary>Details</summary>
+          <p className="muted">
+            Session {sessionName ? `“${sessionName}”` : ''} (<code data-testid="approval-session">{approval.sessionId}</code>), asked over{' '}
+            {approval.transport}.
+          </p>
+        </details>
       ) : null}
       <div className="approval-timer">
         <progress max={total} value={left} aria-hidden="true" />

@@ -6,6 +6,7 @@ import { Modal } from '../../components/modal';
 import { baseName, downloadBase64 } from '../../lib/download';
 import { formatBytes, formatTime } from '../../lib/format';
 import { useAppStore } from '../../stores/panel-context';
+import { useSessionName } from '../sessions/session-name';
 
 /** Largest artifact previewed in the panel; bigger ones are only downloaded. */
 const PREVIEW_MAX_BYTES = 20 * 1024 * 1024;
@@ -15,6 +16,7 @@ export function ArtifactDetail({ artifact, onClose }: { artifact: Artifact; onCl
   const read = useAppStore('artifacts', (s) => s.read);
   const content = useAppStore('artifacts', (s) => s.contents[artifact.sha256]);
   const previewable = artifact.size <= PREVIEW_MAX_BYTES;
+  const sessionName = useSessionName(artifact.sessionId);
   useEffect(() => {
     if (previewable) void read(artifact.sha256);
   }, [previewable, read, artifact.sha256]);
@@ -50,7 +52,7 @@ export function ArtifactDetail({ artifact, onClose }: { artifact: Artifact; onCl
       </div>
       <dl className="facts">
         <div>
-          <dt>Path</dt>
+          <dt>Where it was</dt>
           <dd>
             <code>/workspace/{artifact.path}</code>
           </dd>
@@ -60,34 +62,48 @@ export function ArtifactDetail({ artifact, onClose }: { artifact: Artifact; onCl
           <dd>{formatBytes(artifact.size)}</dd>
         </div>
         <div>
-          <dt>Kind</dt>
-          <dd>{artifact.mime}</dd>
-        </div>
-        <div>
           <dt>Made</dt>
           <dd>{formatTime(artifact.createdAt)}</dd>
         </div>
         <div>
           <dt>Session</dt>
-          <dd>
-            <code>{artifact.sessionId}</code>
-          </dd>
-        </div>
-        {artifact.executionId ? (
-          <div>
-            <dt>Run</dt>
-            <dd>
-              <code>{artifact.executionId}</code>
-            </dd>
-          </div>
-        ) : null}
-        <div>
-          <dt>Fingerprint</dt>
-          <dd>
-            <code className="wrap">{artifact.sha256}</code>
-          </dd>
+          <dd>{sessionName}</dd>
         </div>
       </dl>
+      <details data-testid="artifact-details">
+        <summary>Details</summary>
+        <dl className="facts">
+          <div>
+            <dt>Kind of file</dt>
+            <dd>
+              <code>{artifact.mime}</code>
+            </dd>
+          </div>
+          <div>
+            <dt>Session id</dt>
+            <dd>
+              <code>{artifact.sessionId}</code>
+            </dd>
+          </div>
+          {artifact.executionId ? (
+            <div>
+              <dt>Run id</dt>
+              <dd>
+                <code>{artifact.executionId}</code>
+              </dd>
+            </div>
+          ) : null}
+          <div>
+            <dt>Check code</dt>
+            <dd>
+              <code className="wrap">{artifact.sha256}</code>
+              <span className="muted small block">
+                Computed from the file’s content (SHA-256): the same file always has the same code, and any change to it gives another one.
+              </span>
+            </dd>
+          </div>
+        </dl>
+      </details>
     </Modal>
   );
 }

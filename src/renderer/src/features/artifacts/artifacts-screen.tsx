@@ -3,6 +3,7 @@ import type { ReactElement } from 'react';
 import { EmptyState, LoadProblem } from '../../components/empty-state';
 import { useNow } from '../../lib/use-now';
 import { useAppStore } from '../../stores/panel-context';
+import { useSessionNames } from '../sessions/session-name';
 import { ArtifactCard } from './artifact-card';
 import { ArtifactDetail } from './artifact-detail';
 
@@ -18,6 +19,7 @@ export function ArtifactsScreen(): ReactElement {
   const [shown, setShown] = useState(PAGE);
   const [openSha, setOpenSha] = useState<string | undefined>();
   const now = useNow();
+  const names = useSessionNames();
 
   useEffect(() => {
     void load();
@@ -34,7 +36,9 @@ export function ArtifactsScreen(): ReactElement {
     <section data-testid="artifacts-screen" aria-labelledby="artifacts-title">
       <div className="screen-head">
         <div>
-          <h1 id="artifacts-title">Artifacts</h1>
+          <h1 id="artifacts-title" tabIndex={-1}>
+            Artifacts
+          </h1>
           <p className="muted">Files and pictures that runs made. They are kept after the session ends.</p>
         </div>
         <span className="actions">
@@ -49,7 +53,7 @@ export function ArtifactsScreen(): ReactElement {
                 <option value="">All sessions</option>
                 {sessions.map((id) => (
                   <option key={id} value={id}>
-                    {id}
+                    {names.get(id) ?? `Ended session (${id.slice(0, 12)})`}
                   </option>
                 ))}
               </select>

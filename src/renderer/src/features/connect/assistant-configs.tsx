@@ -2,55 +2,37 @@ import { useState } from 'react';
 import type { ReactElement } from 'react';
 import type { AssistantConfig, ConnectInfo } from '../../../../shared/domain/connect';
 import { CopyButton } from '../../components/copy-button';
+import { ASSISTANTS } from './assistants';
+import type { AssistantKey } from './assistants';
 import { withToken } from './connect-text';
 
-const ASSISTANTS = [
-  ['claudeDesktop', 'Claude Desktop'],
-  ['cursor', 'Cursor'],
-  ['vscode', 'VS Code'],
-  ['claudeCode', 'Claude Code'],
-] as const;
-type AssistantKey = (typeof ASSISTANTS)[number][0];
-
-function Block({
-  title,
-  text,
-  testId,
-  note,
-}: {
-  title: string;
-  text: string;
-  testId: string;
-  note?: string;
-}): ReactElement {
+function Block({ title, text, testId, note, copyLabel }: { title: string; text: string; testId: string; note?: string; copyLabel: string }): ReactElement {
   return (
     <div className="config-block">
       <div className="row">
         <h3>{title}</h3>
-        <CopyButton text={text} testId={`${testId}-copy`} />
+        <CopyButton text={text} label={copyLabel} testId={`${testId}-copy`} />
       </div>
       {note ? <p className="muted small">{note}</p> : null}
-      <pre className="content-text" data-testid={testId}>
-        {text}
-      </pre>
+      <details>
+        <summary className="small">Show what gets copied</summary>
+        <pre className="content-text" data-testid={testId}>
+          {text}
+        </pre>
+      </details>
     </div>
   );
 }
 
-/** Copy-paste configuration for each assistant, over stdio and (where it can) HTTP. */
-export function AssistantConfigs({
-  configs,
-  token,
-}: {
-  configs: ConnectInfo['configs'];
-  token: string | undefined;
-}): ReactElement {
+/** Copy-paste setup for each assistant: the one to use first, and the network way for apps that need it. */
+export function AssistantConfigs({ configs, token }: { configs: ConnectInfo['configs']; token: string | undefined }): ReactElement {
   const [which, setWhich] = useState<AssistantKey>('claudeDesktop');
   const config: AssistantConfig = configs[which];
   return (
     <section className="card" aria-labelledby="configs-title" data-testid="connect-configs">
       <h2 id="configs-title">Set up your assistant</h2>
-      <div className="tabs" role="tablist" aria-label="Assistant">
+      <p className="muted">Pick your app, copy its setup, paste it where it says, then restart the app.</p>
+      <div className="tabs tabs-plain" role="tablist" aria-label="Assistant">
         {ASSISTANTS.map(([key, label]) => (
           <button
             key={key}
@@ -67,16 +49,18 @@ export function AssistantConfigs({
       </div>
       <p data-testid="connect-config-where">{config.where}</p>
       <Block
-        title="Recommended: start Sandpit for the assistant (stdio)"
+        title="Recommended: the app starts Sandpit by itself"
         text={config.stdio}
+        copyLabel="Copy the setup"
         testId="connect-config-stdio"
       />
       {config.http ? (
         <Block
-          title="Or connect over HTTP"
+          title="Or: the app connects to Sandpit while it runs"
           text={withToken(config.http, token)}
+          copyLabel="Copy this setup"
           testId="connect-config-http"
-          {...(token ? {} : { note: 'Reveal the access token above to fill it in here.' })}
+          note={token ? 'It holds the access key: keep it to yourself.' : 'It needs the access key: press “Show” under “Access key for assistants” first, and it is filled in here.'}
         />
       ) : null}
     </section>

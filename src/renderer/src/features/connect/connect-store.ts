@@ -11,7 +11,13 @@ export interface ConnectState {
   info?: ConnectInfo;
   /** The access token once revealed (kept only in memory). */
   token?: string;
+  /** The web panel's link with its own token, once asked for (kept only in memory). */
+  panelLink?: string;
   load: () => Promise<void>;
+  /** Fetches the panel link (to copy it); resolves with it, or undefined when there is none. */
+  loadPanelLink: () => Promise<string | undefined>;
+  /** Makes a new panel link (the old one stops working at once); resolves with the new token for this tab. */
+  rotatePanelLink: () => Promise<string | undefined>;
   reveal: () => Promise<void>;
   hide: () => void;
   rotate: () => Promise<void>;
@@ -42,6 +48,28 @@ export function createConnectStore(client: SandpitClient): ConnectStore {
     },
 
     hide: () => set({ token: undefined }),
+
+    loadPanelLink: async () => {
+      try {
+        const { link } = await client.call('connect.panelLink');
+        set({ panelLink: link, problem: undefined });
+        return link;
+      } catch (error) {
+        set({ problem: plainError(error) });
+        return undefined;
+      }
+    },
+
+    rotatePanelLink: async () => {
+      try {
+        const { link, token } = await client.call('connect.rotatePanelLink');
+        set({ panelLink: link, problem: undefined });
+        return token;
+      } catch (error) {
+        set({ problem: plainError(error) });
+        return undefined;
+      }
+    },
 
     rotate: async () => {
       try {

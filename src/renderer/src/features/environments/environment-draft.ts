@@ -6,6 +6,7 @@ import type {
   EnvironmentPatch,
   NetworkPolicy,
 } from '../../../../shared/domain/environment';
+import type { Isolation } from '../../../../shared/domain/isolation';
 import type { PartialLimits } from '../../../../shared/domain/limits';
 import { packageManagerOf } from '../../../../shared/domain/runtimes';
 import type { Language, PackageManager } from '../../../../shared/domain/runtimes';
@@ -22,6 +23,8 @@ export interface EnvironmentDraft {
   npm: string[];
   apt: string[];
   network: NetworkPolicy;
+  /** '' = as the Settings default. */
+  isolation: Isolation | '';
   /** Limits as typed; '' = the default. */
   memoryMb: string;
   cpus: string;
@@ -39,6 +42,7 @@ export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
     npm: [],
     apt: [],
     network: 'none',
+    isolation: '',
     memoryMb: '',
     cpus: '',
     timeoutSeconds: '',
@@ -58,6 +62,7 @@ export function draftFrom(env: Environment): EnvironmentDraft {
     npm: [...env.packages.npm],
     apt: [...env.packages.apt],
     network: env.network,
+    isolation: env.isolation ?? '',
     memoryMb: text(env.limits.memoryMb),
     cpus: text(env.limits.cpus),
     timeoutSeconds: env.limits.timeoutMs === undefined ? '' : String(env.limits.timeoutMs / 1_000),
@@ -120,14 +125,16 @@ export function toCreateInput(draft: EnvironmentDraft, limits: PartialLimits): M
     },
     network: draft.network,
     limits,
+    ...(draft.isolation ? { isolation: draft.isolation } : {}),
     ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
   };
 }
 
 export function toPatch(draft: EnvironmentDraft, limits: PartialLimits): EnvironmentPatch {
-  const { packages, ...rest } = toCreateInput(draft, limits);
+  const { packages, isolation: _isolation, ...rest } = toCreateInput(draft, limits);
   return {
     ...rest,
+    isolation: draft.isolation === '' ? null : draft.isolation,
     packages: { pip: packages?.pip ?? [], npm: packages?.npm ?? [], apt: packages?.apt ?? [] },
     description: draft.description.trim(),
   };

@@ -13,13 +13,10 @@ import { Field } from '../settings/settings-section';
 import { ChipInput } from './chip-input';
 import { draftLimits, installerFor, invalidChip, toCreateInput, toPatch, withLanguage } from './environment-draft';
 import type { EnvironmentDraft, Installer } from './environment-draft';
+import { BASE_WORDS } from './environment-words';
+import { IsolationChoice } from './isolation-choice';
 import { NetworkChoice } from './network-choice';
 
-const BASE_WORDS: Record<EnvironmentBase, string> = {
-  python: 'Python (small)',
-  'python-data': 'Python for data (numpy, pandas, matplotlib included)',
-  node: 'Node.js',
-};
 
 interface EnvironmentFormProps {
   /** The environment being edited; absent when creating one. */
@@ -185,6 +182,7 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
         testId="env-apt"
       />
       <NetworkChoice value={draft.network} onChange={(network) => change({ network })} />
+      <IsolationChoice value={draft.isolation} onChange={(isolation) => change({ isolation })} />
       <fieldset className="choices">
         <legend className="label">Limits of each session (empty = the default)</legend>
         <div className="field-row">

@@ -1,10 +1,13 @@
 import { useState } from 'react';
 import type { ReactElement } from 'react';
 import type { EnvironmentView as Environment } from '../../../../shared/domain/environment';
-import { ConfirmModal } from '../../components/modal';
+import { ISOLATION_WORDS } from '../../../../shared/domain/isolation';
+import { ConfirmModal, Modal } from '../../components/modal';
 import { LANGUAGE_WORDS, formatTime } from '../../lib/format';
 import { useAppStore, useClient, usePanel } from '../../stores/panel-context';
 import { BuildLogView } from './build-log';
+import { BuildProblem } from './build-problem';
+import { environmentBlurb, includedPackages } from './environment-words';
 import { NETWORK_WORDS } from './network-choice';
 
 const BUILD_WORDS = {
@@ -17,36 +20,33 @@ const BUILD_WORDS = {
 
 /** Build state in words; an environment without packages needs no build (it uses the plain sandbox image). */
 function buildState(env: Environment, building: boolean): keyof typeof BUILD_WORDS {
-  if (building) return 'building';
+  if (building || env.status.state === 'building') return 'building';
   const state = env.build?.state ?? (env.image ? 'ready' : 'idle');
   const packages = env.packages.pip.length + env.packages.npm.length + env.packages.apt.length;
-  return state === 'idle' && packages === 0 ? 'plain' : state;
+  // Nothing to install: it runs on the plain sandbox image, so there is nothing to build or rebuild.
+  return packages === 0 && state !== 'failed' ? 'plain' : state;
 }
 
-/** One environment: what it holds, its build state; build, edit, copy, delete, start a session. */
-export function EnvironmentRow({
-  env,
-  onEdit,
-}: {
-  env: Environment;
-  onEdit: (env: Environment) => void;
-}): ReactElement {
+/** One environment: what it is for and holds, its build state; build, edit, copy, delete, start a session. */
+export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env: Environment) => void }): ReactElement {
   const client = useClient();
   const building = useAppStore('environments', (s) => s.building.includes(env.id));
   const build = useAppStore('environments', (s) => s.build);
   const createSession = usePanel((s) => s.createSession);
   const navigate = usePanel((s) => s.navigate);
   const reportError = usePanel((s) => s.reportError);
-  const engineUp = usePanel((s) => s.engine?.state === 'up');
+  const engineUp = usePanel((s) => s.engine?.state === 'up' && s.link === 'up');
   const [open, setOpen] = useState(false);
   const [confirmRemove, setConfirmRemove] = useState(false);
+  const [failedStart, setFailedStart] = useState(false);
   const state = buildState(env, building);
-  const packages = [...env.packages.pip, ...env.packages.npm, ...env.packages.apt];
-  const failedPackage = env.build?.state === 'failed' ? env.build.failedPackage : undefined;
+  const { fromBase, added } = includedPackages(env);
+  const failed = state === 'failed' ? new Set(env.build?.diagnosis?.affected ?? (env.build?.failedPackage ? [env.build.failedPackage] : [])) : new Set<string>();
+  const failedPackage = state === 'failed' ? env.build?.failedPackage : undefined;
 
   const runBuild = async (): Promise<void> => {
     setOpen(true);
-    await build(env.id, state === 'ready');
+    await build(env.id, state === 'ready' || state === 'failed');
   };
   const copy = async (): Promise<void> => {
     try {
@@ -64,6 +64,10 @@ export function EnvironmentRow({
     }
   };
   const start = async (): Promise<void> => {
+    if (state === 'failed') {
+      setFailedStart(true);
+      return;
+    }
     const session = await createSession({ environment: env.id });
     if (session) navigate('sessions', session.id);
   };
@@ -83,55 +87,42 @@ export function EnvironmentRow({
               {BUILD_WORDS[state]}
             </span>
           </h2>
-          <p className="muted small">
-            {LANGUAGE_WORDS[env.language]} · {env.base} · {NETWORK_WORDS[env.network].title}
-            {env.network === 'open' ? ' ⚠' : ''} · <code>{env.id}</code>
+          {environmentBlurb(env) ? <p className="small">{environmentBlurb(env)}</p> : null}
+          <p className="muted small" data-testid="env-facts">
+            {LANGUAGE_WORDS[env.language]} · {NETWORK_WORDS[env.network].title}
+            {env.network === 'open' ? ' ⚠' : ''} ·{' '}
+            <span data-testid="env-isolation">{env.isolation ? `${ISOLATION_WORDS[env.isolation]} isolation` : 'Isolation as in Settings'}</span>
           </p>
-          {env.description ? <p className="small">{env.description}</p> : null}
-          {packages.length > 0 ? (
-            <ul className="chip-list" aria-label={`Packages of ${env.name}`}>
-              {packages.map((p) => (
-                <li
-                  key={p}
-                  className={p === failedPackage ? 'chip chip-failed' : 'chip'}
-                  data-failed={p === failedPackage || undefined}
-                >
-                  {p}
-                </li>
-              ))}
-            </ul>
-          ) : (
-            <p className="muted small">No extra packages.</p>
-          )}
-          {state === 'failed' && env.build?.error ? (
-            <p className="field-error" data-testid="env-build-error">
-              {failedPackage ? (
-                <>
-                  <strong>{failedPackage}</strong> could not be installed.{' '}
-                </>
-              ) : null}
-              {env.build.error}
+          {fromBase.length > 0 ? (
+            <p className="small" data-testid="env-comes-with">
+              Comes with {fromBase.join(', ')}.
             </p>
+          ) : null}
+          {added.length > 0 ? (
+            <ul className="chip-list" aria-label={`Packages added to ${env.name}`} data-testid="env-packages-list">
+              {added.map((p) => {
+                const bad = failed.has(p) || p === failedPackage;
+                return (
+                  <li key={p} className={bad ? 'chip chip-failed' : 'chip'} data-failed={bad || undefined}>
+                    {p}
+                  </li>
+                );
+              })}
+            </ul>
+          ) : fromBase.length === 0 ? (
+            <p className="muted small">Only what {LANGUAGE_WORDS[env.language]} comes with; no packages added.</p>
           ) : null}
           {state === 'ready' && env.image ? <p className="muted small">Built {formatTime(env.image.builtAt)}</p> : null}
         </div>
+        {state === 'failed' ? (
+          <BuildProblem env={env} onBuild={() => void runBuild()} onDetails={() => setOpen(!open)} detailsOpen={open} canBuild={engineUp && !building} />
+        ) : null}
         <div className="actions env-actions">
-          <button
-            type="button"
-            onClick={() => void start()}
-            disabled={!engineUp || building}
-            data-testid="env-start-session"
-          >
+          <button type="button" onClick={() => void start()} disabled={!engineUp || building} data-testid="env-start-session">
             Start session
           </button>
-          {state === 'plain' ? null : (
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => void runBuild()}
-              disabled={!engineUp || building}
-              data-testid="env-build"
-            >
+          {state === 'plain' || state === 'failed' ? null : (
+            <button type="button" className="secondary" onClick={() => void runBuild()} disabled={!engineUp || building} data-testid="env-build">
               {building ? 'Building…' : state === 'ready' ? 'Rebuild' : 'Build'}
             </button>
           )}
@@ -144,29 +135,32 @@ export function EnvironmentRow({
             Copy
           </button>
           {env.preset ? null : (
-            <button
-              type="button"
-              className="secondary danger-text"
-              onClick={() => setConfirmRemove(true)}
-              data-testid="env-remove"
-            >
+            <button type="button" className="secondary danger-text" onClick={() => setConfirmRemove(true)} data-testid="env-remove">
               Delete
             </button>
           )}
         </div>
       </div>
-      {state === 'plain' ? null : (
-        <button
-          type="button"
-          className="link-button small"
-          aria-expanded={open || building}
-          onClick={() => setOpen(!open)}
-          data-testid="env-log-toggle"
-        >
+      {state === 'plain' || state === 'failed' ? null : (
+        <button type="button" className="link-button small" aria-expanded={open || building} onClick={() => setOpen(!open)} data-testid="env-log-toggle">
           {open || building ? 'Hide build log' : 'Show build log'}
         </button>
       )}
-      {open || building ? <BuildLogView environmentId={env.id} {...(failedPackage ? { failedPackage } : {})} /> : null}
+      {open || building ? (
+        <BuildLogView environmentId={env.id} {...(failedPackage ? { failedPackage } : {})} {...(state === 'failed' && env.build?.logTail ? { saved: env.build.logTail } : {})} />
+      ) : null}
+      <details className="small env-details">
+        <summary>Details</summary>
+        <p className="muted">
+          Id <code>{env.id}</code> · starting point <code>{env.base}</code>
+          {env.image ? (
+            <>
+              {' '}
+              · image <code>{env.image.tag}</code>
+            </>
+          ) : null}
+        </p>
+      </details>
       {confirmRemove ? (
         <ConfirmModal
           title={`Delete ${env.name}?`}
@@ -178,6 +172,31 @@ export function EnvironmentRow({
         >
           <p>Sessions already running keep working. New sessions cannot start from it any more.</p>
         </ConfirmModal>
+      ) : null}
+      {failedStart ? (
+        <Modal
+          title={`“${env.name}” cannot start a session yet`}
+          testId="env-failed-start"
+          closeLabel="Close"
+          onClose={() => setFailedStart(false)}
+          actions={
+            <button
+              type="button"
+              disabled={!engineUp || building}
+              onClick={() => {
+                setFailedStart(false);
+                void runBuild();
+              }}
+              data-testid="env-failed-start-build"
+            >
+              Build again
+            </button>
+          }
+        >
+          <p>Its last build did not work, so there is nothing to start a session from.</p>
+          <p>{env.build?.diagnosis?.summary ?? env.build?.error}</p>
+          {env.build?.diagnosis?.fixes[0] ? <p className="muted">{env.build.diagnosis.fixes[0]}</p> : null}
+        </Modal>
       ) : null}
     </li>
   );

@@ -50,7 +50,9 @@ export function EnvironmentsScreen(): ReactElement {
     <section data-testid="environments-screen" aria-labelledby="environments-title">
       <div className="screen-head">
         <div>
-          <h1 id="environments-title">Environments</h1>
+          <h1 id="environments-title" tabIndex={-1}>
+            Environments
+          </h1>
           <p className="muted">
             An environment is a ready-made sandbox: a language, the packages it needs, and how much network it may use.
           </p>

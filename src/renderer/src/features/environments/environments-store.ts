@@ -31,9 +31,14 @@ export type EnvironmentsStore = StoreApi<EnvironmentsState>;
 
 export const MAX_LOG_LINES = 2_000;
 
-/** Presets first, then by name. */
+/** The built-in ones in the order a person meets them (plain Python first), then the person's own by name. */
+const PRESET_ORDER = ['python', 'python-data', 'node', 'bash'];
+function presetRank(env: Environment): number {
+  const i = PRESET_ORDER.indexOf(env.id);
+  return i === -1 ? PRESET_ORDER.length : i;
+}
 function sorted(list: Environment[]): Environment[] {
-  return [...list].sort((a, b) => Number(b.preset) - Number(a.preset) || a.name.localeCompare(b.name));
+  return [...list].sort((a, b) => Number(b.preset) - Number(a.preset) || (a.preset ? presetRank(a) - presetRank(b) : 0) || a.name.localeCompare(b.name));
 }
 
 export function appendLogLine(log: BuildLog | undefined, line: string, step?: number, steps?: number): BuildLog {

@@ -1,10 +1,10 @@
 import { useLayoutEffect, useRef } from 'react';
 import type { ReactElement } from 'react';
 import { ContentView } from '../../components/display-view';
-import { formatDuration, stripAnsi } from '../../lib/format';
+import { stripAnsi } from '../../lib/format';
 import { useAppStore } from '../../stores/panel-context';
 import type { ConsoleEntry } from './console-buffer';
-import { runStatusTone, runStatusWords } from './session-words';
+import { doneWords, runStatusTone } from './session-words';
 
 function Entry({ entry }: { entry: ConsoleEntry }): ReactElement {
   switch (entry.kind) {
@@ -57,8 +57,8 @@ function Entry({ entry }: { entry: ConsoleEntry }): ReactElement {
           data-testid="console-done"
           data-status={entry.status}
         >
-          {runStatusWords(entry.status)} in {formatDuration(entry.durationMs)}
-          {entry.errorCode ? ` (${entry.errorCode})` : ''}
+          {doneWords(entry.status, entry.durationMs)}
+          {entry.errorCode ? <span className="con-code-word"> ({entry.errorCode})</span> : null}
         </p>
       );
   }

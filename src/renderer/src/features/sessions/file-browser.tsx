@@ -37,6 +37,15 @@ export function FileBrowser({ sessionId, disabled }: { sessionId: string; disabl
     if (!disabled) void load();
   }, [load, disabled]);
 
+  // A run may have written files: the list follows (after each run of this session, whoever ran it).
+  useEffect(
+    () =>
+      client.subscribe((event) => {
+        if (event.name === 'execution.done' && event.payload.sessionId === sessionId && !disabled) void load();
+      }),
+    [client, sessionId, load, disabled],
+  );
+
   const upload = async (files: FileList | null): Promise<void> => {
     if (!files || files.length === 0) return;
     setBusy(true);

@@ -2,18 +2,34 @@ import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
 import type { EnvironmentView } from '../../../../shared/domain/environment';
 import { Modal } from '../../components/modal';
-import { LANGUAGE_WORDS } from '../../lib/format';
 import { useAppStore, usePanel } from '../../stores/panel-context';
+import { environmentBlurb } from '../environments/environment-words';
 
-/** What the person reads under an environment they may pick: its packages, or why it cannot start. */
-function environmentNote(env: EnvironmentView): string {
-  if (env.status.state === 'failed') return env.status.message;
+/** Why an environment cannot (or not at once) start a session, or nothing. */
+function statusNote(env: EnvironmentView): string | undefined {
+  if (env.status.state === 'failed') return `Cannot start: its last build failed. ${env.build?.diagnosis?.summary ?? ''}`.trim();
   if (env.status.state === 'building') return 'Being built now: the session starts once it is ready.';
-  if (env.status.state === 'not-built') return 'Built the first time (this can take a minute).';
-  return env.description ?? '';
+  if (env.status.state === 'not-built') return 'Made the first time it is used (this can take a minute).';
+  return undefined;
 }
 
-/** Starts a session from one of the environments (the built-in ones first). */
+function Choice({ env, checked, onPick }: { env: EnvironmentView; checked: boolean; onPick: () => void }): ReactElement {
+  const note = statusNote(env);
+  const failed = env.status.state === 'failed';
+  return (
+    <label className={`choice choice-block${failed ? ' choice-failed' : ''}`} data-state={env.status.state} data-testid="new-session-choice">
+      <input type="radio" name="new-session" value={env.id} checked={checked} onChange={onPick} data-testid={`new-session-environment-${env.id}`} />
+      <span>
+        <strong>{env.name}</strong>
+        {failed ? <span className="badge badge-failed">Build failed</span> : null}
+        <span className="muted small block">{environmentBlurb(env)}</span>
+        {note ? <span className={failed ? 'small block error-text' : 'small block muted'}>{note}</span> : null}
+      </span>
+    </label>
+  );
+}
+
+/** Starts a session from one of the environments: the built-in ones, then the person's own. */
 export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactElement {
   const environments = useAppStore('environments', (s) => s.environments);
   const loadEnvironments = useAppStore('environments', (s) => s.load);
@@ -27,11 +43,14 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
   }, [loadEnvironments]);
 
   const chosen = environments.find((env) => env.id === choice);
+  const failed = chosen?.status.state === 'failed';
   const start = async (): Promise<void> => {
     const session = await createSession({ environment: choice });
     onClose();
     if (session) navigate('sessions', session.id);
   };
+  const presets = environments.filter((e) => e.preset);
+  const mine = environments.filter((e) => !e.preset);
 
   return (
     <Modal
@@ -39,31 +58,39 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
       testId="new-session-dialog"
       onClose={onClose}
       actions={
-        <button type="button" onClick={() => void start()} disabled={creating || chosen?.status.state === 'failed'} data-testid="new-session-start">
-          {creating ? 'Starting…' : 'Start session'}
-        </button>
+        failed ? (
+          <button
+            type="button"
+            onClick={() => {
+              onClose();
+              navigate('environments');
+            }}
+            data-testid="new-session-fix"
+          >
+            Fix it in Environments
+          </button>
+        ) : (
+          <button type="button" onClick={() => void start()} disabled={creating || !chosen} data-testid="new-session-start">
+            {creating ? 'Starting…' : 'Start session'}
+          </button>
+        )
       }
     >
+      <p className="muted">A session is a fresh sandbox. Pick what it starts with:</p>
       <fieldset className="choices">
-        <legend>Start from</legend>
-        {environments.map((env) => (
-          <label key={env.id} className="choice" data-state={env.status.state}>
-            <input
-              type="radio"
-              name="new-session"
-              value={env.id}
-              checked={choice === env.id}
-              onChange={() => setChoice(env.id)}
-              data-testid={`new-session-environment-${env.id}`}
-            />
-            <span>
-              {env.name} <span className="muted small">({LANGUAGE_WORDS[env.language]}{env.preset ? ', built in' : ''})</span>
-              <br />
-              <span className={env.status.state === 'failed' ? 'small error-text' : 'muted small'}>{environmentNote(env)}</span>
-            </span>
-          </label>
+        <legend>Built in</legend>
+        {presets.map((env) => (
+          <Choice key={env.id} env={env} checked={choice === env.id} onPick={() => setChoice(env.id)} />
         ))}
       </fieldset>
+      {mine.length > 0 ? (
+        <fieldset className="choices">
+          <legend>Yours</legend>
+          {mine.map((env) => (
+            <Choice key={env.id} env={env} checked={choice === env.id} onPick={() => setChoice(env.id)} />
+          ))}
+        </fieldset>
+      ) : null}
     </Modal>
   );
 }

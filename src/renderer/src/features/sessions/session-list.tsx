@@ -4,54 +4,69 @@ import type { SessionInfo } from '../../../../shared/domain/session';
 import { EmptyState } from '../../components/empty-state';
 import { formatAge, plural } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
-import { usePanel } from '../../stores/panel-context';
+import { useAppStore, usePanel } from '../../stores/panel-context';
+import { GuideCard } from '../guide/guide-card';
+import { guideShown } from '../guide/guide-store';
 import { NewSessionDialog } from './new-session-dialog';
-import { STATE_WORDS, isEnded } from './session-words';
+import { SessionChips } from './session-chips';
+import { StopSessionDialog } from './stop-session-dialog';
+import { isEnded, startedBy, stateWords } from './session-words';
 
 function SessionRow({ session, now }: { session: SessionInfo; now: number }): ReactElement {
   const stopSession = usePanel((s) => s.stopSession);
   const navigate = usePanel((s) => s.navigate);
   const stopping = usePanel((s) => s.pending.includes(session.id));
+  const lost = usePanel((s) => s.link === 'lost');
+  const [confirm, setConfirm] = useState(false);
   return (
     <li className="list-row" data-testid="session-row" data-session-id={session.id}>
-      <button
-        type="button"
+      <a
+        href={`#/sessions/${encodeURIComponent(session.id)}`}
         className="row-main link-button"
-        onClick={() => navigate('sessions', session.id)}
+        onClick={(event) => {
+          if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
+          event.preventDefault();
+          navigate('sessions', session.id);
+        }}
         data-testid="session-open"
         aria-label={`Open the session ${session.name}`}
       >
         <span className="row-title">
           <strong data-testid="session-name">{session.name}</strong>
-          <span className={`badge badge-${session.state}`} data-testid="session-state">
-            {STATE_WORDS[session.state]}
+          <span className={`badge badge-${lost ? 'unknown' : session.state}`} data-testid="session-state" data-state={lost ? 'unknown' : session.state}>
+            {stateWords(session.state, lost)}
           </span>
-          {session.environmentName ? <span className="chip-static" data-testid="session-environment">{session.environmentName}</span> : null}
+          <SessionChips session={session} />
         </span>
         <span className="muted small">
-          {session.client ? `Started by ${session.client}` : 'Started here'} · {plural(session.runs, 'run')} · started{' '}
-          {formatAge(session.createdAt, now)} · <code>{session.id}</code>
+          {startedBy(session)} · {plural(session.runs, 'run')} · started {formatAge(session.createdAt, now)}
         </span>
-      </button>
+      </a>
       {isEnded(session) ? null : (
-        <button
-          type="button"
-          className="secondary"
-          onClick={() => void stopSession(session.id)}
-          disabled={stopping}
-          data-testid="session-stop"
-        >
+        <button type="button" className="secondary" onClick={() => setConfirm(true)} disabled={stopping || lost} data-testid="session-stop">
           {stopping ? 'Stopping…' : 'Stop'}
         </button>
       )}
+      {confirm ? (
+        <StopSessionDialog
+          name={session.name}
+          onClose={() => setConfirm(false)}
+          onConfirm={() => {
+            setConfirm(false);
+            void stopSession(session.id);
+          }}
+        />
+      ) : null}
     </li>
   );
 }
 
-/** The sessions Sandpit runs right now, with what to do when there are none. */
+/** The sessions Sandpit runs right now, with the first-run guide and what to do when there are none. */
 export function SessionList(): ReactElement {
   const sessions = usePanel((s) => s.sessions);
-  const engineUp = usePanel((s) => s.engine?.state === 'up');
+  const engineUp = usePanel((s) => s.engine?.state === 'up' && s.link === 'up');
+  const navigate = usePanel((s) => s.navigate);
+  const guide = useAppStore('guide', guideShown);
   const [choosing, setChoosing] = useState(false);
   const now = useNow();
 
@@ -59,17 +74,27 @@ export function SessionList(): ReactElement {
     <section aria-labelledby="sessions-title" data-testid="sessions-screen">
       <div className="screen-head">
         <div>
-          <h1 id="sessions-title">Sessions</h1>
+          <h1 id="sessions-title" tabIndex={-1}>
+            Sessions
+          </h1>
           <p className="muted">Each session is a sandbox where code runs, away from your files and your network.</p>
         </div>
-        <button type="button" onClick={() => setChoosing(true)} disabled={!engineUp} data-testid="session-new">
-          New session
-        </button>
+        <span className="actions">
+          {guide ? null : (
+            <button type="button" className="secondary" onClick={() => navigate('getting-started')} data-testid="guide-open">
+              Getting started
+            </button>
+          )}
+          <button type="button" onClick={() => setChoosing(true)} disabled={!engineUp} data-testid="session-new">
+            New session
+          </button>
+        </span>
       </div>
+      <GuideCard />
       {sessions.length === 0 ? (
         <EmptyState testId="sessions-empty">
-          No sessions yet. Ask your assistant to run some code, or start one here with “New session”.
-          {engineUp ? '' : ' Docker has to be running first (see the bottom of the window).'}
+          No sessions yet. When your assistant runs code, its session appears here — or start one yourself with “New session”.
+          {engineUp ? '' : ' Docker has to be running first.'}
         </EmptyState>
       ) : (
         <ul className="list card" data-testid="session-list">

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import type { ReactElement } from 'react';
+import { ISOLATION_WORDS } from '../../../../shared/domain/isolation';
 import { EmptyState } from '../../components/empty-state';
 import { ConfirmModal } from '../../components/modal';
 import { LANGUAGE_WORDS, formatAge } from '../../lib/format';
@@ -8,41 +9,57 @@ import { usePanel } from '../../stores/panel-context';
 import { ConsoleView } from './console-view';
 import { FileBrowser } from './file-browser';
 import { RunHistory } from './run-history';
+import { SessionGraphs } from './session-graphs';
 import { SessionUsage } from './session-usage';
-import { STATE_WORDS, isEnded } from './session-words';
+import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
+import { StopSessionDialog } from './stop-session-dialog';
 
 const TABS = [
   ['history', 'Run history'],
   ['files', 'Files'],
-  ['usage', 'Usage and limits'],
+  ['usage', 'Limits and details'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
 
-/** One session: live output, a box to run code, its runs, its files, what it uses; stop and restart. */
+function BackLink(): ReactElement {
+  const navigate = usePanel((s) => s.navigate);
+  return (
+    <a
+      href="#/sessions"
+      className="link-button"
+      onClick={(event) => {
+        event.preventDefault();
+        navigate('sessions');
+      }}
+      data-testid="session-back"
+    >
+      ← All sessions
+    </a>
+  );
+}
+
+/** One session: what it uses, live output, a box to run code, its runs, its files, its limits; stop and restart. */
 export function SessionPage({ sessionId }: { sessionId: string }): ReactElement {
   const session = usePanel((s) => s.sessions.find((x) => x.id === sessionId));
-  const navigate = usePanel((s) => s.navigate);
   const stopSession = usePanel((s) => s.stopSession);
   const restartSession = usePanel((s) => s.restartSession);
   const pending = usePanel((s) => s.pending.includes(sessionId));
+  const lost = usePanel((s) => s.link === 'lost');
   const [tab, setTab] = useState<Tab>('history');
   const [confirm, setConfirm] = useState<'stop' | 'restart' | undefined>();
   const now = useNow();
 
-  const back = (
-    <button type="button" className="link-button" onClick={() => navigate('sessions')} data-testid="session-back">
-      ← All sessions
-    </button>
-  );
-
   if (!session) {
     return (
-      <section data-testid="session-page" data-session-id={sessionId}>
-        {back}
+      <section data-testid="session-page" data-session-id={sessionId} aria-labelledby="session-title">
+        <BackLink />
+        <h1 id="session-title" tabIndex={-1}>
+          This session has ended
+        </h1>
         <EmptyState testId="session-gone">
-          This session has ended and its sandbox was removed. Its runs stay in Activity, and files it made stay in
-          Artifacts. Start a new session from the list.
+          Its sandbox was removed. Its runs stay in Activity, and files it made stay in Artifacts. Start a new session from the
+          list.
         </EmptyState>
         <ConsoleView sessionId={sessionId} />
       </section>
@@ -50,49 +67,37 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
   }
 
   const ended = isEnded(session);
-  const ready = session.state === 'ready' || session.state === 'busy';
+  const ready = (session.state === 'ready' || session.state === 'busy') && !lost;
 
   return (
     <section data-testid="session-page" data-session-id={sessionId} aria-labelledby="session-title">
-      {back}
+      <BackLink />
       <div className="screen-head">
         <div>
-          <h1 id="session-title">
-            {session.name}{' '}
-            <span className={`badge badge-${session.state}`} data-testid="session-state">
-              {STATE_WORDS[session.state]}
+          <h1 id="session-title" tabIndex={-1}>
+            <span data-testid="session-title">{session.name}</span>
+            <span className={`badge badge-${lost ? 'unknown' : session.state}`} data-testid="session-state" data-state={lost ? 'unknown' : session.state}>
+              {stateWords(session.state, lost)}
             </span>
           </h1>
-          <p className="muted">
-            {session.environmentName ? `${session.environmentName} · ` : `${LANGUAGE_WORDS[session.language]} · `}
-            {session.client ? `started by ${session.client}` : 'started here'} · {formatAge(session.createdAt, now)} ·{' '}
-            <code>{session.id}</code>
+          <p className="muted" data-testid="session-summary">
+            {session.environmentName ?? LANGUAGE_WORDS[session.language]} · {startedBy(session, true)} ·{' '}
+            {formatAge(session.createdAt, now)} · {NETWORK_SHORT[session.network]} · {ISOLATION_WORDS[session.isolation]} isolation
           </p>
         </div>
         {ended ? null : (
           <span className="actions">
-            <button
-              type="button"
-              className="secondary"
-              onClick={() => setConfirm('restart')}
-              disabled={pending}
-              data-testid="session-restart"
-            >
+            <button type="button" className="secondary" onClick={() => setConfirm('restart')} disabled={pending || lost} data-testid="session-restart">
               Restart
             </button>
-            <button
-              type="button"
-              className="danger"
-              onClick={() => setConfirm('stop')}
-              disabled={pending}
-              data-testid="session-stop"
-            >
+            <button type="button" className="danger" onClick={() => setConfirm('stop')} disabled={pending || lost} data-testid="session-stop">
               {pending ? 'Working…' : 'Stop'}
             </button>
           </span>
         )}
       </div>
 
+      {ended ? null : <SessionGraphs sessionId={sessionId} running={ready} />}
       <ConsoleView sessionId={sessionId} />
       {ended ? null : <SnippetBox session={session} disabled={!ready} />}
 
@@ -120,23 +125,18 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
       </div>
 
       {confirm === 'stop' ? (
-        <ConfirmModal
-          title="Stop this session?"
-          testId="confirm-stop"
-          confirmLabel="Stop session"
-          danger
+        <StopSessionDialog
+          name={session.name}
           onClose={() => setConfirm(undefined)}
           onConfirm={() => {
             setConfirm(undefined);
             void stopSession(sessionId);
           }}
-        >
-          <p>The sandbox is removed with its variables and files. Files already copied to Artifacts are kept.</p>
-        </ConfirmModal>
+        />
       ) : null}
       {confirm === 'restart' ? (
         <ConfirmModal
-          title="Restart this session?"
+          title={`Restart “${session.name}”?`}
           testId="confirm-restart"
           confirmLabel="Restart"
           onClose={() => setConfirm(undefined)}
@@ -145,10 +145,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
             void restartSession(sessionId);
           }}
         >
-          <p>
-            Running code is stopped and the session starts fresh: variables are forgotten. Use this when the session is
-            stuck.
-          </p>
+          <p>Running code is stopped and the session starts fresh: variables are forgotten. Use this when the session is stuck.</p>
         </ConfirmModal>
       ) : null}
     </section>

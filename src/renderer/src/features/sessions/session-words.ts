@@ -1,4 +1,5 @@
 import type { SessionInfo, SessionState } from '../../../../shared/domain/session';
+import { formatDuration } from '../../lib/format';
 
 export const STATE_WORDS: Record<SessionState, string> = {
   starting: 'Starting',
@@ -10,11 +11,16 @@ export const STATE_WORDS: Record<SessionState, string> = {
   failed: 'Failed',
 };
 
+/** The state badge: what the session is doing, or "Unknown" while Sandpit cannot be reached (it may have changed). */
+export function stateWords(state: SessionState, lost: boolean): string {
+  return lost ? 'Unknown' : STATE_WORDS[state];
+}
+
 /** How a run ended, in plain words. */
 export const RUN_STATUS_WORDS: Record<string, string> = {
   running: 'Running',
   ok: 'Finished',
-  error: 'Error',
+  error: 'Failed',
   timeout: 'Took too long',
   interrupted: 'Interrupted',
   oom: 'Ran out of memory',
@@ -28,12 +34,36 @@ export function runStatusWords(status: string | undefined): string {
   return RUN_STATUS_WORDS[status] ?? status;
 }
 
+/**
+ * How a run ended, for the console: "Finished in 4.2 s", "Failed", "Took too long (stopped after 60 s)".
+ * Short runs get no duration: "Failed in 0 ms" says nothing a person needs.
+ */
+export function doneWords(status: string, durationMs: number): string {
+  const words = runStatusWords(status);
+  const meaningful = Number.isFinite(durationMs) && durationMs >= 1_000;
+  if (status === 'timeout' || status === 'interrupted' || status === 'killed') return meaningful ? `${words} (stopped after ${formatDuration(durationMs)})` : words;
+  if (!meaningful) return words;
+  return status === 'ok' ? `${words} in ${formatDuration(durationMs)}` : `${words} after ${formatDuration(durationMs)}`;
+}
+
 /** A CSS tone for a run status: ok, bad or wait. */
 export function runStatusTone(status: string | undefined): 'ok' | 'bad' | 'wait' {
   if (status === undefined || status === 'running') return 'wait';
   return status === 'ok' ? 'ok' : 'bad';
 }
 
+export const NETWORK_SHORT: Record<SessionInfo['network'], string> = {
+  none: 'No network',
+  packages: 'Package downloads only',
+  open: 'Unrestricted internet',
+};
+
 export function isEnded(session: SessionInfo): boolean {
   return session.state === 'stopped' || session.state === 'failed' || session.state === 'stopping';
+}
+
+/** Who started it, in words. */
+export function startedBy(session: SessionInfo, midSentence = false): string {
+  const words = session.client && session.client !== 'panel' ? `Started by ${session.client}` : 'Started here';
+  return midSentence ? `s${words.slice(1)}` : words;
 }

@@ -2,9 +2,9 @@ import { useState } from 'react';
 import type { ReactElement } from 'react';
 import { APPROVAL_POLICIES } from '../../../../shared/domain/approval';
 import type { ApprovalPolicy } from '../../../../shared/domain/approval';
-import type { SettingsView } from '../../../../shared/domain/settings';
 import { useAppStore } from '../../stores/panel-context';
-import { Field, SettingsSection, parseNumber } from './settings-section';
+import type { SettingsDraft } from './settings-draft';
+import { Field, FieldError, SettingsSection } from './settings-section';
 
 export const POLICY_WORDS: Record<ApprovalPolicy, { title: string; explain: string }> = {
   free: {
@@ -22,18 +22,13 @@ export const POLICY_WORDS: Record<ApprovalPolicy, { title: string; explain: stri
 };
 
 /** Who may run code without asking: a default policy, one per client, and how long a request waits. */
-export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement {
-  const update = useAppStore('settings', (s) => s.update);
+export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElement {
+  const edit = useAppStore('settings', (s) => s.edit);
+  const errors = useAppStore('settings', (s) => s.errors);
   const connected = useAppStore('connect', (s) => s.info?.clients);
-  const { approvals } = view;
-  const [policy, setPolicy] = useState<ApprovalPolicy>(approvals.defaultPolicy);
-  const [timeout, setTimeoutText] = useState(String(approvals.timeoutSeconds));
-  const [perClient, setPerClient] = useState<Record<string, ApprovalPolicy>>(approvals.perClient);
+  const { approvalDefault: policy, perClient } = draft;
+  const setPerClient = (next: Record<string, ApprovalPolicy>): void => edit({ perClient: next });
   const [newClient, setNewClient] = useState('');
-  const dirty =
-    policy !== approvals.defaultPolicy ||
-    timeout !== String(approvals.timeoutSeconds) ||
-    JSON.stringify(perClient) !== JSON.stringify(approvals.perClient);
   const suggestions = [...new Set((connected ?? []).map((c) => c.name))].filter((n) => !(n in perClient));
 
   return (
@@ -41,20 +36,6 @@ export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement
       title="Approvals"
       testId="settings-approvals"
       intro="Decide when an assistant must ask you before running code. Code you run from this panel never asks."
-      dirty={dirty}
-      onSave={async () => {
-        const seconds = parseNumber(timeout);
-        if (seconds === undefined || !Number.isInteger(seconds) || seconds < 10)
-          return 'The waiting time must be a whole number of seconds, at least 10.';
-        const removed = Object.keys(approvals.perClient).filter((name) => !(name in perClient));
-        return update({
-          approvals: {
-            defaultPolicy: policy,
-            timeoutSeconds: seconds,
-            perClient: { ...perClient, ...Object.fromEntries(removed.map((name) => [name, null])) },
-          },
-        });
-      }}
     >
       <fieldset className="choices" data-testid="settings-approval-default">
         <legend className="label">For every assistant (unless set below)</legend>
@@ -64,7 +45,7 @@ export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement
               type="radio"
               name="approval-default"
               checked={policy === p}
-              onChange={() => setPolicy(p)}
+              onChange={() => edit({ approvalDefault: p })}
               data-testid={`settings-approval-default-${p}`}
             />
             <span>
@@ -121,6 +102,9 @@ export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement
             placeholder="Assistant name, e.g. claude-ai"
             value={newClient}
             onChange={(e) => setNewClient(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter') e.preventDefault();
+            }}
             data-testid="settings-approval-new-client"
           />
           <datalist id="approval-client-names">
@@ -141,14 +125,16 @@ export function ApprovalsSection({ view }: { view: SettingsView }): ReactElement
             Add a rule
           </button>
         </div>
+        <FieldError id="settings-approval-clients" error={errors.perClient} />
       </div>
       <Field
         id="settings-approval-timeout"
         label="How long a request waits for you (seconds)"
         hint="When no one answers in time, the request counts as denied."
-        value={timeout}
+        value={draft.approvalTimeout}
         inputMode="numeric"
-        onChange={setTimeoutText}
+        onChange={(approvalTimeout) => edit({ approvalTimeout })}
+        error={errors.approvalTimeout}
       />
     </SettingsSection>
   );

@@ -1,45 +1,47 @@
-import { useState } from 'react';
 import type { ReactElement } from 'react';
-import type { SettingsView } from '../../../../shared/domain/settings';
 import { useAppStore } from '../../stores/panel-context';
 import { ChipInput } from '../environments/chip-input';
-import { Field, SettingsSection } from './settings-section';
+import type { SettingsDraft } from './settings-draft';
+import { Field, FieldError, SettingsSection } from './settings-section';
 
-/** Where the "package downloads only" network policy may go: the package indexes and extra hosts. */
-export function EgressSection({ view }: { view: SettingsView }): ReactElement {
-  const update = useAppStore('settings', (s) => s.update);
-  const [pip, setPip] = useState(view.egress.pipIndexUrl);
-  const [npm, setNpm] = useState(view.egress.npmRegistryUrl);
-  const [hosts, setHosts] = useState(view.egress.extraHosts);
-  const dirty =
-    pip !== view.egress.pipIndexUrl ||
-    npm !== view.egress.npmRegistryUrl ||
-    JSON.stringify(hosts) !== JSON.stringify(view.egress.extraHosts);
+/** Where packages come from (builds and installs) and where the "package downloads only" network policy may go. */
+export function EgressSection({ draft }: { draft: SettingsDraft }): ReactElement {
+  const edit = useAppStore('settings', (s) => s.edit);
+  const errors = useAppStore('settings', (s) => s.errors);
   return (
     <SettingsSection
       title="Package downloads"
       testId="settings-egress"
-      intro="Sessions with “Package downloads only” may reach these addresses and nothing else. A private or offline mirror works too."
-      dirty={dirty}
-      onSave={() => update({ egress: { pipIndexUrl: pip.trim(), npmRegistryUrl: npm.trim(), extraHosts: hosts } })}
+      intro="Where Sandpit gets Python and JavaScript packages from. A company or offline mirror works too. Sessions with “Package downloads only” may reach these addresses and nothing else."
     >
-      <Field id="settings-pip-index" label="Python package index (pip)" value={pip} inputMode="url" onChange={setPip} />
+      <Field
+        id="settings-pip-index"
+        label="Python packages come from"
+        hint="The address of a Python package index (pip). The usual one is https://pypi.org/simple."
+        value={draft.pipIndex}
+        inputMode="url"
+        onChange={(pipIndex) => edit({ pipIndex })}
+        error={errors.pipIndex}
+      />
       <Field
         id="settings-npm-registry"
-        label="JavaScript package registry (npm)"
-        value={npm}
+        label="JavaScript packages come from"
+        hint="The address of an npm registry. The usual one is https://registry.npmjs.org/."
+        value={draft.npmRegistry}
         inputMode="url"
-        onChange={setNpm}
+        onChange={(npmRegistry) => edit({ npmRegistry })}
+        error={errors.npmRegistry}
       />
       <ChipInput
         id="settings-extra-hosts"
-        label="Extra hosts"
-        hint="More host names these sessions may reach, e.g. files.example.org or *.example.org. Type one and press Enter."
-        chips={hosts}
-        onChange={setHosts}
+        label="Other sites packages may need"
+        hint="Some mirrors keep their files on another site, e.g. files.example.org or *.example.org. Type one and press Enter."
+        chips={draft.extraHosts}
+        onChange={(extraHosts) => edit({ extraHosts })}
         placeholder="files.example.org"
         testId="settings-extra-hosts"
       />
+      <FieldError id="settings-extra-hosts" error={errors.extraHosts} />
     </SettingsSection>
   );
 }

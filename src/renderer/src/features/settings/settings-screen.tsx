@@ -2,18 +2,21 @@ import { useEffect } from 'react';
 import type { ReactElement } from 'react';
 import { LoadProblem, NotAvailable } from '../../components/empty-state';
 import { useAppStore } from '../../stores/panel-context';
+import { AppearanceSection } from './appearance-section';
 import { ApprovalsSection } from './approvals-section';
+import { DockerSection } from './docker-section';
 import { EgressSection } from './egress-section';
+import { IsolationSection } from './isolation-section';
 import { LimitsSection } from './limits-section';
+import { SaveBar } from './save-bar';
 import { SystemSection } from './system-section';
 
-const RESTART_WORDS: Record<string, string> = { dockerHost: 'the Docker address', port: 'the port' };
-
-/** Settings: limits, warm pool, approvals, package downloads, Docker, data folder, log retention. */
+/** Settings: limits, isolation, approvals, package downloads, Docker, appearance, system — one Save for all. */
 export function SettingsScreen(): ReactElement {
   const status = useAppStore('settings', (s) => s.status);
   const problem = useAppStore('settings', (s) => s.problem);
   const view = useAppStore('settings', (s) => s.view);
+  const draft = useAppStore('settings', (s) => s.draft);
   const load = useAppStore('settings', (s) => s.load);
   const loadConnect = useAppStore('connect', (s) => s.load);
 
@@ -25,37 +28,36 @@ export function SettingsScreen(): ReactElement {
   if (status === 'unavailable') {
     return (
       <section data-testid="settings-screen">
-        <h1>Settings</h1>
+        <h1 tabIndex={-1}>Settings</h1>
         <NotAvailable testId="settings-unavailable" what="settings" />
       </section>
     );
   }
 
   return (
-    <section data-testid="settings-screen" aria-labelledby="settings-title">
+    <section data-testid="settings-screen" aria-labelledby="settings-title" className="settings-screen">
       <div className="screen-head">
         <div>
-          <h1 id="settings-title">Settings</h1>
-          <p className="muted">Changes apply at once, except where it says otherwise.</p>
+          <h1 id="settings-title" tabIndex={-1}>
+            Settings
+          </h1>
+          <p className="muted">Change what you need, then press “Save changes” at the bottom. Nothing changes until you save.</p>
         </div>
       </div>
-      {status === 'error' && problem ? (
-        <LoadProblem testId="settings-problem" message={problem} retry={() => void load()} />
-      ) : null}
+      {status === 'error' && problem ? <LoadProblem testId="settings-problem" message={problem} retry={() => void load()} /> : null}
       {status === 'loading' ? <p className="muted">Loading settings…</p> : null}
-      {view && view.restartNeeded.length > 0 ? (
-        <p className="notice notice-info" role="status" data-testid="settings-restart-needed">
-          Restart Sandpit to use the new {view.restartNeeded.map((k) => RESTART_WORDS[k] ?? k).join(' and ')}.
-        </p>
-      ) : null}
-      {view ? (
+      {view && draft ? (
         <>
-          <LimitsSection view={view} />
-          <ApprovalsSection view={view} />
-          <EgressSection view={view} />
-          <SystemSection view={view} />
+          <LimitsSection draft={draft} />
+          <IsolationSection draft={draft} />
+          <ApprovalsSection draft={draft} />
+          <EgressSection draft={draft} />
+          <DockerSection draft={draft} />
+          <AppearanceSection draft={draft} />
+          <SystemSection draft={draft} view={view} />
         </>
       ) : null}
+      <SaveBar />
     </section>
   );
 }

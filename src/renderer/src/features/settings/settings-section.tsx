@@ -1,64 +1,38 @@
-import { useState } from 'react';
 import type { ReactElement, ReactNode } from 'react';
 
-/** A card of settings with its own Save: shows what the server refused, or that it was saved. */
+/** A card of settings (the screen has one Save for all of them). */
 export function SettingsSection({
   title,
   testId,
   intro,
   children,
-  onSave,
-  dirty,
 }: {
   title: string;
   testId: string;
   intro?: ReactNode;
   children: ReactNode;
-  /** Saves; resolves with the error message when refused. */
-  onSave?: () => Promise<string | undefined>;
-  dirty?: boolean;
 }): ReactElement {
-  const [saving, setSaving] = useState(false);
-  const [result, setResult] = useState<{ ok: boolean; text: string } | undefined>();
   const titleId = `${testId}-title`;
   return (
-    <form
-      className="card form"
-      aria-labelledby={titleId}
-      data-testid={testId}
-      onSubmit={(event) => {
-        event.preventDefault();
-        if (!onSave) return;
-        setSaving(true);
-        setResult(undefined);
-        void onSave().then((error) => {
-          setSaving(false);
-          setResult(error ? { ok: false, text: error } : { ok: true, text: 'Saved.' });
-        });
-      }}
-    >
+    <section className="card form" aria-labelledby={titleId} data-testid={testId}>
       <h2 id={titleId}>{title}</h2>
       {intro ? <p className="muted">{intro}</p> : null}
       {children}
-      {onSave ? (
-        <div className="row">
-          <span
-            className={result?.ok === false ? 'field-error' : 'muted small'}
-            role={result?.ok === false ? 'alert' : 'status'}
-            data-testid={`${testId}-result`}
-          >
-            {result?.text ?? (dirty ? 'Not saved yet.' : '')}
-          </span>
-          <button type="submit" disabled={saving || dirty === false} data-testid={`${testId}-save`}>
-            {saving ? 'Saving…' : 'Save'}
-          </button>
-        </div>
-      ) : null}
-    </form>
+    </section>
   );
 }
 
-/** A labelled text or number field with an optional hint. */
+/** What the server (or the form) said about a field, under it. */
+export function FieldError({ id, error }: { id: string; error: string | undefined }): ReactElement | null {
+  if (!error) return null;
+  return (
+    <p className="field-error" id={`${id}-error`} role="alert" data-testid={`${id}-error`}>
+      {error}
+    </p>
+  );
+}
+
+/** A labelled text or number field with an optional hint and error. */
 export function Field({
   id,
   label,
@@ -68,6 +42,7 @@ export function Field({
   placeholder,
   readOnly,
   inputMode,
+  error,
 }: {
   id: string;
   label: string;
@@ -77,7 +52,9 @@ export function Field({
   placeholder?: string;
   readOnly?: boolean;
   inputMode?: 'numeric' | 'decimal' | 'url' | 'text';
+  error?: string;
 }): ReactElement {
+  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ');
   return (
     <div className="field">
       <label htmlFor={id} className="label">
@@ -95,16 +72,12 @@ export function Field({
         placeholder={placeholder}
         readOnly={readOnly}
         inputMode={inputMode}
-        aria-describedby={hint ? `${id}-hint` : undefined}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={described || undefined}
         onChange={(e) => onChange?.(e.target.value)}
         data-testid={id}
       />
+      <FieldError id={id} error={error} />
     </div>
   );
-}
-
-/** '' → undefined, else the number (NaN when not one). */
-export function parseNumber(text: string): number | undefined {
-  const t = text.trim();
-  return t === '' ? undefined : Number(t);
 }

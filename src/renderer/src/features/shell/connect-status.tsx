@@ -1,7 +1,17 @@
 import type { ReactElement } from 'react';
+import type { ConnectedClient } from '../../../../shared/domain/connect';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 
-/** The status bar's MCP address, connected clients and waiting requests. */
+/** "No assistant connected", "1 assistant connected (Claude Desktop)", "2 assistants connected (Claude Desktop, Cursor)". */
+export function clientsWords(clients: readonly ConnectedClient[]): string {
+  // One app with several connections (windows, restarts) is one assistant.
+  const names = [...new Set(clients.map((c) => c.name))];
+  if (names.length === 0) return 'No assistant connected';
+  const list = names.length <= 3 ? names.join(', ') : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
+  return `${names.length === 1 ? '1 assistant' : `${names.length} assistants`} connected (${list})`;
+}
+
+/** The status bar's assistants connected now and requests waiting. */
 export function ConnectStatus(): ReactElement | null {
   const info = useAppStore('connect', (s) => s.info);
   const waiting = useAppStore('approvals', (s) => s.pending.length);
@@ -9,23 +19,9 @@ export function ConnectStatus(): ReactElement | null {
   return (
     <>
       {info ? (
-        <>
-          <span className="status-item" data-testid="status-mcp">
-            <span className="muted">MCP:</span> <code>{info.serving ? info.mcpUrl : 'local server off'}</code>
-          </span>
-          <button
-            type="button"
-            className="status-item link-button"
-            onClick={() => navigate('connect')}
-            data-testid="status-clients"
-          >
-            {info.clients.length === 0
-              ? 'No assistant connected'
-              : info.clients.length === 1
-                ? `1 assistant connected (${info.clients[0]!.name})`
-                : `${info.clients.length} assistants connected`}
-          </button>
-        </>
+        <button type="button" className="status-item link-button" onClick={() => navigate('connect')} data-testid="status-clients">
+          {info.serving || info.clients.length > 0 ? clientsWords(info.clients) : 'Assistants connect when Sandpit starts them (see Connect)'}
+        </button>
       ) : null}
       {waiting > 0 ? (
         <span className="status-item status-wait" data-testid="status-approvals">

@@ -1,39 +1,47 @@
 import type { ReactElement } from 'react';
 import { usePanel } from '../../stores/panel-context';
-import { SCREENS } from '../../stores/panel-store';
-import type { Screen } from '../../stores/panel-store';
+import { SCREENS } from '../../stores/routes';
+import type { NavScreen } from '../../stores/routes';
 
-export const SCREEN_WORDS: Record<Screen, { label: string; hint: string }> = {
-  sessions: { label: 'Sessions', hint: 'Sandboxes running now' },
-  environments: { label: 'Environments', hint: 'Packages and network' },
-  artifacts: { label: 'Artifacts', hint: 'Files runs made' },
-  activity: { label: 'Activity', hint: 'Everything that ran' },
-  connect: { label: 'Connect', hint: 'Set up your assistant' },
-  settings: { label: 'Settings', hint: 'Limits and policies' },
+export const SCREEN_WORDS: Record<NavScreen, { label: string; hint: string; icon: string }> = {
+  sessions: { label: 'Sessions', hint: 'Sandboxes running now', icon: '▶' },
+  environments: { label: 'Environments', hint: 'Ready-made sandboxes', icon: '▣' },
+  artifacts: { label: 'Artifacts', hint: 'Files runs made', icon: '▤' },
+  activity: { label: 'Activity', hint: 'Everything that ran', icon: '☰' },
+  connect: { label: 'Connect', hint: 'Set up your assistant', icon: '⇄' },
+  settings: { label: 'Settings', hint: 'Limits and policies', icon: '⚙' },
 };
 
-/** The left navigation. */
-export function Nav({ badges }: { badges?: Partial<Record<Screen, number>> }): ReactElement {
-  const screen = usePanel((s) => s.screen);
+/** The left navigation; on narrow windows a strip of icons with short labels (the hint as a tooltip). */
+export function Nav({ badges }: { badges?: Partial<Record<NavScreen, number>> }): ReactElement {
+  const screen = usePanel((s) => (s.screen === 'getting-started' ? 'sessions' : s.screen));
   const navigate = usePanel((s) => s.navigate);
   return (
     <nav className="nav" aria-label="Main" data-testid="nav">
       <div className="brand">
         <span className="brand-mark" aria-hidden="true">
           ▦
-        </span>{' '}
-        Sandpit
+        </span>
+        <span className="brand-name"> Sandpit</span>
       </div>
       <ul>
         {SCREENS.map((id) => (
           <li key={id}>
-            <button
-              type="button"
+            <a
+              href={`#/${id}`}
               className={screen === id ? 'nav-item nav-on' : 'nav-item'}
               aria-current={screen === id ? 'page' : undefined}
-              onClick={() => navigate(id)}
+              title={`${SCREEN_WORDS[id].label}: ${SCREEN_WORDS[id].hint}`}
+              onClick={(event) => {
+                if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+                event.preventDefault();
+                navigate(id);
+              }}
               data-testid={`nav-${id}`}
             >
+              <span className="nav-icon" aria-hidden="true">
+                {SCREEN_WORDS[id].icon}
+              </span>
               <span className="nav-label">{SCREEN_WORDS[id].label}</span>
               <span className="nav-hint">{SCREEN_WORDS[id].hint}</span>
               {badges?.[id] ? (
@@ -41,7 +49,7 @@ export function Nav({ badges }: { badges?: Partial<Record<Screen, number>> }): R
                   {badges[id]}
                 </span>
               ) : null}
-            </button>
+            </a>
           </li>
         ))}
       </ul>

@@ -1,0 +1,27 @@
+import type { ReactElement } from 'react';
+import type { SessionInfo } from '../../../../shared/domain/session';
+import { ISOLATION_WORDS } from '../../../../shared/domain/isolation';
+import { NETWORK_SHORT } from './session-words';
+
+/** The environment, and what differs from the safe defaults (network, strong isolation), as small chips. */
+export function SessionChips({ session }: { session: SessionInfo }): ReactElement {
+  return (
+    <>
+      {session.environmentName ? (
+        <span className="chip-static" data-testid="session-environment">
+          {session.environmentName}
+        </span>
+      ) : null}
+      {session.isolation === 'strong' ? (
+        <span className="chip-static" data-testid="session-isolation">
+          {ISOLATION_WORDS.strong}
+        </span>
+      ) : null}
+      {session.network !== 'none' ? (
+        <span className={session.network === 'open' ? 'chip-static chip-warn' : 'chip-static'} data-testid="session-network">
+          {NETWORK_SHORT[session.network]}
+        </span>
+      ) : null}
+    </>
+  );
+}
