@@ -37,7 +37,11 @@ export function freePort(): Promise<number> {
   });
 }
 
-export async function startOwnSandpit(testInfo: TestInfo, pythonImage: string, options: { settings?: Record<string, unknown> } = {}): Promise<OwnSandpit> {
+export async function startOwnSandpit(
+  testInfo: TestInfo,
+  pythonImage: string,
+  options: { settings?: Record<string, unknown>; env?: Record<string, string> } = {},
+): Promise<OwnSandpit> {
   const home = mkdtempSync(join(tmpdir(), 'sandpit-e2e-own-'));
   if (options.settings) writeFileSync(join(home, 'settings.json'), `${JSON.stringify(options.settings, null, 2)}\n`);
   const port = await freePort();
@@ -56,7 +60,7 @@ export async function startOwnSandpit(testInfo: TestInfo, pythonImage: string, o
       serve = undefined;
     },
     start: async () => {
-      serve = await startServe({ home, pythonImage, logFile, port });
+      serve = await startServe({ home, pythonImage, logFile, port, ...(options.env ? { env: options.env } : {}) });
       pids.push(serve.info.pid);
     },
     dispose: async () => {

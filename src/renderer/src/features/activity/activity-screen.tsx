@@ -7,6 +7,7 @@ import { plural } from '../../lib/format';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 import { ActivityDetail } from './activity-detail';
 import { ActivityTable } from './activity-table';
+import { NetworkActivity } from '../sessions/network-activity';
 import { ChainStatus } from './chain-status';
 import { FiltersBar } from './filters-bar';
 import { NO_FILTERS } from './activity-filters';
@@ -102,6 +103,10 @@ export function ActivityScreen(): ReactElement {
         </span>
       </div>
       <ChainStatus />
+      <details className="card" data-testid="activity-network">
+        <summary>Network: the hosts sessions tried to reach</summary>
+        <NetworkActivity />
+      </details>
       {exportNote ? (
         <p className="muted small" role="status" data-testid="activity-export-note">
           {exportNote}

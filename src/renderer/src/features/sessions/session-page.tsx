@@ -10,6 +10,7 @@ import { ConsoleView } from './console-view';
 import { FileBrowser } from './file-browser';
 import { RunHistory } from './run-history';
 import { SessionGraphs } from './session-graphs';
+import { NetworkActivity } from './network-activity';
 import { SessionUsage } from './session-usage';
 import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
@@ -18,6 +19,7 @@ import { StopSessionDialog } from './stop-session-dialog';
 const TABS = [
   ['history', 'Run history'],
   ['files', 'Files'],
+  ['network', 'Network'],
   ['usage', 'Limits and details'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -121,6 +123,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
       <div className="card" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'history' ? <RunHistory sessionId={sessionId} /> : null}
         {tab === 'files' ? <FileBrowser sessionId={sessionId} disabled={!ready} /> : null}
+        {tab === 'network' ? <NetworkActivity sessionId={sessionId} {...(session.environment ? { environmentId: session.environment } : {})} /> : null}
         {tab === 'usage' ? <SessionUsage session={session} now={now} /> : null}
       </div>
 

@@ -1,0 +1,103 @@
+import { useCallback, useEffect, useState } from 'react';
+import type { ReactElement } from 'react';
+import type { EgressEntry } from '../../../../shared/api/contract';
+import { EmptyState } from '../../components/empty-state';
+import { formatTime } from '../../lib/format';
+import { useClient } from '../../stores/panel-context';
+import { plainError } from '../../stores/panel-store';
+
+const SHOWN = 100;
+
+/**
+ * The hosts sessions tried to reach through the egress proxy (environments with the network policy
+ * "packages"), newest first, in plain words: reached, or blocked and why. A blocked host can be allowed
+ * for the session's environment in one click (it applies at once). `sessionId` narrows it to one session.
+ */
+export function NetworkActivity({ sessionId, environmentId }: { sessionId?: string; environmentId?: string }): ReactElement {
+  const client = useClient();
+  const [entries, setEntries] = useState<EgressEntry[] | undefined>();
+  const [problem, setProblem] = useState<string | undefined>();
+  const [note, setNote] = useState<string | undefined>();
+
+  const load = useCallback(() => {
+    client.call('egress.recent', { ...(sessionId ? { sessionId } : {}), limit: SHOWN }).then(
+      ({ entries: next }) => {
+        setEntries(next);
+        setProblem(undefined);
+      },
+      (error: unknown) => setProblem(plainError(error)),
+    );
+  }, [client, sessionId]);
+
+  useEffect(() => {
+    load();
+    let pending: ReturnType<typeof setTimeout> | undefined;
+    const stop = client.subscribe((event) => {
+      if (event.name !== 'egress.allowed' && event.name !== 'egress.refused') return;
+      if (sessionId && event.payload.sessionId !== sessionId) return;
+      // Many connections come in bursts (an install): read the list once they settle.
+      clearTimeout(pending);
+      pending = setTimeout(load, 300);
+    });
+    return () => {
+      clearTimeout(pending);
+      stop();
+    };
+  }, [client, load, sessionId]);
+
+  const allow = async (host: string): Promise<void> => {
+    if (!environmentId) return;
+    try {
+      const env = await client.call('environments.get', { environmentId });
+      if (env.allowedHosts.includes(host)) {
+        setNote(`${host} is already allowed for "${env.name}".`);
+        return;
+      }
+      await client.call('environments.update', { environmentId, patch: { allowedHosts: [...env.allowedHosts, host] } });
+      setNote(`${host} is now allowed for "${env.name}": its sessions may reach it from now on.`);
+    } catch (error) {
+      setNote(`Could not allow ${host}: ${plainError(error)}`);
+    }
+  };
+
+  if (problem) return <p className="muted" data-testid="network-problem">Could not read the network activity: {problem}</p>;
+  if (!entries) return <p className="muted">Loading the network activity…</p>;
+  return (
+    <div data-testid="network-activity">
+      {note ? (
+        <p className="small" role="status" data-testid="network-note">
+          {note}
+        </p>
+      ) : null}
+      {entries.length === 0 ? (
+        <EmptyState testId="network-empty">
+          No connections yet. Sessions without network reach nothing; with &quot;Package indexes only&quot;, every host they try to reach is listed here.
+        </EmptyState>
+      ) : (
+        <ul className="plain-list" data-testid="network-list">
+          {entries.map((entry, i) => (
+            <li key={`${entry.time}-${entry.host}-${i}`} data-testid="network-entry" data-allowed={entry.allowed ? 'yes' : 'no'}>
+              <span className="muted small">{formatTime(entry.time)}</span>{' '}
+              {entry.allowed ? (
+                <>reached {entry.host}</>
+              ) : (
+                <>
+                  tried to reach <strong>{entry.host}</strong> — blocked: {entry.reason ?? 'not allowed'}
+                  {environmentId && entry.reasonCode === 'host-not-allowed' ? (
+                    <>
+                      {' '}
+                      <button type="button" className="link-button" onClick={() => void allow(entry.host)} data-testid="network-allow">
+                        Allow {entry.host} for this environment
+                      </button>
+                    </>
+                  ) : null}
+                </>
+              )}
+              {!sessionId && entry.sessionId ? <span className="muted small"> · session {entry.sessionId}</span> : null}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
