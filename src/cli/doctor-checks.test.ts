@@ -12,6 +12,7 @@ import { tokenPath } from '../core/http/token';
 import {
   checkDataFolder,
   checkDocker,
+  checkGvisor,
   checkNode,
   checkPort,
   checkTokenFile,
@@ -79,25 +80,43 @@ describe('checkDataFolder', () => {
 });
 
 describe('checkDocker', () => {
-  it('fails with the reason and how to start Docker when the engine does not answer', async () => {
+  it('fails with the address, the reason and how to start Docker when the engine does not answer', async () => {
     const docker = fakeDocker(() => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'Docker is not running.')));
-    const result = await checkDocker(docker);
+    const result = await checkDocker(docker, 'DOCKER_HOST');
     expect(result.ok).toBe(false);
     expect(result.name).toBe('Docker engine');
-    expect(result.detail).toBe('Docker is not running.');
+    expect(result.detail).toBe('/var/run/docker.sock (found through DOCKER_HOST): Docker is not running.');
     expect(result.fix).toBe(dockerFixHint(LOCAL));
   });
 
-  it('reports the version and endpoint, and gVisor when the engine has it', async () => {
+  it('reports the version, the endpoint and where it was found', async () => {
     const version: EngineVersion = { version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
-    const result = await checkDocker(fakeDocker(() => Promise.resolve(version)));
+    const result = await checkDocker(fakeDocker(() => Promise.resolve(version)), 'docker context "colima"');
     expect(result).toEqual({
       name: 'Docker engine',
       ok: true,
-      detail: '27.3.1 (API 1.47) at /var/run/docker.sock, gVisor available',
+      detail: '27.3.1 (API 1.47) at /var/run/docker.sock (found through docker context "colima")',
+      version,
     });
-    const plain = await checkDocker(fakeDocker(() => Promise.resolve({ ...version, runtimes: ['runc'] })));
-    expect(plain.detail).not.toContain('gVisor');
+  });
+});
+
+describe('checkGvisor', () => {
+  const engine = (runtimes: string[]): EngineVersion => ({ version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes });
+
+  it('is fine when both gVisor runtimes are registered', () => {
+    expect(checkGvisor(engine(['runc', 'runsc', 'runsc-nonet']), true)).toEqual({ name: 'Strong isolation (gVisor)', ok: true, detail: 'runtimes runsc and runsc-nonet registered' });
+  });
+
+  it('says how to set it up, as a note when optional and as a problem when Strong is the default', () => {
+    const optional = checkGvisor(engine(['runc', 'runsc']), false, 'linux');
+    expect(optional.ok).toBe(true);
+    expect(optional.detail).toContain('runsc-nonet not registered');
+    expect(optional.detail).toContain('sudo apt-get install runsc');
+    const required = checkGvisor(engine(['runc']), true, 'darwin');
+    expect(required.ok).toBe(false);
+    expect(required.detail).toContain('Settings make Strong isolation the default');
+    expect(required.fix).toMatch(/Linux only/);
   });
 });
 

@@ -3,7 +3,8 @@ import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { toErrorBody } from '../shared/api/errors';
-import type { DockerClient } from '../core/docker/docker-client';
+import { GVISOR_RUNTIMES, gvisorSetupHint } from '../core/docker/gvisor';
+import type { DockerClient, EngineVersion } from '../core/docker/docker-client';
 import { dockerFixHint } from '../core/docker/docker-errors';
 import { resolveExecutorImages } from '../core/docker/resolve-images';
 import { isLooserThanOwnerOnly, tokenPath } from '../core/http/token';
@@ -23,14 +24,28 @@ export function checkNode(version: string = process.versions.node): CheckResult 
     : { name: 'Node.js', ok: false, detail: `v${version} is too old`, fix: 'Install Node.js 24 or newer (see .nvmrc).' };
 }
 
-export async function checkDocker(docker: DockerClient): Promise<CheckResult> {
+/** The engine, where it was found (`source`: "DOCKER_HOST", "docker context \"colima\"" …) and, when it answers, its version. */
+export async function checkDocker(docker: DockerClient, source?: string): Promise<CheckResult & { version?: EngineVersion }> {
+  const from = source ? ` (found through ${source})` : '';
   try {
-    const v = await docker.ping(5_000);
-    const gvisor = v.runtimes.includes('runsc') ? ', gVisor available' : '';
-    return { name: 'Docker engine', ok: true, detail: `${v.version} (API ${v.apiVersion}) at ${docker.endpoint.address}${gvisor}` };
+    const version = await docker.ping(5_000);
+    return { name: 'Docker engine', ok: true, detail: `${version.version} (API ${version.apiVersion}) at ${docker.endpoint.address}${from}`, version };
   } catch (error) {
-    return { name: 'Docker engine', ok: false, detail: toErrorBody(error).message, fix: dockerFixHint(docker.endpoint) };
+    return { name: 'Docker engine', ok: false, detail: `${docker.endpoint.address}${from}: ${toErrorBody(error).message}`, fix: dockerFixHint(docker.endpoint) };
   }
+}
+
+/**
+ * Strong isolation: whether the engine has gVisor's runtimes registered. Optional — a problem only when the
+ * Settings default asks for Strong isolation (`required`).
+ */
+export function checkGvisor(version: EngineVersion, required: boolean, platform: NodeJS.Platform = process.platform): CheckResult {
+  const found = GVISOR_RUNTIMES.filter((runtime) => version.runtimes.includes(runtime));
+  if (found.length === GVISOR_RUNTIMES.length) return { name: 'Strong isolation (gVisor)', ok: true, detail: `runtimes ${found.join(' and ')} registered` };
+  const missing = GVISOR_RUNTIMES.filter((runtime) => !found.includes(runtime)).join(' and ');
+  const detail = `not set up: ${missing} not registered with this engine (its runtimes: ${version.runtimes.join(', ') || 'none'})`;
+  if (!required) return { name: 'Strong isolation (gVisor)', ok: true, detail: `${detail}. Only needed for Strong isolation: ${gvisorSetupHint(platform)}` };
+  return { name: 'Strong isolation (gVisor)', ok: false, detail: `${detail}, but Settings make Strong isolation the default`, fix: gvisorSetupHint(platform) };
 }
 
 export async function checkImages(docker: DockerClient): Promise<CheckResult> {
