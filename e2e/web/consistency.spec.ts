@@ -66,6 +66,8 @@ test('Stop asks in the list too; a new session gets the focus on its heading; Fi
   const done = session.done.last();
   await expect(done).toHaveAttribute('data-status', 'error');
   await expect(done).toHaveText('Failed');
+  await expect(session.console.getByTestId('console-error').last()).toContainText('ZeroDivisionError');
+  await expect(session.console.locator(':scope > *').last(), 'how the run ended is its last line').toHaveAttribute('data-testid', 'console-done');
   await expect(session.console).not.toContainText(' in 0 ms');
   await expect(session.console).not.toContainText('Error in');
   await saveScreenshot(page, testInfo, 'consistency-session');

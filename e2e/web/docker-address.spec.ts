@@ -42,10 +42,12 @@ test('an address where no Docker answers is refused when saved, naming it; an en
     await expect(panel.engineStatus).toHaveAttribute('data-state', 'up', { timeout: 30_000 });
     await expect(settings.root).not.toContainText('Restart Sandpit');
     await expect(page.getByTestId('settings-restart-needed')).toHaveCount(0);
-    // Back to finding Docker by itself.
+    await expect(settings.docker.getByTestId('settings-docker-in-use')).toContainText('the Sandpit setting', { timeout: 30_000 });
+    // Back to finding Docker by itself, right after: the last address saved is the one in use.
     await settings.docker.getByTestId('settings-docker-auto').check();
     await settings.save();
     await expect(panel.engineStatus).toHaveAttribute('data-state', 'up', { timeout: 30_000 });
+    await expect(settings.docker.getByTestId('settings-docker-in-use')).not.toContainText('the Sandpit setting', { timeout: 30_000 });
   } finally {
     await callApi(server, 'settings.update', { patch: { dockerHost: before.dockerHost ?? null } }).catch(() => undefined);
   }

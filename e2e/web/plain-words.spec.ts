@@ -102,11 +102,11 @@ test('New session tells the built-in environments apart; "Python (data)" says wh
   await expect(python).toContainText('general scripts');
   await expect(data).toContainText('numpy, pandas and matplotlib');
   await expect(bash).toContainText('command line');
-  // The built-in choices (other specs add environments of their own to the shared server, some alike).
-  const builtIn = dialog.locator('fieldset', { has: page.locator('legend', { hasText: 'Built in' }) });
-  const blurbs = await builtIn.getByTestId('new-session-choice').locator('.muted.small').allInnerTexts();
-  expect(blurbs.length).toBeGreaterThanOrEqual(3);
-  expect(new Set(blurbs).size, 'every built-in choice reads differently').toBe(blurbs.length);
+  const builtIn = dialog.locator('fieldset').first().getByTestId('new-session-choice');
+  await expect(builtIn).toHaveCount(4);
+  const blurbs = await builtIn.locator('.muted.small').allInnerTexts();
+  expect(new Set(blurbs).size, 'every built-in choice reads differently').toBe(4);
+  expect(await builtIn.locator('strong').allInnerTexts(), 'plain Python first').toEqual(['Python', 'Python (data)', 'Node.js', 'Bash']);
   await saveScreenshot(page, testInfo, 'choices-new-session', { area: 'viewport' });
   await dialog.getByTestId('new-session-dialog-close').click();
 

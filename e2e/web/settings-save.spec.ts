@@ -85,6 +85,7 @@ test('a value the server refuses is named next to its field, and nothing is save
   await settings.saveRefused();
   await expect(page.getByTestId('settings-pip-index-error')).toContainText('http:// or https://');
   await expect(page.getByTestId('settings-pip-index')).toHaveAttribute('aria-invalid', 'true');
+  await expect(page.getByTestId('settings-pip-index'), 'the field in question gets the focus').toBeFocused();
   await expect(settings.saveBar).toContainText('Not saved');
   await saveScreenshot(page, testInfo, 'settings-refused');
   expect(((await callApi(server, 'settings.get')) as Settings).egress.pipIndexUrl).toBe(before.egress.pipIndexUrl);

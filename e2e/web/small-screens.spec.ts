@@ -25,6 +25,8 @@ test('at 800×600 every screen fits the window, the navigation is a strip, and t
 
   const nav = await page.getByTestId('nav').boundingBox();
   expect(nav!.width, 'the navigation is a narrow strip').toBeLessThanOrEqual(100);
+  // Every label fits the strip whole.
+  for (const label of await page.locator('.nav-label').all()) expect(await label.evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
   // Its labels stay readable as tooltips.
   await expect(page.getByTestId('nav-environments')).toHaveAttribute('title', /Environments/);
 

@@ -203,7 +203,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
    * Moves every session to another engine: the old one's sessions stop (their containers are removed
    * while it still answers), caches of its images are forgotten, and the new one is checked and warmed.
    */
-  const switchEngine = async (address: string | undefined): Promise<void> => {
+  const moveTo = async (address: string | undefined): Promise<void> => {
     const next = options.docker ? undefined : (await openEngine(address, log)).docker;
     if (!next) return;
     log.info('moving to another Docker engine', { from: docker.endpoint.address, to: next.endpoint.address });
@@ -216,6 +216,13 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     backend.useWorkspaces(await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log));
     engine.markDown('Moving to the new Docker engine…');
     await engine.check();
+  };
+  // Moves happen one after the other, in the order the addresses were saved: the last one saved wins.
+  let moving: Promise<void> = Promise.resolve();
+  const switchEngine = (address: string | undefined): Promise<void> => {
+    const run = moving.then(() => moveTo(address));
+    moving = run.catch(() => undefined);
+    return run;
   };
   // A new Docker address is tried before it is saved: one that does not answer is refused, saying why.
   settings.validateWith(async (next, previous) => {

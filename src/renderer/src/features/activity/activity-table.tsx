@@ -14,9 +14,12 @@ const METHOD_WORDS: Record<AuditSummary['method'], string> = {
   'packages.install': 'Install',
 };
 
-function time(iso: string): string {
+/** Today's runs by their time only; older ones with their day. */
+function time(iso: string, now = new Date()): string {
   const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? '—' : d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+  if (Number.isNaN(d.getTime())) return '—';
+  if (d.toDateString() === now.toDateString()) return d.toLocaleTimeString(undefined, { timeStyle: 'medium' });
+  return d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'short' });
 }
 
 /** The audit rows, newest first, in a virtualized table; a row opens its detail. */
@@ -69,7 +72,9 @@ export function ActivityTable({
             data-audit-id={row.id}
             data-status={row.status}
           >
-            <span role="cell">{time(row.startedAt)}</span>
+            <span role="cell" className="ellipsis" title={new Date(row.startedAt).toLocaleString()}>
+              {time(row.startedAt)}
+            </span>
             <span role="cell" className="ellipsis">
               {row.client ?? row.transport}
             </span>

@@ -50,7 +50,8 @@ export function FiltersBar({ clients, sessions }: { clients: string[]; sessions:
           list="activity-clients"
           value={filters.client}
           onChange={(e) => set({ client: e.target.value })}
-          placeholder="Any (part of a name)"
+          placeholder="Any"
+          title="Part of a name is enough, in any case"
           data-testid="filter-client"
         />
         <datalist id="activity-clients">

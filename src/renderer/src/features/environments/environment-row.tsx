@@ -7,7 +7,7 @@ import { LANGUAGE_WORDS, formatTime } from '../../lib/format';
 import { useAppStore, useClient, usePanel } from '../../stores/panel-context';
 import { BuildLogView } from './build-log';
 import { BuildProblem } from './build-problem';
-import { environmentBlurb, includedPackages } from './environment-words';
+import { environmentPurpose, includedPackages } from './environment-words';
 import { NETWORK_WORDS } from './network-choice';
 
 const BUILD_WORDS = {
@@ -87,7 +87,7 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
               {BUILD_WORDS[state]}
             </span>
           </h2>
-          {environmentBlurb(env) ? <p className="small">{environmentBlurb(env)}</p> : null}
+          {environmentPurpose(env) ? <p className="small">{environmentPurpose(env)}</p> : null}
           <p className="muted small" data-testid="env-facts">
             {LANGUAGE_WORDS[env.language]} · {NETWORK_WORDS[env.network].title}
             {env.network === 'open' ? ' ⚠' : ''} ·{' '}

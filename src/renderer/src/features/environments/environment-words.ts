@@ -1,4 +1,5 @@
 import type { EnvironmentBase, EnvironmentView } from '../../../../shared/domain/environment';
+import { languageLabel } from '../../../../shared/domain/runtimes';
 
 /** What each built-in environment is for, in one line a person can choose by. */
 export const PRESET_BLURBS: Record<string, string> = {
@@ -21,9 +22,18 @@ export const BASE_WORDS: Record<EnvironmentBase, string> = {
   node: 'Node.js',
 };
 
-/** The line that says what an environment is for: the preset's blurb, else its own description. */
-export function environmentBlurb(env: Pick<EnvironmentView, 'id' | 'preset' | 'description'>): string {
-  return (env.preset ? PRESET_BLURBS[env.id] : undefined) ?? env.description ?? '';
+/** What an environment is for, as its maker said it: the preset's blurb, or its own description. */
+export function environmentPurpose(env: Pick<EnvironmentView, 'id' | 'preset' | 'description'>): string | undefined {
+  return (env.preset ? PRESET_BLURBS[env.id] : undefined) ?? env.description;
+}
+
+/** The line that says what an environment is for: the preset's blurb, else its own description, else what it holds. */
+export function environmentBlurb(env: Pick<EnvironmentView, 'id' | 'preset' | 'description' | 'language' | 'base' | 'packages'>): string {
+  const own = environmentPurpose(env);
+  if (own) return own;
+  const { fromBase, added } = includedPackages(env);
+  const all = [...fromBase, ...added];
+  return all.length > 0 ? `${languageLabel(env.language)} with ${all.join(', ')}.` : `${languageLabel(env.language)}, no packages added.`;
 }
 
 /** Packages it comes with: the base's own and the ones added, without repeats. */

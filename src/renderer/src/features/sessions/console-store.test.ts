@@ -30,6 +30,30 @@ describe('console store', () => {
   });
 });
 
+describe('console store and a run started here', () => {
+  it('keeps "Finished"/"Failed" as the run\'s last line when the result comes after the live end', () => {
+    const store = createConsoleStore();
+    const { applyEvent } = store.getState();
+    applyEvent({ name: 'execution.started', payload: { sessionId: 's', executionId: 'r', code: '1/0', startedAt: '2026-01-01T00:00:00Z' } });
+    applyEvent({ name: 'execution.done', payload: { sessionId: 's', executionId: 'r', status: 'error', durationMs: 3 } });
+    store.getState().addResult({
+      executionId: 'r',
+      sessionId: 's',
+      status: 'error',
+      stdout: '',
+      stderr: '',
+      error: { name: 'ZeroDivisionError', value: 'division by zero', traceback: 'Traceback …\nZeroDivisionError: division by zero' },
+      displays: [],
+      truncated: { stdout: false, stderr: false },
+      durationMs: 3,
+      files: [],
+      artifacts: [],
+      stateLost: false,
+    });
+    expect(store.getState().buffers.s?.entries.map((e) => e.kind)).toEqual(['code', 'error', 'done']);
+  });
+});
+
 describe('console store memory', () => {
   it('keeps a bounded number of consoles, forgetting the quietest', () => {
     const store = createConsoleStore();

@@ -101,7 +101,15 @@ export function createConsoleStore(): ConsoleStore {
       },
 
       addResult: (result) => {
-        update(result.sessionId, (b) => resultEntries(result).reduce((acc, entry) => appendEntry(acc, entry), b));
+        update(result.sessionId, (b) => {
+          // The run's end ("Finished", "Failed") may have come first, as a live event: it stays the last line of the run.
+          const done = b.entries.find((e) => e.kind === 'done' && e.executionId === result.executionId);
+          const before = done ? { ...b, entries: b.entries.filter((e) => e !== done), chars: b.chars - 16 } : b;
+          const withResult = resultEntries(result).reduce((acc, entry) => appendEntry(acc, entry), before);
+          if (!done || done.kind !== 'done') return withResult;
+          const { id: _id, ...rest } = done;
+          return appendEntry(withResult, rest);
+        });
       },
 
       addNote: (sessionId, text) => {

@@ -10,7 +10,7 @@ export function EgressSection({ draft }: { draft: SettingsDraft }): ReactElement
   const errors = useAppStore('settings', (s) => s.errors);
   return (
     <SettingsSection
-      title="Package downloads"
+      title="Packages"
       testId="settings-egress"
       intro="Where Sandpit gets Python and JavaScript packages from. A company or offline mirror works too. Sessions with “Package downloads only” may reach these addresses and nothing else."
     >

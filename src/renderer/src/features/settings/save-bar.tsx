@@ -3,6 +3,15 @@ import type { ReactElement } from 'react';
 import { plural } from '../../lib/format';
 import { useAppStore } from '../../stores/panel-context';
 
+/** After a refused save: the first field marked in red comes into view, with the focus. */
+function showFirstProblem(): void {
+  requestAnimationFrame(() => {
+    const field = document.querySelector<HTMLElement>('#main [aria-invalid="true"]');
+    field?.scrollIntoView({ block: 'center' });
+    field?.focus({ preventScroll: true });
+  });
+}
+
 /** The one Save of the Settings screen: appears when something changed, stays until saved or discarded. */
 export function SaveBar(): ReactElement | null {
   const dirty = useAppStore('settings', (s) => s.dirty);
@@ -43,7 +52,7 @@ export function SaveBar(): ReactElement | null {
         <button type="button" className="secondary" onClick={discard} disabled={saving} data-testid="settings-discard">
           Discard
         </button>
-        <button type="button" onClick={() => void save()} disabled={saving} data-testid="settings-save">
+        <button type="button" onClick={() => void save().then((ok) => (ok ? undefined : showFirstProblem()))} disabled={saving} data-testid="settings-save">
           {saving ? 'Saving…' : 'Save changes'}
         </button>
       </span>
