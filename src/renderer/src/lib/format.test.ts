@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { visibleRange } from '../components/visible-range';
 import { commandLine, withToken } from '../features/connect/connect-text';
-import { codeExcerpt, formatAge, formatBytes, formatDuration, stripAnsi } from './format';
+import { codeExcerpt, formatAge, formatBytes, formatDuration, stripAnsi, tookWords } from './format';
 
 describe('formatters', () => {
   it('says sizes, durations and ages in plain words', () => {
@@ -12,6 +12,9 @@ describe('formatters', () => {
     expect(formatDuration(4_200)).toBe('4.2 s');
     expect(formatDuration(185_000)).toBe('3 min 5 s');
     expect(formatDuration(30 * 60_000)).toBe('30 min');
+    expect(tookWords(undefined)).toBe('…');
+    expect(tookWords(4)).toBe('under 1 s');
+    expect(tookWords(4_200)).toBe('4.2 s');
     const now = Date.parse('2026-01-01T12:00:00Z');
     expect(formatAge('2026-01-01T11:59:55Z', now)).toBe('just now');
     expect(formatAge('2026-01-01T11:55:00Z', now)).toBe('5 min ago');

@@ -72,3 +72,9 @@ export function stripAnsi(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/\u001b\[[0-9;?]*[A-Za-z]|\u001b\][^\u0007]*\u0007/g, '');
 }
+
+/** How long a run took, for lists: "…" while it runs, "under 1 s" for quick ones (milliseconds say nothing to a person). */
+export function tookWords(ms: number | undefined): string {
+  if (ms === undefined) return '…';
+  return ms < 1_000 ? 'under 1 s' : formatDuration(ms);
+}

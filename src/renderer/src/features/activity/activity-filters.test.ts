@@ -41,6 +41,7 @@ describe('activity filters', () => {
   it('decides as the server would whether a live row matches', () => {
     expect(matchesFilters(row(1), { search: 'REQUESTS' })).toBe(true);
     expect(matchesFilters(row(1), { client: 'cursor' })).toBe(false);
+    expect(matchesFilters(row(1), { client: 'LAUD' }), 'part of the name, any case, as the server').toBe(true);
     expect(matchesFilters(row(1), { from: '2026-01-01T13:00:00Z' })).toBe(false);
     expect(matchesFilters(row(1), { to: '2026-01-01T12:00:00Z' })).toBe(false);
   });

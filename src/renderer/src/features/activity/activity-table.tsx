@@ -1,7 +1,7 @@
 import type { ReactElement } from 'react';
 import type { AuditSummary } from '../../../../shared/domain/audit';
 import { VirtualList } from '../../components/virtual-list';
-import { codeExcerpt, formatDuration } from '../../lib/format';
+import { codeExcerpt, tookWords } from '../../lib/format';
 import { useSessionNames } from '../sessions/session-name';
 import { runStatusTone, runStatusWords } from '../sessions/session-words';
 
@@ -85,7 +85,7 @@ export function ActivityTable({
               {runStatusWords(row.status)}
             </span>
             <span role="cell" className="acol-took">
-              {row.durationMs === undefined ? '…' : formatDuration(row.durationMs)}
+              {tookWords(row.durationMs)}
             </span>
             <span role="cell" className="ellipsis">
               <span className="muted small">{METHOD_WORDS[row.method]}</span> <code>{codeExcerpt(row.code, 120)}</code>

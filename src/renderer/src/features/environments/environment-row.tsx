@@ -20,7 +20,8 @@ const BUILD_WORDS = {
 
 /** Build state in words; an environment without packages needs no build (it uses the plain sandbox image). */
 function buildState(env: Environment, building: boolean): keyof typeof BUILD_WORDS {
-  if (building || env.status.state === 'building') return 'building';
+  // The build record, not the status: a view sent as the build ends can still say "building".
+  if (building || env.build?.state === 'building') return 'building';
   const state = env.build?.state ?? (env.image ? 'ready' : 'idle');
   const packages = env.packages.pip.length + env.packages.npm.length + env.packages.apt.length;
   // Nothing to install: it runs on the plain sandbox image, so there is nothing to build or rebuild.

@@ -42,3 +42,14 @@ export function includedPackages(env: Pick<EnvironmentView, 'base' | 'packages'>
   const added = [...env.packages.pip, ...env.packages.npm, ...env.packages.apt].filter((p) => !fromBase.includes(p.toLowerCase()));
   return { fromBase, added };
 }
+
+/**
+ * Whether sessions can start from it now. The status says so, except in the view sent as a build ends
+ * (still "building" there): the build record then says how it ended.
+ */
+export function environmentState(env: Pick<EnvironmentView, 'status' | 'build'>): EnvironmentView['status']['state'] {
+  if (env.status.state !== 'building') return env.status.state;
+  if (env.build?.state === 'failed') return 'failed';
+  if (env.build?.state === 'ready') return 'ready';
+  return 'building';
+}

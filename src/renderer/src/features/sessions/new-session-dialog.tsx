@@ -3,21 +3,23 @@ import type { ReactElement } from 'react';
 import type { EnvironmentView } from '../../../../shared/domain/environment';
 import { Modal } from '../../components/modal';
 import { useAppStore, usePanel } from '../../stores/panel-context';
-import { environmentBlurb } from '../environments/environment-words';
+import { environmentBlurb, environmentState } from '../environments/environment-words';
 
 /** Why an environment cannot (or not at once) start a session, or nothing. */
 function statusNote(env: EnvironmentView): string | undefined {
-  if (env.status.state === 'failed') return `Cannot start: its last build failed. ${env.build?.diagnosis?.summary ?? ''}`.trim();
-  if (env.status.state === 'building') return 'Being built now: the session starts once it is ready.';
-  if (env.status.state === 'not-built') return 'Made the first time it is used (this can take a minute).';
+  const state = environmentState(env);
+  if (state === 'failed') return `Cannot start: its last build failed. ${env.build?.diagnosis?.summary ?? ''}`.trim();
+  if (state === 'building') return 'Being built now: the session starts once it is ready.';
+  if (state === 'not-built') return 'Made the first time it is used (this can take a minute).';
   return undefined;
 }
 
 function Choice({ env, checked, onPick }: { env: EnvironmentView; checked: boolean; onPick: () => void }): ReactElement {
   const note = statusNote(env);
-  const failed = env.status.state === 'failed';
+  const state = environmentState(env);
+  const failed = state === 'failed';
   return (
-    <label className={`choice choice-block${failed ? ' choice-failed' : ''}`} data-state={env.status.state} data-testid="new-session-choice">
+    <label className={`choice choice-block${failed ? ' choice-failed' : ''}`} data-state={state} data-testid="new-session-choice">
       <input type="radio" name="new-session" value={env.id} checked={checked} onChange={onPick} data-testid={`new-session-environment-${env.id}`} />
       <span>
         <strong>{env.name}</strong>
@@ -43,7 +45,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
   }, [loadEnvironments]);
 
   const chosen = environments.find((env) => env.id === choice);
-  const failed = chosen?.status.state === 'failed';
+  const failed = chosen !== undefined && environmentState(chosen) === 'failed';
   const start = async (): Promise<void> => {
     const session = await createSession({ environment: choice });
     onClose();

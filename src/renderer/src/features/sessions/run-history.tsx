@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
 import type { AuditSummary } from '../../../../shared/domain/audit';
 import { EmptyState } from '../../components/empty-state';
-import { codeExcerpt, formatDuration, formatTime } from '../../lib/format';
+import { codeExcerpt, formatTime, tookWords } from '../../lib/format';
 import { isUnavailable } from '../../lib/unavailable';
 import { useAppStore, useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
@@ -117,7 +117,7 @@ export function RunHistory({ sessionId }: { sessionId: string }): ReactElement {
               <td>
                 <span className={`tone-${runStatusTone(run.status)}`}>{runStatusWords(run.status)}</span>
               </td>
-              <td>{run.durationMs === undefined ? '…' : formatDuration(run.durationMs)}</td>
+              <td>{tookWords(run.durationMs)}</td>
               <td>
                 {run.auditId !== undefined ? (
                   <button
