@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, MessageExtraInfo, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { describeToolInputLimits, formatSize, MCP_MAX_MESSAGE_BYTES } from '../core/mcp/mcp-limits';
-import { parseJsonRpcMessage } from './json-rpc-message';
+import { isRequestId, parseJsonRpcMessage } from './json-rpc-message';
 import { LineSplitter } from './line-splitter';
 import type { SplitLine } from './line-splitter';
 import { recoverRequestId } from './recover-request-id';
@@ -183,6 +183,5 @@ function requestIdOf(value: unknown): RequestId | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const record = value as Record<string, unknown>;
   if (!('method' in record)) return null;
-  const { id } = record;
-  return typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)) ? id : null;
+  return isRequestId(record.id) ? record.id : null;
 }

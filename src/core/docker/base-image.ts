@@ -13,7 +13,7 @@ export interface BaseImageOptions {
   onLog?: (line: string) => void;
   /** Remove an existing bootstrap image first and bootstrap it again. */
   refresh?: boolean;
-  /** Passed to the bootstrap (timeout, a stand-in command in tests). */
+  /** Passed to the bootstrap (its timeout; tests give it a command of their own). */
   bootstrap?: Omit<BootstrapOptions, 'onLog'>;
 }
 
