@@ -60,7 +60,16 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       const session = find(id);
       if (!session) return undefined;
       const info = session.info();
-      return { isolation: info.isolation, runtime: session.runtime.engineRuntime || undefined, network: info.network };
+      return {
+        isolation: info.isolation,
+        runtime: session.runtime.engineRuntime || undefined,
+        network: info.network,
+        // What a replay starts from (audit.replay).
+        language: info.language,
+        image: info.image,
+        ...(info.environment ? { environmentId: info.environment } : {}),
+        limits: info.limits,
+      };
     },
     log: sessions.logger,
   };
