@@ -11,7 +11,9 @@ import { environmentHandlers } from './environment-handlers';
 import { fileHandlers } from './file-handlers';
 import type { HandlerKit, SandpitApiDeps } from './handler-kit';
 import { METHOD_POLICY } from './method-policy';
+import { notebookHandlers } from './notebook-handlers';
 import { packageHandlers } from './package-handlers';
+import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
 import { sessionHandlers } from './session-handlers';
 import { openSession } from './session-factory';
@@ -73,6 +75,12 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     },
     log: sessions.logger,
   };
+  // Replayed runs call the policy-wrapped handlers (made below): audited and approval-checked like every other call.
+  let guarded: Handlers | undefined;
+  const replays = new ReplayRunner(kit, () => {
+    if (!guarded) throw new SandpitError('INTERNAL', 'The API is not ready yet.');
+    return guarded;
+  });
   const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
     'engine.candidates': async () => ({ engines: await deps.engines.candidates() }),
@@ -130,9 +138,11 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...settingsHandlers(deps.settings),
     ...approvalHandlers(deps.approvals),
     ...auditHandlers(deps.audit),
+    ...notebookHandlers(kit),
+    'audit.replay': async ({ sessionId }, context) => replays.start(sessionId, context),
     ...connectHandlers(deps.config, deps.connect),
   };
-  return withPolicy(handlers, {
+  guarded = withPolicy(handlers, {
     audit,
     approvals: {
       queue: deps.approvals,
@@ -141,6 +151,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       defaultSession: (principal: string, language: Language) => defaults.current(principal, language),
     },
   });
+  return guarded;
 }
 
 /** The key of the panel's own default sessions (the panel calls without a principal). */
