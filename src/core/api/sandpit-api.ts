@@ -76,10 +76,10 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     log: sessions.logger,
   };
   // Replayed runs call the policy-wrapped handlers (made below): audited and approval-checked like every other call.
-  let guarded: Handlers | undefined;
+  const wrapped: { handlers?: Handlers } = {};
   const replays = new ReplayRunner(kit, () => {
-    if (!guarded) throw new SandpitError('INTERNAL', 'The API is not ready yet.');
-    return guarded;
+    if (!wrapped.handlers) throw new SandpitError('INTERNAL', 'The API is not ready yet.');
+    return wrapped.handlers;
   });
   const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
@@ -142,7 +142,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     'audit.replay': async ({ sessionId }, context) => replays.start(sessionId, context),
     ...connectHandlers(deps.config, deps.connect),
   };
-  guarded = withPolicy(handlers, {
+  const guarded = withPolicy(handlers, {
     audit,
     approvals: {
       queue: deps.approvals,
@@ -151,6 +151,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       defaultSession: (principal: string, language: Language) => defaults.current(principal, language),
     },
   });
+  wrapped.handlers = guarded;
   return guarded;
 }
 
