@@ -90,12 +90,12 @@ export class ReplayRunner {
         owner: context.principal,
       });
       replaySessionId = session.id;
-      const image = session.info().image;
+      const { image, environmentName } = session.info();
       const imageNote =
         view.recordedImage && view.recordedImage !== image
           ? `The recorded image was ${view.recordedImage}; the environment now builds ${image} (its definition changed since), so the replay runs on that.`
           : undefined;
-      this.update(view, { state: 'running', replaySessionId, image, ...(environment ? { environment } : {}), ...(imageNote ? { message: imageNote } : {}) });
+      this.update(view, { state: 'running', replaySessionId, image, ...(environmentName ? { environment: environmentName } : {}), ...(imageNote ? { message: imageNote } : {}) });
     } catch (error) {
       this.update(view, { state: 'failed', message: `Could not start a fresh session for the replay: ${toErrorBody(error).message}`, finishedAt: new Date().toISOString() });
       return;
