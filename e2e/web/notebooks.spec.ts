@@ -77,4 +77,14 @@ test('a session downloads as a notebook from its page and from Activity; a repla
   await panel.page.getByTestId('replay-of-link').click();
   await expect(panel.page.getByTestId('filter-session')).toHaveValue(sessionId);
   await expect(panel.page.getByTestId('replay-panel')).toHaveAttribute('data-state', 'done');
+
+  // Once the session has ended (its assistant left), its page still downloads the notebook.
+  await assistant.close();
+  await panel.page.evaluate((id) => {
+    window.location.hash = `#/sessions/${id}`;
+  }, sessionId);
+  const ended = panel.page.locator(`[data-testid="session-page"][data-session-id="${sessionId}"]`);
+  await expect(ended.getByTestId('session-gone').or(ended.locator('[data-testid="session-state"][data-state="stopped"]'))).toBeVisible({ timeout: 30_000 });
+  const afterEnd = await notebookOf(panel.page, () => ended.getByTestId('session-notebook').click());
+  expect(afterEnd.notebook.cells.filter((c) => c.cell_type === 'code')).toHaveLength(2);
 });
