@@ -74,6 +74,7 @@ test('a session downloads as a notebook from its page and from Activity; a repla
   await replay.getByTestId('replay-show-runs').click();
   await expect(activity.rows).toHaveCount(2);
   await expect(activity.rowsWith(mark)).toHaveCount(1);
+  await expect(activity.rows.getByTestId('activity-row-replay')).toHaveCount(2);
   await panel.page.getByTestId('replay-of-link').click();
   await expect(panel.page.getByTestId('filter-session')).toHaveValue(sessionId);
   await expect(panel.page.getByTestId('replay-panel')).toHaveAttribute('data-state', 'done');
