@@ -10,7 +10,10 @@ import { startHttpServer } from '../http/http-server';
 import type { RunningHttpServer } from '../http/http-server';
 import { generateToken } from '../http/token';
 import { pollUntil } from '../util/with-timeout';
+import { testDocker } from '../../test-support/docker';
 import { rawRequest } from '../../test-support/http-client';
+import { startPackageIndex } from '../../test-support/package-index';
+import type { PackageIndex } from '../../test-support/package-index';
 import { validateNotebook } from '../../test-support/nbformat';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
@@ -37,16 +40,24 @@ interface Ipynb {
 
 let sp: TestSandpit;
 let http: RunningHttpServer;
+let index: PackageIndex | undefined;
 const TOKEN = generateToken();
 
 beforeAll(async () => {
+  // Installs come from a local package index on a network the test creates (no route out).
+  index = await startPackageIndex(testDocker(), { image: inject('images').python! });
   // Python sessions on the data image: matplotlib draws the picture.
-  sp = await startTestSandpit({ images: { ...inject('images'), python: inject('images')['python-data']! } });
+  sp = await startTestSandpit({
+    images: { ...inject('images'), python: inject('images')['python-data']! },
+    pipIndexUrl: index.url,
+    installNetwork: index.network,
+  });
   http = await startHttpServer({ sandpit: sp, port: 0, token: TOKEN, panelToken: generateToken() });
 });
 afterAll(async () => {
   await http?.close();
   await sp?.cleanup();
+  await index?.stop();
 });
 
 describe('a session as a notebook', () => {
@@ -213,6 +224,23 @@ describe('replaying a session', () => {
     // The replay's session was stopped when it ended; its notebook is there like any other.
     expect(sp.sessions.list().map((s) => s.id)).not.toContain(view.replaySessionId);
     expect(validateNotebook((await call(sp.api, 'audit.notebook', { sessionId: view.replaySessionId! }, PANEL)).content).ok).toBe(true);
+  });
+
+  it('repeats an install in its place, so the runs after it find the package', async () => {
+    const sessionId = (await call(sp.api, 'sessions.create', {}, CLIENT)).id;
+    const installed = await call(sp.api, 'packages.install', { sessionId, packages: ['sandpit_demo_a'] }, CLIENT);
+    expect(installed.results.every((r) => r.ok)).toBe(true);
+    const imported = await call(sp.api, 'sessions.execute', { sessionId, code: 'import sandpit_demo_a\nsandpit_demo_a.VALUE' }, CLIENT);
+    expect(imported.result).toBe('42');
+    await call(sp.api, 'sessions.stop', { sessionId }, CLIENT);
+
+    const view = await replayed(sessionId);
+    expect(view.runs.map((r) => [r.method, r.outcome])).toEqual([
+      ['packages.install', 'matched'],
+      ['sessions.execute', 'matched'],
+    ]);
+    const install = await call(sp.api, 'audit.get', { id: view.runs[0]!.replayId! }, PANEL);
+    expect(install).toMatchObject({ method: 'packages.install', status: 'ok', replayOf: installed.auditId, sessionId: view.replaySessionId });
   });
 
   it('skips what never ran, shows a run whose input the log does not hold as a difference, and is the panel\'s alone', async () => {
