@@ -114,6 +114,32 @@ describe('buildNotebook', () => {
     expect(code(cells[6]).metadata).toMatchObject({ sandpit: { path: 'main.py' } });
   });
 
+  it('keeps an error value of several lines whole, and a JavaScript stack as the traceback', async () => {
+    const notebook = await buildNotebook({
+      sessionId: 's-4',
+      language: 'python',
+      rows: [
+        row({ status: 'error', errorMessage: 'ValueError: first\nsecond\nTraceback (most recent call last):\n  File "<cell-1>", line 1, in <module>\nValueError: first\nsecond\n' }),
+        row({ status: 'error', errorMessage: 'ReferenceError: x is not defined\nReferenceError: x is not defined\n    at <cell-1>:1:1' }),
+        row({ status: 'timeout', errorMessage: 'The run took longer than 30 s and was stopped.' }),
+        row({ method: 'sessions.runCommand', status: 'error', exitCode: 2, stderr: 'ls: no such file\n' }),
+      ],
+      artifact: load,
+    });
+    const errors = notebook.cells.slice(1).map((c) => code(c).outputs.find((o) => o.output_type === 'error'));
+    expect(errors[0]).toEqual({
+      output_type: 'error',
+      ename: 'ValueError',
+      evalue: 'first\nsecond',
+      traceback: ['Traceback (most recent call last):', '  File "<cell-1>", line 1, in <module>', 'ValueError: first', 'second'],
+    });
+    expect(errors[1]).toEqual({ output_type: 'error', ename: 'ReferenceError', evalue: 'x is not defined', traceback: ['ReferenceError: x is not defined', '    at <cell-1>:1:1'] });
+    expect(errors[2]).toEqual({ output_type: 'error', ename: 'Timeout', evalue: 'The run took longer than 30 s and was stopped.', traceback: ['The run took longer than 30 s and was stopped.'] });
+    // A command that exited non-zero shows its stderr; there is no exception to show.
+    expect(errors[3]).toBeUndefined();
+    expect(validateNotebook(JSON.stringify(notebook)).ok).toBe(true);
+  });
+
   it('uses the session language\'s kernel, and plain cells for bash', async () => {
     const js = await buildNotebook({ sessionId: 's-2', language: 'javascript', rows: [row({ code: 'console.log(1)', stdout: '1\n' })], artifact: load });
     expect(js.metadata.kernelspec).toEqual({ name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' });
