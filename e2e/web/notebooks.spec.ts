@@ -66,6 +66,9 @@ test('a session downloads as a notebook from its page and from Activity; a repla
   // From the result to the replayed row, which names the original; then to the replay's runs and back.
   await runs.nth(1).getByTestId('replay-open-replay').click();
   await expect(activity.detail.getByTestId('activity-detail-replay')).toContainText('A replay of row');
+  // Worked out again from the two audit rows: it holds after a reload too.
+  await expect(activity.detail.getByTestId('activity-detail-comparison')).toHaveAttribute('data-outcome', 'differs');
+  await expect(activity.detail.getByTestId('activity-detail-comparison').locator('[data-op="added"]')).toContainText('chance');
   await activity.detail.getByTestId('activity-detail-original').click();
   await expect(activity.detail.getByTestId('activity-detail-output')).toContainText('chance');
   await expect(activity.detail.getByTestId('activity-detail-replay')).toContainText('Replayed as row');
@@ -75,9 +78,18 @@ test('a session downloads as a notebook from its page and from Activity; a repla
   await expect(activity.rows).toHaveCount(2);
   await expect(activity.rowsWith(mark)).toHaveCount(1);
   await expect(activity.rows.getByTestId('activity-row-replay')).toHaveCount(2);
+  const replaySession = await panel.page.getByTestId('filter-session').inputValue();
+  await panel.page.reload();
+  await panel.waitReady();
+  await expect(activity.root).toBeVisible();
+  await panel.page.getByTestId('filter-session').selectOption(replaySession);
+  await expect(activity.rows).toHaveCount(2);
+  const reloaded = await activity.openRow(activity.rowsWith(mark));
+  await expect(reloaded.getByTestId('activity-detail-comparison')).toHaveAttribute('data-outcome', 'matched');
+  await expect(reloaded.getByTestId('activity-detail-comparison')).toContainText('Same output as row');
+  await panel.page.getByTestId('activity-detail-close').click();
   await panel.page.getByTestId('replay-of-link').click();
   await expect(panel.page.getByTestId('filter-session')).toHaveValue(sessionId);
-  await expect(panel.page.getByTestId('replay-panel')).toHaveAttribute('data-state', 'done');
 
   // Once the session has ended (its assistant left), its page still downloads the notebook.
   await assistant.close();

@@ -9,7 +9,7 @@ import { SESSION_ROWS_MAX, sessionLanguage } from './notebook-handlers';
 import { openSession } from './session-factory';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
-import { compareRuns } from '../replay/replay-compare';
+import { compareRuns } from '../../shared/replay-compare';
 import { replayCall } from '../replay/replay-plan';
 
 const CODE_PREVIEW_CHARS = 300;

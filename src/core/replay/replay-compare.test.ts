@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../shared/domain/audit';
-import { compareRuns } from './replay-compare';
+import { compareRuns } from '../../shared/replay-compare';
 import { replayCall } from './replay-plan';
 
 function entry(change: Partial<AuditEntry>): AuditEntry {

@@ -6,6 +6,7 @@ import { formatDuration, formatTime } from '../../lib/format';
 import { useAppStore, useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
 import { ArtifactDetail } from '../artifacts/artifact-detail';
+import { ReplayComparison } from '../replay/replay-comparison';
 import { useSessionName } from '../sessions/session-name';
 import { doneWords, runStatusTone } from '../sessions/session-words';
 
@@ -109,6 +110,7 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
               ) : null}
             </p>
           ) : null}
+          <ReplayComparison replay={entry} />
           <h3>
             {entry.method === 'packages.install'
               ? 'Packages'

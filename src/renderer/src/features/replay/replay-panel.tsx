@@ -1,31 +1,7 @@
 import type { ReactElement } from 'react';
-import type { ReplayRun } from '../../../../shared/domain/replay';
 import { useAppStore } from '../../stores/panel-context';
-import { OUTCOME_TONE, OUTCOME_WORDS, PART_WORDS, replaySummary } from './replay-words';
-
-function RunDiff({ run }: { run: ReplayRun }): ReactElement | null {
-  if (run.diffs.length === 0) return null;
-  return (
-    <div className="replay-diffs" data-testid="replay-diff">
-      {run.diffs.map((diff) => (
-        <div key={diff.part}>
-          <p className="muted small">
-            {PART_WORDS[diff.part] ?? diff.part}: <span className="diff-removed">− the original</span> · <span className="diff-added">+ the replay</span>
-          </p>
-          <pre className="diff">
-            {diff.lines.map((line, index) => (
-              <span key={index} className={`diff-${line.op}`} data-op={line.op}>
-                {line.op === 'same' ? '  ' : line.op === 'removed' ? '− ' : '+ '}
-                {line.text}
-                {'\n'}
-              </span>
-            ))}
-          </pre>
-        </div>
-      ))}
-    </div>
-  );
-}
+import { OUTCOME_TONE, OUTCOME_WORDS, replaySummary } from './replay-words';
+import { RunDiff } from './run-diff';
 
 /**
  * The newest replay of a session, live: each run's outcome (same output, differs with a line diff, could not run,

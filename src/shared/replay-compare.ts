@@ -1,6 +1,6 @@
-import type { AuditEntry } from '../../shared/domain/audit';
-import type { ReplayRun } from '../../shared/domain/replay';
-import { lineDiff } from '../../shared/line-diff';
+import type { AuditEntry } from './domain/audit';
+import type { ReplayRun } from './domain/replay';
+import { lineDiff } from './line-diff';
 
 type Compared = Pick<ReplayRun, 'outcome' | 'diffs'>;
 
