@@ -34,6 +34,7 @@ test('a session downloads as a notebook from its page and from Activity; a repla
   const page = await sessions.open(sessionId);
   const fromPage = await notebookOf(panel.page, () => page.root.getByTestId('session-notebook').click());
   expect(fromPage.download.suggestedFilename()).toMatch(/\.ipynb$/);
+  await saveScreenshot(panel.page, testInfo, 'session-notebook');
   expect(fromPage.notebook.metadata.kernelspec.name).toBe('python3');
   const code = fromPage.notebook.cells.filter((c) => c.cell_type === 'code');
   expect(code).toHaveLength(2);
@@ -98,6 +99,7 @@ test('a session downloads as a notebook from its page and from Activity; a repla
   }, sessionId);
   const ended = panel.page.locator(`[data-testid="session-page"][data-session-id="${sessionId}"]`);
   await expect(ended.getByTestId('session-gone').or(ended.locator('[data-testid="session-state"][data-state="stopped"]'))).toBeVisible({ timeout: 30_000 });
+  await saveScreenshot(panel.page, testInfo, 'ended-session-notebook');
   const afterEnd = await notebookOf(panel.page, () => ended.getByTestId('session-notebook').click());
   expect(afterEnd.notebook.cells.filter((c) => c.cell_type === 'code')).toHaveLength(2);
 });
