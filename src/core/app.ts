@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError, toErrorBody } from '../shared/api/errors';
 import { EventBus } from './events/event-bus';
