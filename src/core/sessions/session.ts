@@ -100,9 +100,10 @@ export class Session {
   private runs = 0;
   private readonly packages: string[];
   private keptValue: boolean;
-  /** Why it is (or was last) paused: the next resume says so in the first result. */
-  private pausedBy: PauseReason | undefined;
-  /** Said with the next run's result, once: set by a resume. */
+  /**
+   * Said with the next run's result, once: set when the session is paused (its variables are gone from then
+   * on), so it is said even when the resume failed at first and a restart brought the session back.
+   */
   private pendingNotice: string | undefined;
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
@@ -119,7 +120,7 @@ export class Session {
     this.createdAt = restore?.createdAt ?? new Date();
     this.packages = [...(restore?.packages ?? [])];
     this.keptValue = restore?.kept ?? false;
-    this.pausedBy = restore?.pausedBy;
+    if (restore?.pausedBy) this.pendingNotice = resumeNotice(restore.pausedBy, identity.idleTtlMs);
     this.log = services.log.child({ sessionId: this.id });
     runtime.onRecovering = () => this.setState('restarting');
     runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
@@ -373,7 +374,7 @@ export class Session {
   }
 
   private markPaused(reason: PauseReason): void {
-    this.pausedBy = reason;
+    this.pendingNotice = resumeNotice(reason, this.identity.idleTtlMs);
     // From ready or failed (the table's way in); a session caught mid-run at quit keeps its state, the record is what stays.
     if (this.stateValue === 'ready' || this.stateValue === 'failed') this.setState('paused');
     this.services.bus.emit('session.paused', { sessionId: this.id, reason });
@@ -390,7 +391,6 @@ export class Session {
       throw error;
     }
     this.setState('ready');
-    this.pendingNotice = resumeNotice(this.pausedBy ?? 'quit', this.identity.idleTtlMs);
     const durationMs = Date.now() - started;
     this.log.info('resumed a paused session', { durationMs });
     this.services.bus.emit('session.resumed', { sessionId: this.id, durationMs });
