@@ -62,3 +62,40 @@ test('a session kept in the panel survives a restart: listed as paused, resumed 
     await own.dispose();
   }
 });
+
+test('Settings → Idle sessions "Pause it": an idle session shows Paused live, and a run resumes it with its file', async ({ page, server }, testInfo) => {
+  test.setTimeout(240_000);
+  // One minute is the shortest idle time the setting takes: this spec waits it out once.
+  const own = await startOwnSandpit(testInfo, server.pythonImage, { settings: { idleMinutes: 1, idleAction: 'pause' } });
+  try {
+    const panel = new PanelPage(page);
+    await panel.openWithToken(own.info.url, own.info.panelToken);
+    await panel.settings();
+    await expect(page.getByTestId('settings-idle-minutes')).toHaveValue('1');
+    await expect(page.getByTestId('settings-idle-action-pause')).toBeChecked();
+
+    const sessions = await panel.sessions();
+    await page.getByTestId('session-new').click();
+    await page.getByTestId('new-session-environment-python').check();
+    await page.getByTestId('new-session-start').click();
+    const root = page.getByTestId('session-page');
+    await expect(root).toBeVisible({ timeout: 60_000 });
+    const id = (await root.getAttribute('data-session-id'))!;
+    const session = new SessionPage(page, id);
+    await session.runHere("open('/workspace/idle.txt', 'w').write('kept while paused')");
+
+    // Nobody touches it: after a minute (and the next idle sweep) the page says Paused without a reload.
+    await expect(session.root.getByTestId('session-state')).toHaveText('Paused', { timeout: 150_000 });
+    await expect(session.root.getByTestId('session-paused-note')).toBeVisible();
+    await session.runHere("print(open('/workspace/idle.txt').read())");
+    await expect(session.stdoutWith('kept while paused')).toHaveCount(1);
+    await expect(session.console.getByTestId('console-note')).toContainText('This session was paused after 1 minute without use');
+    await expect(session.root.getByTestId('session-state')).toHaveText('Ready');
+
+    await panel.go('sessions');
+    await sessions.stop(id);
+    await expect(sessions.row(id)).toHaveCount(0);
+  } finally {
+    await own.dispose();
+  }
+});
