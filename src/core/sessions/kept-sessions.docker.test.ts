@@ -94,7 +94,9 @@ describe('a kept session across a real restart of the core', () => {
     expect(installed.results).toEqual([{ package: 'sandpit_demo_b', ok: true, version: '2.1.0' }]);
     const before = await run(sp, kept.id, 'import sandpit_demo_b\nanswer = sandpit_demo_b.answer()\nanswer', ASSISTANT);
     expect(before.result).toBe('84');
-    expect(existsSync(join(home, 'kept-sessions', `${kept.id}.json`))).toBe(true);
+    // The record follows the install at once (a crash from here on keeps the list too).
+    const recordFile = join(home, 'kept-sessions', `${kept.id}.json`);
+    await pollUntil(async () => ((JSON.parse(await readFile(recordFile, 'utf8')) as { packages: string[] }).packages.includes('sandpit_demo_b') ? true : undefined), 5_000, 'the record lists the package', 50);
 
     await sp.dispose();
     first = undefined;
@@ -158,6 +160,37 @@ describe('a kept session across a real restart of the core', () => {
     const images = await readdir(join(home, 'workspaces'), { recursive: true }).catch(() => [] as string[]);
     expect(images.filter((f) => String(f).includes(kept.id))).toEqual([]);
     await expect(call(sp.api, 'sessions.get', { sessionId: kept.id }, PANEL)).rejects.toSatisfy((e: unknown) => isSandpitError(e, 'SESSION_NOT_FOUND'));
+  });
+});
+
+describe('a kept session under gVisor (strong isolation)', () => {
+  let home: string;
+  let sp: Sandpit | undefined;
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'sandpit-kept-gvisor-'));
+  });
+  afterAll(async () => {
+    await sp?.dispose();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('comes back after a restart over the attach channel, under runsc, with its file', async (context) => {
+    const { runtimes } = await testDocker().ping(5_000);
+    if (!runtimes.includes('runsc-nonet')) {
+      context.skip(`gVisor (runsc-nonet) is not registered with this Docker engine (runtimes: ${runtimes.join(', ')})`);
+      return;
+    }
+    sp = await startCore(home, { defaultIsolation: 'strong' });
+    const info = await call(sp.api, 'sessions.create', { keep: true }, PANEL);
+    expect([info.isolation, info.channel]).toEqual(['strong', 'attach']);
+    await run(sp, info.id, "open('/workspace/g.txt', 'w').write('under gVisor')");
+    await sp.dispose();
+    sp = await startCore(home, { defaultIsolation: 'strong' });
+    const r = await run(sp, info.id, "import platform\n(open('/workspace/g.txt').read(), platform.release())");
+    expect(r.result).toBe("('under gVisor', '4.4.0')");
+    expect(r.message).toBe(RESUMED_NOTICE);
+    expect(sp.sessions.session(info.id).runtime.engineRuntime).toBe('runsc-nonet');
+    await call(sp.api, 'sessions.stop', { sessionId: info.id }, PANEL);
   });
 });
 

@@ -90,6 +90,10 @@ export class SessionManager {
   private readonly services: SessionServices;
   private readonly log: Logger;
   private readonly nameCounters = new Map<string, number>();
+  /** How many packages each kept session's record lists (it is written again when that changes). */
+  private readonly savedPackages = new Map<string, number>();
+  /** A kept record being written again: a stop waits for it, so the record it removes is not written back after. */
+  private readonly recordWrites = new Map<string, Promise<void>>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private disposed = false;
   /** Sessions being claimed or started: they count against maxSessions like the ones that exist. */
@@ -115,6 +119,13 @@ export class SessionManager {
     this.defaultLimits = deps.config.defaultLimits;
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
     this.sweepTimer.unref();
+    // A kept session's record follows its packages as they are installed (so even a crash keeps the list).
+    deps.bus.on('session.updated', (info) => {
+      const session = this.sessions.get(info.id);
+      if (!session?.kept || this.disposed || this.savedPackages.get(info.id) === info.packages.length) return;
+      const write = this.saveKept(session, false).catch((error: unknown) => this.log.warn('could not update a kept session record', { sessionId: info.id, error: toErrorBody(error).message }));
+      this.recordWrites.set(info.id, write);
+    });
   }
 
   get logger(): Logger {
@@ -292,6 +303,7 @@ export class SessionManager {
       this.assertKeepable(session.identity.networkPolicy === 'packages');
       await this.saveKept(session, true);
     } else {
+      await this.recordWrites.get(sessionId);
       await this.deps.kept?.remove(sessionId);
       session.setKept(false);
     }
@@ -337,6 +349,7 @@ export class SessionManager {
         { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit' },
       );
       this.sessions.set(session.id, session);
+      this.savedPackages.set(session.id, record.packages.length);
       this.countName(record.environment?.name ?? record.language, record.name);
       this.deps.bus.emit('session.updated', session.info());
       restored += 1;
@@ -350,7 +363,10 @@ export class SessionManager {
     this.sessions.delete(sessionId);
     try {
       // Stopped for good: no longer kept either (its record goes first, so a crash in between cannot bring it back).
+      await this.recordWrites.get(sessionId);
       if (session.kept) await this.deps.kept?.remove(sessionId);
+      this.savedPackages.delete(sessionId);
+      this.recordWrites.delete(sessionId);
       await session.stop();
     } finally {
       this.deps.bus.emit('session.removed', { sessionId });
@@ -424,6 +440,7 @@ export class SessionManager {
       packages: session.installedPackages,
       sandbox: session.runtime.record(),
     });
+    this.savedPackages.set(session.id, session.installedPackages.length);
     if (announce) session.setKept(true);
   }
 
