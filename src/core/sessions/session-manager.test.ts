@@ -250,3 +250,23 @@ describe('pausing and resuming (fake engine)', () => {
     await manager.dispose();
   });
 });
+
+describe('resuming while the engine is gone (fake engine)', () => {
+  it('fails the call with DOCKER_UNAVAILABLE, starts the session once the engine is back, and the first result still says variables are gone', async () => {
+    const { manager, fake } = await fakeManager();
+    const session = await manager.create(PYTHON);
+    expect(await session.pause('idle')).toBe(true);
+    fake.override.startContainer = async () => {
+      throw new SandpitError('DOCKER_UNAVAILABLE', 'Docker is not answering.');
+    };
+    await expect(session.execute('1')).rejects.toSatisfy((e: unknown) => e instanceof SandpitError && e.code === 'DOCKER_UNAVAILABLE');
+    expect(session.state).toBe('failed');
+    delete fake.override.startContainer;
+    manager.engineCameBack();
+    await pollUntil(() => (session.state === 'ready' ? true : undefined), 5_000, 'the session started again');
+    const r = await session.execute('2');
+    expect(r.stateLost).toBe(true);
+    expect(r.message).toMatch(/^This session was paused after 30 minutes without use/);
+    await manager.dispose();
+  });
+});

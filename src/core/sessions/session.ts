@@ -388,6 +388,9 @@ export class Session {
       await this.runtime.resume();
     } catch (error) {
       this.setState('failed');
+      // The engine is gone: the monitor reconnects, and recoverAfterEngine starts this session then.
+      const body = toErrorBody(error);
+      if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
       throw error;
     }
     this.setState('ready');
