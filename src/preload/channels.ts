@@ -53,6 +53,7 @@ export const ALLOWED_METHODS = [
   'connect.rotateToken',
   'connect.panelLink',
   'connect.rotatePanelLink',
+  'sessions.setKept',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

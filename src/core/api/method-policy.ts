@@ -68,6 +68,7 @@ export const METHOD_POLICY: PolicyTable = {
   'sessions.get': ANY,
   'sessions.stop': ANY,
   'sessions.restart': ANY,
+  'sessions.setKept': ANY,
   'sessions.execute': {
     access: 'any',
     audit: {

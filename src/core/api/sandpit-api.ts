@@ -98,6 +98,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
         client: input.client ?? context.client,
         owner: context.principal,
         idleTtlMs: input.idleTimeoutMinutes === undefined ? undefined : input.idleTimeoutMinutes * 60_000,
+        ...(input.keep ? { keep: true } : {}),
         dependencies: input.dependencies,
         onProgress: (what, step, steps) => context.onProgress?.(what, step, steps),
       });

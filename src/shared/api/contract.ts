@@ -95,7 +95,12 @@ export const methods = {
       dependencies: z.array(packageSpecSchema).max(100).optional().describe('Packages installed before the session is handed out'),
       idleTimeoutMinutes: z.number().int().min(1).max(24 * 60).optional().describe('Stop the session after this many idle minutes'),
       client: z.string().max(128).optional().describe('Name of the client that asked for it'),
+      keep: z.boolean().optional().describe('Keep it across a restart of Sandpit: files and installed packages stay, variables do not (default false)'),
     }),
+    output: sessionInfoSchema,
+  },
+  'sessions.setKept': {
+    input: z.object({ sessionId: sessionIdSchema, keep: z.boolean().describe('true: keep it across a restart of Sandpit; false: it ends when Sandpit quits') }),
     output: sessionInfoSchema,
   },
   'sessions.list': {
@@ -325,6 +330,10 @@ export const events = {
   'engine.status': engineStatusSchema,
   'session.updated': sessionInfoSchema,
   'session.removed': z.object({ sessionId: z.string() }),
+  /** A session's container stopped with its files and packages kept (idle, or Sandpit quit while it was kept). */
+  'session.paused': z.object({ sessionId: z.string(), reason: z.enum(['idle', 'quit']) }),
+  /** A paused session was started again (on first use); variables from before the pause are gone. */
+  'session.resumed': z.object({ sessionId: z.string(), durationMs: z.number().nonnegative() }),
   'execution.started': z.object({ sessionId: z.string(), executionId: z.string(), code: z.string(), startedAt: z.string() }),
   'execution.output': z.object({ sessionId: z.string(), executionId: z.string(), stream: streamNameSchema, text: z.string() }),
   'execution.display': z.object({ sessionId: z.string(), executionId: z.string(), display: displaySchema }),

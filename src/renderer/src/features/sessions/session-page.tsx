@@ -47,6 +47,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
   const session = usePanel((s) => s.sessions.find((x) => x.id === sessionId));
   const stopSession = usePanel((s) => s.stopSession);
   const restartSession = usePanel((s) => s.restartSession);
+  const setKept = usePanel((s) => s.setKept);
   const pending = usePanel((s) => s.pending.includes(sessionId));
   const lost = usePanel((s) => s.link === 'lost');
   const [tab, setTab] = useState<Tab>('history');
@@ -71,6 +72,8 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
 
   const ended = isEnded(session);
   const ready = (session.state === 'ready' || session.state === 'busy') && !lost;
+  // A paused session takes code: running it resumes the session.
+  const paused = session.state === 'paused' && !lost;
 
   return (
     <section data-testid="session-page" data-session-id={sessionId} aria-labelledby="session-title">
@@ -87,6 +90,26 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
             {session.environmentName ?? LANGUAGE_WORDS[session.language]} · {startedBy(session, true)} ·{' '}
             {formatAge(session.createdAt, now)} · {NETWORK_SHORT[session.network]} · {ISOLATION_WORDS[session.isolation]} isolation
           </p>
+          {ended ? null : (
+            <label className="choice" data-testid="session-keep-choice">
+              <input
+                type="checkbox"
+                checked={session.kept}
+                disabled={pending || lost}
+                onChange={(e) => void setKept(sessionId, e.target.checked)}
+                data-testid="session-keep"
+              />
+              <span>
+                Keep this session <span className="muted small">(it stays when Sandpit quits: files and installed packages, not variables)</span>
+              </span>
+            </label>
+          )}
+          {paused ? (
+            <p className="muted" data-testid="session-paused-note">
+              Paused: its sandbox is stopped to free memory. Files and installed packages are kept. Running code resumes it; variables from
+              before the pause are gone, so run what rebuilds them.
+            </p>
+          ) : null}
         </div>
         {ended ? (
           <span className="actions">
@@ -107,7 +130,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
 
       {ended ? null : <SessionGraphs sessionId={sessionId} running={ready} />}
       <ConsoleView sessionId={sessionId} />
-      {ended ? null : <SnippetBox session={session} disabled={!ready} />}
+      {ended ? null : <SnippetBox session={session} disabled={!ready && !paused} />}
 
       <div className="tabs" role="tablist" aria-label="Session details">
         {TABS.map(([id, label]) => (
