@@ -16,6 +16,7 @@ import { runHandlers } from './run-handlers';
 import { sessionHandlers } from './session-handlers';
 import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
+import { snapshotHandlers } from './snapshot-handlers';
 import { withPolicy } from './with-policy';
 
 /**
@@ -106,6 +107,8 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...packageHandlers(kit),
     ...fileHandlers(kit),
     ...environmentHandlers(kit, environments),
+    // A replay runs through the wrapped sessions.execute: audited and approval-checked like any run.
+    ...snapshotHandlers(kit, () => api['sessions.execute']),
     'artifacts.list': async ({ sessionId, limit }, context) => {
       if (sessionId) sessions.access(sessionId, context.principal);
       else if (context.principal !== undefined) {
@@ -123,7 +126,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...auditHandlers(deps.audit),
     ...connectHandlers(deps.config, deps.connect),
   };
-  return withPolicy(handlers, {
+  const api: Handlers = withPolicy(handlers, {
     audit,
     approvals: {
       queue: deps.approvals,
@@ -132,6 +135,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       defaultSession: (principal: string, language: Language) => defaults.current(principal, language),
     },
   });
+  return api;
 }
 
 /** The key of the panel's own default sessions (the panel calls without a principal). */

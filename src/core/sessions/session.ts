@@ -25,6 +25,8 @@ import type { SandboxStats } from './sandbox-backend';
 import { WORKSPACE_DIR } from './sandbox-paths';
 import { assertTransition } from './session-state';
 import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
+import { walkWorkspace } from './workspace-walk';
+import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-walk';
 
 /** The largest file run_file runs (the approval prompt reads it with the same cap). */
 export const MAX_RUN_FILE_BYTES = 1024 * 1024;
@@ -65,6 +67,24 @@ export interface ExecuteOptions {
   executionId?: string;
 }
 
+/** One successful run, as it ran (what a replay runs again). */
+export interface RunRecord {
+  code: string;
+  language: Language;
+}
+
+/** The runs a session remembers for snapshots: beyond these, the history is marked incomplete. */
+const MAX_HISTORY_RUNS = 2_000;
+const MAX_HISTORY_CHARS = 16 * 1024 * 1024;
+
+/** What a snapshot takes of a session, in one job: its files (through a sink), its packages, its runs. */
+export interface SessionContents extends WorkspaceWalk {
+  packages?: { tar: Buffer; bytes: number };
+  packageNames: string[];
+  history: RunRecord[];
+  historyComplete: boolean;
+}
+
 /** A job on the session's queue: a run-like one makes the session busy, a quiet one (a read) does not. */
 type JobKind = 'busy' | 'quiet';
 
@@ -80,6 +100,10 @@ export class Session {
   private lastUsed = new Date();
   private runs = 0;
   private readonly packages: string[] = [];
+  /** Successful runs since the interpreter started (a restart or a lost state clears them). */
+  private history: RunRecord[] = [];
+  private historyChars = 0;
+  private historyComplete = true;
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
 
@@ -92,7 +116,10 @@ export class Session {
     this.id = runtime.id;
     this.stateValue = initial;
     this.log = services.log.child({ sessionId: this.id });
-    runtime.onRecovering = () => this.setState('restarting');
+    runtime.onRecovering = () => {
+      this.forgetHistory();
+      this.setState('restarting');
+    };
     runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
   }
 
@@ -238,6 +265,7 @@ export class Session {
     await this.queue.run(async () => {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
       this.setState('restarting');
+      this.forgetHistory();
       try {
         await this.runtime.restart();
       } catch (error) {
@@ -253,6 +281,7 @@ export class Session {
   recoverAfterEngine(): void {
     if (this.runtime.connected || this.stateValue === 'starting' || this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.setState('restarting');
+    this.forgetHistory();
     this.queue
       .run(() => this.runtime.restart())
       .then(
@@ -275,6 +304,27 @@ export class Session {
     }
   }
 
+  /**
+   * Everything a snapshot takes, in one job (nothing queued runs in between): each regular file of the
+   * workspace to `sink` (through the agent, links never followed), the package store's archive, the runs.
+   */
+  async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }): Promise<SessionContents> {
+    return this.job('quiet', 'The snapshot', async () => {
+      const walk = await walkWorkspace(this.runtime, sink, caps);
+      const packages = await this.runtime.sandbox.exportPackages(caps.maxPackageBytes);
+      return { ...walk, ...(packages ? { packages } : {}), packageNames: [...this.packages], history: [...this.history], historyComplete: this.historyComplete };
+    });
+  }
+
+  /** Puts a snapshot's files (read one at a time through `load`) and packages into this session, in one job. */
+  async restoreContents(files: Array<{ path: string; load(): Promise<Buffer> }>, packages: { tar: Buffer; names: string[] } | undefined): Promise<void> {
+    await this.job('busy', 'The restore', async () => {
+      if (packages) await this.runtime.sandbox.importPackages(packages.tar);
+      for (const file of files) await writeWorkspaceFile(this.runtime, file.path, await file.load());
+    });
+    if (packages) this.recordPackages(packages.names);
+  }
+
   /** Notes a use that did not go through the queue (e.g. the panel opened the session). */
   touch(): void {
     this.lastUsed = new Date();
@@ -288,6 +338,22 @@ export class Session {
     } catch (error) {
       this.log.warn('could not stop what a command left behind', { error: toErrorBody(error).message });
     }
+  }
+
+  private remember(code: string): void {
+    if (!this.historyComplete) return;
+    if (this.history.length >= MAX_HISTORY_RUNS || this.historyChars + code.length > MAX_HISTORY_CHARS) {
+      this.historyComplete = false;
+      return;
+    }
+    this.history.push({ code, language: this.identity.language });
+    this.historyChars += code.length;
+  }
+
+  private forgetHistory(): void {
+    this.history = [];
+    this.historyChars = 0;
+    this.historyComplete = true;
   }
 
   private recordPackages(packages: string[]): void {
@@ -358,6 +424,8 @@ export class Session {
         stateLost: outcome.stateLost,
         message: outcome.message,
       };
+      if (outcome.stateLost) this.forgetHistory();
+      else if (result.status === 'ok') this.remember(code);
       bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
       return result;
     } catch (error) {
