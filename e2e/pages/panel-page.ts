@@ -9,10 +9,10 @@ import { EnvironmentsPage } from './environments-page';
 import { SessionsPage } from './sessions-page';
 import { SettingsPage } from './settings-page';
 
-export type Screen = 'sessions' | 'environments' | 'artifacts' | 'activity' | 'connect' | 'settings';
+export type Screen = 'sessions' | 'environments' | 'artifacts' | 'snapshots' | 'activity' | 'connect' | 'settings';
 
 /** Every screen of the navigation, in its order. */
-export const NAV_SCREENS: readonly Screen[] = ['sessions', 'environments', 'artifacts', 'activity', 'connect', 'settings'];
+export const NAV_SCREENS: readonly Screen[] = ['sessions', 'environments', 'artifacts', 'snapshots', 'activity', 'connect', 'settings'];
 
 export class PanelPage {
   readonly app: Locator;

@@ -15,6 +15,7 @@ import { SessionUsage } from './session-usage';
 import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
 import { StopSessionDialog } from './stop-session-dialog';
+import { SessionSnapshotActions } from '../snapshots/session-snapshot-actions';
 
 const TABS = [
   ['history', 'Run history'],
@@ -89,6 +90,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         </div>
         {ended ? null : (
           <span className="actions">
+            <SessionSnapshotActions session={session} disabled={!ready || pending} />
             <button type="button" className="secondary" onClick={() => setConfirm('restart')} disabled={pending || lost} data-testid="session-restart">
               Restart
             </button>
