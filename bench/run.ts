@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments …]`): runs the benchmarks
+ * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments|snapshots …]`): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -17,6 +17,7 @@ import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
 import * as panel from './panel';
 import * as scale from './scale';
+import * as snapshots from './snapshots';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -33,6 +34,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   environments: environments.run,
   'first-answer': firstAnswer.run,
   scale: scale.run,
+  snapshots: snapshots.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
 
