@@ -230,3 +230,37 @@ describe('snapshots and forks', () => {
     for (const id of [mine.id, panelSession.id]) await api('sessions.stop', { sessionId: id });
   });
 });
+
+/** The same under gVisor: the fork keeps the isolation, and the package store's archive is read and unpacked there too. */
+describe('snapshots and forks under strong isolation (gVisor)', () => {
+  let index: PackageIndex | undefined;
+  let sp: TestSandpit | undefined;
+
+  beforeAll(async () => {
+    const image = inject('images').python;
+    if (!image) throw new Error('The python executor image was not built by the docker globalSetup.');
+    index = await startPackageIndex(testDocker(), { image });
+    sp = await startTestSandpit({ pipIndexUrl: index.url, installNetwork: index.network, defaultIsolation: 'strong' });
+  });
+  afterAll(async () => {
+    await sp?.cleanup();
+    await index?.stop();
+  });
+
+  it('forks a gVisor session with its files, packages and variables, still under gVisor', async () => {
+    const source = await newSession(sp!, {});
+    expect(source.isolation).toBe('strong');
+    const { results } = await call(sp!.api, 'packages.install', { sessionId: source.id, packages: ['sandpit_demo_a'] }, PANEL);
+    expect(results[0]?.ok, results[0]?.error).toBe(true);
+    await call(sp!.api, 'files.write', { sessionId: source.id, path: 'in.txt', content: 'gvisor' }, PANEL);
+    const setup = await call(sp!.api, 'sessions.execute', { sessionId: source.id, code: "import sandpit_demo_a\nword = open('in.txt').read()" }, PANEL);
+    expect(setup.status).toBe('ok');
+
+    const fork = await call(sp!.api, 'sessions.fork', { sessionId: source.id, replay: true }, PANEL);
+    expect(fork.session.isolation).toBe('strong');
+    expect(fork.replay).toMatchObject({ total: 1, ran: 1, complete: true });
+    const check = await call(sp!.api, 'sessions.execute', { sessionId: fork.session.id, code: 'import platform\n(word, sandpit_demo_a.VALUE, platform.release())' }, PANEL);
+    expect(check.result).toBe("('gvisor', 42, '4.4.0')");
+    for (const id of [source.id, fork.session.id]) await call(sp!.api, 'sessions.stop', { sessionId: id }, PANEL);
+  });
+});
