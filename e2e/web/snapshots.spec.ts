@@ -1,8 +1,9 @@
 import { SessionPage } from '../pages/session-page';
 import { callApi, uniqueName } from '../support/panel-api';
+import { saveScreenshot } from '../support/screenshots';
 import { expect, test } from './fixtures';
 
-test('a snapshot taken on the session page appears in Snapshots with its size; a fork has the file; delete asks first', async ({ panel, server, page }) => {
+test('a snapshot taken on the session page appears in Snapshots with its size; a fork has the file; delete asks first', async ({ panel, server, page }, testInfo) => {
   const source = (await callApi(server, 'sessions.create', {})) as { id: string };
   const forks: string[] = [];
   try {
@@ -28,12 +29,14 @@ test('a snapshot taken on the session page appears in Snapshots with its size; a
     await expect(row.getByTestId('snapshot-size')).toHaveText(/^\d+(\.\d)? KB$/);
     await expect(row.getByTestId('snapshot-time')).toHaveText('just now');
     await expect(row.getByTestId('snapshot-facts')).toContainText('1 file');
+    await saveScreenshot(page, testInfo, 'snapshots-list');
 
     // Fork from the session page: the new session's page opens and has the file.
     const again = await (await panel.sessions()).open(source.id);
     await again.root.getByTestId('session-fork').click();
     const fork = page.getByTestId('fork-dialog');
     await expect(fork).toBeVisible();
+    await saveScreenshot(page, testInfo, 'fork-dialog', { area: 'viewport' });
     await fork.getByTestId('fork-dialog-confirm').click();
     await expect(fork).toBeHidden({ timeout: 60_000 });
     const opened = page.locator('[data-testid="session-page"]');

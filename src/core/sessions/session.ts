@@ -320,7 +320,14 @@ export class Session {
   async restoreContents(files: Array<{ path: string; load(): Promise<Buffer> }>, packages: { tar: Buffer; names: string[] } | undefined): Promise<void> {
     await this.job('busy', 'The restore', async () => {
       if (packages) await this.runtime.sandbox.importPackages(packages.tar);
-      for (const file of files) await writeWorkspaceFile(this.runtime, file.path, await file.load());
+      // The next file is loaded while this one is written.
+      let next = files[0]?.load();
+      for (const [i, file] of files.entries()) {
+        const content = await (next as Promise<Buffer>);
+        next = files[i + 1]?.load();
+        next?.catch(() => undefined);
+        await writeWorkspaceFile(this.runtime, file.path, content);
+      }
     });
     if (packages) this.recordPackages(packages.names);
   }

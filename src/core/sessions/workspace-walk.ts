@@ -33,7 +33,11 @@ function tooLarge(message: string): SandpitError {
  * listings show links as links and its reads refuse them, so nothing outside the workspace is ever read.
  * Links and special files are left out and named in `skipped`; the caps are checked before each read.
  */
-export async function walkWorkspace(agent: WorkspaceAgent, sink: WorkspaceFileSink, caps: WorkspaceWalkCaps): Promise<WorkspaceWalk> {
+export async function walkWorkspace(
+  agent: WorkspaceAgent,
+  sink: WorkspaceFileSink,
+  caps: WorkspaceWalkCaps,
+): Promise<WorkspaceWalk> {
   const folders = [''];
   const skipped: string[] = [];
   let files = 0;
@@ -41,41 +45,67 @@ export async function walkWorkspace(agent: WorkspaceAgent, sink: WorkspaceFileSi
   const skip = (path: string): void => {
     if (skipped.length < MAX_SKIPPED_LISTED) skipped.push(path);
   };
-  for (let folder = folders.shift(); folder !== undefined; folder = folders.shift()) {
-    const entries = await listWorkspace(agent, folder);
-    if (entries.length >= LISTING_CAP) {
-      throw tooLarge(`The folder /workspace/${folder} holds ${LISTING_CAP.toLocaleString('en-US')} entries or more: a snapshot takes folders of fewer entries.`);
-    }
-    for (const entry of entries) {
-      if (entry.type === 'directory') {
-        folders.push(entry.path);
-        continue;
+  // The sink of one file runs while the next is read (order kept; at most two files held at once).
+  let sinking: Promise<void> = Promise.resolve();
+  try {
+    for (let folder = folders.shift(); folder !== undefined; folder = folders.shift()) {
+      const entries = await listWorkspace(agent, folder);
+      if (entries.length >= LISTING_CAP) {
+        throw tooLarge(
+          `The folder /workspace/${folder} holds ${LISTING_CAP.toLocaleString('en-US')} entries or more: a snapshot takes folders of fewer entries.`,
+        );
       }
-      if (entry.type !== 'file') {
-        skip(entry.path);
-        continue;
-      }
-      if (files + 1 > caps.maxFiles) throw tooLarge(`The workspace holds more than ${caps.maxFiles.toLocaleString('en-US')} files: a snapshot takes at most that many.`);
-      if (entry.size > caps.maxFileBytes) {
-        throw tooLarge(`/workspace/${entry.path} is ${entry.size} bytes: a snapshot takes files of up to ${caps.maxFileBytes} bytes. Delete or split it, then try again.`);
-      }
-      if (bytes + entry.size > caps.maxBytes) throw tooLarge(`The workspace's files add up to more than ${caps.maxBytes} bytes: a snapshot takes at most that much.`);
-      let content: Buffer;
-      try {
-        content = (await readWorkspaceFile(agent, entry.path, Math.min(caps.maxFileBytes, caps.maxBytes - bytes))).content;
-      } catch (error) {
-        const { code } = toErrorBody(error);
-        // Replaced by a link, or removed, since the listing (code still running in the background).
-        if (code === 'NOT_FOUND' || (code === 'INVALID_INPUT' && ((error as SandpitError).details as { reason?: string } | undefined)?.reason === 'LINK')) {
+      for (const entry of entries) {
+        if (entry.type === 'directory') {
+          folders.push(entry.path);
+          continue;
+        }
+        if (entry.type !== 'file') {
           skip(entry.path);
           continue;
         }
-        throw error;
+        if (files + 1 > caps.maxFiles)
+          throw tooLarge(
+            `The workspace holds more than ${caps.maxFiles.toLocaleString('en-US')} files: a snapshot takes at most that many.`,
+          );
+        if (entry.size > caps.maxFileBytes) {
+          throw tooLarge(
+            `/workspace/${entry.path} is ${entry.size} bytes: a snapshot takes files of up to ${caps.maxFileBytes} bytes. Delete or split it, then try again.`,
+          );
+        }
+        if (bytes + entry.size > caps.maxBytes)
+          throw tooLarge(
+            `The workspace's files add up to more than ${caps.maxBytes} bytes: a snapshot takes at most that much.`,
+          );
+        let content: Buffer;
+        try {
+          content = (await readWorkspaceFile(agent, entry.path, Math.min(caps.maxFileBytes, caps.maxBytes - bytes)))
+            .content;
+        } catch (error) {
+          const { code } = toErrorBody(error);
+          // Replaced by a link, or removed, since the listing (code still running in the background).
+          if (
+            code === 'NOT_FOUND' ||
+            (code === 'INVALID_INPUT' &&
+              ((error as SandpitError).details as { reason?: string } | undefined)?.reason === 'LINK')
+          ) {
+            skip(entry.path);
+            continue;
+          }
+          throw error;
+        }
+        bytes += content.length;
+        files += 1;
+        await sinking;
+        sinking = sink(entry.path, content);
+        sinking.catch(() => undefined);
       }
-      bytes += content.length;
-      files += 1;
-      await sink(entry.path, content);
     }
+    await sinking;
+  } catch (error) {
+    // Nothing is left running behind a failure.
+    await sinking.catch(() => undefined);
+    throw error;
   }
   return { files, bytes, skipped };
 }

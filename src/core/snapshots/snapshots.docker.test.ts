@@ -119,6 +119,18 @@ describe('snapshots and forks', () => {
     for (const id of [s.id, without.session.id, rebuilt.session.id]) await api('sessions.stop', { sessionId: id });
   });
 
+  it('forks a JavaScript session and replays its runs in its own language', async () => {
+    const js = await newSession(sp!, { language: 'javascript' });
+    await run(js.id, "const fs = require('fs'); let items = ['a']; fs.writeFileSync('items.json', JSON.stringify(items));");
+    await run(js.id, "items.push('b'); items.length");
+    const fork = await api('sessions.fork', { sessionId: js.id, replay: true });
+    expect(fork.session.language).toBe('javascript');
+    expect(fork.replay).toMatchObject({ total: 2, ran: 2, complete: true });
+    expect(await run(fork.session.id, 'items.join(",")')).toBe("'a,b'");
+    expect(await read(fork.session.id, 'items.json')).toBe('["a"]');
+    for (const id of [js.id, fork.session.id]) await api('sessions.stop', { sessionId: id });
+  });
+
   it('stops a replay at the first run that fails and says which, with its error', async () => {
     const s = await newSession(sp!, {});
     await run(s.id, 'a = 1');
