@@ -131,6 +131,12 @@ export class SnapshotStore {
     return this.lock.run(() => this.sweep(all));
   }
 
+  /** Removes every blob no snapshot (saved or being taken) uses, e.g. what a failed snapshot had stored. */
+  async collect(): Promise<{ freedBytes: number }> {
+    const all = await this.load();
+    return this.lock.run(() => this.sweep(all));
+  }
+
   /** Disk used by every blob together. */
   async storedBytes(): Promise<number> {
     let total = 0;

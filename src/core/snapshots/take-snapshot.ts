@@ -27,7 +27,7 @@ function defaultName(session: Session, at: Date): string {
 /**
  * Takes a snapshot of a session: its workspace files (through the agent, links never followed), its
  * installed packages (the package store's archive) and its successful runs in order, as blobs in the
- * store (each stored once, however many snapshots hold it) and a manifest. Nothing is saved on failure.
+ * store (each stored once, however many snapshots hold it) and a manifest. On failure nothing is kept.
  */
 export async function takeSnapshot(store: SnapshotStore, session: Session, request: TakeSnapshotRequest): Promise<Snapshot> {
   const hold = new Set<string>();
@@ -75,8 +75,12 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
       ...(packages ? { packages: { sha256: packages.sha256, size: packages.size } } : {}),
       history: { sha256: history.sha256, size: history.size },
     });
-    return snapshot;
-  } finally {
     store.release(hold);
+    return snapshot;
+  } catch (error) {
+    // What it had stored goes again (unless another snapshot holds it too).
+    store.release(hold);
+    await store.collect().catch(() => undefined);
+    throw error;
   }
 }
