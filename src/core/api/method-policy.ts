@@ -176,7 +176,8 @@ export const METHOD_POLICY: PolicyTable = {
     access: 'any',
     approval: {
       kind: 'create-session',
-      sessionId: () => undefined,
+      // The session it copies: one that is not the caller's is refused as missing before anyone is asked.
+      sessionId: (input) => input.sessionId,
       language: () => 'python',
       shows: () => undefined,
       detail: (input) => `Start a copy of ${input.sessionId ? `the session ${input.sessionId}` : 'its default session'} (same files and packages)${input.replay ? ' and run its runs again' : ''}`,

@@ -131,6 +131,12 @@ describe('snapshot, fork and restore tools through a real MCP client', () => {
       expect(asked.map((x) => x.kind)).toEqual(['create-session', 'execute', 'execute']);
       expect(asked[0]?.detail).toMatch(/^Start a copy of the session /);
       expect(asked.slice(1).map((x) => x.code)).toEqual(['v = 1', 'v += 1']);
+      // Another client's session is refused as missing before the person is asked anything.
+      const theirs = await call(sp.api, 'sessions.create', {}, { transport: 'mcp-stdio', client: 'other', principal: 'principal-other' });
+      const refused = await tool(a.client, 'fork_session', { session_id: theirs.id });
+      expect(textOf(refused)).toMatch(/^SESSION_NOT_FOUND: /);
+      expect(asked).toHaveLength(3);
+      await call(sp.api, 'sessions.stop', { sessionId: theirs.id }, PANEL);
       // A denied run stops the replay, and says so.
       stop();
       const deny = sp.bus.on('approval.requested', (request) => {
