@@ -1,5 +1,6 @@
 /**
  * `npm run bench` (= `tsx bench/run.ts [NAME …]`, NAME one of BENCHMARKS' keys below): runs the benchmarks
+ * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments|snapshots …]`): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -19,6 +20,7 @@ import * as notebooks from './notebooks';
 import * as panel from './panel';
 import * as pauseResume from './pause-resume';
 import * as scale from './scale';
+import * as snapshots from './snapshots';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -37,6 +39,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   scale: scale.run,
   notebooks: notebooks.run,
   'pause-resume': pauseResume.run,
+  snapshots: snapshots.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume' };
 

@@ -8,11 +8,12 @@ import { ConnectPage } from './connect-page';
 import { EnvironmentsPage } from './environments-page';
 import { SessionsPage } from './sessions-page';
 import { SettingsPage } from './settings-page';
+import { SnapshotsPage } from './snapshots-page';
 
-export type Screen = 'sessions' | 'environments' | 'artifacts' | 'activity' | 'connect' | 'settings';
+export type Screen = 'sessions' | 'environments' | 'artifacts' | 'snapshots' | 'activity' | 'connect' | 'settings';
 
 /** Every screen of the navigation, in its order. */
-export const NAV_SCREENS: readonly Screen[] = ['sessions', 'environments', 'artifacts', 'activity', 'connect', 'settings'];
+export const NAV_SCREENS: readonly Screen[] = ['sessions', 'environments', 'artifacts', 'snapshots', 'activity', 'connect', 'settings'];
 
 export class PanelPage {
   readonly app: Locator;
@@ -77,6 +78,13 @@ export class PanelPage {
   async artifacts(): Promise<ArtifactsPage> {
     await this.go('artifacts');
     const screen = new ArtifactsPage(this.page);
+    await expect(screen.root).toBeVisible();
+    return screen;
+  }
+
+  async snapshots(): Promise<SnapshotsPage> {
+    await this.go('snapshots');
+    const screen = new SnapshotsPage(this.page);
     await expect(screen.root).toBeVisible();
     return screen;
   }

@@ -11,6 +11,7 @@ const TITLES: Record<string, string> = {
   sessions: 'Sessions — Sandpit',
   environments: 'Environments — Sandpit',
   artifacts: 'Artifacts — Sandpit',
+  snapshots: 'Snapshots — Sandpit',
   activity: 'Activity — Sandpit',
   connect: 'Connect — Sandpit',
   settings: 'Settings — Sandpit',

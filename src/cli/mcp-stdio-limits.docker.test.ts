@@ -16,6 +16,7 @@ import { mcpChildEnv, RawMcpStdio, REPO_ROOT, SANDPIT_MCP_ARGS } from '../test-s
 import type { RpcLine } from '../test-support/raw-mcp-stdio';
 import { startTestSandpit } from '../test-support/sandpit';
 import type { TestSandpit } from '../test-support/sandpit';
+import { TOOLS } from '../core/mcp/tools';
 
 const MIB = 1024 * 1024;
 /** Generous: the process normally exits well within a second or two of stdin closing. */
@@ -171,7 +172,7 @@ describe('sandpit mcp hosting the core: oversized and malformed messages never b
     await raw.writeFiller(40 * MIB);
     await raw.write('\n');
     const listed = await raw.request(10, 'tools/list');
-    expect((listed.result?.tools as unknown[]).length).toBe(12);
+    expect((listed.result?.tools as unknown[]).length).toBe(TOOLS.length);
     expectOversized(await raw.answer(null, 30_000, from), 40 * MIB);
 
     await startLongRun(raw, 11);

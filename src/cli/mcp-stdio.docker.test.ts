@@ -16,6 +16,7 @@ import { startTestSandpit } from '../test-support/sandpit';
 import type { TestSandpit } from '../test-support/sandpit';
 import { serveHttp } from '../core/http/serve-http';
 import type { ServedHttp } from '../core/http/serve-http';
+import { TOOLS } from '../core/mcp/tools';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const JSON_RPC_LOOKALIKE = '{"jsonrpc":"2.0","id":99,"result":{}}';
@@ -85,7 +86,7 @@ describe('sandpit mcp hosting the core itself', () => {
     const pid = transport.pid;
     expect(pid).toBeGreaterThan(0);
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(12);
+    expect(tools).toHaveLength(TOOLS.length);
     expect(client.getServerVersion()?.name).toBe('sandpit');
 
     const out = await execute(
@@ -133,7 +134,7 @@ describe('sandpit mcp bridging to a running Sandpit', () => {
     const off = sp.bus.on('execution.started', (e) => started.push(e.sessionId));
     spawned = await spawnSandpitMcp(sp.config.home, 'stdio-bridge-test');
     const { client } = spawned;
-    expect((await client.listTools()).tools).toHaveLength(12);
+    expect((await client.listTools()).tools).toHaveLength(TOOLS.length);
 
     const seen: Progress[] = [];
     const out = await execute(client, 'import time\nprint("via bridge", flush=True)\ntime.sleep(2.5)\n"done"', (p) =>
@@ -219,6 +220,6 @@ describe('sandpit mcp bridging to a running Sandpit', () => {
       .map((line) => JSON.parse(line) as { id: number; result?: { tools?: unknown[] }; error?: unknown });
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[1]?.error).toBeUndefined();
-    expect(answers[1]?.result?.tools).toHaveLength(12);
+    expect(answers[1]?.result?.tools).toHaveLength(TOOLS.length);
   });
 });

@@ -17,7 +17,7 @@ describe('the policy table', () => {
 
   it('may ask the person before anything runs code, installs or makes a session', () => {
     const asked = METHOD_NAMES.filter((name) => METHOD_POLICY[name].approval !== undefined);
-    expect(asked.sort()).toEqual(['packages.install', 'sessions.create', 'sessions.execute', 'sessions.runCommand', 'sessions.runFile']);
+    expect(asked.sort()).toEqual(['packages.install', 'sessions.create', 'sessions.execute', 'sessions.fork', 'sessions.runCommand', 'sessions.runFile', 'snapshots.restore']);
   });
 
   it('keeps the token, settings changes, approvals and environment edits to the panel', () => {

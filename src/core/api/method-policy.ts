@@ -158,6 +158,32 @@ export const METHOD_POLICY: PolicyTable = {
   'environments.import': panel('import environments'),
   'environments.build': panel('build environments'),
   'sessions.saveAsEnvironment': panel('save a session as an environment'),
+  'snapshots.create': ANY,
+  'snapshots.list': ANY,
+  // An assistant deletes only its own snapshots (the handler checks); the panel any.
+  'snapshots.delete': ANY,
+  // Both make a new session: asked like create_session. A replay's runs go through sessions.execute's own rules.
+  'snapshots.restore': {
+    access: 'any',
+    approval: {
+      kind: 'create-session',
+      sessionId: () => undefined,
+      language: () => 'python',
+      shows: () => undefined,
+      detail: (input) => `Start a new session from the snapshot "${input.snapshot}"${input.replay ? ' and run its recorded runs again' : ''}`,
+    },
+  },
+  'sessions.fork': {
+    access: 'any',
+    approval: {
+      kind: 'create-session',
+      // The session it copies: one that is not the caller's is refused as missing before anyone is asked.
+      sessionId: (input) => input.sessionId,
+      language: () => 'python',
+      shows: () => undefined,
+      detail: (input) => `Start a copy of ${input.sessionId ? `the session ${input.sessionId}` : 'its default session'} (same files and packages)${input.replay ? ' and run its runs again' : ''}`,
+    },
+  },
   'artifacts.list': ANY,
   'artifacts.read': ANY,
   'audit.list': ANY,

@@ -18,6 +18,7 @@ import { runHandlers } from './run-handlers';
 import { sessionHandlers } from './session-handlers';
 import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
+import { snapshotHandlers } from './snapshot-handlers';
 import { withPolicy } from './with-policy';
 
 /**
@@ -75,12 +76,14 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     },
     log: sessions.logger,
   };
-  // Replayed runs call the policy-wrapped handlers (made below): audited and approval-checked like every other call.
+  // Replayed runs (Activity's replays, a fork's replay: true) call the policy-wrapped handlers (made below):
+  // audited and approval-checked like every other call.
   const wrapped: { handlers?: Handlers } = {};
-  const replays = new ReplayRunner(kit, () => {
+  const policyWrapped = (): Handlers => {
     if (!wrapped.handlers) throw new SandpitError('INTERNAL', 'The API is not ready yet.');
     return wrapped.handlers;
-  });
+  };
+  const replays = new ReplayRunner(kit, policyWrapped);
   const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
     'engine.candidates': async () => ({ engines: await deps.engines.candidates() }),
@@ -124,6 +127,8 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...packageHandlers(kit),
     ...fileHandlers(kit),
     ...environmentHandlers(kit, environments),
+    // A fork's replay runs through the wrapped sessions.execute: audited and approval-checked like any run.
+    ...snapshotHandlers(kit, () => policyWrapped()['sessions.execute']),
     'artifacts.list': async ({ sessionId, limit }, context) => {
       if (sessionId) sessions.access(sessionId, context.principal);
       else if (context.principal !== undefined) {

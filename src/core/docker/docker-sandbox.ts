@@ -16,6 +16,10 @@ import { LABEL, sessionLabels } from './labels';
 import type { InstanceIdentity } from './labels';
 import type { WorkspaceStorage, WorkspaceVolume } from './workspace-storage';
 import { newId } from '../util/ids';
+import { cleanPackageArchive } from './package-archive';
+
+/** How long reading or writing a package store's archive may take. */
+const PACKAGE_ARCHIVE_TIMEOUT_MS = 300_000;
 
 const SANDBOX_UID = 10001;
 
@@ -172,6 +176,36 @@ export class DockerSandbox implements Sandbox {
   async stats(): Promise<SandboxStats> {
     const s = await this.deps.docker.containerStats(this.containerId);
     return { ...s, memoryLimitBytes: s.memoryLimitBytes || this.spec.limits.memoryMb * 1024 * 1024 };
+  }
+
+  async exportPackages(maxBytes: number): Promise<{ tar: Buffer; bytes: number } | undefined> {
+    // The engine reads the volume (read-only in the session, so its code never wrote there): links are
+    // archived as links, never followed, and the archive is re-packed with only what is safe to unpack.
+    const source = await this.deps.docker.getArchive(this.containerId, PACKAGES_DIR);
+    const archive = await cleanPackageArchive(source, maxBytes, PACKAGE_ARCHIVE_TIMEOUT_MS);
+    return archive ? { tar: archive.tar, bytes: archive.bytes } : undefined;
+  }
+
+  async importPackages(tar: Buffer): Promise<void> {
+    const { docker } = this.deps;
+    // A container that is created, never started: the engine unpacks into its writable mount of the store.
+    const spec = hardenedContainerSpec({
+      name: `sandpit-restore-${newId('r', 4)}`,
+      image: this.spec.image,
+      limits: DEFAULT_LIMITS,
+      labels: sessionLabels(this.deps.identity, this.sessionId, { [LABEL.role]: 'installer' }),
+      volumes: { [this.packagesVolume]: PACKAGES_DIR },
+      cmd: ['true'],
+      env: {},
+    });
+    spec.openStdin = false;
+    const helperId = await docker.createContainer(spec);
+    try {
+      this.log.info('unpacking packages into the session', { bytes: tar.length });
+      await docker.putArchive(helperId, PACKAGES_DIR, tar);
+    } finally {
+      await docker.removeContainer(helperId);
+    }
   }
 
   async remove(): Promise<void> {

@@ -16,11 +16,15 @@ export interface HealthBody {
   version: string;
 }
 
+const restSnapshotRequestSchema = z
+  .object({ session_id: z.string().min(1).max(64).optional(), name: z.string().min(1).max(64).optional() })
+  .strict();
+
 const restInstallRequestSchema = z
   .object({ packages: z.array(z.string().min(1).max(200)).min(1).max(100), session_id: z.string().min(1).max(64).optional() })
   .strict();
 
-/** REST on top of the same API handlers as the panel and MCP: /health, /execute, /list-envs, /install, /sessions/{id}/notebook.ipynb. */
+/** REST on top of the same API handlers as the panel and MCP: /health, /execute, /list-envs, /install, /snapshot, /sessions/{id}/notebook.ipynb. */
 export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
   const log = sandpit.log.child({ component: 'rest' });
   return [
@@ -85,6 +89,24 @@ export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
         try {
           const { results } = await call(sandpit.api, 'packages.install', { sessionId: parsed.data.session_id, packages: parsed.data.packages }, context);
           sendJson(res, 200, { results });
+        } catch (error) {
+          sendError(res, error);
+        }
+      },
+    },
+    {
+      path: '/snapshot',
+      methods: ['POST'],
+      // `{ session_id?, name? }` → the snapshot (files, installed packages, runs); without a session id, the token's default session.
+      handler: async (_req, res, ctx) => {
+        const parsed = restSnapshotRequestSchema.safeParse(ctx.body ?? {});
+        if (!parsed.success) {
+          sendError(res, parsed.error);
+          return;
+        }
+        const context: CallContext = { transport: 'rest', client: 'rest', principal: ctx.principal };
+        try {
+          sendJson(res, 200, await call(sandpit.api, 'snapshots.create', { sessionId: parsed.data.session_id, name: parsed.data.name }, context));
         } catch (error) {
           sendError(res, error);
         }

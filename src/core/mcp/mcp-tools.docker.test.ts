@@ -20,6 +20,11 @@ const TOOL_NAMES = [
   'read_file',
   'list_files',
   'run_file',
+  'snapshot_session',
+  'restore_snapshot',
+  'fork_session',
+  'list_snapshots',
+  'delete_snapshot',
 ];
 const DOT_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -76,7 +81,7 @@ describe('MCP tools over a real engine', () => {
     await sp?.cleanup();
   });
 
-  it('lists exactly the twelve tools, each with a title, all four hints, an output schema and described inputs', async () => {
+  it('lists exactly the seventeen tools, each with a title, all four hints, an output schema and described inputs', async () => {
     const { tools } = await a.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {

@@ -135,6 +135,13 @@ export interface Sandbox {
   /** Runs a helper to completion beside the sandbox (package installs). */
   runHelper(spec: HelperSpec): Promise<SandboxExecResult>;
   stats(): Promise<SandboxStats>;
+  /**
+   * A clean archive of the package store (what installs added: folders, regular files, links that stay
+   * inside), read by the engine without following links; undefined when nothing was installed.
+   */
+  exportPackages(maxBytes: number): Promise<{ tar: Buffer; bytes: number } | undefined>;
+  /** Unpacks such an archive into the package store (by a helper beside the sandbox that never runs). */
+  importPackages(tar: Buffer): Promise<void>;
   /** Removes the container, its storage and its channel folder. Safe to call more than once. */
   remove(): Promise<void>;
   /** What reopen needs to find this sandbox again (its container stopped, its storage kept). */

@@ -25,6 +25,8 @@ import type { SandboxStats } from './sandbox-backend';
 import { WORKSPACE_DIR } from './sandbox-paths';
 import { assertTransition } from './session-state';
 import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
+import { walkWorkspace } from './workspace-walk';
+import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-walk';
 
 /** The largest file run_file runs (the approval prompt reads it with the same cap). */
 export const MAX_RUN_FILE_BYTES = 1024 * 1024;
@@ -84,6 +86,24 @@ export function resumeNotice(reason: PauseReason, idleTtlMs: number): string {
   return `This session was paused after ${minutes} minute${minutes === 1 ? '' : 's'} without use, to free its memory, and has been resumed: ${gone} (memory cannot be saved on this machine) — re-run your code to rebuild them.`;
 }
 
+/** One successful run, as it ran (what a replay runs again). */
+export interface RunRecord {
+  code: string;
+  language: Language;
+}
+
+/** The runs a session remembers for snapshots: beyond these, the history is marked incomplete. */
+const MAX_HISTORY_RUNS = 2_000;
+const MAX_HISTORY_CHARS = 16 * 1024 * 1024;
+
+/** What a snapshot takes of a session, in one job: its files (through a sink), its packages, its runs. */
+export interface SessionContents extends WorkspaceWalk {
+  packages?: { tar: Buffer; bytes: number };
+  packageNames: string[];
+  history: RunRecord[];
+  historyComplete: boolean;
+}
+
 /** A job on the session's queue: a run-like one makes the session busy, a quiet one (a read) does not. */
 type JobKind = 'busy' | 'quiet';
 
@@ -105,6 +125,10 @@ export class Session {
    * on), so it is said even when the resume failed at first and a restart brought the session back.
    */
   private pendingNotice: string | undefined;
+  /** Successful runs since the interpreter started (a restart or a lost state clears them). */
+  private history: RunRecord[] = [];
+  private historyChars = 0;
+  private historyComplete = true;
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
 
@@ -122,7 +146,10 @@ export class Session {
     this.keptValue = restore?.kept ?? false;
     if (restore?.pausedBy) this.pendingNotice = resumeNotice(restore.pausedBy, identity.idleTtlMs);
     this.log = services.log.child({ sessionId: this.id });
-    runtime.onRecovering = () => this.setState('restarting');
+    runtime.onRecovering = () => {
+      this.forgetHistory();
+      this.setState('restarting');
+    };
     runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
   }
 
@@ -287,6 +314,7 @@ export class Session {
     await this.queue.run(async () => {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
       this.setState('restarting');
+      this.forgetHistory();
       try {
         await this.runtime.restart();
       } catch (error) {
@@ -325,6 +353,7 @@ export class Session {
   recoverAfterEngine(): void {
     if (this.runtime.connected || this.stateValue === 'starting' || this.stateValue === 'paused' || this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.setState('restarting');
+    this.forgetHistory();
     this.queue
       .run(() => this.runtime.restart())
       .then(
@@ -347,6 +376,34 @@ export class Session {
     }
   }
 
+  /**
+   * Everything a snapshot takes, in one job (nothing queued runs in between): each regular file of the
+   * workspace to `sink` (through the agent, links never followed), the package store's archive, the runs.
+   */
+  async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }): Promise<SessionContents> {
+    return this.job('quiet', 'The snapshot', async () => {
+      const walk = await walkWorkspace(this.runtime, sink, caps);
+      const packages = await this.runtime.sandbox.exportPackages(caps.maxPackageBytes);
+      return { ...walk, ...(packages ? { packages } : {}), packageNames: [...this.packages], history: [...this.history], historyComplete: this.historyComplete };
+    });
+  }
+
+  /** Puts a snapshot's files (read one at a time through `load`) and packages into this session, in one job. */
+  async restoreContents(files: Array<{ path: string; load(): Promise<Buffer> }>, packages: { tar: Buffer; names: string[] } | undefined): Promise<void> {
+    await this.job('busy', 'The restore', async () => {
+      if (packages) await this.runtime.sandbox.importPackages(packages.tar);
+      // The next file is loaded while this one is written.
+      let next = files[0]?.load();
+      for (const [i, file] of files.entries()) {
+        const content = await (next as Promise<Buffer>);
+        next = files[i + 1]?.load();
+        next?.catch(() => undefined);
+        await writeWorkspaceFile(this.runtime, file.path, content);
+      }
+    });
+    if (packages) this.recordPackages(packages.names);
+  }
+
   /** Notes a use that did not go through the queue (e.g. the panel opened the session). */
   touch(): void {
     this.lastUsed = new Date();
@@ -362,6 +419,22 @@ export class Session {
     }
   }
 
+  private remember(code: string): void {
+    if (!this.historyComplete) return;
+    if (this.history.length >= MAX_HISTORY_RUNS || this.historyChars + code.length > MAX_HISTORY_CHARS) {
+      this.historyComplete = false;
+      return;
+    }
+    this.history.push({ code, language: this.identity.language });
+    this.historyChars += code.length;
+  }
+
+  private forgetHistory(): void {
+    this.history = [];
+    this.historyChars = 0;
+    this.historyComplete = true;
+  }
+
   private recordPackages(packages: string[]): void {
     let changed = false;
     for (const p of packages) {
@@ -375,6 +448,8 @@ export class Session {
 
   private markPaused(reason: PauseReason): void {
     this.pendingNotice = resumeNotice(reason, this.identity.idleTtlMs);
+    // The interpreter ends with the container: a snapshot's replayable history starts again after the resume.
+    this.forgetHistory();
     // From ready or failed (the table's way in); a session caught mid-run at quit keeps its state, the record is what stays.
     if (this.stateValue === 'ready' || this.stateValue === 'failed') this.setState('paused');
     this.services.bus.emit('session.paused', { sessionId: this.id, reason });
@@ -460,6 +535,8 @@ export class Session {
       const notice = this.pendingNotice;
       this.pendingNotice = undefined;
       if (notice) Object.assign(result, { stateLost: true, message: outcome.message ? `${notice} ${outcome.message}` : notice });
+      if (outcome.stateLost) this.forgetHistory();
+      else if (result.status === 'ok') this.remember(code);
       bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
       return result;
     } catch (error) {

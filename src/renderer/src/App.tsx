@@ -8,6 +8,7 @@ import { EngineStatusCard } from './features/engine/engine-status-card';
 import { ActivityScreen } from './features/activity/activity-screen';
 import { ApprovalStack } from './features/approvals/approval-stack';
 import { ArtifactsScreen } from './features/artifacts/artifacts-screen';
+import { SnapshotsScreen } from './features/snapshots/snapshots-screen';
 import { ConnectScreen } from './features/connect/connect-screen';
 import { EnvironmentsScreen } from './features/environments/environments-screen';
 import { GuideScreen } from './features/guide/guide-screen';
@@ -41,6 +42,7 @@ const SCREEN_VIEWS: Record<Screen, () => ReactElement> = {
   sessions: SessionsScreen,
   environments: EnvironmentsScreen,
   artifacts: ArtifactsScreen,
+  snapshots: SnapshotsScreen,
   activity: ActivityScreen,
   connect: ConnectScreen,
   settings: SettingsScreen,

@@ -23,6 +23,7 @@ import { connectedClientSchema, connectInfoSchema } from '../domain/connect';
 import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
 import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain/session';
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
+import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -230,6 +231,37 @@ export const methods = {
   'sessions.saveAsEnvironment': {
     input: z.object({ sessionId: sessionIdSchema, name: z.string().min(1).max(64).describe('Name of the new environment') }),
     output: environmentViewSchema,
+  },
+  'snapshots.create': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
+      name: z.string().trim().min(1).max(64).regex(/^[^\p{Cc}]*$/u, 'a name cannot contain control characters').optional().describe("A name to show for the snapshot (default: the session's name and the time)"),
+    }),
+    output: snapshotSchema,
+  },
+  'snapshots.list': {
+    input: z.object({}),
+    output: z.object({ snapshots: z.array(snapshotSchema).describe('Newest first'), storedBytes: z.number().int().describe('Disk used by every snapshot together (shared files counted once)') }),
+  },
+  'snapshots.delete': {
+    input: z.object({ snapshotId: snapshotIdSchema }),
+    output: z.object({ snapshotId: z.string(), deleted: z.boolean(), freedBytes: z.number().int().describe('Storage no other snapshot used, now freed') }),
+  },
+  'snapshots.restore': {
+    input: z.object({
+      snapshot: z.string().trim().min(1).max(64).describe('The snapshot, by id or by name'),
+      replay: z.boolean().default(false).describe('Run the recorded runs again, in order, to rebuild the variables (stops at the first that fails)'),
+      name: z.string().trim().min(1).max(64).regex(/^[^\p{Cc}]*$/u, 'a name cannot contain control characters').optional().describe('A name for the new session'),
+    }),
+    output: restoredSessionSchema,
+  },
+  'sessions.fork': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
+      replay: z.boolean().default(false).describe('Run the recorded runs again in the fork, to rebuild the variables'),
+      name: z.string().trim().min(1).max(64).regex(/^[^\p{Cc}]*$/u, 'a name cannot contain control characters').optional().describe('A name for the new session'),
+    }),
+    output: restoredSessionSchema,
   },
   'artifacts.list': {
     input: z.object({ sessionId: z.string().optional(), limit: z.number().int().min(1).max(10_000).default(200) }),

@@ -1,14 +1,19 @@
 import type { SandpitTool } from '../define-tool';
 import { checkPackages } from './check-packages';
 import { createSession } from './create-session';
+import { deleteSnapshot } from './delete-snapshot';
 import { executeCode } from './execute-code';
+import { forkSession } from './fork-session';
 import { installPackages } from './install-packages';
 import { listEnvironmentsTool } from './list-environments';
 import { listFiles } from './list-files';
 import { listSessions } from './list-sessions';
+import { listSnapshots } from './list-snapshots';
 import { readFile } from './read-file';
+import { restoreSnapshot } from './restore-snapshot';
 import { runCommand } from './run-command';
 import { runFile } from './run-file';
+import { snapshotSession } from './snapshot-session';
 import { stopSession } from './stop-session';
 import { writeFile } from './write-file';
 
@@ -26,4 +31,9 @@ export const TOOLS: readonly SandpitTool[] = [
   readFile,
   listFiles,
   runFile,
+  snapshotSession,
+  restoreSnapshot,
+  forkSession,
+  listSnapshots,
+  deleteSnapshot,
 ];

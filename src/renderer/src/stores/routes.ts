@@ -4,7 +4,7 @@
  */
 
 /** The screens of the left navigation, in its order. */
-export const SCREENS = ['sessions', 'environments', 'artifacts', 'activity', 'connect', 'settings'] as const;
+export const SCREENS = ['sessions', 'environments', 'artifacts', 'snapshots', 'activity', 'connect', 'settings'] as const;
 export type NavScreen = (typeof SCREENS)[number];
 
 /** Every screen, including the getting-started guide (opened from Sessions and Connect, not from the navigation). */
@@ -55,6 +55,7 @@ export const SCREEN_TITLES: Record<Screen, string> = {
   sessions: 'Sessions',
   environments: 'Environments',
   artifacts: 'Artifacts',
+  snapshots: 'Snapshots',
   activity: 'Activity',
   connect: 'Connect',
   settings: 'Settings',

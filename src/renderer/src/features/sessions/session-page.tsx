@@ -16,6 +16,7 @@ import { SessionUsage } from './session-usage';
 import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
 import { StopSessionDialog } from './stop-session-dialog';
+import { SessionSnapshotActions } from '../snapshots/session-snapshot-actions';
 
 const TABS = [
   ['history', 'Run history'],
@@ -118,6 +119,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         ) : (
           <span className="actions">
             <DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />
+            <SessionSnapshotActions session={session} disabled={!ready || pending} />
             <button type="button" className="secondary" onClick={() => setConfirm('restart')} disabled={pending || lost} data-testid="session-restart">
               Restart
             </button>

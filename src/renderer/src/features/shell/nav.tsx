@@ -7,6 +7,7 @@ export const SCREEN_WORDS: Record<NavScreen, { label: string; hint: string; icon
   sessions: { label: 'Sessions', hint: 'Sandboxes running now', icon: '▶' },
   environments: { label: 'Environments', hint: 'Ready-made sandboxes', icon: '▣' },
   artifacts: { label: 'Artifacts', hint: 'Files runs made', icon: '▤' },
+  snapshots: { label: 'Snapshots', hint: 'Saved copies of sessions', icon: '◧' },
   activity: { label: 'Activity', hint: 'Everything that ran', icon: '☰' },
   connect: { label: 'Connect', hint: 'Set up your assistant', icon: '⇄' },
   settings: { label: 'Settings', hint: 'Limits and policies', icon: '⚙' },

@@ -1,0 +1,99 @@
+/**
+ * Snapshots and forks of a session whose workspace holds 100 MiB (100 files of 1 MiB of random bytes):
+ * a first snapshot (every byte new to the store), a repeat snapshot (unchanged files: nothing stored
+ * again), a restore into a new session, and a fork (snapshot + new session + restore), each timed end to end.
+ */
+import type { Sandpit } from '../src/core/app';
+import { call } from '../src/core/api/dispatcher';
+import type { CallContext } from '../src/core/api/api-types';
+import { newSession } from '../src/test-support/sessions';
+import { now, progress, withCore } from './harness';
+import { LATENCY_HEADERS, formatMs, latencyRow, roundDistribution, summarize, table } from './stats';
+import type { Distribution } from './stats';
+
+const N = 5;
+const FILES = 100;
+const FILE_MIB = 1;
+const PANEL: CallContext = { transport: 'internal' };
+
+export interface SnapshotsSummary {
+  n: number;
+  workspaceMiB: number;
+  files: number;
+  firstSnapshot: Distribution;
+  repeatSnapshot: Distribution;
+  restore: Distribution;
+  fork: Distribution;
+  /** Storage the repeat snapshots added, in bytes (content addressing: about 0). */
+  repeatAddedBytes: number[];
+  firstSnapshotMiBps: number;
+}
+
+const FILL = [
+  'import os',
+  `for i in range(${FILES}):`,
+  "    with open(f'data/part-{i:03d}.bin', 'wb') as f:",
+  `        f.write(os.urandom(${FILE_MIB} * 1024 * 1024))`,
+].join('\n');
+
+async function fill(sandpit: Sandpit, sessionId: string): Promise<void> {
+  const r = await call(sandpit.api, 'sessions.execute', { sessionId, code: `import os\nos.makedirs('data', exist_ok=True)\n${FILL}`, timeoutMs: 120_000 }, PANEL);
+  if (r.status !== 'ok') throw new Error(`filling the workspace failed: ${r.error?.value ?? r.status}`);
+}
+
+export async function run(): Promise<SnapshotsSummary> {
+  return withCore({ poolSize: 0 }, async (sandpit) => {
+    const source = await newSession(sandpit, { limits: { workspaceMb: 1024 } });
+    const first: number[] = [];
+    const repeat: number[] = [];
+    const restore: number[] = [];
+    const fork: number[] = [];
+    const repeatAdded: number[] = [];
+    const stop = async (id: string): Promise<void> => void (await call(sandpit.api, 'sessions.stop', { sessionId: id }, PANEL));
+    for (let i = 0; i < N; i++) {
+      // New random bytes each round: the first snapshot of them stores every byte.
+      await fill(sandpit, source.id);
+      let t = now();
+      const snap = await call(sandpit.api, 'snapshots.create', { sessionId: source.id }, PANEL);
+      first.push(now() - t);
+      if (snap.fileBytes !== FILES * FILE_MIB * 1024 * 1024) throw new Error(`the snapshot holds ${snap.fileBytes} bytes of files`);
+      t = now();
+      const again = await call(sandpit.api, 'snapshots.create', { sessionId: source.id }, PANEL);
+      repeat.push(now() - t);
+      repeatAdded.push(again.addedBytes);
+      t = now();
+      const restored = await call(sandpit.api, 'snapshots.restore', { snapshot: snap.id }, PANEL);
+      restore.push(now() - t);
+      await stop(restored.session.id);
+      t = now();
+      const forked = await call(sandpit.api, 'sessions.fork', { sessionId: source.id }, PANEL);
+      fork.push(now() - t);
+      await stop(forked.session.id);
+      for (const s of (await call(sandpit.api, 'snapshots.list', {}, PANEL)).snapshots) await call(sandpit.api, 'snapshots.delete', { snapshotId: s.id }, PANEL);
+      progress(`snapshots ${i + 1}/${N}: first ${formatMs(first[i] ?? NaN)}, repeat ${formatMs(repeat[i] ?? NaN)}, restore ${formatMs(restore[i] ?? NaN)}, fork ${formatMs(fork[i] ?? NaN)}`);
+    }
+    await stop(source.id);
+    const summary: SnapshotsSummary = {
+      n: N,
+      workspaceMiB: FILES * FILE_MIB,
+      files: FILES,
+      firstSnapshot: roundDistribution(summarize(first)),
+      repeatSnapshot: roundDistribution(summarize(repeat)),
+      restore: roundDistribution(summarize(restore)),
+      fork: roundDistribution(summarize(fork)),
+      repeatAddedBytes: repeatAdded,
+      firstSnapshotMiBps: Math.round(((FILES * FILE_MIB) / (summarize(first).p50 / 1000)) * 10) / 10,
+    };
+    process.stdout.write(`\n## snapshots (workspace of ${summary.workspaceMiB} MiB in ${FILES} files; n = ${N})\n`);
+    process.stdout.write(
+      `${table(LATENCY_HEADERS, [
+        latencyRow('first snapshot (all bytes new)', summary.firstSnapshot),
+        latencyRow('repeat snapshot (unchanged)', summary.repeatSnapshot),
+        latencyRow('restore into a new session', summary.restore),
+        latencyRow('fork (snapshot + new session + restore)', summary.fork),
+      ])}\n`,
+    );
+    process.stdout.write(`first snapshot ≈ ${summary.firstSnapshotMiBps} MiB/s; storage added by the repeat snapshots: ${repeatAdded.join(', ')} bytes\n`);
+    return summary;
+  });
+}

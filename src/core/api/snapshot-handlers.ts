@@ -1,0 +1,116 @@
+import { join } from 'node:path';
+import { SandpitError } from '../../shared/api/errors';
+import type { RestoredSession } from '../../shared/domain/snapshot';
+import { findEnvironment } from '../environments/environment-lookup';
+import { networkFor } from '../environments/environment-services';
+import { replayRuns } from '../snapshots/replay-runs';
+import type { RunAgain } from '../snapshots/replay-runs';
+import { restoreContents, snapshotHistory } from '../snapshots/restore-contents';
+import { SnapshotStore } from '../snapshots/snapshot-store';
+import type { SnapshotManifest } from '../snapshots/snapshot-store';
+import { takeSnapshot } from '../snapshots/take-snapshot';
+import type { CallContext, Handler, Handlers } from './api-types';
+import type { HandlerKit } from './handler-kit';
+
+type SnapshotMethods = 'snapshots.create' | 'snapshots.list' | 'snapshots.delete' | 'snapshots.restore' | 'sessions.fork';
+
+/** A panel snapshot (no owner) is every client's; an assistant's is its own. The panel sees them all. */
+function visibleTo(manifest: SnapshotManifest, principal: string | undefined): boolean {
+  return principal === undefined || manifest.owner === undefined || manifest.owner === principal;
+}
+
+function notFound(reference: string): SandpitError {
+  return new SandpitError('NOT_FOUND', `No snapshot "${reference}": see list_snapshots for the ones you can restore.`);
+}
+
+/**
+ * Snapshots (files, installed packages and the runs of a session, content-addressed in the data folder),
+ * restoring one into a new session, and forks (both in one step). `execute` is the policy-wrapped
+ * sessions.execute: a replay's runs are audited and approval-checked like any other.
+ */
+export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessions.execute'>): Pick<Handlers, SnapshotMethods> {
+  const store = new SnapshotStore(join(kit.config.home, 'snapshots'));
+  const { sessions, environments } = kit;
+
+  const find = async (reference: string, principal: string | undefined): Promise<SnapshotManifest> => {
+    const byId = await store.get(reference);
+    if (byId) {
+      if (!visibleTo(byId, principal)) throw notFound(reference);
+      return byId;
+    }
+    const byName = (await store.list()).find((m) => m.snapshot.name === reference && visibleTo(m, principal));
+    if (!byName) throw notFound(reference);
+    return byName;
+  };
+
+  const restore = async (manifest: SnapshotManifest, options: { replay: boolean; name?: string }, context: CallContext): Promise<RestoredSession> => {
+    const { snapshot } = manifest;
+    const env = snapshot.environment === undefined ? undefined : await findEnvironment(environments.store, snapshot.environment).catch(() => undefined);
+    if (snapshot.environment !== undefined && env === undefined) {
+      throw new SandpitError(
+        'NOT_FOUND',
+        `The environment "${snapshot.environmentName ?? snapshot.environment}" this snapshot was taken in was deleted, so its network and packages are unknown: the snapshot cannot be restored.`,
+      );
+    }
+    sessions.assertEngineUp();
+    const policy = env?.network ?? 'none';
+    // The same image, limits and isolation as the session it was taken of (not the environment as it is now).
+    const session = await sessions.create({
+      language: snapshot.language,
+      image: snapshot.image,
+      ...(env ? { environment: { id: env.id, name: env.name } } : {}),
+      limits: snapshot.limits,
+      networkPolicy: policy,
+      isolation: snapshot.isolation,
+      ...networkFor(policy, environments.egress()),
+      name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`,
+      client: context.client,
+      owner: context.principal,
+    });
+    let files: number;
+    try {
+      files = await restoreContents(store, manifest, session);
+    } catch (error) {
+      await sessions.stop(session.id).catch(() => undefined);
+      throw error;
+    }
+    if (!options.replay) return { session: session.info(), snapshot, files };
+    const history = await snapshotHistory(store, manifest);
+    const run: RunAgain = (record) => execute()({ sessionId: session.id, code: record.code }, context);
+    const replay = await replayRuns(history, snapshot.historyComplete, run);
+    return { session: session.info(), snapshot, files, replay };
+  };
+
+  return {
+    'snapshots.create': async ({ sessionId, name }, context) => {
+      const session = await kit.target(sessionId, context);
+      return takeSnapshot(store, session, { ...(name === undefined ? {} : { name }), ...(context.principal === undefined ? {} : { owner: context.principal }) });
+    },
+    'snapshots.list': async (_input, context) => ({
+      snapshots: (await store.list()).filter((m) => visibleTo(m, context.principal)).map((m) => m.snapshot),
+      storedBytes: await store.storedBytes(),
+    }),
+    'snapshots.delete': async ({ snapshotId }, context) => {
+      const manifest = await store.get(snapshotId);
+      if (!manifest || !visibleTo(manifest, context.principal)) throw notFound(snapshotId);
+      // An assistant deletes only the snapshots it took; a panel snapshot is the person's to delete.
+      if (context.principal !== undefined && manifest.owner !== context.principal) {
+        throw new SandpitError('DENIED', `The snapshot "${manifest.snapshot.name}" was taken in the Sandpit panel: only the person can delete it there.`);
+      }
+      const { freedBytes } = await store.delete(snapshotId);
+      return { snapshotId, deleted: true, freedBytes };
+    },
+    'snapshots.restore': async ({ snapshot, replay, name }, context) =>
+      restore(await find(snapshot, context.principal), { replay, ...(name === undefined ? {} : { name }) }, context),
+    'sessions.fork': async ({ sessionId, replay, name }, context) => {
+      const session = await kit.target(sessionId, context);
+      const taken = await takeSnapshot(store, session, {
+        name: `Fork of ${session.identity.name.slice(0, 40)}, ${new Date().toISOString().slice(11, 19)}`,
+        ...(context.principal === undefined ? {} : { owner: context.principal }),
+      });
+      const manifest = await store.get(taken.id);
+      if (!manifest) throw new SandpitError('INTERNAL', `The snapshot ${taken.id} was just saved but cannot be read back.`);
+      return restore(manifest, { replay, name: name ?? `Fork of ${session.identity.name.slice(0, 50)}` }, context);
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import type { WorkspaceAgent } from './workspace-files';
+import { walkWorkspace } from './workspace-walk';
+
+type Node = { file: string } | { link: string } | { dir: Record<string, Node> } | 'fifo';
+
+/** An agent over an in-memory tree that answers list and read as the real one does (links listed, never followed). */
+function fakeAgent(root: Record<string, Node>): WorkspaceAgent & { reads: string[] } {
+  const reads: string[] = [];
+  const at = (path: string): Node | undefined => {
+    let node: Node = { dir: root };
+    for (const part of path.split('/').filter(Boolean)) {
+      if (typeof node === 'string' || !('dir' in node)) return undefined;
+      const next: Node | undefined = node.dir[part];
+      if (!next) return undefined;
+      node = next;
+    }
+    return node;
+  };
+  return {
+    reads,
+    request: async (build, collect) => {
+      const [msg] = build('q1') as Array<{ op: string; path: string }>;
+      const node = at(msg!.path);
+      let out: unknown;
+      const feed = (reply: Record<string, unknown>): void => {
+        const r = collect({ id: 'q1', ...reply } as never);
+        if (r !== undefined) out = r;
+      };
+      if (msg!.op === 'list' && node && typeof node !== 'string' && 'dir' in node) {
+        const entries = Object.entries(node.dir).map(([name, n]) => ({
+          name,
+          type: typeof n === 'string' ? 'other' : 'dir' in n ? 'directory' : 'link' in n ? 'symlink' : 'file',
+          size: typeof n !== 'string' && 'file' in n ? n.file.length : 0,
+          mtime: 0,
+        }));
+        feed({ type: 'fs-list', entries, truncated: false });
+      } else if (msg!.op === 'read' && node && typeof node !== 'string' && 'file' in node) {
+        reads.push(msg!.path);
+        feed({ type: 'fs-data', data: Buffer.from(node.file).toString('base64') });
+        feed({ type: 'fs-done', size: node.file.length });
+      } else {
+        feed({ type: 'fs-error', code: 'NOT_FOUND', message: 'no' });
+      }
+      return out as never;
+    },
+  };
+}
+
+const CAPS = { maxFiles: 100, maxBytes: 1_000, maxFileBytes: 500 };
+
+describe('walkWorkspace', () => {
+  it('reads every regular file folder by folder, leaves links and special files out and names them', async () => {
+    const agent = fakeAgent({ 'a.txt': { file: 'A' }, sub: { dir: { 'b.txt': { file: 'BB' }, out: { link: '/etc' } } }, passwd: { link: '/etc/passwd' }, pipe: 'fifo' });
+    const got: Record<string, string> = {};
+    const walk = await walkWorkspace(agent, async (path, content) => void (got[path] = content.toString()), CAPS);
+    expect(got).toEqual({ 'a.txt': 'A', 'sub/b.txt': 'BB' });
+    expect(walk).toEqual({ files: 2, bytes: 3, skipped: ['passwd', 'pipe', 'sub/out'] });
+    expect(agent.reads.sort()).toEqual(['a.txt', 'sub/b.txt']);
+  });
+
+  it('refuses a file over the per-file cap, saying which and how large, before reading it', async () => {
+    const agent = fakeAgent({ 'big.bin': { file: 'x'.repeat(600) } });
+    await expect(walkWorkspace(agent, async () => undefined, CAPS)).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: '/workspace/big.bin is 600 bytes: a snapshot takes files of up to 500 bytes. Delete or split it, then try again.',
+    });
+    expect(agent.reads).toEqual([]);
+  });
+
+  it('refuses a workspace over the total and the file-count caps', async () => {
+    const many = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`f${i}`, { file: 'x'.repeat(300) }]));
+    await expect(walkWorkspace(fakeAgent(many), async () => undefined, CAPS)).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: "The workspace's files add up to more than 1000 bytes: a snapshot takes at most that much.",
+    });
+    await expect(walkWorkspace(fakeAgent(many), async () => undefined, { ...CAPS, maxFiles: 2 })).rejects.toMatchObject({
+      code: 'LIMIT_EXCEEDED',
+      message: 'The workspace holds more than 2 files: a snapshot takes at most that many.',
+    });
+  });
+});

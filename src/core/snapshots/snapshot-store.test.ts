@@ -1,0 +1,81 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../shared/domain/limits';
+import type { SnapshotManifest } from './snapshot-store';
+import { SnapshotStore } from './snapshot-store';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'snapshot-store-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function blobCount(): Promise<number> {
+  let n = 0;
+  for (const prefix of await readdir(join(dir, 'objects')).catch(() => [] as string[])) n += (await readdir(join(dir, 'objects', prefix))).length;
+  return n;
+}
+
+function manifest(id: string, files: Array<{ sha256: string; size: number }>, history: { sha256: string; size: number }): SnapshotManifest {
+  return {
+    version: 1,
+    snapshot: {
+      id, name: id, createdAt: new Date().toISOString(), sessionId: 'ses-1', sessionName: 'Python 1', language: 'python', image: 'img', limits: DEFAULT_LIMITS,
+      isolation: 'standard', files: files.length, fileBytes: 0, packages: [], packageBytes: 0, runs: 0, historyComplete: true, sizeBytes: 0, addedBytes: 0, skipped: [], shared: true,
+    },
+    files: files.map((f, i) => ({ path: `f${i}`, ...f })),
+    history,
+  };
+}
+
+describe('SnapshotStore', () => {
+  it('stores the same bytes once, and reads them back checked against their sha256', async () => {
+    const store = new SnapshotStore(dir);
+    const hold = new Set<string>();
+    const a = await store.put(Buffer.from('same'), hold);
+    const b = await store.put(Buffer.from('same'), hold);
+    expect(a.added).toBe(4);
+    expect(b).toEqual({ sha256: a.sha256, size: 4, added: 0 });
+    expect(await blobCount()).toBe(1);
+    expect((await store.read(a.sha256)).toString()).toBe('same');
+    await expect(store.read('0'.repeat(64))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('deletes only the blobs no other snapshot uses, and never those of a snapshot being taken', async () => {
+    const store = new SnapshotStore(dir);
+    const h1 = new Set<string>();
+    const shared = await store.put(Buffer.from('shared file'), h1);
+    const own = await store.put(Buffer.from('only in the second'), h1);
+    const history = await store.put(Buffer.from('[]'), h1);
+    await store.save(manifest('snap-aaaaaaaaaaaaaaaa', [shared], history));
+    await store.save(manifest('snap-bbbbbbbbbbbbbbbb', [shared, own], history));
+    store.release(h1);
+    // A third one is being taken: its blob is not in any manifest yet.
+    const h2 = new Set<string>();
+    await store.put(Buffer.from('not saved yet'), h2);
+    expect(await blobCount()).toBe(4);
+
+    expect(await store.delete('snap-bbbbbbbbbbbbbbbb')).toEqual({ freedBytes: 'only in the second'.length });
+    expect(await blobCount()).toBe(3);
+    store.release(h2);
+    expect(await store.collect()).toEqual({ freedBytes: 'not saved yet'.length });
+    expect(await store.delete('snap-aaaaaaaaaaaaaaaa')).toEqual({ freedBytes: 'shared file'.length + 2 });
+    expect(await blobCount()).toBe(0);
+    expect(await new SnapshotStore(dir).list()).toEqual([]);
+  });
+
+  it('reads its manifests again after a restart, and leaves out one that does not parse', async () => {
+    const store = new SnapshotStore(dir);
+    const hold = new Set<string>();
+    const history = await store.put(Buffer.from('[]'), hold);
+    await store.save(manifest('snap-cccccccccccccccc', [], history));
+    await writeFile(join(dir, 'manifests', 'snap-dddddddddddddddd.json'), '{"version": 2}');
+    const again = new SnapshotStore(dir);
+    expect((await again.list()).map((m) => m.snapshot.id)).toEqual(['snap-cccccccccccccccc']);
+    await expect(again.delete('../x')).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+});

@@ -1,0 +1,214 @@
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { SandpitError } from '../../shared/api/errors';
+import { snapshotSchema } from '../../shared/domain/snapshot';
+import { syncFolder, writeFileAtomic } from '../util/atomic-write';
+import { SerialQueue } from '../util/serial-queue';
+
+const SHA256 = /^[a-f0-9]{64}$/;
+const SNAPSHOT_ID = /^snap-[a-z0-9]{8,40}$/;
+const DIR_MODE = 0o700;
+
+const blobRefSchema = z.object({ sha256: z.string().regex(SHA256), size: z.number().int().nonnegative() });
+
+/** What a snapshot is on disk: its summary, who took it, and the blobs its files, packages and runs are in. */
+export const snapshotManifestSchema = z.object({
+  version: z.literal(1),
+  snapshot: snapshotSchema,
+  /** Who took it (an MCP session, a token); absent: the panel (every client may restore it). */
+  owner: z.string().optional(),
+  files: z.array(z.object({ path: z.string().min(1).max(4096), sha256: z.string().regex(SHA256), size: z.number().int().nonnegative() })),
+  packages: blobRefSchema.optional(),
+  /** The runs, as JSON `[{code, language}]`. */
+  history: blobRefSchema,
+});
+export type SnapshotManifest = z.infer<typeof snapshotManifestSchema>;
+
+export interface StoredBlob {
+  sha256: string;
+  size: number;
+  /** Bytes this put added to the disk (0 when the blob was already stored). */
+  added: number;
+}
+
+function sha256Of(content: Buffer): string {
+  return createHash('sha256').update(content).digest('hex');
+}
+
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/**
+ * Snapshots in Sandpit's data folder, content-addressed: every blob (a file, a package archive, a run
+ * history) once at `<dir>/objects/<aa>/<sha256>`, one manifest per snapshot at `<dir>/manifests/<id>.json`.
+ * Two snapshots of the same files share their blobs; deleting a snapshot removes the blobs no other uses.
+ * Blob writes and the sweep take turns, and blobs of snapshots still being taken are never swept.
+ */
+export class SnapshotStore {
+  private readonly objects: string;
+  private readonly manifests: string;
+  private readonly lock = new SerialQueue();
+  /** Blobs put by snapshots not saved yet, with how many such snapshots hold each. */
+  private readonly pending = new Map<string, number>();
+  private cache: Map<string, SnapshotManifest> | undefined;
+
+  constructor(readonly dir: string) {
+    this.objects = join(dir, 'objects');
+    this.manifests = join(dir, 'manifests');
+  }
+
+  /** Stores a blob once (a second put of the same bytes adds nothing); `hold` keeps it from the sweep until released. */
+  async put(content: Buffer, hold: Set<string>): Promise<StoredBlob> {
+    const sha256 = sha256Of(content);
+    return this.lock.run(async () => {
+      if (!hold.has(sha256)) {
+        hold.add(sha256);
+        this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
+      }
+      const path = this.blobPath(sha256);
+      try {
+        await stat(path);
+        return { sha256, size: content.length, added: 0 };
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+      }
+      await mkdir(join(this.objects, sha256.slice(0, 2)), { recursive: true, mode: DIR_MODE });
+      await writeFileAtomic(path, content);
+      return { sha256, size: content.length, added: content.length };
+    });
+  }
+
+  /** Lets the sweep see these blobs again (the snapshot was saved, or given up). */
+  release(hold: Set<string>): void {
+    for (const sha of hold) {
+      const left = (this.pending.get(sha) ?? 1) - 1;
+      if (left <= 0) this.pending.delete(sha);
+      else this.pending.set(sha, left);
+    }
+    hold.clear();
+  }
+
+  async read(sha256: string): Promise<Buffer> {
+    if (!SHA256.test(sha256)) throw new SandpitError('INVALID_INPUT', 'A blob id is a sha256.');
+    let content: Buffer;
+    try {
+      content = await readFile(this.blobPath(sha256));
+    } catch (error) {
+      if (isMissing(error)) throw new SandpitError('NOT_FOUND', `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`);
+      throw error;
+    }
+    if (sha256Of(content) !== sha256) throw new SandpitError('INTERNAL', `A file of this snapshot was changed on disk (${sha256.slice(0, 12)}…): it can no longer be restored.`);
+    return content;
+  }
+
+  async save(manifest: SnapshotManifest): Promise<void> {
+    const all = await this.load();
+    await mkdir(this.manifests, { recursive: true, mode: DIR_MODE });
+    await writeFileAtomic(this.manifestPath(manifest.snapshot.id), JSON.stringify(manifest));
+    await syncFolder(this.manifests);
+    all.set(manifest.snapshot.id, manifest);
+  }
+
+  /** Every snapshot, newest first. */
+  async list(): Promise<SnapshotManifest[]> {
+    return [...(await this.load()).values()].sort((a, b) => b.snapshot.createdAt.localeCompare(a.snapshot.createdAt));
+  }
+
+  async get(id: string): Promise<SnapshotManifest | undefined> {
+    return (await this.load()).get(id);
+  }
+
+  /** Removes the snapshot's manifest, then every blob no other snapshot (saved or being taken) uses. */
+  async delete(id: string): Promise<{ freedBytes: number }> {
+    if (!SNAPSHOT_ID.test(id)) throw new SandpitError('INVALID_INPUT', 'A snapshot id looks like snap-1a2b3c4d5e6f.');
+    const all = await this.load();
+    if (!all.has(id)) throw new SandpitError('NOT_FOUND', `No snapshot ${id}.`);
+    await rm(this.manifestPath(id), { force: true });
+    all.delete(id);
+    return this.lock.run(() => this.sweep(all));
+  }
+
+  /** Removes every blob no snapshot (saved or being taken) uses, e.g. what a failed snapshot had stored. */
+  async collect(): Promise<{ freedBytes: number }> {
+    const all = await this.load();
+    return this.lock.run(() => this.sweep(all));
+  }
+
+  /** Disk used by every blob together. */
+  async storedBytes(): Promise<number> {
+    let total = 0;
+    for (const path of await this.blobPaths()) total += (await stat(path).catch(() => ({ size: 0 }))).size;
+    return total;
+  }
+
+  private async sweep(all: Map<string, SnapshotManifest>): Promise<{ freedBytes: number }> {
+    const used = new Set<string>(this.pending.keys());
+    for (const m of all.values()) {
+      for (const f of m.files) used.add(f.sha256);
+      if (m.packages) used.add(m.packages.sha256);
+      used.add(m.history.sha256);
+    }
+    let freedBytes = 0;
+    for (const path of await this.blobPaths()) {
+      const sha = path.slice(-64);
+      if (used.has(sha)) continue;
+      const size = (await stat(path).catch(() => ({ size: 0 }))).size;
+      await rm(path, { force: true });
+      freedBytes += size;
+    }
+    return { freedBytes };
+  }
+
+  private async blobPaths(): Promise<string[]> {
+    const paths: string[] = [];
+    let prefixes: string[];
+    try {
+      prefixes = await readdir(this.objects);
+    } catch (error) {
+      if (isMissing(error)) return [];
+      throw error;
+    }
+    for (const prefix of prefixes) {
+      if (!/^[a-f0-9]{2}$/.test(prefix)) continue;
+      for (const name of await readdir(join(this.objects, prefix)).catch(() => [] as string[])) {
+        if (SHA256.test(name)) paths.push(join(this.objects, prefix, name));
+      }
+    }
+    return paths;
+  }
+
+  private async load(): Promise<Map<string, SnapshotManifest>> {
+    if (this.cache) return this.cache;
+    const found = new Map<string, SnapshotManifest>();
+    let names: string[] = [];
+    try {
+      names = await readdir(this.manifests);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+    for (const name of names) {
+      if (!name.endsWith('.json') || !SNAPSHOT_ID.test(name.slice(0, -5))) continue;
+      try {
+        const parsed = snapshotManifestSchema.safeParse(JSON.parse(await readFile(join(this.manifests, name), 'utf8')));
+        // A manifest that does not parse is not a snapshot (it is left on disk for a person to look at).
+        if (parsed.success && parsed.data.snapshot.id === name.slice(0, -5)) found.set(parsed.data.snapshot.id, parsed.data);
+      } catch {
+        // Unreadable: left out, as above.
+      }
+    }
+    this.cache ??= found;
+    return this.cache;
+  }
+
+  private blobPath(sha256: string): string {
+    return join(this.objects, sha256.slice(0, 2), sha256);
+  }
+
+  private manifestPath(id: string): string {
+    return join(this.manifests, `${id}.json`);
+  }
+}
+
