@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments …]`): runs the benchmarks
+ * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments|isolation …]`): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -13,6 +13,7 @@ import { silentLogger } from '../src/core/log';
 import * as environments from './environments';
 import * as firstAnswer from './first-answer';
 import { disposeAll, progress, pythonImage } from './harness';
+import * as isolation from './isolation';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
 import * as panel from './panel';
@@ -33,8 +34,9 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   environments: environments.run,
   'first-answer': firstAnswer.run,
   scale: scale.run,
+  isolation: isolation.run,
 };
-const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
+const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', gvisor: 'isolation' };
 
 function gitCommit(): string | undefined {
   try {
