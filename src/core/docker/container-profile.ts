@@ -4,6 +4,13 @@ import type { ContainerSpec } from './docker-client';
 
 export const SANDBOX_USER = '10001:10001';
 export const AGENT_SOCKET = `${AGENT_DIR}/agent.sock`;
+/**
+ * RLIMIT_NPROC of the sandbox user. Always explicit: Podman otherwise asks for more than most machines' hard
+ * limit and the container cannot start ("error setting rlimit type 6"). It counts the processes of uid 10001
+ * across every sandbox of the engine, so it sits above the sum of the pids limits of a full house
+ * (32 sessions × 256 by default) and below common hard limits; the per-sandbox cap is PidsLimit.
+ */
+export const SANDBOX_NPROC = 16_384;
 
 export interface ProfileInput {
   name: string;
@@ -55,6 +62,7 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
     PidsLimit: limits.pids,
     Ulimits: [
       { Name: 'nofile', Soft: 1024, Hard: 1024 },
+      { Name: 'nproc', Soft: SANDBOX_NPROC, Hard: SANDBOX_NPROC },
       { Name: 'fsize', Soft: limits.workspaceMb * 1024 * 1024, Hard: limits.workspaceMb * 1024 * 1024 },
       { Name: 'core', Soft: 0, Hard: 0 },
     ],
