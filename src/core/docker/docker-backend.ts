@@ -9,6 +9,7 @@ import { DockerSandbox } from './docker-sandbox';
 import { gvisorNetworkRefusal, gvisorRuntimeFor } from './gvisor';
 import { probeGvisorNetwork } from './gvisor-probe';
 import type { InstanceIdentity } from './labels';
+import { podmanGvisorRefusal } from './podman';
 import type { WorkspaceKind, WorkspaceStorage } from './workspace-storage';
 
 export interface DockerBackendDeps {
@@ -83,9 +84,10 @@ export class DockerBackend implements SandboxBackend {
     return sandbox;
   }
 
-  /** The gVisor runtime for a sandbox, or a clear refusal (not set up; no network with it on this engine). */
+  /** The gVisor runtime for a sandbox, or a clear refusal (Podman; not set up; no network with it on this engine). */
   private async gvisorRuntime(spec: SandboxSpec): Promise<string> {
-    const { runtimes } = await this.deps.docker.ping(5_000);
+    const { runtimes, product, version } = await this.deps.docker.ping(5_000);
+    if (product === 'podman') throw podmanGvisorRefusal(version);
     const runtime = gvisorRuntimeFor(runtimes, spec.network !== undefined);
     if (spec.network !== undefined) {
       // Tried once per engine and network: a container that only runs `true` (nothing is sent anywhere).

@@ -16,6 +16,7 @@ import type {
   DockerClient,
   EngineEndpoint,
   EngineEvent,
+  EngineProduct,
   EngineVersion,
   ExecOptions,
   ExecResult,
@@ -54,6 +55,11 @@ async function unlessStatus<T>(codes: readonly number[], fallback: T, run: () =>
     if (code !== undefined && codes.includes(code)) return fallback;
     throw error;
   }
+}
+
+/** Podman's Docker-compatible service names itself among the components of /version ("Podman Engine"). */
+export function engineProduct(version: { Components?: Array<{ Name?: string }> }): EngineProduct {
+  return (version.Components ?? []).some((c) => /podman/i.test(c.Name ?? '')) ? 'podman' : 'docker';
 }
 
 /** Reads a certificate file, saying which one could not be read. */
@@ -138,7 +144,7 @@ export class DockerodeClient implements DockerClient {
     return this.call('ping the engine', {}, async () => {
       const v = await this.docker.version();
       const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
-      return { version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: Object.keys(info.Runtimes ?? {}) };
+      return { product: engineProduct(v), version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: Object.keys(info.Runtimes ?? {}) };
     }, timeoutMs);
   }
 

@@ -33,6 +33,8 @@ export interface BackendEndpoint {
 }
 
 export interface EngineInfo {
+  /** Docker, or Podman through its Docker-compatible API (some parts of Sandpit are not offered there). */
+  product: 'docker' | 'podman';
   version: string;
   apiVersion: string;
   os: string;
