@@ -9,5 +9,7 @@ export interface ProvidedImages {
 declare module 'vitest' {
   export interface ProvidedContext {
     images: ProvidedImages;
+    /** Podman's Docker-compatible service for the engine-parametrized tests, or why its cases are skipped. */
+    podman: import('./podman-engine').ProvidedPodman;
   }
 }
