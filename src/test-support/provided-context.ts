@@ -1,3 +1,5 @@
+import type { ProvidedPodman } from './podman-engine';
+
 /** Executor image tags the docker project's globalSetup builds and provides; absent when a Dockerfile is not written yet. */
 export interface ProvidedImages {
   python?: string;
@@ -10,6 +12,6 @@ declare module 'vitest' {
   export interface ProvidedContext {
     images: ProvidedImages;
     /** Podman's Docker-compatible service for the engine-parametrized tests, or why its cases are skipped. */
-    podman: import('./podman-engine').ProvidedPodman;
+    podman: ProvidedPodman;
   }
 }

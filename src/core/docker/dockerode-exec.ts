@@ -106,7 +106,7 @@ export async function attachStreams(docker: Docker, id: string): Promise<Attache
         statusCodes: { 101: true, 200: true, 400: 'bad parameter', 404: 'no such container', 409: 'conflict', 500: 'server error' },
         options: { stream: true, stdin: true, stdout: true, stderr: true },
       },
-      (error: unknown, socket: unknown) => (error ? reject(error instanceof Error ? error : new Error(String(error))) : resolve(socket as NodeJS.ReadWriteStream & { destroy(): void })),
+      (error: unknown, socket: unknown) => (error ? reject(error instanceof Error ? error : new Error(JSON.stringify(error))) : resolve(socket as NodeJS.ReadWriteStream & { destroy(): void })),
     );
   });
   const stdout = new PassThrough();
