@@ -106,7 +106,8 @@ describe('checkDocker on Podman', () => {
     const version: EngineVersion = { product: 'podman', version: '4.3.1', apiVersion: '1.41', os: 'linux', runtimes: ['crun', 'runc', 'runsc'] };
     const result = await checkDocker(fakeDocker(() => Promise.resolve(version)), 'DOCKER_HOST');
     expect(result.ok).toBe(true);
-    expect(result.detail).toBe('Podman 4.3.1 through its Docker-compatible API (1.41) at /var/run/docker.sock (found through DOCKER_HOST)');
+    expect(result.detail).toMatch(/^Podman 4\.3\.1 through its Docker-compatible API \(1\.41\) at \/var\/run\/docker\.sock \(found through DOCKER_HOST\)\. Works as on Docker except Strong isolation \(not offered\) and: /);
+    expect(result.detail).toContain('Podman reports neither OOMKilled nor an oom event');
   });
 });
 

@@ -6,7 +6,7 @@ import { toErrorBody } from '../shared/api/errors';
 import { GVISOR_RUNTIMES, gvisorSetupHint } from '../core/docker/gvisor';
 import type { DockerClient, EngineVersion } from '../core/docker/docker-client';
 import { dockerFixHint } from '../core/docker/docker-errors';
-import { PODMAN_NOT_OFFERED } from '../core/docker/podman';
+import { PODMAN_DIFFERENCES, PODMAN_NOT_OFFERED } from '../core/docker/podman';
 import { resolveExecutorImages } from '../core/docker/resolve-images';
 import { isLooserThanOwnerOnly, tokenPath } from '../core/http/token';
 
@@ -31,7 +31,8 @@ export async function checkDocker(docker: DockerClient, source?: string): Promis
   try {
     const version = await docker.ping(5_000);
     if (version.product === 'podman') {
-      return { name: 'Docker engine', ok: true, detail: `Podman ${version.version} through its Docker-compatible API (${version.apiVersion}) at ${docker.endpoint.address}${from}`, version };
+      const differs = PODMAN_DIFFERENCES.join('; ');
+      return { name: 'Docker engine', ok: true, detail: `Podman ${version.version} through its Docker-compatible API (${version.apiVersion}) at ${docker.endpoint.address}${from}. Works as on Docker except Strong isolation (not offered) and: ${differs}`, version };
     }
     return { name: 'Docker engine', ok: true, detail: `${version.version} (API ${version.apiVersion}) at ${docker.endpoint.address}${from}`, version };
   } catch (error) {
