@@ -298,12 +298,16 @@ describe('lazyEgressGateway', () => {
       return starts.length === 1 ? Promise.reject(new Error('engine down')) : Promise.resolve(fakeGateway(closed));
     });
     expect(lazy.current()).toBeUndefined();
+    expect(lazy.failure()).toBeUndefined();
     await expect(lazy.get()).rejects.toThrow('engine down');
+    // Why it is not running is kept for the refusals of installs and "packages" sessions.
+    expect(lazy.failure()).toBe('engine down');
     lazy.setAllowed(['http://mirror.test/simple'], ['extra.test']);
     expect(() => lazy.setAllowed(['http://mirror.test/simple'], ['*'])).toThrow();
     const [a, b] = await Promise.all([lazy.get(), lazy.get()]);
     expect(a).toBe(b);
     expect(lazy.current()).toBe(a);
+    expect(lazy.failure()).toBeUndefined();
     expect(starts).toHaveLength(2);
     expect(starts[1]).toMatchObject({ allowedUrls: ['http://mirror.test/simple'], extraHosts: ['extra.test'] });
     await lazy.close();
