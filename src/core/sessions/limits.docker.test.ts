@@ -145,29 +145,29 @@ for (const { engine, label, skip } of testEngines()) {
           expect((await sp.sessions.session(id).execute('p.poll() is not None')).result).toBe('True');
         });
 
-        // Known gaps under gVisor (found here; see the closing note of issue 12): a fork bomb takes the agent down with
-        // it, and the kernel's OOM killer takes the whole sandbox instead of the child. Said in the report, not hidden.
-        const notUnderGvisor =
-          isolation === 'strong' ? ' — NOT YET UNDER gVISOR (skipped: the agent dies with the bomb)' : '';
-        it.skipIf(isolation === 'strong')(
-          `contains a fork bomb with the pids limit, and the next run works${notUnderGvisor}`,
-          async () => {
-            const { id } = await newSession(sp, { limits: { pids: 64 } });
-            const r = await sp.sessions
-              .session(id)
-              .execute('import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', {
-                timeoutMs: 3_000,
-              });
-            expect(['timeout', 'error']).toContain(r.status);
-            const next = await sp.sessions.session(id).execute('6 * 7', { timeoutMs: 10_000 });
-            expect(next.status).toBe('ok');
-            expect(next.result).toBe('42');
-            const pids = await sp.sessions
-              .session(id)
-              .execute("import os\nlen([p for p in os.listdir('/proc') if p.isdigit()])");
-            expect(Number(pids.result)).toBeLessThan(10);
-          },
-        );
+        // Under gVisor the cap inside is RLIMIT_NPROC (gVisor's kernel counts per sandbox) and the host pids limit
+        // leaves room for gVisor's own processes: a host limit of 64 killed the Sentry, agent and all.
+        it(`contains a fork bomb with the pids limit, and the next run works${isolation === 'strong' ? ' (RLIMIT_NPROC inside gVisor)' : ''}`, async () => {
+          // Under gVisor 64 forked interpreters take more than the default 512 MiB (≈ 8 MiB each in the Sentry's
+          // accounting), and a memory kill there takes the whole sandbox (the gap below): memory enough that the
+          // pids limit is what stops the bomb.
+          const { id } = await newSession(sp, {
+            limits: { pids: 64, ...(isolation === 'strong' ? { memoryMb: 2048 } : {}) },
+          });
+          const r = await sp.sessions
+            .session(id)
+            .execute('import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass', {
+              timeoutMs: 3_000,
+            });
+          expect(['timeout', 'error']).toContain(r.status);
+          const next = await sp.sessions.session(id).execute('6 * 7', { timeoutMs: 10_000 });
+          expect(next.status).toBe('ok');
+          expect(next.result).toBe('42');
+          const pids = await sp.sessions
+            .session(id)
+            .execute("import os\nlen([p for p in os.listdir('/proc') if p.isdigit()])");
+          expect(Number(pids.result)).toBeLessThan(10);
+        });
 
         it(
           engine === 'docker'
@@ -194,6 +194,9 @@ for (const { engine, label, skip } of testEngines()) {
           },
         );
 
+        // A known gap under gVisor (found here): the host's OOM killer takes the whole sandbox instead of the child —
+        // all of a sandbox's memory is in gVisor's Sentry, so no other victim frees any, and this runsc (2022-12-19)
+        // has no OOM killer of its own. Said in the report, not hidden (docs/architecture.md).
         it.skipIf(isolation === 'strong')(
           `reports a child process killed for memory as oom while the session keeps its state${isolation === 'strong' ? ' — NOT YET UNDER gVISOR (skipped: the whole sandbox is killed)' : ''}`,
           async () => {
