@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments|isolation …]`): runs the benchmarks
+ * `npm run bench` (= `tsx bench/run.ts [NAME …]`, NAME one of BENCHMARKS' keys below): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -16,7 +16,9 @@ import { disposeAll, progress, pythonImage } from './harness';
 import * as isolation from './isolation';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
+import * as notebooks from './notebooks';
 import * as panel from './panel';
+import * as pauseResume from './pause-resume';
 import * as scale from './scale';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
@@ -34,9 +36,11 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   environments: environments.run,
   'first-answer': firstAnswer.run,
   scale: scale.run,
+  notebooks: notebooks.run,
+  'pause-resume': pauseResume.run,
   isolation: isolation.run,
 };
-const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', gvisor: 'isolation' };
+const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation' };
 
 function gitCommit(): string | undefined {
   try {

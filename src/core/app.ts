@@ -1,4 +1,4 @@
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError, toErrorBody } from '../shared/api/errors';
 import { EventBus } from './events/event-bus';
@@ -18,6 +18,8 @@ import { EngineMonitor } from './sessions/engine-monitor';
 import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
 import type { InstanceIdentity } from './docker/labels';
 import { reapDeadInstances } from './docker/reaper';
+import { KeptStore, isKeptSession } from './sessions/kept-store';
+import { removeAllBut } from './util/remove-all-but';
 import { ArtifactStore } from './files/artifact-store';
 import { AuditStore } from './audit/audit-store';
 import { createLogger } from './log';
@@ -146,6 +148,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     },
   });
   const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), defaultIsolation: () => settings.current.defaultIsolation };
+  const kept = new KeptStore(config.home, config.runRoot, log);
   const sessions = new SessionManager({
     config,
     backend,
@@ -155,6 +158,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     installSettings: (sessionId) => installSettingsFor(config, gateway.current(), sessionId, gateway.failure()),
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
+    kept,
     log,
   });
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
@@ -193,8 +197,8 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const reap = async (): Promise<void> => {
     try {
       const report = await reapDeadInstances(docker, identity, config.runRoot, log);
-      // After their volumes: a loop device still mounted cannot be detached.
-      const images = await reapWorkspaceImages(workspacesRoot, identity, log);
+      // After their volumes: a loop device still mounted cannot be detached. Kept sessions' disks stay.
+      const images = await reapWorkspaceImages(workspacesRoot, identity, log, (sessionId) => isKeptSession(config.runRoot, sessionId));
       if (report.containers.length + report.volumes.length + images.length > 0) log.info('reaped leftovers of dead instances', { ...report, workspaces: images });
     } catch (error) {
       log.warn('reaper failed', { error: toErrorBody(error).message });
@@ -240,8 +244,12 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     }
   });
 
+  // Kept sessions of an earlier core are listed (paused) once the engine answers, before anything is reaped.
+  let restoring: Promise<unknown> | undefined;
   engine.onUp(async () => {
     await events.start();
+    restoring ??= sessions.restoreKept().catch((error: unknown) => log.warn('could not list the kept sessions', { error: toErrorBody(error).message }));
+    await restoring;
     // The warm pools first (the default language's before the others): the first run of a client waits on
     // nothing else. Leftovers and the egress proxy come behind; pooled sandboxes need neither.
     sessions.engineCameBack();
@@ -281,7 +289,8 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
         markInstanceDead(identity.instanceId);
         if (engine.current.state === 'up') await reap();
         engine.dispose();
-        await rm(instanceDir, { recursive: true, force: true });
+        // Kept sessions' agent folders are bind-mounted into their stopped containers: they stay.
+        await removeAllBut(instanceDir, (name) => isKeptSession(config.runRoot, name));
       })()),
   };
 }

@@ -19,6 +19,8 @@ export interface SandpitConfig {
   maxSessions: number;
   maxConcurrentRuns: number;
   idleTtlMs: number;
+  /** What happens to a session idle for idleTtlMs: stopped for good, or paused (container stopped, files and packages kept). */
+  idleAction: 'stop' | 'pause';
   defaultLimits: Limits;
   graceMs: number;
   startTimeoutMs: number;
@@ -61,6 +63,7 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     maxSessions: 32,
     maxConcurrentRuns: 8,
     idleTtlMs: 30 * 60_000,
+    idleAction: 'stop',
     defaultLimits: DEFAULT_LIMITS,
     graceMs: 3_000,
     startTimeoutMs: 30_000,

@@ -52,7 +52,7 @@ function startTray(sandpit: Sandpit): { tray?: SandpitTray; stop: () => void } {
   try {
     const tray = createTray({ iconPath: paths.iconPath, onShow: showWindow, onQuit: () => app.quit() });
     const update = (): void =>
-      tray.setRunning(sandpit.sessions.list().filter((s) => s.state !== 'stopped' && s.state !== 'failed').length);
+      tray.setRunning(sandpit.sessions.list().filter((s) => s.state !== 'stopped' && s.state !== 'failed' && s.state !== 'paused').length);
     const offUpdated = sandpit.bus.on('session.updated', update);
     const offRemoved = sandpit.bus.on('session.removed', update);
     update();

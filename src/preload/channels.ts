@@ -42,6 +42,8 @@ export const ALLOWED_METHODS = [
   'audit.get',
   'audit.verify',
   'audit.export',
+  'audit.notebook',
+  'audit.replay',
   'settings.get',
   'settings.update',
   'approvals.list',
@@ -51,6 +53,7 @@ export const ALLOWED_METHODS = [
   'connect.rotateToken',
   'connect.panelLink',
   'connect.rotatePanelLink',
+  'sessions.setKept',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

@@ -68,6 +68,7 @@ export const METHOD_POLICY: PolicyTable = {
   'sessions.get': ANY,
   'sessions.stop': ANY,
   'sessions.restart': ANY,
+  'sessions.setKept': ANY,
   'sessions.execute': {
     access: 'any',
     audit: {
@@ -163,6 +164,9 @@ export const METHOD_POLICY: PolicyTable = {
   'audit.get': ANY,
   'audit.verify': ANY,
   'audit.export': ANY,
+  'audit.notebook': ANY,
+  // Its runs go through the audited, approval-checked handlers one by one (each row's replay_of names the original).
+  'audit.replay': panel('replay sessions'),
   'settings.get': ANY,
   'settings.update': panel('change the settings'),
   'approvals.list': panel('see approval requests'),

@@ -17,6 +17,8 @@ export interface NewSessionRequest {
   name?: string;
   limits?: PartialLimits;
   idleTtlMs?: number;
+  /** Keep it across a restart of Sandpit. */
+  keep?: boolean;
   client?: string;
   owner?: string;
   /** Packages to install before the session is handed out (validated here, before anything starts). */
@@ -64,6 +66,7 @@ export async function openSession(
     client: request.client,
     owner: request.owner,
     idleTtlMs: request.idleTtlMs,
+    ...(request.keep ? { keep: true } : {}),
   });
   return { session, dependencies };
 }

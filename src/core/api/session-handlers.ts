@@ -1,7 +1,7 @@
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
 
-type SessionMethods = 'sessions.list' | 'sessions.get' | 'sessions.stop' | 'sessions.restart' | 'sessions.interrupt' | 'sessions.stats';
+type SessionMethods = 'sessions.list' | 'sessions.get' | 'sessions.stop' | 'sessions.restart' | 'sessions.interrupt' | 'sessions.stats' | 'sessions.setKept';
 
 /** Finding, stopping, restarting and interrupting sessions: only those the caller may use. */
 export function sessionHandlers(kit: HandlerKit): Pick<Handlers, SessionMethods> {
@@ -15,6 +15,10 @@ export function sessionHandlers(kit: HandlerKit): Pick<Handlers, SessionMethods>
       return { sessionId, stopped: true };
     },
     'sessions.restart': async ({ sessionId }, context) => sessions.access(sessionId, context.principal).restart(),
+    'sessions.setKept': async ({ sessionId, keep }, context) => {
+      sessions.access(sessionId, context.principal);
+      return (await sessions.setKept(sessionId, keep)).info();
+    },
     'sessions.interrupt': async ({ sessionId }, context) => ({ interrupted: sessions.access(sessionId, context.principal).interrupt() }),
     'sessions.stats': async ({ sessionId }, context) => {
       const session = sessions.access(sessionId, context.principal);

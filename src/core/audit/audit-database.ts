@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -45,6 +45,8 @@ CREATE TABLE IF NOT EXISTS audit (
   error_code TEXT,
   error_message TEXT,
   sandbox TEXT,
+  replay_of INTEGER,
+  result TEXT,
   close_seq INTEGER UNIQUE,
   close_hash TEXT
 );
@@ -100,6 +102,11 @@ function migrate(db: DatabaseSync): void {
     // Version 2: `sandbox` (the isolation and shared folders a run had). An older table gets the column.
     const columns = db.prepare('PRAGMA table_info(audit)').all() as Array<{ name: string }>;
     if (!columns.some((c) => c.name === 'sandbox')) db.exec('ALTER TABLE audit ADD COLUMN sandbox TEXT');
+    // Version 3: `replay_of` (the row a replayed run repeats) and `result` (the value of a run's last
+    // expression, for notebooks). An older table gets the columns.
+    if (!columns.some((c) => c.name === 'replay_of')) db.exec('ALTER TABLE audit ADD COLUMN replay_of INTEGER');
+    if (!columns.some((c) => c.name === 'result')) db.exec('ALTER TABLE audit ADD COLUMN result TEXT');
+    db.exec('CREATE INDEX IF NOT EXISTS audit_replay_of ON audit (replay_of)');
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (error) {

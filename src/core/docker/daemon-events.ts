@@ -22,10 +22,18 @@ export class DaemonEvents {
     return this.stop !== undefined;
   }
 
+  /** Kept sessions' containers, made by an earlier core (their instance label is that core's): followed too. */
+  private readonly adopted = new Set<string>();
+
+  /** Follows a container made by an earlier instance (a kept session taken over after a restart). */
+  follow(containerId: string): void {
+    this.adopted.add(containerId);
+  }
+
   async start(): Promise<void> {
     this.stop?.();
     this.stop = await this.docker.watchEvents(
-      { [LABEL.instance]: this.instanceId },
+      { [LABEL.managed]: 'true' },
       (event) => this.handle(event),
       (error) => {
         if (!this.stop) return;
@@ -61,6 +69,7 @@ export class DaemonEvents {
 
   forget(containerId: string): void {
     this.ooms.delete(containerId);
+    this.adopted.delete(containerId);
   }
 
   close(): void {
@@ -70,6 +79,8 @@ export class DaemonEvents {
   }
 
   private handle(event: EngineEvent): void {
+    // Only this instance's containers, and the kept ones it took over (every Sandpit's are labelled managed).
+    if (event.labels[LABEL.instance] !== this.instanceId && !this.adopted.has(event.id)) return;
     if (event.action === 'oom') {
       const list = this.ooms.get(event.id) ?? [];
       list.push(Date.now());

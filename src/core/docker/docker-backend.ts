@@ -1,7 +1,8 @@
 import type { ChannelKind } from '../../shared/domain/session';
 import type { ChannelSetting } from '../config';
 import type { Logger } from '../log';
-import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxSpec } from '../sessions/sandbox-backend';
+import { dirname } from 'node:path';
+import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxRecord, SandboxSpec } from '../sessions/sandbox-backend';
 import type { DaemonEvents } from './daemon-events';
 import type { DockerClient, EngineEndpoint, EngineProduct } from './docker-client';
 import { dockerFixHint } from './docker-errors';
@@ -92,6 +93,22 @@ export class DockerBackend implements SandboxBackend {
       ...(socket ? { socketRoot: this.deps.instanceDir } : {}),
     });
     await sandbox.create();
+    return sandbox;
+  }
+
+  /** A kept session's sandbox from its record: its channel and runtime as they were made (its container is fixed). */
+  async reopen(spec: SandboxSpec, record: SandboxRecord): Promise<DockerSandbox> {
+    const sandbox = new DockerSandbox(spec, {
+      docker: this.deps.docker,
+      engineProduct: await this.engineProduct(),
+      events: this.deps.events,
+      identity: this.deps.identity,
+      workspaces: this.workspaces,
+      log: this.deps.log,
+      runtime: record.runtime,
+      ...(record.channel === 'socket' && record.agentDir ? { socketRoot: dirname(record.agentDir) } : {}),
+    });
+    sandbox.adopt(record);
     return sandbox;
   }
 

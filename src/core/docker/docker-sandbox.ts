@@ -5,7 +5,8 @@ import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sessions/agent-channel';
 import { connectUnixChannel } from '../sessions/unix-socket-channel';
-import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxSpec, SandboxState, SandboxStats } from '../sessions/sandbox-backend';
+import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sessions/sandbox-backend';
+import { SandpitError } from '../../shared/api/errors';
 import { attachChannel } from './attach-channel';
 import { PACKAGES_DIR } from '../sessions/sandbox-paths';
 import { SANDBOX_USER, hardenedContainerSpec } from './container-profile';
@@ -48,6 +49,8 @@ export class DockerSandbox implements Sandbox {
   private readonly agentDir: string | undefined;
   private readonly log: Logger;
   private workspace: WorkspaceVolume | undefined;
+  /** A kept session's container from an earlier core: checked before each start. */
+  private adopted = false;
 
   constructor(
     private readonly spec: SandboxSpec,
@@ -97,8 +100,27 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
+  /** Takes over the stopped container and storage of a kept session (after Sandpit restarted). */
+  adopt(record: SandboxRecord): void {
+    this.containerId = record.containerId;
+    this.workspace = this.deps.workspaces.reopen(record.workspace);
+    this.adopted = true;
+    this.deps.events.follow(record.containerId);
+  }
+
+  record(): SandboxRecord {
+    return {
+      containerId: this.containerId,
+      channel: this.channel,
+      runtime: this.runtime,
+      ...(this.agentDir ? { agentDir: this.agentDir } : {}),
+      ...(this.workspace?.disk ? { workspace: this.workspace.disk } : {}),
+    };
+  }
+
   async start(timeoutMs: number): Promise<AgentChannel> {
     const { docker } = this.deps;
+    if (this.adopted) await this.checkAdopted();
     if (!this.agentDir) {
       // The agent only speaks when asked, so attaching after start loses nothing.
       await docker.startContainer(this.containerId);
@@ -164,6 +186,16 @@ export class DockerSandbox implements Sandbox {
     await docker.removeVolume(this.packagesVolume);
     if (this.agentDir) await rm(this.agentDir, { recursive: true, force: true });
     events.forget(this.containerId);
+  }
+
+  /** A kept container may have been removed, or its disk detached, while Sandpit was away: say so plainly. */
+  private async checkAdopted(): Promise<void> {
+    const found = await this.deps.docker.listContainers({ [LABEL.session]: this.sessionId });
+    if (!found.some((c) => c.id === this.containerId)) {
+      throw new SandpitError('CONTAINER_DIED', `The container of session ${this.sessionId} is gone (it was removed outside Sandpit while Sandpit was not running). Stop this session and start a new one.`);
+    }
+    const problem = await this.workspace?.problem?.();
+    if (problem) throw new SandpitError('CONTAINER_DIED', problem);
   }
 
   /**

@@ -9,6 +9,7 @@ import { currentIdentity, markInstanceAlive, markInstanceDead, processStartTime 
 import { LABEL, instanceLabels } from './labels';
 import type { InstanceIdentity } from './labels';
 import { reapDeadInstances } from './reaper';
+import { KeptStore } from '../sessions/kept-store';
 
 function exitedPid(): number {
   const child = spawnSync(process.execPath, ['-e', '']);
@@ -182,5 +183,50 @@ describe('reapDeadInstances', () => {
     const { docker } = fakeDocker([], []);
     const report = await reapDeadInstances(docker, me, join(runRoot, 'missing'), silentLogger);
     expect(report).toEqual({ containers: [], volumes: [], networks: [], dirs: [] });
+  });
+});
+
+describe('reapDeadInstances and kept sessions', () => {
+  it("leaves a kept session's container, volumes and agent folder, removes its installer and everything else of the dead owner", async () => {
+    const home = await mkdtemp(join(tmpdir(), 'sandpit-reaper-home-'));
+    try {
+      const store = new KeptStore(home, runRoot, silentLogger);
+      await mkdir(join(home, 'kept-sessions'), { recursive: true });
+      await mkdir(join(runRoot, 'kept'), { recursive: true });
+      await writeFile(join(home, 'kept-sessions', 'ses-kept.json'), '{}');
+      await writeFile(join(runRoot, 'kept', 'ses-kept.json'), JSON.stringify({ home }));
+      // A marker whose data folder no longer holds the record keeps nothing.
+      await writeFile(join(runRoot, 'kept', 'ses-orphan.json'), JSON.stringify({ home }));
+      expect(await store.isKept('ses-kept')).toBe(true);
+      expect(await store.isKept('ses-orphan')).toBe(false);
+      expect(await store.isKept('../ses-kept')).toBe(false);
+      const session = (id: string): Record<string, string> => ({ ...instanceLabels(dead), [LABEL.session]: id });
+      const { docker, removedContainers, removedVolumes } = fakeDocker(
+        [
+          container('c-kept', session('ses-kept')),
+          container('c-kept-installer', { ...session('ses-kept'), [LABEL.role]: 'installer' }),
+          container('c-orphan', session('ses-orphan')),
+          container('c-plain', session('ses-plain')),
+        ],
+        [
+          { name: 'sandpit-ws-ses-kept', labels: session('ses-kept') },
+          { name: 'sandpit-pkg-ses-kept', labels: session('ses-kept') },
+          { name: 'sandpit-ws-ses-plain', labels: session('ses-plain') },
+        ],
+      );
+      const dir = join(runRoot, dead.instanceId);
+      await mkdir(join(dir, 'ses-kept'), { recursive: true });
+      await mkdir(join(dir, 'ses-plain'), { recursive: true });
+      await writeFile(join(dir, 'owner.json'), JSON.stringify(dead));
+      const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+      expect(removedContainers.sort()).toEqual(['c-kept-installer', 'c-orphan', 'c-plain']);
+      expect(removedVolumes).toEqual(['sandpit-ws-ses-plain']);
+      expect((await readdir(dir)).sort()).toEqual(['owner.json', 'ses-kept']);
+      expect(report.dirs).toEqual([join(dir, 'ses-plain')]);
+      // The markers' folder is not an instance's folder: it stays.
+      expect((await readdir(runRoot)).sort()).toEqual([dead.instanceId, 'kept'].sort());
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
   });
 });

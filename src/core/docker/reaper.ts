@@ -6,6 +6,7 @@ import { isOwnerDead } from './instance-identity';
 import { LABEL } from './labels';
 import type { InstanceIdentity } from './labels';
 import { reapDeadNetworks } from './network-reaper';
+import { KEPT_MARKERS_DIR, isKeptSession } from '../sessions/kept-store';
 
 export interface ReapReport {
   containers: string[];
@@ -21,19 +22,25 @@ function ownerOf(labels: Record<string, string>): { host?: string; pid?: string;
 
 /**
  * Removes containers, volumes, networks and agent dirs that belong to dead Sandpit instances — and nothing
- * else: only resources carrying our managed label are even looked at.
+ * else: only resources carrying our managed label are even looked at. A kept session's container, volumes
+ * and agent dir stay (kept by some data folder on this machine: isKeptSession); its installers do not.
  */
 export async function reapDeadInstances(docker: DockerClient, self: InstanceIdentity, runRoot: string, log: Logger): Promise<ReapReport> {
   const report: ReapReport = { containers: [], volumes: [], networks: [], dirs: [] };
+  const kept = (labels: Record<string, string>): Promise<boolean> => {
+    const session = labels[LABEL.session];
+    return session === undefined ? Promise.resolve(false) : isKeptSession(runRoot, session);
+  };
   const containers = await docker.listContainers({ [LABEL.managed]: 'true' });
   for (const c of containers) {
     if (c.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(c.labels), self)) continue;
+    if (c.labels[LABEL.role] !== 'installer' && (await kept(c.labels))) continue;
     log.info('reaping container of a dead instance', { containerId: c.id, instance: c.labels[LABEL.instance] });
     if (await attempt(() => docker.removeContainer(c.id), log, { containerId: c.id })) report.containers.push(c.id);
   }
   const volumes = await docker.listVolumes({ [LABEL.managed]: 'true' });
   for (const v of volumes) {
-    if (v.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(v.labels), self)) continue;
+    if (v.labels[LABEL.instance] === self.instanceId || !isOwnerDead(ownerOf(v.labels), self) || (await kept(v.labels))) continue;
     log.info('reaping volume of a dead instance', { volume: v.name });
     if (await attempt(() => docker.removeVolume(v.name), log, { volume: v.name })) report.volumes.push(v.name);
   }
@@ -64,7 +71,7 @@ async function reapAgentDirs(runRoot: string, self: InstanceIdentity): Promise<s
     return removed;
   }
   for (const name of names) {
-    if (name === self.instanceId) continue;
+    if (name === self.instanceId || name === KEPT_MARKERS_DIR) continue;
     const dir = join(runRoot, name);
     try {
       const owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as InstanceIdentity;
@@ -74,8 +81,20 @@ async function reapAgentDirs(runRoot: string, self: InstanceIdentity): Promise<s
       const age = await stat(dir).then((s) => Date.now() - s.mtimeMs, () => 0);
       if (age < 60_000) continue;
     }
-    await rm(dir, { recursive: true, force: true });
-    removed.push(dir);
+    const entries = await readdir(dir).catch(() => [] as string[]);
+    const kept: string[] = [];
+    for (const entry of entries) if (await isKeptSession(runRoot, entry)) kept.push(entry);
+    if (kept.length === 0) {
+      await rm(dir, { recursive: true, force: true });
+      removed.push(dir);
+      continue;
+    }
+    // A kept session's agent folder is bind-mounted into its (stopped) container: it stays, with the owner file.
+    for (const entry of entries) {
+      if (kept.includes(entry) || entry === 'owner.json') continue;
+      await rm(join(dir, entry), { recursive: true, force: true });
+      removed.push(join(dir, entry));
+    }
   }
   return removed;
 }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
@@ -21,6 +21,10 @@ export type WorkspaceKind = 'disk-capped' | 'disk';
 export interface WorkspaceVolume {
   /** Options of the engine's local volume driver (none for a plain volume). */
   driverOpts?: Record<string, string>;
+  /** The disk image and its loop device (capped workspaces), for a kept session's record. */
+  disk?: { image: string; device: string };
+  /** Why the workspace cannot be mounted now (a kept disk whose loop device is gone), else undefined. */
+  problem?(): Promise<string | undefined>;
   /** Undoes what `prepare` made, after the volume is removed. Safe to call more than once. */
   release(): Promise<void>;
 }
@@ -28,6 +32,8 @@ export interface WorkspaceVolume {
 export interface WorkspaceStorage {
   readonly kind: WorkspaceKind;
   prepare(sessionId: string, limits: Limits): Promise<WorkspaceVolume>;
+  /** A kept session's workspace again, from its record (none: a plain volume, which the engine keeps by name). */
+  reopen(disk: { image: string; device: string } | undefined): WorkspaceVolume;
 }
 
 const TOOL_TIMEOUT_MS = 30_000;
@@ -51,6 +57,7 @@ export function imageBytes(mb: number): number {
 export const plainWorkspaces: WorkspaceStorage = {
   kind: 'disk',
   prepare: async () => ({ release: async () => undefined }),
+  reopen: () => ({ release: async () => undefined }),
 };
 
 /**
@@ -87,12 +94,39 @@ export class LoopWorkspaces implements WorkspaceStorage {
       await run('debugfs', ['-w', '-R', 'rmdir lost+found', image]);
       device = (await run('losetup', ['--find', '--show', image])).trim();
       if (!device.startsWith('/dev/loop')) throw new SandpitError('INTERNAL', `losetup gave "${device}", not a loop device.`);
-      return { driverOpts: { type: 'ext4', device, o: 'nosuid,nodev' }, release };
+      return { driverOpts: { type: 'ext4', device, o: 'nosuid,nodev' }, disk: { image, device }, release };
     } catch (error) {
       await release();
       throw error;
     }
   }
+
+  /**
+   * A kept workspace: its loop device stays attached while Sandpit is away (the engine mounts the volume from
+   * it). The device is detached only while it still backs this image, so a device number taken by another
+   * image since (the machine restarted) is never touched — and never mounted as this session's workspace.
+   */
+  reopen(disk: { image: string; device: string } | undefined): WorkspaceVolume {
+    if (!disk) return { release: async () => undefined };
+    const { image, device } = disk;
+    const backs = async (): Promise<boolean> => (await backingFile(device)) === (await realpath(image).catch(() => image));
+    return {
+      disk,
+      problem: async () =>
+        (await backs()) ? undefined : `Its workspace disk (${image}) is no longer attached as ${device} (the machine restarted?): its files are in that image, but this session cannot mount it again. Stop it and start a new one.`,
+      release: async () => {
+        if (await backs()) await run('losetup', ['-d', device]).catch((error: unknown) => this.log.warn('could not detach a workspace loop device', { device, error: String(error) }));
+        await rm(image, { force: true });
+      },
+    };
+  }
+}
+
+/** The file a loop device is attached to (from sysfs), undefined when it is attached to none. */
+async function backingFile(device: string): Promise<string | undefined> {
+  const name = device.replace(/^\/dev\//, '');
+  if (!/^loop[0-9]+$/.test(name)) return undefined;
+  return (await readFile(`/sys/block/${name}/loop/backing_file`, 'utf8').catch(() => undefined))?.trim();
 }
 
 /** Whether this machine can give capped disk workspaces: root, the tools, loop devices, a local engine. */
@@ -128,18 +162,19 @@ async function attachedLoops(): Promise<Array<{ device: string; file: string }>>
   return loops;
 }
 
-const IMAGE_PATH = /\/workspaces\/([^/]+)\/ses-[a-z0-9]+\.img$/;
+const IMAGE_PATH = /\/workspaces\/([^/]+)\/(ses-[a-z0-9]+)\.img$/;
 
 /**
  * What dead instances left of their workspaces (their containers and volumes are gone): loop devices
  * detached — also those of an instance with another data folder, found by their backing file — and the
- * image folders under `root` removed. Returns the folders and devices it cleaned.
+ * image folders under `root` removed. The disks of kept sessions (`isKept`) stay, attached, with their
+ * folder. Returns the folders and devices it cleaned.
  */
-export async function reapWorkspaceImages(root: string, self: InstanceIdentity, log: Logger): Promise<string[]> {
+export async function reapWorkspaceImages(root: string, self: InstanceIdentity, log: Logger, isKept: (sessionId: string) => Promise<boolean> = async () => false): Promise<string[]> {
   const cleaned: string[] = [];
   for (const loop of await attachedLoops()) {
     const match = IMAGE_PATH.exec(loop.file);
-    if (!match || match[1] === self.instanceId) continue;
+    if (!match || match[1] === self.instanceId || (await isKept(match[2] ?? ''))) continue;
     const dir = loop.file.slice(0, loop.file.lastIndexOf('/'));
     if ((await ownerIsDead(dir, self)) !== true) continue;
     try {
@@ -153,8 +188,22 @@ export async function reapWorkspaceImages(root: string, self: InstanceIdentity, 
   for (const name of await readdir(root).catch(() => [] as string[])) {
     const dir = join(root, name);
     if (name === self.instanceId || (await ownerIsDead(dir, self)) !== true) continue;
-    await rm(dir, { recursive: true, force: true });
-    cleaned.push(dir);
+    const kept: string[] = [];
+    for (const file of await readdir(dir).catch(() => [] as string[])) {
+      const id = /^(ses-[a-z0-9]+)\.img$/.exec(file)?.[1];
+      if (id && (await isKept(id))) kept.push(file);
+    }
+    if (kept.length === 0) {
+      await rm(dir, { recursive: true, force: true });
+      cleaned.push(dir);
+      continue;
+    }
+    // The folder stays for its kept disks (and its owner.json, so it is looked at again); the rest goes.
+    for (const file of await readdir(dir).catch(() => [] as string[])) {
+      if (kept.includes(file) || file === 'owner.json') continue;
+      await rm(join(dir, file), { recursive: true, force: true });
+      cleaned.push(join(dir, file));
+    }
   }
   return cleaned;
 }

@@ -13,10 +13,11 @@ export const sessionSummarySchema = z.object({
   shared: z.boolean().describe('Made by the person in the Sandpit panel (shared with every assistant)'),
   created: z.string().describe('When it was created (ISO 8601)'),
   last_used: z.string().describe('When it was last used (ISO 8601)'),
-  status: sessionStateSchema.describe('starting | ready | busy | restarting | stopping | stopped | failed'),
+  status: sessionStateSchema.describe('starting | ready | busy | restarting | paused | stopping | stopped | failed (paused: its container is stopped with files and packages kept; the next call resumes it, without the variables)'),
   runs: z.number().int().describe('Number of runs so far'),
   packages: z.array(z.string()).describe('Packages installed at run time'),
   idle_timeout_minutes: z.number().describe('The session stops after this many idle minutes'),
+  kept: z.boolean().describe('Kept across a restart of Sandpit (files and packages stay; variables do not)'),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -34,6 +35,7 @@ export function toSessionSummary(info: SessionInfo): SessionSummary {
     runs: info.runs,
     packages: info.packages,
     idle_timeout_minutes: Math.round((info.idleTimeoutMs / 60_000) * 10) / 10,
+    kept: info.kept,
   };
 }
 
@@ -41,6 +43,8 @@ export function toSessionSummary(info: SessionInfo): SessionSummary {
 export function sessionLine(info: SessionInfo, now: number = Date.now()): string {
   const idle = formatDuration(Math.max(0, now - Date.parse(info.lastUsedAt)));
   const packages = info.packages.length > 0 ? `, packages: ${info.packages.join(' ')}` : '';
-  const shared = info.shared ? ', made in the Sandpit panel' : '';
-  return `${info.id} "${info.name}": ${info.language}, environment ${info.environment ?? info.language}, ${info.state}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}${shared}`;
+  const shared = info.shared ? ', shared with every assistant' : '';
+  const kept = info.kept ? ', kept across restarts' : '';
+  const paused = info.state === 'paused' ? ' (files and packages kept; the next call resumes it without its variables)' : '';
+  return `${info.id} "${info.name}": ${info.language}, environment ${info.environment ?? info.language}, ${info.state}${paused}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}${shared}${kept}`;
 }

@@ -20,6 +20,8 @@ export interface SandboxBackend {
   fixHint(): string;
   /** Creates a sandbox (its storage and its container under the hardened profile); not started yet. */
   create(spec: SandboxSpec): Promise<Sandbox>;
+  /** The sandbox of a kept session again, from its record (after Sandpit restarted); not started. */
+  reopen(spec: SandboxSpec, record: SandboxRecord): Promise<Sandbox>;
   /** Tells when the backend's event stream is lost (the engine may have gone away). */
   onLost(listener: () => void): void;
 }
@@ -55,6 +57,17 @@ export interface SandboxSpec {
   isolation: Isolation;
   /** Made ahead of time for a warm pool. */
   pooled: boolean;
+}
+
+/** What a backend needs to find a kept sandbox again after Sandpit restarted (saved in the data folder). */
+export interface SandboxRecord {
+  containerId: string;
+  channel: ChannelKind;
+  runtime: string;
+  /** The host folder of its agent socket (socket channel). */
+  agentDir?: string;
+  /** Its capped workspace: the disk image and the loop device it is attached to. */
+  workspace?: { image: string; device: string };
 }
 
 export interface SandboxState {
@@ -131,4 +144,6 @@ export interface Sandbox {
   stats(): Promise<SandboxStats>;
   /** Removes the container, its storage and its channel folder. Safe to call more than once. */
   remove(): Promise<void>;
+  /** What reopen needs to find this sandbox again (its container stopped, its storage kept). */
+  record(): SandboxRecord;
 }

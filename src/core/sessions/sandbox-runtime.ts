@@ -10,7 +10,7 @@ import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
 import { isRequestReply } from './protocol';
 import type { AgentMessage, HostMessage } from './protocol';
-import type { Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend';
+import type { Sandbox, SandboxBackend, SandboxRecord, SandboxSpec } from './sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
@@ -62,6 +62,8 @@ export class SandboxRuntime {
   private readonly log: Logger;
   private current: { executionId: string; collector: ExecutionCollector; settle: (reason?: string) => void } | undefined;
   private stopping = false;
+  /** Paused: the container is stopped on purpose (kept storage); its channel closing is not a crash. */
+  private paused = false;
   private restarting: Promise<void> | undefined;
   private helloCounter = 0;
   private readonly requests = new AgentRequests();
@@ -115,6 +117,35 @@ export class SandboxRuntime {
       await this.remove().catch(() => undefined);
       throw error;
     }
+  }
+
+  /** Takes over a kept sandbox from its record (after Sandpit restarted): paused until resume(). */
+  async adopt(record: SandboxRecord): Promise<void> {
+    this.sandboxHandle = await this.options.backend.reopen(this.options.spec, record);
+    this.paused = true;
+  }
+
+  /** What the data folder keeps of this sandbox for the next core. */
+  record(): SandboxRecord {
+    return this.sandbox.record();
+  }
+
+  /** Stops the container on purpose, keeping its storage (workspace, packages): memory is not kept. */
+  async pause(): Promise<void> {
+    this.paused = true;
+    this.channel?.close();
+    await this.sandboxHandle?.kill().catch(() => undefined);
+    const deadline = Date.now() + this.options.startTimeoutMs;
+    while (this.sandboxHandle && (await this.sandboxHandle.state()).running) {
+      if (Date.now() > deadline) throw new SandpitError('CONTAINER_DIED', 'The sandbox container did not stop.');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  /** Starts a paused sandbox again and reconnects its agent (a fresh one: variables are gone). */
+  async resume(): Promise<void> {
+    this.paused = false;
+    await this.recover();
   }
 
   /** Runs code; resolves with the outcome of user code, rejects with CONTAINER_DIED / DOCKER_UNAVAILABLE. */
@@ -269,6 +300,7 @@ export class SandboxRuntime {
 
   /** Kills and restarts the sandbox: variables are lost, the files in /workspace stay (it is on disk). */
   async restart(): Promise<void> {
+    this.paused = false;
     await this.sandboxHandle?.kill().catch(() => undefined);
     await this.recover();
   }
@@ -335,7 +367,7 @@ export class SandboxRuntime {
       this.current.settle(reason ?? 'the sandbox connection closed');
       return; // run() diagnoses and recovers
     }
-    if (this.stopping) return;
+    if (this.stopping || this.paused) return;
     this.log.warn('sandbox container stopped while idle; restarting', { containerId: this.containerId, reason });
     this.onRecovering?.();
     this.recover().then(
@@ -383,7 +415,8 @@ export class SandboxRuntime {
 
   /** Starts the (stopped) container again and reconnects. Concurrent callers share one attempt. */
   private recover(): Promise<void> {
-    if (this.stopping) return Promise.resolve();
+    // A paused sandbox stays stopped until resume() (a run cut short by the pause is not restarted).
+    if (this.stopping || this.paused) return Promise.resolve();
     this.restarting ??= (async () => {
       const sandbox = this.sandbox;
       this.log.info('restarting the sandbox container', { containerId: this.containerId });

@@ -201,3 +201,72 @@ describe('SessionManager (fake engine)', () => {
     await manager.dispose();
   });
 });
+
+describe('pausing and resuming (fake engine)', () => {
+  it('pauses only an idle session, queues what comes meanwhile in order, and resumes once for all of it', async () => {
+    const { manager, bus } = await fakeManager();
+    const session = await manager.create(PYTHON);
+    const seen: string[] = [];
+    bus.on('session.updated', (info) => {
+      if (info.id === session.id && seen.at(-1) !== info.state) seen.push(info.state);
+    });
+    bus.on('session.paused', (e) => seen.push(`event:paused:${e.reason}`));
+    bus.on('session.resumed', () => seen.push('event:resumed'));
+    bus.on('execution.started', (e) => seen.push(`run:${e.code}`));
+
+    expect(await session.pause('idle')).toBe(true);
+    expect(session.state).toBe('paused');
+    expect(session.runtime.connected).toBe(false);
+    // Two calls at once on a paused session: one resume, then both, in the order they came.
+    const [a, b] = await Promise.all([session.execute('1'), session.execute('2')]);
+    expect([a.status, a.stateLost, b.status, b.stateLost]).toEqual(['ok', true, 'ok', false]);
+    expect(a.message).toMatch(/^This session was paused after 30 minutes without use/);
+    expect(b.message).toBeUndefined();
+    expect(seen).toEqual(['paused', 'event:paused:idle', 'restarting', 'ready', 'event:resumed', 'busy', 'run:1', 'ready', 'busy', 'run:2', 'ready']);
+    await manager.dispose();
+  });
+
+  it('does not pause a session with work queued behind, and a stop on a paused session removes it', async () => {
+    const { manager, fake } = await fakeManager();
+    const session = await manager.create(PYTHON);
+    const run = session.execute('1');
+    const pausing = session.pause('idle');
+    const later = session.execute('2');
+    await run;
+    expect(await pausing).toBe(false);
+    await later;
+    expect(session.state).toBe('ready');
+
+    expect(await session.pause('idle')).toBe(true);
+    await manager.stop(session.id);
+    expect(session.state).toBe('stopped');
+    expect(fake.containers.size).toBe(0);
+    await manager.dispose();
+  });
+
+  it('refuses to keep a session whose network goes through the package proxy, saying why', async () => {
+    const { manager } = await fakeManager();
+    await expect(manager.create({ ...PYTHON, networkPolicy: 'packages', keep: true })).rejects.toThrow(/cannot be kept: the proxy pass it was started with ends when Sandpit quits/);
+    await manager.dispose();
+  });
+});
+
+describe('resuming while the engine is gone (fake engine)', () => {
+  it('fails the call with DOCKER_UNAVAILABLE, starts the session once the engine is back, and the first result still says variables are gone', async () => {
+    const { manager, fake } = await fakeManager();
+    const session = await manager.create(PYTHON);
+    expect(await session.pause('idle')).toBe(true);
+    fake.override.startContainer = async () => {
+      throw new SandpitError('DOCKER_UNAVAILABLE', 'Docker is not answering.');
+    };
+    await expect(session.execute('1')).rejects.toSatisfy((e: unknown) => e instanceof SandpitError && e.code === 'DOCKER_UNAVAILABLE');
+    expect(session.state).toBe('failed');
+    delete fake.override.startContainer;
+    manager.engineCameBack();
+    await pollUntil(() => (session.state === 'ready' ? true : undefined), 5_000, 'the session started again');
+    const r = await session.execute('2');
+    expect(r.stateLost).toBe(true);
+    expect(r.message).toMatch(/^This session was paused after 30 minutes without use/);
+    await manager.dispose();
+  });
+});

@@ -14,6 +14,7 @@ import type { InstallSettings } from '../runtimes/helper-install';
 import { newId } from '../util/ids';
 import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
+import type { KeptStore } from './kept-store';
 import type { SandboxBackend } from './sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
@@ -33,6 +34,8 @@ export interface SessionManagerDeps {
    * sandbox discarded without ever becoming a session (e.g. to revoke its egress credential). Must not throw.
    */
   sandboxRemoved?(sessionId: string): void;
+  /** Where kept sessions are recorded (the data folder); absent: no session can be kept. */
+  kept?: KeptStore;
   log: Logger;
 }
 
@@ -63,6 +66,8 @@ export interface CreateSessionInput {
   /** Who may use it (an MCP session, a token); undefined = made in the panel, usable by every client. */
   owner?: string;
   idleTtlMs?: number;
+  /** Keep it across a restart of Sandpit (files and packages; not variables). */
+  keep?: boolean;
 }
 
 /** Everything that makes two sessions interchangeable: a warm pool holds sandboxes of one template. */
@@ -85,6 +90,10 @@ export class SessionManager {
   private readonly services: SessionServices;
   private readonly log: Logger;
   private readonly nameCounters = new Map<string, number>();
+  /** How many packages each kept session's record lists (it is written again when that changes). */
+  private readonly savedPackages = new Map<string, number>();
+  /** A kept record being written again: a stop waits for it, so the record it removes is not written back after. */
+  private readonly recordWrites = new Map<string, Promise<void>>();
   private sweepTimer: NodeJS.Timeout | undefined;
   private disposed = false;
   /** Sessions being claimed or started: they count against maxSessions like the ones that exist. */
@@ -110,6 +119,13 @@ export class SessionManager {
     this.defaultLimits = deps.config.defaultLimits;
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
     this.sweepTimer.unref();
+    // A kept session's record follows its packages as they are installed (so even a crash keeps the list).
+    deps.bus.on('session.updated', (info) => {
+      const session = this.sessions.get(info.id);
+      if (!session?.kept || this.disposed || this.savedPackages.get(info.id) === info.packages.length) return;
+      const write = this.saveKept(session, false).catch((error: unknown) => this.log.warn('could not update a kept session record', { sessionId: info.id, error: toErrorBody(error).message }));
+      this.recordWrites.set(info.id, write);
+    });
   }
 
   get logger(): Logger {
@@ -148,6 +164,7 @@ export class SessionManager {
 
   async create(input: CreateSessionInput): Promise<Session> {
     this.assertOpen();
+    if (input.keep) this.assertKeepable(input.networkPolicy === 'packages' || typeof input.containerEnv === 'function');
     this.assertEngineUp();
     // Counted before the first await, so creates that run at once cannot all pass the check.
     if (this.sessions.size + this.creating >= this.deps.config.maxSessions) {
@@ -210,6 +227,14 @@ export class SessionManager {
       await this.stop(session.id).catch(() => undefined);
       this.assertOpen();
     }
+    if (input.keep) {
+      try {
+        await this.saveKept(session, true);
+      } catch (error) {
+        await this.stop(session.id).catch(() => undefined);
+        throw error;
+      }
+    }
     this.log.info('session created', { sessionId: session.id, fromPool: claimed !== undefined, containerId: runtime.containerId });
     return session;
   }
@@ -268,10 +293,80 @@ export class SessionManager {
     return [...this.sessions.values()].filter((s) => mayUse(s, principal)).map((s) => s.info());
   }
 
+  /**
+   * Keeps a session across a restart of Sandpit, or no longer: its record in the data folder (written now, so
+   * even a crash keeps it) or removed. A session on the package proxy cannot be kept (see assertKeepable).
+   */
+  async setKept(sessionId: string, keep: boolean): Promise<Session> {
+    const session = this.session(sessionId);
+    if (keep) {
+      this.assertKeepable(session.identity.networkPolicy === 'packages');
+      await this.saveKept(session, true);
+    } else {
+      await this.recordWrites.get(sessionId);
+      await this.deps.kept?.remove(sessionId);
+      session.setKept(false);
+    }
+    return session;
+  }
+
+  /**
+   * The kept sessions an earlier core left in the data folder, listed as paused (their containers stopped,
+   * their storage there); each resumes on first use. Their MCP owners ended with that core: they are shared,
+   * usable by every client, like sessions made in the panel.
+   */
+  async restoreKept(): Promise<number> {
+    const store = this.deps.kept;
+    if (!store || this.disposed) return 0;
+    let restored = 0;
+    for (const record of await store.list()) {
+      if (this.sessions.has(record.id)) continue;
+      const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
+      const runtime = this.makeRuntime(record.id, template, false);
+      try {
+        await runtime.adopt(record.sandbox);
+      } catch (error) {
+        this.log.warn('could not take over a kept session; its record stays', { sessionId: record.id, error: toErrorBody(error).message });
+        continue;
+      }
+      const session = new Session(
+        runtime,
+        {
+          language: record.language,
+          image: record.image,
+          limits: record.limits,
+          name: record.name,
+          environment: record.environment,
+          networkPolicy: record.networkPolicy,
+          isolation: record.isolation,
+          client: record.client,
+          owner: undefined,
+          idleTtlMs: record.idleTtlMs,
+          fromPool: false,
+        },
+        this.services,
+        'paused',
+        { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit' },
+      );
+      this.sessions.set(session.id, session);
+      this.savedPackages.set(session.id, record.packages.length);
+      this.countName(record.environment?.name ?? record.language, record.name);
+      this.deps.bus.emit('session.updated', session.info());
+      restored += 1;
+    }
+    if (restored > 0) this.log.info('kept sessions listed as paused', { count: restored });
+    return restored;
+  }
+
   async stop(sessionId: string): Promise<void> {
     const session = this.session(sessionId);
     this.sessions.delete(sessionId);
     try {
+      // Stopped for good: no longer kept either (its record goes first, so a crash in between cannot bring it back).
+      await this.recordWrites.get(sessionId);
+      if (session.kept) await this.deps.kept?.remove(sessionId);
+      this.savedPackages.delete(sessionId);
+      this.recordWrites.delete(sessionId);
       await session.stop();
     } finally {
       this.deps.bus.emit('session.removed', { sessionId });
@@ -290,11 +385,27 @@ export class SessionManager {
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
   }
 
+  /** Sandpit quits: kept sessions' containers stop with their storage (and record) kept; every other session is removed. */
   async dispose(): Promise<void> {
     this.disposed = true;
     clearInterval(this.sweepTimer);
     await Promise.all([...this.pools.values()].map((p) => p.dispose()));
+    const kept = [...this.sessions.values()].filter((s) => s.kept);
+    await Promise.all(kept.map((s) => this.keepForQuit(s)));
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
+  }
+
+  /** One kept session at quit: container stopped, record brought up to date, then out of the table (not removed). */
+  private async keepForQuit(session: Session): Promise<void> {
+    try {
+      await session.pauseForQuit();
+      await this.saveKept(session, false);
+      this.sessions.delete(session.id);
+      this.log.info('kept session paused as Sandpit quits', { sessionId: session.id });
+    } catch (error) {
+      // Left in the table: stopped with the others, so nothing of it is left half-kept.
+      this.log.warn('could not keep a session as Sandpit quits; it is stopped instead', { sessionId: session.id, error: toErrorBody(error).message });
+    }
   }
 
   /** Pools may try again after the engine came back; sessions start their own sandboxes again. */
@@ -304,6 +415,52 @@ export class SessionManager {
       void pool.refill();
     }
     for (const session of this.sessions.values()) session.recoverAfterEngine();
+  }
+
+  /** Writes a kept session's record (its sandbox's too) and marks it kept. */
+  private async saveKept(session: Session, announce: boolean): Promise<void> {
+    const store = this.deps.kept;
+    if (!store) throw new SandpitError('INVALID_INPUT', 'Sessions cannot be kept here: this Sandpit has no data folder for them.');
+    const { identity } = session;
+    await store.save({
+      version: 1,
+      id: session.id,
+      name: identity.name,
+      language: identity.language,
+      image: identity.image,
+      limits: identity.limits,
+      ...(identity.environment ? { environment: identity.environment } : {}),
+      networkPolicy: identity.networkPolicy,
+      ...(session.runtime.options.spec.network ? { network: session.runtime.options.spec.network } : {}),
+      isolation: identity.isolation,
+      ...(identity.client ? { client: identity.client } : {}),
+      ...(identity.owner ? { madeBy: identity.owner } : {}),
+      createdAt: session.createdAt.toISOString(),
+      idleTtlMs: identity.idleTtlMs,
+      packages: session.installedPackages,
+      sandbox: session.runtime.record(),
+    });
+    this.savedPackages.set(session.id, session.installedPackages.length);
+    if (announce) session.setKept(true);
+  }
+
+  /**
+   * A sandbox whose variables differ per sandbox (the package proxy's credential, issued to this run of
+   * Sandpit) cannot outlive it: keeping one is refused, saying why.
+   */
+  private assertKeepable(perSandboxPass: boolean): void {
+    if (perSandboxPass) {
+      throw new SandpitError(
+        'INVALID_INPUT',
+        'A session whose network goes through the package proxy cannot be kept: the proxy pass it was started with ends when Sandpit quits. Keep a session without network (or with an open network) instead.',
+      );
+    }
+  }
+
+  /** After a restored "Python 3", new sessions of that environment count on from 4. */
+  private countName(base: string, name: string): void {
+    const n = name.startsWith(`${base} `) ? Number(name.slice(base.length + 1)) : NaN;
+    if (Number.isInteger(n) && n > (this.nameCounters.get(base) ?? 0)) this.nameCounters.set(base, n);
   }
 
   private forget(session: Session): void {
@@ -353,10 +510,19 @@ export class SessionManager {
     });
   }
 
+  /**
+   * Idle sessions are stopped, or paused when the setting says so (Settings: idle action). A kept session is
+   * always paused, never removed by its idle time: it was kept to last.
+   */
   private async sweepIdle(): Promise<void> {
     if (this.disposed) return;
     for (const [id, s] of this.sessions) {
       if ((s.state === 'ready' || s.state === 'failed') && s.pending === 0 && s.lastUsedAt.getTime() < Date.now() - s.identity.idleTtlMs) {
+        if (s.kept || this.deps.config.idleAction === 'pause') {
+          this.log.info('pausing idle session', { sessionId: id });
+          await s.pause('idle').catch((error: unknown) => this.log.warn('could not pause idle session', { sessionId: id, error: toErrorBody(error).message }));
+          continue;
+        }
         this.log.info('stopping idle session', { sessionId: id });
         await this.stop(id).catch((error: unknown) => this.log.warn('could not stop idle session', { sessionId: id, error: toErrorBody(error).message }));
       }

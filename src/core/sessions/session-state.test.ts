@@ -24,10 +24,27 @@ describe('the session state machine', () => {
     ['stopping', 'ready', false],
     ['starting', 'busy', false],
     ['ready', 'stopped', false],
+    // Paused: the container stopped, files and packages kept; resumed through restarting, stopped for good from here too.
+    ['ready', 'paused', true],
+    ['failed', 'paused', true],
+    ['paused', 'restarting', true],
+    ['paused', 'stopping', true],
+    ['busy', 'paused', false],
+    ['starting', 'paused', false],
+    ['restarting', 'paused', false],
+    ['paused', 'ready', false],
+    ['paused', 'busy', false],
+    ['paused', 'failed', false],
   ])('%s → %s allowed: %s', (from, to, allowed) => {
     expect(canTransition(from, to)).toBe(allowed);
     if (allowed) expect(() => assertTransition('ses-1', from, to)).not.toThrow();
     else expect(() => assertTransition('ses-1', from, to)).toThrow(/cannot go from/);
+  });
+
+  it('resumes a paused session only through restarting, so a resume is checked like a restart', () => {
+    expect(SESSION_TRANSITIONS.paused).toEqual(['restarting', 'stopping']);
+    const into = SESSION_STATES.filter((s) => SESSION_TRANSITIONS[s].includes('paused'));
+    expect(into.sort()).toEqual(['failed', 'ready']);
   });
 
   it('ends in stopped, from which nothing leads', () => {

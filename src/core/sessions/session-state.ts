@@ -8,14 +8,17 @@ import type { SessionState } from '../../shared/domain/session';
  *   ready/busy ─→ restarting ─→ ready  (a restart, or the sandbox died and is started again)
  *   any of those ─→ failed             (the sandbox could not be (re)started; only a restart or a stop helps)
  *   failed ─→ restarting
+ *   ready/failed ─→ paused ─→ restarting ─→ ready   (container stopped, files and packages kept; resumed on first use)
+ *   paused is also where a kept session starts after Sandpit restarted
  *   any but stopped ─→ stopping ─→ stopped
  */
 export const SESSION_TRANSITIONS: { readonly [S in SessionState]: readonly SessionState[] } = {
   starting: ['ready', 'failed', 'stopping'],
-  ready: ['busy', 'restarting', 'failed', 'stopping'],
+  ready: ['busy', 'restarting', 'paused', 'failed', 'stopping'],
   busy: ['ready', 'restarting', 'failed', 'stopping'],
   restarting: ['ready', 'failed', 'stopping'],
-  failed: ['restarting', 'stopping'],
+  paused: ['restarting', 'stopping'],
+  failed: ['restarting', 'paused', 'stopping'],
   stopping: ['stopped'],
   stopped: [],
 };

@@ -65,6 +65,25 @@ export interface ExecuteOptions {
   executionId?: string;
 }
 
+/** Why a session was paused: its idle time ran out, or Sandpit quit while it was kept. */
+export type PauseReason = 'idle' | 'quit';
+
+/** What a session made by an earlier core brings along (a kept session, listed as paused). */
+export interface SessionRestore {
+  kept: boolean;
+  createdAt: Date;
+  packages: string[];
+  pausedBy?: PauseReason;
+}
+
+/** The first result after a resume says what was kept and what was not. */
+export function resumeNotice(reason: PauseReason, idleTtlMs: number): string {
+  const gone = 'files and installed packages are here, variables from earlier runs are not';
+  if (reason === 'quit') return `This session was resumed after Sandpit restarted: ${gone} — re-run your code to rebuild them.`;
+  const minutes = Math.max(1, Math.round(idleTtlMs / 60_000));
+  return `This session was paused after ${minutes} minute${minutes === 1 ? '' : 's'} without use, to free its memory, and has been resumed: ${gone} (memory cannot be saved on this machine) — re-run your code to rebuild them.`;
+}
+
 /** A job on the session's queue: a run-like one makes the session busy, a quiet one (a read) does not. */
 type JobKind = 'busy' | 'quiet';
 
@@ -76,10 +95,16 @@ type JobKind = 'busy' | 'quiet';
 export class Session {
   readonly id: string;
   private stateValue: SessionState;
-  readonly createdAt = new Date();
+  readonly createdAt: Date;
   private lastUsed = new Date();
   private runs = 0;
-  private readonly packages: string[] = [];
+  private readonly packages: string[];
+  private keptValue: boolean;
+  /**
+   * Said with the next run's result, once: set when the session is paused (its variables are gone from then
+   * on), so it is said even when the resume failed at first and a restart brought the session back.
+   */
+  private pendingNotice: string | undefined;
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
 
@@ -88,9 +113,14 @@ export class Session {
     readonly identity: SessionIdentity,
     private readonly services: SessionServices,
     initial: SessionState,
+    restore?: SessionRestore,
   ) {
     this.id = runtime.id;
     this.stateValue = initial;
+    this.createdAt = restore?.createdAt ?? new Date();
+    this.packages = [...(restore?.packages ?? [])];
+    this.keptValue = restore?.kept ?? false;
+    if (restore?.pausedBy) this.pendingNotice = resumeNotice(restore.pausedBy, identity.idleTtlMs);
     this.log = services.log.child({ sessionId: this.id });
     runtime.onRecovering = () => this.setState('restarting');
     runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
@@ -102,6 +132,22 @@ export class Session {
 
   get lastUsedAt(): Date {
     return this.lastUsed;
+  }
+
+  /** Kept across a restart of Sandpit (its container stops when Sandpit quits, its storage stays). */
+  get kept(): boolean {
+    return this.keptValue;
+  }
+
+  setKept(keep: boolean): void {
+    if (this.keptValue === keep) return;
+    this.keptValue = keep;
+    this.services.bus.emit('session.updated', this.info());
+  }
+
+  /** Packages installed at run time (what a kept session's record carries). */
+  get installedPackages(): string[] {
+    return [...this.packages];
   }
 
   /** Jobs waiting or running on the queue. */
@@ -132,6 +178,7 @@ export class Session {
       network: identity.networkPolicy,
       isolation: identity.isolation,
       idleTimeoutMs: identity.idleTtlMs,
+      kept: this.keptValue,
     };
   }
 
@@ -224,6 +271,8 @@ export class Session {
 
   /** CPU, memory and workspace disk use now (not queued: a measure must not wait behind a long run). */
   async stats(): Promise<SandboxStats> {
+    // A paused sandbox uses nothing, and a measure never resumes it.
+    if (this.stateValue === 'paused') return { cpu: 0, memoryBytes: 0, memoryLimitBytes: this.identity.limits.memoryMb * 1024 * 1024, pids: 0 };
     const [engine, disk] = await Promise.all([this.runtime.sandbox.stats(), workspaceUsage(this.runtime).catch(() => undefined)]);
     return disk ? { ...engine, workspaceBytes: disk.usedBytes, workspaceLimitBytes: disk.totalBytes } : engine;
   }
@@ -249,9 +298,32 @@ export class Session {
     return this.info();
   }
 
+  /**
+   * Stops the container after what is queued, keeping its workspace and packages (memory is not kept: CRIU
+   * does not work here). Only a ready (or failed) session with nothing waiting is paused; resolves whether it was.
+   */
+  pause(reason: PauseReason): Promise<boolean> {
+    return this.queue.run(async () => {
+      if ((this.stateValue !== 'ready' && this.stateValue !== 'failed') || this.queue.length > 1) return false;
+      await this.runtime.pause();
+      this.markPaused(reason);
+      return true;
+    });
+  }
+
+  /**
+   * Sandpit quits and this session is kept: its container stops now, without waiting for the queue (a run
+   * in flight ends as the whole core does); its storage stays for the next core.
+   */
+  async pauseForQuit(): Promise<void> {
+    if (this.stateValue === 'paused' || this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
+    await this.runtime.pause();
+    this.markPaused('quit');
+  }
+
   /** Starts the sandbox again after the engine came back (the same container: no duplicates). */
   recoverAfterEngine(): void {
-    if (this.runtime.connected || this.stateValue === 'starting' || this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
+    if (this.runtime.connected || this.stateValue === 'starting' || this.stateValue === 'paused' || this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.setState('restarting');
     this.queue
       .run(() => this.runtime.restart())
@@ -301,6 +373,32 @@ export class Session {
     if (changed) this.services.bus.emit('session.updated', this.info());
   }
 
+  private markPaused(reason: PauseReason): void {
+    this.pendingNotice = resumeNotice(reason, this.identity.idleTtlMs);
+    // From ready or failed (the table's way in); a session caught mid-run at quit keeps its state, the record is what stays.
+    if (this.stateValue === 'ready' || this.stateValue === 'failed') this.setState('paused');
+    this.services.bus.emit('session.paused', { sessionId: this.id, reason });
+  }
+
+  /** Starts a paused session's sandbox again (inside a queued job, before its work). */
+  private async resumeNow(): Promise<void> {
+    const started = Date.now();
+    this.setState('restarting');
+    try {
+      await this.runtime.resume();
+    } catch (error) {
+      this.setState('failed');
+      // The engine is gone: the monitor reconnects, and recoverAfterEngine starts this session then.
+      const body = toErrorBody(error);
+      if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
+      throw error;
+    }
+    this.setState('ready');
+    const durationMs = Date.now() - started;
+    this.log.info('resumed a paused session', { durationMs });
+    this.services.bus.emit('session.resumed', { sessionId: this.id, durationMs });
+  }
+
   private stoppedError(): SandpitError {
     return new SandpitError('SESSION_NOT_FOUND', `Session ${this.id} was stopped.`);
   }
@@ -309,6 +407,7 @@ export class Session {
   private job<T>(kind: JobKind, what: string, work: () => Promise<T>): Promise<T> {
     return this.queue.run(async () => {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
+      if (this.stateValue === 'paused') await this.resumeNow();
       if (this.stateValue === 'failed') {
         throw new SandpitError('CONTAINER_DIED', `The sandbox of session ${this.id} stopped and could not be started again. Restart the session, or start a new one.`);
       }
@@ -358,6 +457,9 @@ export class Session {
         stateLost: outcome.stateLost,
         message: outcome.message,
       };
+      const notice = this.pendingNotice;
+      this.pendingNotice = undefined;
+      if (notice) Object.assign(result, { stateLost: true, message: outcome.message ? `${notice} ${outcome.message}` : notice });
       bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
       return result;
     } catch (error) {

@@ -37,6 +37,9 @@ export function applyLiveSettings(next: Settings, previous: Settings, targets: L
     config.defaultLimits = limits;
     sessions.setDefaultLimits(limits);
   }
+  // Read by the idle sweep: the action applies at once, the minutes to sessions created from now on.
+  if (next.idleMinutes !== previous.idleMinutes) config.idleTtlMs = next.idleMinutes * 60_000;
+  config.idleAction = next.idleAction;
   if (next.dockerHost !== previous.dockerHost && targets.switchEngine) {
     config.dockerHost = next.dockerHost;
     targets.switchEngine(next.dockerHost).catch((error: unknown) => targets.log?.warn('could not move to the new Docker engine', { error: toErrorBody(error).message }));

@@ -18,7 +18,14 @@ export function settingsFromConfig(config: SandpitConfig): Settings {
     auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
     defaultIsolation: config.defaultIsolation,
     port: config.port,
+    idleMinutes: minutesOf(config.idleTtlMs),
+    idleAction: config.idleAction,
   };
+}
+
+/** Whole minutes (at least 1) of an idle time, as Settings shows it. */
+function minutesOf(ms: number): number {
+  return Math.max(1, Math.round(ms / 60_000));
 }
 
 /** The configuration with the settings applied (at start-up; `applyLiveSettings` in app.ts does the rest later). */
@@ -33,5 +40,8 @@ export function configWithSettings(config: SandpitConfig, settings: Settings): S
     egressExtraHosts: [...settings.egress.extraHosts],
     defaultIsolation: settings.defaultIsolation,
     port: settings.port,
+    // A configuration finer than minutes (tests) stays as it is while the setting still says the same minutes.
+    idleTtlMs: settings.idleMinutes === minutesOf(config.idleTtlMs) ? config.idleTtlMs : settings.idleMinutes * 60_000,
+    idleAction: settings.idleAction,
   };
 }

@@ -55,6 +55,8 @@ export function applyPatch(stored: StoredSettings, patch: SettingsPatch): Stored
   if (patch.auditRetentionDays !== undefined) next.auditRetentionDays = patch.auditRetentionDays;
   if (patch.defaultIsolation !== undefined) next.defaultIsolation = patch.defaultIsolation;
   if (patch.port !== undefined) next.port = patch.port;
+  if (patch.idleMinutes !== undefined) next.idleMinutes = patch.idleMinutes;
+  if (patch.idleAction !== undefined) next.idleAction = patch.idleAction;
   if (patch.approvals) {
     const { perClient, ...rest } = patch.approvals;
     const approvals = { ...next.approvals, ...definedOnly(rest) };
@@ -88,6 +90,8 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
     auditRetentionDays: stored.auditRetentionDays ?? base.auditRetentionDays,
     defaultIsolation: stored.defaultIsolation ?? base.defaultIsolation,
     port: stored.port ?? base.port,
+    idleMinutes: stored.idleMinutes ?? base.idleMinutes,
+    idleAction: stored.idleAction ?? base.idleAction,
   };
 }
 

@@ -10,6 +10,7 @@ import {
 } from '../domain/audit';
 import { displaySchema, executionResultSchema, executionStatusSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
+import { replayViewSchema } from '../domain/replay';
 import {
   environmentDefinitionInputSchema,
   environmentIdSchema,
@@ -95,7 +96,12 @@ export const methods = {
       dependencies: z.array(packageSpecSchema).max(100).optional().describe('Packages installed before the session is handed out'),
       idleTimeoutMinutes: z.number().int().min(1).max(24 * 60).optional().describe('Stop the session after this many idle minutes'),
       client: z.string().max(128).optional().describe('Name of the client that asked for it'),
+      keep: z.boolean().optional().describe('Keep it across a restart of Sandpit: files and installed packages stay, variables do not (default false)'),
     }),
+    output: sessionInfoSchema,
+  },
+  'sessions.setKept': {
+    input: z.object({ sessionId: sessionIdSchema, keep: z.boolean().describe('true: keep it across a restart of Sandpit; false: it ends when Sandpit quits') }),
     output: sessionInfoSchema,
   },
   'sessions.list': {
@@ -262,6 +268,19 @@ export const methods = {
       truncated: z.boolean().describe('The export stopped at the row limit or the size cap; use `sandpit audit export` for everything'),
     }),
   },
+  'audit.notebook': {
+    input: z.object({ sessionId: sessionIdSchema.describe('The session, running or ended') }),
+    output: z.object({
+      fileName: z.string().describe('A file name for it, e.g. "Python-1.ipynb"'),
+      mime: z.literal('application/x-ipynb+json'),
+      content: z.string().describe("The notebook (nbformat 4.5 JSON): one code cell per audit row of the session, with its outputs"),
+      cells: z.number().int(),
+    }),
+  },
+  'audit.replay': {
+    input: z.object({ sessionId: sessionIdSchema.describe('The recorded session whose runs to repeat, in order, in a fresh sandbox') }),
+    output: replayViewSchema,
+  },
   'settings.get': {
     input: z.object({}),
     output: settingsViewSchema,
@@ -312,6 +331,10 @@ export const events = {
   'engine.status': engineStatusSchema,
   'session.updated': sessionInfoSchema,
   'session.removed': z.object({ sessionId: z.string() }),
+  /** A session's container stopped with its files and packages kept (idle, or Sandpit quit while it was kept). */
+  'session.paused': z.object({ sessionId: z.string(), reason: z.enum(['idle', 'quit']) }),
+  /** A paused session was started again (on first use); variables from before the pause are gone. */
+  'session.resumed': z.object({ sessionId: z.string(), durationMs: z.number().nonnegative() }),
   'execution.started': z.object({ sessionId: z.string(), executionId: z.string(), code: z.string(), startedAt: z.string() }),
   'execution.output': z.object({ sessionId: z.string(), executionId: z.string(), stream: streamNameSchema, text: z.string() }),
   'execution.display': z.object({ sessionId: z.string(), executionId: z.string(), display: displaySchema }),
@@ -323,6 +346,8 @@ export const events = {
     errorCode: z.string().optional(),
   }),
   'settings.updated': settingsViewSchema,
+  /** A replay (audit.replay) moved on: it started its session, or one of its runs started or ended. */
+  'replay.updated': replayViewSchema,
   /** A call waits for the person's answer in the panel. */
   'approval.requested': approvalSchema,
   'approval.resolved': z.object({ id: z.string(), decision: approvalOutcomeSchema }),

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { isolationSchema } from './isolation';
+import { limitsSchema } from './limits';
+import { LANGUAGES } from './runtimes';
 
 /** The contract methods that run code: each call is one row of the audit log. */
 export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install'] as const;
@@ -26,6 +28,11 @@ export const auditSandboxSchema = z.object({
   network: z.enum(['none', 'packages', 'open']).optional(),
   /** Folders of the person's computer the session had, and how (read-only or read-write). */
   folders: z.array(z.object({ name: z.string(), hostPath: z.string(), mountPath: z.string(), mode: z.enum(['ro', 'rw']) })).optional(),
+  /** What a replay starts from: the session's language, image, environment and limits. */
+  language: z.enum(LANGUAGES).optional(),
+  image: z.string().optional(),
+  environmentId: z.string().optional(),
+  limits: limitsSchema.optional(),
 });
 export type AuditSandbox = z.infer<typeof auditSandboxSchema>;
 
@@ -53,6 +60,9 @@ export const auditEntrySchema = z.object({
   errorCode: z.string().optional(),
   errorMessage: z.string().optional(),
   sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and shared folders the run had'),
+  result: z.string().optional().describe('The value of the last expression of a run (its repr)'),
+  replayOf: auditIdSchema.optional().describe('A replayed run: the row of the original run it repeats'),
+  replays: z.array(auditIdSchema).optional().describe('audit.get: the rows that replayed this run, oldest first'),
   openSeq: z.number().int(),
   openHash: z.string(),
   closeSeq: z.number().int().optional(),
@@ -62,7 +72,7 @@ export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 /** A row as lists and live events carry it: no output, the code cut short. */
 export const auditSummarySchema = auditEntrySchema
-  .omit({ stdout: true, stderr: true, fileContent: true, openSeq: true, openHash: true, closeSeq: true, closeHash: true })
+  .omit({ stdout: true, stderr: true, fileContent: true, result: true, replays: true, openSeq: true, openHash: true, closeSeq: true, closeHash: true })
   .extend({
     codeTruncated: z.boolean().describe('code holds only the beginning; audit.get returns all of it'),
     hash: z.string().describe('The latest chain hash of the row (its completion once finished)'),

@@ -5,8 +5,11 @@ import { LANGUAGES } from './runtimes';
 
 export const languageSchema = z.enum(LANGUAGES);
 
-/** Lifecycle of a session: starting → ready ⇄ busy → (restarting → ready) → stopping → stopped. */
-export const SESSION_STATES = ['starting', 'ready', 'busy', 'restarting', 'stopping', 'stopped', 'failed'] as const;
+/**
+ * Lifecycle of a session: starting → ready ⇄ busy → (restarting → ready) → stopping → stopped; a paused
+ * session's container is stopped with its files and packages kept (idle, or Sandpit quit while it was kept).
+ */
+export const SESSION_STATES = ['starting', 'ready', 'busy', 'restarting', 'paused', 'stopping', 'stopped', 'failed'] as const;
 export const sessionStateSchema = z.enum(SESSION_STATES);
 export type SessionState = z.infer<typeof sessionStateSchema>;
 
@@ -34,6 +37,7 @@ export const sessionInfoSchema = z.object({
   network: z.enum(['none', 'packages', 'open']).describe('Network policy: none, package indexes through the egress proxy, or open'),
   isolation: isolationSchema,
   idleTimeoutMs: z.number().int(),
+  kept: z.boolean().describe('Kept across a restart of Sandpit: when Sandpit quits its container stops, files and packages stay, and it is listed as paused on the next start'),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 

@@ -48,6 +48,8 @@ export const settingsSchema = z.object({
   auditRetentionDays: z.number().int().min(0).max(36_500).describe('Days the audit log keeps runs (0 = forever)'),
   defaultIsolation: isolationSchema.describe('Isolation of sessions whose environment does not choose one'),
   port: z.number().int().min(1_024).max(65_535).describe('Port of the local HTTP server (MCP, REST, web panel)'),
+  idleMinutes: z.number().int().min(1).max(24 * 60).describe('Minutes without use after which a session is stopped or paused (new sessions; a session asked for its own keeps it)'),
+  idleAction: z.enum(['stop', 'pause']).describe('What happens to an idle session: stop (removed with its files) or pause (container stopped, files and packages kept; resumed on next use)'),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingKey = keyof Settings;
@@ -79,6 +81,8 @@ export const settingsPatchSchema = z
     auditRetentionDays: settingsSchema.shape.auditRetentionDays,
     defaultIsolation: settingsSchema.shape.defaultIsolation,
     port: settingsSchema.shape.port,
+    idleMinutes: settingsSchema.shape.idleMinutes,
+    idleAction: settingsSchema.shape.idleAction,
   })
   .partial()
   .strict();

@@ -35,6 +35,12 @@ export const createSession = defineTool({
       .max(24 * 60)
       .optional()
       .describe('Stop the session after this many idle minutes (default 30).'),
+    keep: z
+      .boolean()
+      .optional()
+      .describe(
+        'Keep the session across a restart of Sandpit (default false): its files and installed packages stay and it is listed as paused, resuming on first use; variables do not survive a restart. A kept session is paused, not stopped, when idle.',
+      ),
   },
   output: sessionSummarySchema.shape,
   // Adds a session and changes nothing else. Builds and dependencies fetch from the package index: open world.
@@ -53,6 +59,7 @@ export const createSession = defineTool({
         name: args.name,
         dependencies: args.dependencies,
         idleTimeoutMinutes: args.timeout_minutes,
+        ...(args.keep ? { keep: true } : {}),
       }),
     );
     return { structured: toSessionSummary(info), text: `Created session ${sessionLine(info)}` };

@@ -14,7 +14,7 @@ export { SCREENS } from './routes';
 export type { Route, Screen } from './routes';
 
 /** How a new session starts: from a language's plain image, or from an environment. */
-export type NewSessionChoice = { language: Language } | { environment: string };
+export type NewSessionChoice = ({ language: Language } | { environment: string }) & { keep?: boolean };
 
 export interface PanelState {
   /** Whether the panel reached the core at all (not whether Docker runs: that is `engine`). */
@@ -45,6 +45,8 @@ export interface PanelState {
   createSession: (choice: NewSessionChoice) => Promise<SessionInfo | undefined>;
   stopSession: (sessionId: string) => Promise<void>;
   restartSession: (sessionId: string) => Promise<void>;
+  /** Keeps a session across a restart of Sandpit, or no longer. */
+  setKept: (sessionId: string, keep: boolean) => Promise<void>;
   /** Goes to a screen (asks first while `blocked`). */
   navigate: (screen: Screen, sessionId?: string) => void;
   /** Shows a route (Back, Forward, a typed address); false when it waits for the leave guard instead. */
@@ -151,6 +153,13 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
       restartSession: async (sessionId) => {
         await track(sessionId, async () => {
           const session = await client.call('sessions.restart', { sessionId });
+          set({ sessions: upsert(get().sessions, session) });
+        });
+      },
+
+      setKept: async (sessionId, keep) => {
+        await track(sessionId, async () => {
+          const session = await client.call('sessions.setKept', { sessionId, keep });
           set({ sessions: upsert(get().sessions, session) });
         });
       },

@@ -39,6 +39,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
   const navigate = usePanel((s) => s.navigate);
   const creating = usePanel((s) => s.pending.includes('new'));
   const [choice, setChoice] = useState<string>('python');
+  const [keep, setKeep] = useState(false);
 
   useEffect(() => {
     void loadEnvironments();
@@ -47,7 +48,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
   const chosen = environments.find((env) => env.id === choice);
   const failed = chosen !== undefined && environmentState(chosen) === 'failed';
   const start = async (): Promise<void> => {
-    const session = await createSession({ environment: choice });
+    const session = await createSession({ environment: choice, ...(keep ? { keep: true } : {}) });
     onClose();
     if (session) navigate('sessions', session.id);
   };
@@ -93,6 +94,13 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
           ))}
         </fieldset>
       ) : null}
+      <label className="choice" data-testid="new-session-keep-choice">
+        <input type="checkbox" checked={keep} onChange={(e) => setKeep(e.target.checked)} data-testid="new-session-keep" />
+        <span>
+          <strong>Keep this session</strong>
+          <span className="muted small block">It stays when Sandpit quits: its files and installed packages are there next time (variables are not).</span>
+        </span>
+      </label>
     </Modal>
   );
 }

@@ -37,6 +37,11 @@ function SessionRow({ session, now }: { session: SessionInfo; now: number }): Re
             {stateWords(session.state, lost)}
           </span>
           <SessionChips session={session} />
+          {session.kept ? (
+            <span className="badge" data-testid="session-kept" title="Kept when Sandpit quits: files and installed packages stay">
+              Kept
+            </span>
+          ) : null}
         </span>
         <span className="muted small">
           {startedBy(session)} · {plural(session.runs, 'run')} · started {formatAge(session.createdAt, now)}

@@ -6,6 +6,7 @@ import { ConfirmModal } from '../../components/modal';
 import { LANGUAGE_WORDS, formatAge } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { usePanel } from '../../stores/panel-context';
+import { DownloadNotebookButton } from '../notebooks/download-notebook-button';
 import { ConsoleView } from './console-view';
 import { FileBrowser } from './file-browser';
 import { RunHistory } from './run-history';
@@ -46,6 +47,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
   const session = usePanel((s) => s.sessions.find((x) => x.id === sessionId));
   const stopSession = usePanel((s) => s.stopSession);
   const restartSession = usePanel((s) => s.restartSession);
+  const setKept = usePanel((s) => s.setKept);
   const pending = usePanel((s) => s.pending.includes(sessionId));
   const lost = usePanel((s) => s.link === 'lost');
   const [tab, setTab] = useState<Tab>('history');
@@ -59,9 +61,9 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         <h1 id="session-title" tabIndex={-1}>
           This session has ended
         </h1>
-        <EmptyState testId="session-gone">
-          Its sandbox was removed. Its runs stay in Activity, and files it made stay in Artifacts. Start a new session from the
-          list.
+        <EmptyState testId="session-gone" action={<DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />}>
+          Its sandbox was removed. Its runs stay in Activity (and in its notebook), and files it made stay in Artifacts. Start a new
+          session from the list.
         </EmptyState>
         <ConsoleView sessionId={sessionId} />
       </section>
@@ -70,6 +72,8 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
 
   const ended = isEnded(session);
   const ready = (session.state === 'ready' || session.state === 'busy') && !lost;
+  // A paused session takes code: running it resumes the session.
+  const paused = session.state === 'paused' && !lost;
 
   return (
     <section data-testid="session-page" data-session-id={sessionId} aria-labelledby="session-title">
@@ -86,9 +90,34 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
             {session.environmentName ?? LANGUAGE_WORDS[session.language]} · {startedBy(session, true)} ·{' '}
             {formatAge(session.createdAt, now)} · {NETWORK_SHORT[session.network]} · {ISOLATION_WORDS[session.isolation]} isolation
           </p>
+          {ended ? null : (
+            <label className="choice" data-testid="session-keep-choice">
+              <input
+                type="checkbox"
+                checked={session.kept}
+                disabled={pending || lost}
+                onChange={(e) => void setKept(sessionId, e.target.checked)}
+                data-testid="session-keep"
+              />
+              <span>
+                Keep this session <span className="muted small">(it stays when Sandpit quits: files and installed packages, not variables)</span>
+              </span>
+            </label>
+          )}
+          {paused ? (
+            <p className="muted" data-testid="session-paused-note">
+              Paused: its sandbox is stopped to free memory. Files and installed packages are kept. Running code resumes it; variables from
+              before the pause are gone, so run what rebuilds them.
+            </p>
+          ) : null}
         </div>
-        {ended ? null : (
+        {ended ? (
           <span className="actions">
+            <DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />
+          </span>
+        ) : (
+          <span className="actions">
+            <DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />
             <button type="button" className="secondary" onClick={() => setConfirm('restart')} disabled={pending || lost} data-testid="session-restart">
               Restart
             </button>
@@ -101,7 +130,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
 
       {ended ? null : <SessionGraphs sessionId={sessionId} running={ready} />}
       <ConsoleView sessionId={sessionId} />
-      {ended ? null : <SnippetBox session={session} disabled={!ready} />}
+      {ended ? null : <SnippetBox session={session} disabled={!ready && !paused} />}
 
       <div className="tabs" role="tablist" aria-label="Session details">
         {TABS.map(([id, label]) => (

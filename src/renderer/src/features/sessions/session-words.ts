@@ -6,6 +6,7 @@ export const STATE_WORDS: Record<SessionState, string> = {
   ready: 'Ready',
   busy: 'Running code',
   restarting: 'Restarting',
+  paused: 'Paused',
   stopping: 'Stopping',
   stopped: 'Stopped',
   failed: 'Failed',

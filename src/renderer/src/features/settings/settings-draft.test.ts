@@ -10,6 +10,8 @@ const view: SettingsView = {
   auditRetentionDays: 0,
   defaultIsolation: 'standard',
   port: 7411,
+  idleMinutes: 30,
+  idleAction: 'stop',
   dataFolder: '/home/me/.sandpit',
   restartNeeded: [],
 };

@@ -25,6 +25,8 @@ export interface SettingsDraft {
   port: string;
   retention: string;
   isolation: Isolation;
+  idleMinutes: string;
+  idleAction: 'stop' | 'pause';
   /** Kept in this browser, not in Sandpit's settings. */
   theme: Theme;
 }
@@ -54,6 +56,8 @@ export function draftFromView(view: SettingsView, theme: Theme): SettingsDraft {
     port: String(view.port),
     retention: String(view.auditRetentionDays),
     isolation: view.defaultIsolation,
+    idleMinutes: String(view.idleMinutes),
+    idleAction: view.idleAction,
     theme,
   };
 }
@@ -149,6 +153,12 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     else patch.auditRetentionDays = days;
   }
   if (changed.has('isolation')) patch.defaultIsolation = draft.isolation;
+  if (changed.has('idleMinutes')) {
+    const minutes = wholeAtLeast(draft.idleMinutes, 1);
+    if (minutes === undefined || minutes > 24 * 60) errors.idleMinutes = 'Idle time must be a whole number of minutes, from 1 to 1440 (a day).';
+    else patch.idleMinutes = minutes;
+  }
+  if (changed.has('idleAction')) patch.idleAction = draft.idleAction;
   return { patch, errors };
 }
 
@@ -170,6 +180,8 @@ const SERVER_PATHS: [RegExp, DraftField][] = [
   [/^patch\.port/, 'port'],
   [/^patch\.auditRetentionDays/, 'retention'],
   [/^patch\.defaultIsolation/, 'isolation'],
+  [/^patch\.idleMinutes/, 'idleMinutes'],
+  [/^patch\.idleAction/, 'idleAction'],
 ];
 
 /**

@@ -6,6 +6,7 @@ import { AppearanceSection } from './appearance-section';
 import { ApprovalsSection } from './approvals-section';
 import { DockerSection } from './docker-section';
 import { EgressSection } from './egress-section';
+import { IdleSection } from './idle-section';
 import { IsolationSection } from './isolation-section';
 import { LimitsSection } from './limits-section';
 import { SaveBar } from './save-bar';
@@ -50,6 +51,7 @@ export function SettingsScreen(): ReactElement {
         <>
           <LimitsSection draft={draft} />
           <IsolationSection draft={draft} />
+          <IdleSection draft={draft} />
           <ApprovalsSection draft={draft} />
           <EgressSection draft={draft} />
           <DockerSection draft={draft} />
