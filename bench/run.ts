@@ -14,6 +14,7 @@ import { silentLogger } from '../src/core/log';
 import * as environments from './environments';
 import * as firstAnswer from './first-answer';
 import { disposeAll, progress, pythonImage } from './harness';
+import * as isolation from './isolation';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
 import * as notebooks from './notebooks';
@@ -40,8 +41,9 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   notebooks: notebooks.run,
   'pause-resume': pauseResume.run,
   snapshots: snapshots.run,
+  isolation: isolation.run,
 };
-const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume' };
+const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation' };
 
 function gitCommit(): string | undefined {
   try {

@@ -6,6 +6,7 @@ import { toErrorBody } from '../shared/api/errors';
 import { GVISOR_RUNTIMES, gvisorSetupHint } from '../core/docker/gvisor';
 import type { DockerClient, EngineVersion } from '../core/docker/docker-client';
 import { dockerFixHint } from '../core/docker/docker-errors';
+import { PODMAN_DIFFERENCES, PODMAN_NOT_OFFERED } from '../core/docker/podman';
 import { resolveExecutorImages } from '../core/docker/resolve-images';
 import { isLooserThanOwnerOnly, tokenPath } from '../core/http/token';
 
@@ -29,6 +30,10 @@ export async function checkDocker(docker: DockerClient, source?: string): Promis
   const from = source ? ` (found through ${source})` : '';
   try {
     const version = await docker.ping(5_000);
+    if (version.product === 'podman') {
+      const differs = PODMAN_DIFFERENCES.join('; ');
+      return { name: 'Docker engine', ok: true, detail: `Podman ${version.version} through its Docker-compatible API (${version.apiVersion}) at ${docker.endpoint.address}${from}. Works as on Docker except Strong isolation (not offered) and: ${differs}`, version };
+    }
     return { name: 'Docker engine', ok: true, detail: `${version.version} (API ${version.apiVersion}) at ${docker.endpoint.address}${from}`, version };
   } catch (error) {
     return { name: 'Docker engine', ok: false, detail: `${docker.endpoint.address}${from}: ${toErrorBody(error).message}`, fix: dockerFixHint(docker.endpoint) };
@@ -40,6 +45,11 @@ export async function checkDocker(docker: DockerClient, source?: string): Promis
  * Settings default asks for Strong isolation (`required`).
  */
 export function checkGvisor(version: EngineVersion, required: boolean, platform: NodeJS.Platform = process.platform): CheckResult {
+  if (version.product === 'podman') {
+    const detail = `not offered on Podman: ${PODMAN_NOT_OFFERED.join('; ')}`;
+    if (!required) return { name: 'Strong isolation (gVisor)', ok: true, detail: `${detail}. Sessions use Standard isolation here.` };
+    return { name: 'Strong isolation (gVisor)', ok: false, detail: `${detail}, but Settings make Strong isolation the default`, fix: 'Set the default isolation to Standard in Settings, or point Sandpit at a Docker engine with gVisor set up.' };
+  }
   const found = GVISOR_RUNTIMES.filter((runtime) => version.runtimes.includes(runtime));
   if (found.length === GVISOR_RUNTIMES.length) return { name: 'Strong isolation (gVisor)', ok: true, detail: `runtimes ${found.join(' and ')} registered` };
   const missing = GVISOR_RUNTIMES.filter((runtime) => !found.includes(runtime)).join(' and ');

@@ -134,7 +134,8 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     settings: () => {
       const egress = gateway.current();
       if (!egress && config.egressProxy) {
-        throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy that limits builds to the package indexes is not running; set SANDPIT_EGRESS_PROXY=off to build over the install network without it.');
+        const why = gateway.failure();
+        throw new SandpitError('DOCKER_UNAVAILABLE', `The egress proxy that limits builds to the package indexes is not running${why ? ` (${why})` : ''}; set SANDPIT_EGRESS_PROXY=off to build over the install network without it.`);
       }
       // A credential for this build alone, revoked when it is over.
       const proxy = egress?.buildProxy();
@@ -146,7 +147,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       };
     },
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), defaultIsolation: () => settings.current.defaultIsolation };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), defaultIsolation: () => settings.current.defaultIsolation };
   const kept = new KeptStore(config.home, config.runRoot, log);
   const sessions = new SessionManager({
     config,
@@ -154,7 +155,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     engine,
     bus,
     artifacts,
-    installSettings: (sessionId) => installSettingsFor(config, gateway.current(), sessionId),
+    installSettings: (sessionId) => installSettingsFor(config, gateway.current(), sessionId, gateway.failure()),
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,

@@ -1,12 +1,14 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import Docker from 'dockerode';
 import type { TestProject } from 'vitest/node';
 import { dockerFixHint } from '../core/docker/docker-errors';
-import { DockerodeClient } from '../core/docker/dockerode-client';
+import { DockerodeClient, resolveEndpoint } from '../core/docker/dockerode-client';
 import { dockerfilePath } from '../core/docker/build-context';
 import { loadFlavour } from '../core/docker/image-bases';
 import { defaultImagesDir, ensureExecutorImage } from '../core/docker/image-builder';
 import { silentLogger } from '../core/log';
+import { providePodman } from './podman-engine';
 import type { ProvidedImages } from './provided-context';
 
 const FLAVOURS = ['python', 'python-data', 'node'] as const;
@@ -46,4 +48,8 @@ export default async function setup(project: TestProject): Promise<void> {
     process.stderr.write(`[images] ${flavour}: ${images[flavour]} (${Date.now() - started} ms)\n`);
   }
   project.provide('images', images);
+  // The core tests that run on every engine need the python image only.
+  const podman = await providePodman(new Docker(resolveEndpoint(undefined).options), images, ['python']);
+  process.stderr.write(`[engines] podman: ${'skip' in podman ? `not used: ${podman.skip}` : `Podman ${podman.version} at ${podman.host}`}\n`);
+  project.provide('podman', podman);
 }

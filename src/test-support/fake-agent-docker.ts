@@ -69,7 +69,7 @@ export function fakeAgentDocker(): FakeAgentDocker {
 
   const own: Partial<DockerClient> = {
     endpoint: { kind: 'remote', address: 'fake' },
-    ping: async () => ({ version: 'fake', apiVersion: '1.47', os: 'linux', runtimes: ['runc'] }),
+    ping: async () => ({ product: 'docker', version: 'fake', apiVersion: '1.47', os: 'linux', runtimes: ['runc'] }),
     createVolume: async (spec) => spec.name,
     removeVolume: async () => undefined,
     createContainer: async () => {

@@ -1,3 +1,5 @@
+import type { ProvidedPodman } from './podman-engine';
+
 /** Executor image tags the docker project's globalSetup builds and provides; absent when a Dockerfile is not written yet. */
 export interface ProvidedImages {
   python?: string;
@@ -9,5 +11,7 @@ export interface ProvidedImages {
 declare module 'vitest' {
   export interface ProvidedContext {
     images: ProvidedImages;
+    /** Podman's Docker-compatible service for the engine-parametrized tests, or why its cases are skipped. */
+    podman: ProvidedPodman;
   }
 }

@@ -61,7 +61,7 @@ export async function openSession(
     limits: request.limits,
     networkPolicy: env.network,
     isolation: isolationOf(env, environments),
-    ...networkFor(env.network, environments.egress()),
+    ...networkFor(env.network, environments.egress(), environments.egressProblem?.()),
     ...(request.name ? { name: request.name } : {}),
     client: request.client,
     owner: request.owner,

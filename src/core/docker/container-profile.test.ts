@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Limits } from '../../shared/domain/limits';
 import { AGENT_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
-import { AGENT_SOCKET, SANDBOX_USER, hardenedContainerSpec } from './container-profile';
+import { AGENT_SOCKET, SANDBOX_NPROC, SANDBOX_USER, gvisorHostPids, hardenedContainerSpec } from './container-profile';
 import type { ProfileInput } from './container-profile';
 import type { ContainerSpec } from './docker-client';
 
@@ -82,6 +82,8 @@ describe.each([
     expect(byName.nofile?.Hard).toBe(byName.nofile?.Soft);
     expect(byName.fsize).toEqual({ Name: 'fsize', Soft: 100 * 1024 * 1024, Hard: 100 * 1024 * 1024 });
     expect(byName.core).toEqual({ Name: 'core', Soft: 0, Hard: 0 });
+    // Always explicit (Podman's default exceeds common hard limits); under runc it counts uid 10001 machine-wide.
+    expect(byName.nproc).toEqual({ Name: 'nproc', Soft: SANDBOX_NPROC, Hard: SANDBOX_NPROC });
   });
 
   it('mounts /tmp as a tmpfs with a size', () => {
@@ -168,6 +170,14 @@ describe('hardenedContainerSpec options', () => {
   it('uses the given runtime (gVisor) only when asked', () => {
     expect(spec({ runtime: 'runsc' }).hostConfig.Runtime).toBe('runsc');
     expect('Runtime' in spec().hostConfig).toBe(false);
+  });
+
+  it("caps processes inside a gVisor sandbox with RLIMIT_NPROC, leaving the host cgroup room for gVisor's own", () => {
+    const hc = spec({ runtime: 'runsc-nonet' }).hostConfig;
+    const ulimits = Object.fromEntries((hc.Ulimits as Array<{ Name: string; Soft: number; Hard: number }>).map((u) => [u.Name, u]));
+    expect(ulimits.nproc).toEqual({ Name: 'nproc', Soft: 128, Hard: 128 });
+    expect(hc.PidsLimit).toBe(gvisorHostPids(128));
+    expect(gvisorHostPids(128)).toBe(128 * 32 + 256);
   });
 
   it('adds extra named volumes as volumes, never as binds', () => {

@@ -4,6 +4,26 @@ import type { ContainerSpec } from './docker-client';
 
 export const SANDBOX_USER = '10001:10001';
 export const AGENT_SOCKET = `${AGENT_DIR}/agent.sock`;
+/**
+ * RLIMIT_NPROC of the sandbox user. Always explicit: Podman otherwise asks for more than most machines' hard
+ * limit and the container cannot start ("error setting rlimit type 6"). It counts the processes of uid 10001
+ * across every sandbox of the engine, so it sits above the sum of the pids limits of a full house
+ * (32 sessions × 256 by default) and below common hard limits; the per-sandbox cap is PidsLimit.
+ */
+export const SANDBOX_NPROC = 16_384;
+
+/**
+ * The host pids limit of a gVisor sandbox for `pids` processes inside it. Under runsc the host cgroup holds
+ * gVisor's own processes: the Sentry's threads and, on its default ptrace platform, host stubs for every
+ * task (measured here: an idle sandbox ≈ 39 host pids; 64 sleeping tasks ≈ 373; a fork bomb held at 64 tasks
+ * peaked at ≈ 1,500 as stubs come and go; with a host limit of 640 it still killed the Sentry). A host limit of `pids` would kill the
+ * Sentry — the whole sandbox, agent included — long before the code reached `pids`; so inside, the cap is
+ * RLIMIT_NPROC, which gVisor's kernel enforces per sandbox (its own uid table), and the host limit stays
+ * finite with room for gVisor.
+ */
+export function gvisorHostPids(pids: number): number {
+  return pids * 32 + 256;
+}
 
 export interface ProfileInput {
   name: string;
@@ -33,7 +53,8 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   const { limits } = input;
   const memory = limits.memoryMb * 1024 * 1024;
   const mounts: Array<Record<string, unknown>> = [];
-  if (input.workspaceVolume) mounts.push({ Type: 'volume', Source: input.workspaceVolume, Target: WORKSPACE_DIR, ReadOnly: false });
+  if (input.workspaceVolume)
+    mounts.push({ Type: 'volume', Source: input.workspaceVolume, Target: WORKSPACE_DIR, ReadOnly: false });
   for (const [name, target] of Object.entries(input.volumes ?? {})) {
     mounts.push({ Type: 'volume', Source: name, Target: target, ReadOnly: false });
   }
@@ -43,6 +64,8 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   if (input.agentHostDir) {
     mounts.push({ Type: 'bind', Source: input.agentHostDir, Target: AGENT_DIR, ReadOnly: false });
   }
+  const gvisor = input.runtime?.startsWith('runsc') === true;
+  const nproc = gvisor ? limits.pids : SANDBOX_NPROC;
   const hostConfig: Record<string, unknown> = {
     CapDrop: ['ALL'],
     SecurityOpt: ['no-new-privileges'],
@@ -52,9 +75,10 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
     Memory: memory,
     MemorySwap: memory,
     NanoCpus: Math.round(limits.cpus * 1e9),
-    PidsLimit: limits.pids,
+    PidsLimit: gvisor ? gvisorHostPids(limits.pids) : limits.pids,
     Ulimits: [
       { Name: 'nofile', Soft: 1024, Hard: 1024 },
+      { Name: 'nproc', Soft: nproc, Hard: nproc },
       { Name: 'fsize', Soft: limits.workspaceMb * 1024 * 1024, Hard: limits.workspaceMb * 1024 * 1024 },
       { Name: 'core', Soft: 0, Hard: 0 },
     ],

@@ -4,12 +4,13 @@ import type { Logger } from '../log';
 import { dirname } from 'node:path';
 import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxRecord, SandboxSpec } from '../sessions/sandbox-backend';
 import type { DaemonEvents } from './daemon-events';
-import type { DockerClient, EngineEndpoint } from './docker-client';
+import type { DockerClient, EngineEndpoint, EngineProduct } from './docker-client';
 import { dockerFixHint } from './docker-errors';
 import { DockerSandbox } from './docker-sandbox';
 import { gvisorNetworkRefusal, gvisorRuntimeFor } from './gvisor';
 import { probeGvisorNetwork } from './gvisor-probe';
 import type { InstanceIdentity } from './labels';
+import { podmanGvisorRefusal } from './podman';
 import type { WorkspaceKind, WorkspaceStorage } from './workspace-storage';
 
 export interface DockerBackendDeps {
@@ -59,8 +60,18 @@ export class DockerBackend implements SandboxBackend {
     return this.deps.docker.endpoint;
   }
 
-  ping(timeoutMs?: number): Promise<EngineInfo> {
-    return this.deps.docker.ping(timeoutMs);
+  async ping(timeoutMs?: number): Promise<EngineInfo> {
+    const info = await this.deps.docker.ping(timeoutMs);
+    this.product = { address: this.deps.docker.endpoint.address, product: info.product };
+    return info;
+  }
+
+  /** Which engine answered the last ping, for the engine at that address (the engine can change). */
+  private product: { address: string; product: EngineProduct } | undefined;
+
+  private async engineProduct(): Promise<EngineProduct> {
+    if (this.product?.address === this.deps.docker.endpoint.address) return this.product.product;
+    return (await this.ping(5_000)).product;
   }
 
   fixHint(): string {
@@ -73,6 +84,7 @@ export class DockerBackend implements SandboxBackend {
     const socket = this.channel === 'socket' && spec.isolation !== 'strong';
     const sandbox = new DockerSandbox(spec, {
       docker: this.deps.docker,
+      engineProduct: await this.engineProduct(),
       events: this.deps.events,
       identity: this.deps.identity,
       workspaces: this.workspaces,
@@ -88,6 +100,7 @@ export class DockerBackend implements SandboxBackend {
   async reopen(spec: SandboxSpec, record: SandboxRecord): Promise<DockerSandbox> {
     const sandbox = new DockerSandbox(spec, {
       docker: this.deps.docker,
+      engineProduct: await this.engineProduct(),
       events: this.deps.events,
       identity: this.deps.identity,
       workspaces: this.workspaces,
@@ -99,9 +112,10 @@ export class DockerBackend implements SandboxBackend {
     return sandbox;
   }
 
-  /** The gVisor runtime for a sandbox, or a clear refusal (not set up; no network with it on this engine). */
+  /** The gVisor runtime for a sandbox, or a clear refusal (Podman; not set up; no network with it on this engine). */
   private async gvisorRuntime(spec: SandboxSpec): Promise<string> {
-    const { runtimes } = await this.deps.docker.ping(5_000);
+    const { runtimes, product, version } = await this.ping(5_000);
+    if (product === 'podman') throw podmanGvisorRefusal(version);
     const runtime = gvisorRuntimeFor(runtimes, spec.network !== undefined);
     if (spec.network !== undefined) {
       // Tried once per engine and network: a container that only runs `true` (nothing is sent anywhere).

@@ -59,11 +59,15 @@ export interface EngineEndpoint {
 }
 
 export interface EngineVersion {
+  /** Which engine answers the Docker API: Docker itself, or Podman's Docker-compatible service. */
+  product: EngineProduct;
   version: string;
   apiVersion: string;
   os: string;
   runtimes: string[];
 }
+
+export type EngineProduct = 'docker' | 'podman';
 
 export interface ContainerSpec {
   name?: string;

@@ -11,7 +11,7 @@ import { attachChannel } from './attach-channel';
 import { PACKAGES_DIR } from '../sessions/sandbox-paths';
 import { SANDBOX_USER, hardenedContainerSpec } from './container-profile';
 import type { DaemonEvents } from './daemon-events';
-import type { DockerClient } from './docker-client';
+import type { DockerClient, EngineProduct } from './docker-client';
 import { LABEL, sessionLabels } from './labels';
 import type { InstanceIdentity } from './labels';
 import type { WorkspaceStorage, WorkspaceVolume } from './workspace-storage';
@@ -33,6 +33,8 @@ export interface DockerSandboxDeps {
   workspaces: WorkspaceStorage;
   /** The engine runtime it runs under (runc, or a gVisor runtime). */
   runtime: string;
+  /** Docker, or Podman (which never reports memory kills). */
+  engineProduct: EngineProduct;
   log: Logger;
 }
 
@@ -44,6 +46,7 @@ export class DockerSandbox implements Sandbox {
   readonly sessionId: string;
   readonly channel: ChannelKind;
   readonly runtime: string;
+  readonly unreportedOom: string | undefined;
   containerId = '';
   private readonly volumeName: string;
   private readonly packagesVolume: string;
@@ -63,6 +66,7 @@ export class DockerSandbox implements Sandbox {
     this.agentDir = deps.socketRoot ? join(deps.socketRoot, spec.sessionId) : undefined;
     this.channel = this.agentDir ? 'socket' : 'attach';
     this.runtime = deps.runtime;
+    this.unreportedOom = deps.engineProduct === 'podman' ? 'Podman' : undefined;
     this.log = deps.log.child({ sessionId: spec.sessionId });
   }
 

@@ -16,6 +16,7 @@ import type {
   DockerClient,
   EngineEndpoint,
   EngineEvent,
+  EngineProduct,
   EngineVersion,
   ExecOptions,
   ExecResult,
@@ -29,6 +30,7 @@ import type {
 import { followEventStream } from './dockerode-events';
 import { attachStreams, execInContainer, readContainerLogs, runHelperContainer } from './dockerode-exec';
 import { buildFromContext, importRootfs } from './dockerode-images';
+import { podmanKill } from './podman-kill';
 
 const CALL_TIMEOUT_MS = 30_000;
 const BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -54,6 +56,11 @@ async function unlessStatus<T>(codes: readonly number[], fallback: T, run: () =>
     if (code !== undefined && codes.includes(code)) return fallback;
     throw error;
   }
+}
+
+/** Podman's Docker-compatible service names itself among the components of /version ("Podman Engine"). */
+export function engineProduct(version: { Components?: Array<{ Name?: string }> }): EngineProduct {
+  return (version.Components ?? []).some((c) => /podman/i.test(c.Name ?? '')) ? 'podman' : 'docker';
 }
 
 /** Reads a certificate file, saying which one could not be read. */
@@ -114,6 +121,8 @@ export class DockerodeClient implements DockerClient {
   readonly endpoint: EngineEndpoint;
   private readonly docker: Docker;
   private readonly log: Logger;
+  /** Which engine answered the last ping (Podman needs its own kill call). */
+  private product: EngineProduct | undefined;
 
   constructor(options: DockerodeClientOptions) {
     const resolved = resolveEndpoint(options.engine ?? options.host);
@@ -138,7 +147,8 @@ export class DockerodeClient implements DockerClient {
     return this.call('ping the engine', {}, async () => {
       const v = await this.docker.version();
       const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
-      return { version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: Object.keys(info.Runtimes ?? {}) };
+      this.product = engineProduct(v);
+      return { product: this.product, version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: Object.keys(info.Runtimes ?? {}) };
     }, timeoutMs);
   }
 
@@ -172,7 +182,7 @@ export class DockerodeClient implements DockerClient {
   async killContainer(id: string, signal = 'SIGKILL'): Promise<void> {
     // Already stopped (409) is fine: the goal is a container that does not run.
     await this.call('kill container', { containerId: id, signal }, () =>
-      unlessStatus<void>([409], undefined, () => this.docker.getContainer(id).kill({ signal })),
+      unlessStatus<void>([409], undefined, () => (this.product === 'podman' ? podmanKill(this.docker, id, signal) : this.docker.getContainer(id).kill({ signal }))),
     );
   }
 

@@ -91,8 +91,24 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
 
 /** Attaches to a container's stdin/stdout/stderr, with stdout and stderr split out of Docker's multiplexed stream. */
 export async function attachStreams(docker: Docker, id: string): Promise<AttachedStreams> {
-  const container = docker.getContainer(id);
-  const stream = (await container.attach({ stream: true, stdin: true, stdout: true, stderr: true, hijack: true })) as NodeJS.ReadWriteStream & { destroy(): void };
+  // Not container.attach(): it sends its options again as a JSON body, and Podman hands the unread body of
+  // the upgraded request to the container's stdin (the agent's first line would be `{"stream":true,…}`). An
+  // empty body (Content-Length: 0) reaches both engines the same way; the options travel in the query.
+  const stream = await new Promise<NodeJS.ReadWriteStream & { destroy(): void }>((resolve, reject) => {
+    docker.modem.dial(
+      {
+        path: `/containers/${encodeURIComponent(id)}/attach?`,
+        method: 'POST',
+        isStream: true,
+        hijack: true,
+        openStdin: false,
+        file: Buffer.alloc(0),
+        statusCodes: { 101: true, 200: true, 400: 'bad parameter', 404: 'no such container', 409: 'conflict', 500: 'server error' },
+        options: { stream: true, stdin: true, stdout: true, stderr: true },
+      },
+      (error: unknown, socket: unknown) => (error ? reject(error instanceof Error ? error : new Error(JSON.stringify(error))) : resolve(socket as NodeJS.ReadWriteStream & { destroy(): void })),
+    );
+  });
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   docker.modem.demuxStream(stream, stdout, stderr);

@@ -8,6 +8,8 @@ export interface LazyEgressGateway {
   get(): Promise<EgressGateway>;
   /** The gateway if it is running, else undefined (never starts it). */
   current(): EgressGateway | undefined;
+  /** Why the last start failed, in plain words (e.g. a remote engine), while it is not running; else undefined. */
+  failure(): string | undefined;
   /** New allow-list for the running gateway and for a later start; throws INVALID_INPUT (and keeps the old one) on a bad entry. */
   setAllowed(urls: string[], extraHosts: string[]): void;
   /** Stops the gateway if it was started (waiting for a start in flight); later `get` calls fail. */
@@ -27,6 +29,7 @@ export function lazyEgressGateway(
   let settings = { allowedUrls: options.allowedUrls, extraHosts: options.extraHosts };
   let starting: Promise<EgressGateway> | undefined;
   let running: EgressGateway | undefined;
+  let failed: string | undefined;
   let closed = false;
 
   const get = (): Promise<EgressGateway> => {
@@ -34,10 +37,12 @@ export function lazyEgressGateway(
     starting ??= start({ ...options, ...settings }).then(
       (gateway) => {
         running = gateway;
+        failed = undefined;
         return gateway;
       },
       (error: unknown) => {
         starting = undefined;
+        failed = error instanceof Error ? error.message : String(error);
         throw error;
       },
     );
@@ -47,6 +52,7 @@ export function lazyEgressGateway(
   return {
     get,
     current: (): EgressGateway | undefined => running,
+    failure: (): string | undefined => (running ? undefined : failed),
     setAllowed: (urls: string[], extraHosts: string[]): void => {
       if (running) running.setAllowed(urls, extraHosts);
       else allowedHostsFromUrls(urls, extraHosts);
@@ -63,6 +69,7 @@ export function lazyEgressGateway(
       const pending = starting;
       starting = undefined;
       running = undefined;
+      failed = undefined;
       const gateway = await pending?.catch(() => undefined);
       await gateway?.close();
     },

@@ -249,6 +249,18 @@ describe('startEgressGateway', () => {
     expect(engine.removed).toEqual(['net-1']);
   });
 
+  it('refuses a remote engine plainly before making a network, even when its gateway address exists here too', async () => {
+    // A remote engine's default subnet can match one on this machine: listening here would succeed and its
+    // containers would never reach the proxy. The refusal comes first, and nothing is created on the engine.
+    const engine = fakeEngine({ subnets: [{ subnet: '127.0.0.0/30', gateway: '127.0.0.1' }] });
+    const remote = { ...engine.docker, endpoint: { kind: 'remote' as const, address: 'build-box:2376 (TLS)' } } as DockerClient;
+    await expect(startEgressGateway(options({ ...engine, docker: remote }))).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining("go through Sandpit's egress proxy on this computer, and the containers of a remote Docker engine (build-box:2376 (TLS)) cannot reach it") as unknown,
+    });
+    expect(engine.created).toEqual([]);
+  });
+
   it('refuses a network that is not internal or has no IPv4 gateway, and removes it', async () => {
     const open = fakeEngine({ internal: false });
     await expect(startEgressGateway(options(open))).rejects.toThrow(/not internal/);
@@ -286,12 +298,16 @@ describe('lazyEgressGateway', () => {
       return starts.length === 1 ? Promise.reject(new Error('engine down')) : Promise.resolve(fakeGateway(closed));
     });
     expect(lazy.current()).toBeUndefined();
+    expect(lazy.failure()).toBeUndefined();
     await expect(lazy.get()).rejects.toThrow('engine down');
+    // Why it is not running is kept for the refusals of installs and "packages" sessions.
+    expect(lazy.failure()).toBe('engine down');
     lazy.setAllowed(['http://mirror.test/simple'], ['extra.test']);
     expect(() => lazy.setAllowed(['http://mirror.test/simple'], ['*'])).toThrow();
     const [a, b] = await Promise.all([lazy.get(), lazy.get()]);
     expect(a).toBe(b);
     expect(lazy.current()).toBe(a);
+    expect(lazy.failure()).toBeUndefined();
     expect(starts).toHaveLength(2);
     expect(starts[1]).toMatchObject({ allowedUrls: ['http://mirror.test/simple'], extraHosts: ['extra.test'] });
     await lazy.close();

@@ -94,6 +94,15 @@ function notLocalError(error: unknown, gateway: string, network: string, docker:
   );
 }
 
+/** Why there is no egress proxy with a remote engine, in plain words (package installs and the "packages" policy need it). */
+export function remoteEngineRefusal(docker: DockerClient): SandpitError {
+  return new SandpitError(
+    'CONFLICT',
+    `Package installs and the "packages" network policy go through Sandpit's egress proxy on this computer, and the containers of a remote Docker engine (${docker.endpoint.address}) cannot reach it. ` +
+      'Use a Docker engine on this computer for sessions that install packages, or bake the packages into an environment\'s image on that engine, or use the network policy "none" or "open".',
+  );
+}
+
 /** A refusal as a bus event: the verified owner is its session, unless the owner is a build (no session). */
 function toEvent(refusal: EgressRefusal, builds: ReadonlySet<string>): EgressRefusedEvent {
   const { client, ...rest } = refusal;
@@ -136,6 +145,9 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
   const allowedHosts = allowedHostsFromUrls(options.allowedUrls, options.extraHosts);
   const allowedPorts = allowedPortsFromUrls(options.allowedUrls);
 
+  // A remote engine's containers reach their own host at the network's gateway, never this computer: a proxy
+  // listening here on that address (it can exist here too: the same default subnets) would never see them.
+  if (docker.endpoint.kind === 'remote') throw remoteEngineRefusal(docker);
   log.info('creating egress network', { network });
   const networkId = await docker.createNetwork({
     name: network,

@@ -22,6 +22,11 @@ describe('installSettingsFor', () => {
     expect((error as Error).message).toMatch(/egress proxy .* is not running/);
   });
 
+  it("says why the proxy is not running when its start failed (a remote engine's refusal)", () => {
+    const why = 'Package installs … cannot reach it.';
+    expect(() => installSettingsFor(defaultConfig({ egressProxy: true }), undefined, 'ses-1', why)).toThrow(`is not running (${why}). Set SANDPIT_EGRESS_PROXY=off`);
+  });
+
   it('sends installs through the proxy when it runs, with the session\'s credential', () => {
     expect(installSettingsFor(defaultConfig({ egressProxy: true }), egress, 'ses-1').proxy?.pipProxyUrl).toBe('http://ses-1:secret-of-ses-1@10.0.0.1:3128');
     expect(installSettingsFor(defaultConfig({ egressProxy: false }), undefined, 'ses-1').proxy).toBeUndefined();
@@ -36,5 +41,6 @@ describe('networkFor', () => {
     expect(packages.network).toBe('sandpit-egress-1');
     expect(typeof packages.containerEnv === 'function' ? packages.containerEnv('ses-9') : undefined).toEqual({ HTTP_PROXY: 'http://ses-9:secret-of-ses-9@10.0.0.1:3128' });
     expect(() => networkFor('packages', undefined)).toThrow(/egress proxy/);
+    expect(() => networkFor('packages', undefined, 'the engine is remote.')).toThrow(/sessions of this environment cannot start\. the engine is remote\.$/);
   });
 });

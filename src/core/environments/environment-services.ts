@@ -20,6 +20,8 @@ export interface EnvironmentServices {
   builder: EnvironmentBuilder;
   /** The egress proxy's network, when Sandpit runs one (undefined when it is not running). */
   egress(): EgressAccess | undefined;
+  /** Why the egress proxy is not running, when its start failed (e.g. a remote engine). */
+  egressProblem?(): string | undefined;
   /** The isolation of sessions whose environment does not choose one (the Settings default, now). */
   defaultIsolation(): Isolation;
 }
@@ -30,10 +32,10 @@ export function isolationOf(env: Environment, services: Pick<EnvironmentServices
 }
 
 /** How a session of this policy is connected: nothing, the egress proxy only, or the open network. */
-export function networkFor(policy: NetworkPolicy, egress: EgressAccess | undefined): { network?: string; containerEnv?: ContainerEnv } {
+export function networkFor(policy: NetworkPolicy, egress: EgressAccess | undefined, whyNot?: string): { network?: string; containerEnv?: ContainerEnv } {
   if (policy === 'none') return {};
   if (policy === 'open') return { network: 'bridge' };
-  if (!egress) throw new SandpitError('DOCKER_UNAVAILABLE', 'The egress proxy for the "packages" network policy is not running; sessions of this environment cannot start.');
+  if (!egress) throw new SandpitError('DOCKER_UNAVAILABLE', `The egress proxy for the "packages" network policy is not running; sessions of this environment cannot start.${whyNot ? ` ${whyNot}` : ''}`);
   // Each sandbox's proxy URL carries a credential issued for it: the proxy serves nothing else, and
   // refusals are logged with the session the credential belongs to.
   return { network: egress.network, containerEnv: (sessionId) => egress.env(sessionId) };
@@ -43,11 +45,11 @@ export function networkFor(policy: NetworkPolicy, egress: EgressAccess | undefin
  * What one session's installs use: the index URLs, and the egress proxy when it is on — never around it:
  * with the proxy on but not running, installs are refused rather than sent over an open network.
  */
-export function installSettingsFor(config: SandpitConfig, egress: EgressAccess | undefined, sessionId: string): InstallSettings {
+export function installSettingsFor(config: SandpitConfig, egress: EgressAccess | undefined, sessionId: string, whyNot?: string): InstallSettings {
   if (!egress && config.egressProxy) {
     throw new SandpitError(
       'DOCKER_UNAVAILABLE',
-      'Packages cannot be installed: the egress proxy that limits installs to the package indexes is not running (it needs a local Docker engine on Linux). Set SANDPIT_EGRESS_PROXY=off to install over the install network without it.',
+      `Packages cannot be installed: the egress proxy that limits installs to the package indexes is not running (${whyNot ?? 'it needs a local Docker engine on Linux'}). Set SANDPIT_EGRESS_PROXY=off to install over the install network without it.`,
     );
   }
   return {

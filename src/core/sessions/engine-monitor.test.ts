@@ -11,7 +11,7 @@ import type { SandboxBackend } from './sandbox-backend';
 type DockerClient = Pick<SandboxBackend, 'ping' | 'endpoint' | 'fixHint'>;
 
 const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
-const VERSION: EngineVersion = { version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
+const VERSION: EngineVersion = { product: 'docker', version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
 const DOWN_MESSAGE = 'Docker is not running or not reachable at /var/run/docker.sock.';
 
 /** A fake engine whose ping fails `failures` times, then answers; it records when it was pinged. */
@@ -73,13 +73,14 @@ describe('EngineMonitor', () => {
     expect(error.message).toContain(dockerFixHint(LOCAL));
   });
 
-  it('is up with the version and runtimes after a successful ping', async () => {
+  it('is up with the product, version and runtimes after a successful ping', async () => {
     monitor = new EngineMonitor(fakeDocker(0).docker, silentLogger);
     const status = await monitor.check();
     expect(status).toEqual({
       state: 'up',
       endpoint: '/var/run/docker.sock',
       version: '27.3.1',
+      product: 'docker',
       runtimes: ['runc', 'runsc'],
     });
     expect(monitor.current).toEqual(status);

@@ -42,7 +42,7 @@ export class EngineMonitor {
     try {
       const v = await this.backend.ping(5_000);
       const wasUp = this.status.state === 'up';
-      this.set({ state: 'up', endpoint: this.backend.endpoint.address, ...this.source(), version: v.version, runtimes: v.runtimes });
+      this.set({ state: 'up', endpoint: this.backend.endpoint.address, ...this.source(), version: v.version, product: v.product, runtimes: v.runtimes });
       this.backoffMs = 500;
       if (!wasUp) for (const l of this.upListeners) await l().catch((error: unknown) => this.log.warn('engine-up hook failed', { error: toErrorBody(error).message }));
     } catch (error) {

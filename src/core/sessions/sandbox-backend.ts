@@ -35,6 +35,8 @@ export interface BackendEndpoint {
 }
 
 export interface EngineInfo {
+  /** Docker, or Podman through its Docker-compatible API (some parts of Sandpit are not offered there). */
+  product: 'docker' | 'podman';
   version: string;
   apiVersion: string;
   os: string;
@@ -121,6 +123,11 @@ export interface Sandbox {
   readonly runtime: string;
   /** The engine's id of the container (for logs and the panel's details). */
   readonly containerId: string;
+  /**
+   * The engine's name when it never reports memory kills (Podman: no OOMKilled, no oom event), so a sandbox
+   * killed with exit 137 may have hit its memory limit without anyone saying so; absent where the engine does.
+   */
+  readonly unreportedOom?: string;
   /** Starts it (again, after a kill or a crash) and opens the agent's channel. */
   start(timeoutMs: number): Promise<AgentChannel>;
   /** SIGKILL to everything in it; resolves once the engine took the signal. */

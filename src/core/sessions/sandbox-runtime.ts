@@ -266,7 +266,12 @@ export class SandboxRuntime {
         message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables were lost; the files in /workspace were kept.`,
       };
     }
-    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${closedReason ?? cause}). It was restarted: variables were lost; the files in /workspace were kept.`, {
+    const engine = this.sandbox.unreportedOom;
+    const why =
+      engine && this.deathExitCode === 137
+        ? `it was killed (exit code 137); ${engine} does not report out-of-memory kills, so this may have been the ${this.limits.memoryMb} MiB memory limit`
+        : (closedReason ?? cause);
+    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${why}). It was restarted: variables were lost; the files in /workspace were kept.`, {
       partial: { stdout: collected.stdout, stderr: collected.stderr },
       stateLost: true,
     });
@@ -371,6 +376,9 @@ export class SandboxRuntime {
     );
   }
 
+  /** The exit code diagnoseDeath last saw. */
+  private deathExitCode: number | undefined;
+
   /** Why did the channel end? `engine` (Docker gone), `oom`, or `exit` (killed or crashed). */
   private async diagnoseDeath(oomSince: number): Promise<'engine' | 'oom' | 'exit'> {
     const sandbox = this.sandbox;
@@ -378,6 +386,7 @@ export class SandboxRuntime {
     for (;;) {
       try {
         const state = await sandbox.state();
+        this.deathExitCode = state.exitCode;
         if (!state.running || Date.now() > deadline) {
           if (state.oomKilled) return 'oom';
           if (state.exitCode === 137 && (await sandbox.waitForOom(oomSince, 500))) return 'oom';

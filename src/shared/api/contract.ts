@@ -55,6 +55,7 @@ export const engineStatusSchema = z.object({
   endpoint: z.string(),
   source: z.string().optional().describe('How the engine was found: "the Sandpit setting", "DOCKER_HOST", "docker context \\"x\\"", "Docker Desktop" …'),
   version: z.string().optional(),
+  product: z.enum(['docker', 'podman']).optional().describe('Docker itself, or Podman through its Docker-compatible API (Strong isolation is not offered there)'),
   runtimes: z.array(z.string()).optional(),
   message: z.string().optional().describe('What is wrong, in plain words'),
   fix: z.string().optional().describe('How to fix it'),
