@@ -9,6 +9,7 @@ import { DaemonEvents } from './docker/daemon-events';
 import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
 import { engineCandidates } from './docker/engine-candidates';
+import { dockerFolderSharing } from './docker/docker-folder-sharing';
 import { openEngine } from './docker/open-engine';
 import { switchableDocker } from './docker/switchable-docker';
 import { ExecutorImages } from './docker/executor-images';
@@ -255,7 +256,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) } }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders: dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders }) }),
     environments,
     bus,
     docker,

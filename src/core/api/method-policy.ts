@@ -68,6 +68,10 @@ export const METHOD_POLICY: PolicyTable = {
   'sessions.get': ANY,
   'sessions.stop': ANY,
   'sessions.restart': ANY,
+  // Only the person shares a folder of their computer: an assistant sees shared folders, never adds one.
+  'sessions.addFolder': panel('share folders of this computer'),
+  'sessions.removeFolder': panel('stop sharing folders of this computer'),
+  'folders.pick': panel('open the folder picker'),
   'sessions.execute': {
     access: 'any',
     audit: {

@@ -14,6 +14,7 @@ import { METHOD_POLICY } from './method-policy';
 import { packageHandlers } from './package-handlers';
 import { runHandlers } from './run-handlers';
 import { sessionHandlers } from './session-handlers';
+import { folderHandlers } from './folder-handlers';
 import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
 import { withPolicy } from './with-policy';
@@ -102,6 +103,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       }
     },
     ...sessionHandlers(kit),
+    ...folderHandlers(kit),
     ...runHandlers(kit),
     ...packageHandlers(kit),
     ...fileHandlers(kit),

@@ -53,6 +53,17 @@ export interface SandboxSpec {
   isolation: Isolation;
   /** Made ahead of time for a warm pool. */
   pooled: boolean;
+  /** Folders of this computer the person shared (a bind mount is set when the container is made). */
+  folders?: SandboxFolder[];
+}
+
+/** A folder of this computer inside a sandbox, already checked (src/core/folders) and resolved to its real path. */
+export interface SandboxFolder {
+  hostPath: string;
+  mountPath: string;
+  readOnly: boolean;
+  /** A group the sandbox user joins to reach it (the folder's own user group). */
+  groupId?: number;
 }
 
 export interface SandboxState {
@@ -122,6 +133,11 @@ export interface Sandbox {
   /** Runs a helper to completion beside the sandbox (package installs). */
   runHelper(spec: HelperSpec): Promise<SandboxExecResult>;
   stats(): Promise<SandboxStats>;
+  /**
+   * Replaces the container by a new one with these shared folders (a bind mount is fixed when a container
+   * is made), keeping /workspace and the installed packages; not started. The old one is killed first.
+   */
+  replaceFolders(folders: SandboxFolder[]): Promise<void>;
   /** Removes the container, its storage and its channel folder. Safe to call more than once. */
   remove(): Promise<void>;
 }

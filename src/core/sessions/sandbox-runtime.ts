@@ -10,7 +10,7 @@ import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
 import { isRequestReply } from './protocol';
 import type { AgentMessage, HostMessage } from './protocol';
-import type { Sandbox, SandboxBackend, SandboxSpec } from './sandbox-backend';
+import type { Sandbox, SandboxBackend, SandboxFolder, SandboxSpec } from './sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
@@ -266,6 +266,29 @@ export class SandboxRuntime {
   async restart(): Promise<void> {
     await this.sandboxHandle?.kill().catch(() => undefined);
     await this.recover();
+  }
+
+  /**
+   * Starts the sandbox again in a new container with these shared folders: variables are lost, /workspace
+   * and the installed packages stay. The old channel's end is this restart, not a crash to recover from.
+   */
+  async replaceFolders(folders: SandboxFolder[]): Promise<void> {
+    if (this.restarting) await this.restarting.catch(() => undefined);
+    if (this.stopping) return;
+    const sandbox = this.sandbox;
+    const work = async (): Promise<void> => {
+      // Set before the old channel closes, so its close handler joins this restart instead of starting one.
+      await Promise.resolve();
+      this.log.info('restarting the sandbox with new shared folders', { containerId: this.containerId });
+      this.channel?.close();
+      await sandbox.replaceFolders(folders);
+      this.options.spec.folders = [...folders];
+      await this.bootSandbox();
+    };
+    this.restarting = work().finally(() => {
+      this.restarting = undefined;
+    });
+    return this.restarting;
   }
 
   /** Removes the sandbox with its storage. Safe to call more than once. */

@@ -55,6 +55,8 @@ export function applyPatch(stored: StoredSettings, patch: SettingsPatch): Stored
   if (patch.auditRetentionDays !== undefined) next.auditRetentionDays = patch.auditRetentionDays;
   if (patch.defaultIsolation !== undefined) next.defaultIsolation = patch.defaultIsolation;
   if (patch.port !== undefined) next.port = patch.port;
+  if (patch.protectedFolders === null) delete next.protectedFolders;
+  else if (patch.protectedFolders !== undefined) next.protectedFolders = [...patch.protectedFolders];
   if (patch.approvals) {
     const { perClient, ...rest } = patch.approvals;
     const approvals = { ...next.approvals, ...definedOnly(rest) };
@@ -82,12 +84,14 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
       defaultPolicy: stored.approvals?.defaultPolicy ?? base.approvals.defaultPolicy,
       perClient: { ...base.approvals.perClient, ...stored.approvals?.perClient },
       timeoutSeconds: stored.approvals?.timeoutSeconds ?? base.approvals.timeoutSeconds,
+      ...definedOnly({ askWritableFolders: stored.approvals?.askWritableFolders ?? base.approvals.askWritableFolders }),
     },
     ...(dockerHost === undefined ? {} : { dockerHost }),
     egress: { ...base.egress, ...definedOnly(stored.egress ?? {}) },
     auditRetentionDays: stored.auditRetentionDays ?? base.auditRetentionDays,
     defaultIsolation: stored.defaultIsolation ?? base.defaultIsolation,
     port: stored.port ?? base.port,
+    protectedFolders: stored.protectedFolders ?? base.protectedFolders,
   };
 }
 

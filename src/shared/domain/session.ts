@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { limitsSchema } from './limits';
 import { isolationSchema } from './isolation';
 import { LANGUAGES } from './runtimes';
+import { sharedFolderSchema } from './shared-folder';
 
 export const languageSchema = z.enum(LANGUAGES);
 
@@ -34,6 +35,7 @@ export const sessionInfoSchema = z.object({
   network: z.enum(['none', 'packages', 'open']).describe('Network policy: none, package indexes through the egress proxy, or open'),
   isolation: isolationSchema,
   idleTimeoutMs: z.number().int(),
+  folders: z.array(sharedFolderSchema).describe('Folders of the person\'s computer this session has, where they appear and how (ro/rw); only the person adds them, in the panel'),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 

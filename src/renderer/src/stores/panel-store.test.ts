@@ -25,6 +25,7 @@ function session(id: string, createdAt: string, state: SessionInfo['state'] = 'r
     network: 'none',
     isolation: 'standard',
     idleTimeoutMs: 1_800_000,
+    folders: [],
   };
 }
 

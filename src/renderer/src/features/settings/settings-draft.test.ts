@@ -10,6 +10,7 @@ const view: SettingsView = {
   auditRetentionDays: 0,
   defaultIsolation: 'standard',
   port: 7411,
+  protectedFolders: ['~/.ssh'],
   dataFolder: '/home/me/.sandpit',
   restartNeeded: [],
 };
