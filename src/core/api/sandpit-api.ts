@@ -63,6 +63,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       const info = session.info();
       return { isolation: info.isolation, runtime: session.runtime.engineRuntime || undefined, network: info.network };
     },
+    foldersOf: (id) => find(id)?.folders,
     log: sessions.logger,
   };
   const handlers: Handlers = {

@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS audit (
   error_code TEXT,
   error_message TEXT,
   sandbox TEXT,
+  folders TEXT,
   close_seq INTEGER UNIQUE,
   close_hash TEXT
 );
@@ -100,6 +101,8 @@ function migrate(db: DatabaseSync): void {
     // Version 2: `sandbox` (the isolation and shared folders a run had). An older table gets the column.
     const columns = db.prepare('PRAGMA table_info(audit)').all() as Array<{ name: string }>;
     if (!columns.some((c) => c.name === 'sandbox')) db.exec('ALTER TABLE audit ADD COLUMN sandbox TEXT');
+    // Version 3: `folders` (the folders of the person's computer a run's session had, and their mode).
+    if (!columns.some((c) => c.name === 'folders')) db.exec('ALTER TABLE audit ADD COLUMN folders TEXT');
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (error) {

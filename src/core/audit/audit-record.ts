@@ -1,4 +1,5 @@
-import { auditSandboxSchema } from '../../shared/domain/audit';
+import { z } from 'zod';
+import { auditFolderSchema, auditSandboxSchema } from '../../shared/domain/audit';
 import type { AuditEntry, AuditStatus, AuditSummary, AuditedMethod } from '../../shared/domain/audit';
 import type { AuditRecord, ChainValue } from './audit-chain';
 
@@ -36,6 +37,16 @@ function sandboxOf(value: ChainValue | undefined): AuditEntry['sandbox'] {
   }
 }
 
+function foldersOf(value: ChainValue | undefined): AuditEntry['folders'] {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed = z.array(auditFolderSchema).safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Drops undefined fields, so entries compare and serialize the same however they were built. */
 function defined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
@@ -67,6 +78,7 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
     errorCode: text(record.error_code),
     errorMessage: text(record.error_message),
     sandbox: sandboxOf(record.sandbox),
+    folders: foldersOf(record.folders),
     openSeq: integer(record.open_seq) ?? 0,
     openHash: text(record.open_hash) ?? '',
     closeSeq: integer(record.close_seq),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isolationSchema } from './isolation';
+import { sharedFolderSchema } from './shared-folder';
 
 /** The contract methods that run code: each call is one row of the audit log. */
 export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install'] as const;
@@ -24,10 +25,12 @@ export const auditSandboxSchema = z.object({
   /** The engine's runtime (runc, runsc, runsc-nonet …). */
   runtime: z.string().optional(),
   network: z.enum(['none', 'packages', 'open']).optional(),
-  /** Folders of the person's computer the session had, and how (read-only or read-write). */
-  folders: z.array(z.object({ name: z.string(), hostPath: z.string(), mountPath: z.string(), mode: z.enum(['ro', 'rw']) })).optional(),
 });
 export type AuditSandbox = z.infer<typeof auditSandboxSchema>;
+
+/** A folder of the person's computer a run's session had, and how (read-only or read-write). */
+export const auditFolderSchema = sharedFolderSchema;
+export type AuditFolder = z.infer<typeof auditFolderSchema>;
 
 export const auditEntrySchema = z.object({
   id: auditIdSchema,
@@ -52,7 +55,8 @@ export const auditEntrySchema = z.object({
   artifacts: z.array(z.string()).describe('sha256 of every artifact the run made'),
   errorCode: z.string().optional(),
   errorMessage: z.string().optional(),
-  sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and shared folders the run had'),
+  sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and network the run had'),
+  folders: z.array(auditFolderSchema).optional().describe('Folders of the person\'s computer the session had, where and how (ro/rw)'),
   openSeq: z.number().int(),
   openHash: z.string(),
   closeSeq: z.number().int().optional(),
