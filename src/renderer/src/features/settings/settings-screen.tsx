@@ -6,6 +6,7 @@ import { AppearanceSection } from './appearance-section';
 import { ApprovalsSection } from './approvals-section';
 import { DockerSection } from './docker-section';
 import { EgressSection } from './egress-section';
+import { FoldersSection } from './folders-section';
 import { IsolationSection } from './isolation-section';
 import { LimitsSection } from './limits-section';
 import { SaveBar } from './save-bar';
@@ -51,6 +52,7 @@ export function SettingsScreen(): ReactElement {
           <LimitsSection draft={draft} />
           <IsolationSection draft={draft} />
           <ApprovalsSection draft={draft} />
+          <FoldersSection draft={draft} />
           <EgressSection draft={draft} />
           <DockerSection draft={draft} />
           <AppearanceSection draft={draft} />
