@@ -190,6 +190,8 @@ export class Session {
         throw error;
       }
       this.setState('ready');
+      // The state may have been ready already (the restart's own recovery said so): the folders changed anyway.
+      this.services.bus.emit('session.updated', this.info());
     });
     return this.info();
   }
