@@ -244,3 +244,55 @@ describe('shared folders', () => {
     expect(after.stdout).toBe('False still here\n');
   });
 });
+
+describe('shared folders under gVisor (strong isolation)', () => {
+  let sp: TestSandpit;
+  let root: string;
+
+  beforeAll(async () => {
+    sp = await startTestSandpit({ defaultIsolation: 'strong' });
+    root = await mkdtemp(join(tmpdir(), 'sandpit-shares-gvisor-'));
+    await mkdir(join(root, 'ro'));
+    await mkdir(join(root, 'outside'));
+    await writeFile(join(root, 'outside', 'secret.txt'), SECRET);
+    await writeFile(join(root, 'ro', 'hello.txt'), 'hello under gVisor');
+    await symlink(join(root, 'outside', 'secret.txt'), join(root, 'ro', 'abs-out'));
+    await chmod(root, 0o755);
+    await chmod(join(root, 'ro'), 0o777);
+    await mkdir(join(root, 'rw'));
+    await chown(join(root, 'rw'), 0, 4242);
+    await chmod(join(root, 'rw'), 0o2775);
+  });
+  afterAll(async () => {
+    await sp?.cleanup();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('reads a read-only folder, cannot write it, links stay inside; a read-write write reaches the host', async () => {
+    let info = await call(sp.api, 'sessions.create', {}, PANEL);
+    expect(info.isolation).toBe('strong');
+    info = await call(sp.api, 'sessions.addFolder', { sessionId: info.id, folder: { hostPath: join(root, 'ro') } }, PANEL);
+    info = await call(sp.api, 'sessions.addFolder', { sessionId: info.id, folder: { hostPath: join(root, 'rw'), mode: 'rw' } }, PANEL);
+    const probe = await call(
+      sp.api,
+      'sessions.execute',
+      {
+        sessionId: info.id,
+        code: [
+          "print(open('/workspace/shared/ro/hello.txt').read())",
+          "for name in ['new.txt', 'abs-out']:",
+          '    try:',
+          "        print(open('/workspace/shared/ro/' + name, 'w' if name == 'new.txt' else 'r').read())",
+          '    except OSError as e:',
+          "        print(name, e.strerror)",
+          "open('/workspace/shared/rw/made.txt', 'w').write('from gVisor')",
+        ].join('\n'),
+      },
+      PANEL,
+    );
+    expect(probe.stdout).toContain('hello under gVisor');
+    expect(probe.stdout).toContain('new.txt Read-only file system');
+    expect(probe.stdout).not.toContain(SECRET);
+    expect(await readFile(join(root, 'rw', 'made.txt'), 'utf8')).toBe('from gVisor');
+  });
+});

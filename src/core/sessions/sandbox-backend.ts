@@ -53,8 +53,6 @@ export interface SandboxSpec {
   isolation: Isolation;
   /** Made ahead of time for a warm pool. */
   pooled: boolean;
-  /** Folders of this computer the person shared (a bind mount is set when the container is made). */
-  folders?: SandboxFolder[];
 }
 
 /** A folder of this computer inside a sandbox, already checked (src/core/folders) and resolved to its real path. */

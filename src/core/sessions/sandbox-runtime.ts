@@ -282,7 +282,6 @@ export class SandboxRuntime {
       this.log.info('restarting the sandbox with new shared folders', { containerId: this.containerId });
       this.channel?.close();
       await sandbox.replaceFolders(folders);
-      this.options.spec.folders = [...folders];
       await this.bootSandbox();
     };
     this.restarting = work().finally(() => {

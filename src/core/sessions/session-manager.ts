@@ -17,8 +17,7 @@ import type { EngineMonitor } from './engine-monitor';
 import type { SandboxBackend } from './sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
-import type { MountedFolder, SessionServices } from './session';
-import { sandboxFolders } from './session';
+import type { SessionServices } from './session';
 import { WarmPool } from './warm-pool';
 
 export interface SessionManagerDeps {
@@ -64,8 +63,6 @@ export interface CreateSessionInput {
   /** Who may use it (an MCP session, a token); undefined = made in the panel, usable by every client. */
   owner?: string;
   idleTtlMs?: number;
-  /** Folders of the person's computer (checked already): such a session never comes from a warm pool. */
-  folders?: readonly MountedFolder[];
 }
 
 /** Everything that makes two sessions interchangeable: a warm pool holds sandboxes of one template. */
@@ -176,11 +173,9 @@ export class SessionManager {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
     const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard' };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
-    // A bind mount is fixed when a container is made: sessions with shared folders start cold too.
-    const folders = input.folders ?? [];
-    const poolable = input.limits === undefined && folders.length === 0 && this.poolSize > 0;
+    const poolable = input.limits === undefined && this.poolSize > 0;
     const claimed = poolable ? await this.poolFor(template).claim() : undefined;
-    const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
+    const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false);
     const session = new Session(
       runtime,
       {
@@ -198,7 +193,6 @@ export class SessionManager {
       },
       this.services,
       claimed ? 'ready' : 'starting',
-      folders,
     );
     this.sessions.set(session.id, session);
     listed();
@@ -338,7 +332,7 @@ export class SessionManager {
     return pool;
   }
 
-  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean, folders: readonly MountedFolder[] = []): SandboxRuntime {
+  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean): SandboxRuntime {
     const { config } = this.deps;
     return new SandboxRuntime({
       backend: this.deps.backend,
@@ -351,7 +345,6 @@ export class SessionManager {
         env: typeof template.env === 'function' ? template.env(id) : template.env,
         isolation: template.isolation,
         pooled,
-        ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
       },
       log: this.deps.log,
       startTimeoutMs: config.startTimeoutMs,

@@ -70,8 +70,7 @@ function sandboxFolder(folder: MountedFolder): SandboxFolder {
   return { hostPath: folder.hostPath, mountPath: folder.mountPath, readOnly: folder.mode === 'ro', ...(folder.groupId === undefined ? {} : { groupId: folder.groupId }) };
 }
 
-/** What a session's folders become in its sandbox's spec. */
-export function sandboxFolders(folders: readonly MountedFolder[]): SandboxFolder[] {
+function sandboxFolders(folders: readonly MountedFolder[]): SandboxFolder[] {
   return folders.map(sandboxFolder);
 }
 
@@ -97,17 +96,16 @@ export class Session {
   private readonly packages: string[] = [];
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
-  private folderList: MountedFolder[];
+  /** None at first: only the person adds folders, each time in a new container (never a warm-pool one). */
+  private folderList: MountedFolder[] = [];
 
   constructor(
     readonly runtime: SandboxRuntime,
     readonly identity: SessionIdentity,
     private readonly services: SessionServices,
     initial: SessionState,
-    folders: readonly MountedFolder[] = [],
   ) {
     this.id = runtime.id;
-    this.folderList = [...folders];
     this.stateValue = initial;
     this.log = services.log.child({ sessionId: this.id });
     runtime.onRecovering = () => this.setState('restarting');
