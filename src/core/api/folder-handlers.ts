@@ -1,7 +1,5 @@
 import { SandpitError } from '../../shared/api/errors';
-import { checkShareableFolder } from '../folders/folder-check';
-import { folderMountPath, folderName } from '../folders/folder-placement';
-import { pathRules } from '../folders/folder-rules';
+import { shareFolders } from '../folders/share-folders';
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
 
@@ -16,20 +14,7 @@ export function folderHandlers(kit: HandlerKit): Pick<Handlers, FolderMethods> {
   return {
     'sessions.addFolder': async ({ sessionId, folder }, context) => {
       const session = sessions.access(sessionId, context.principal);
-      const why = folders.unavailable();
-      if (why) throw new SandpitError('DENIED', why, { reason: 'remote-engine' });
-      const check = folders.checkContext();
-      const checked = await checkShareableFolder(folder.hostPath, folder.mode, check);
-      const current = session.mountedFolders;
-      const rules = pathRules(check.platform);
-      const same = current.find((f) => rules.key(f.hostPath) === rules.key(checked.realPath));
-      if (same) throw new SandpitError('CONFLICT', `${checked.realPath} is already shared with this session, at ${same.mountPath}.`, { reason: 'already-shared' });
-      const name = folderName(checked.realPath, current.map((f) => f.name));
-      const mountPath = folderMountPath(folder.mountPath, name, current);
-      return session.replaceFolders([
-        ...current,
-        { name, hostPath: checked.realPath, mountPath, mode: folder.mode, ...(checked.groupId === undefined ? {} : { groupId: checked.groupId }) },
-      ]);
+      return session.replaceFolders(await shareFolders([folder], folders, session.mountedFolders));
     },
     'sessions.removeFolder': async ({ sessionId, mountPath }, context) => {
       const session = sessions.access(sessionId, context.principal);
@@ -42,7 +27,7 @@ export function folderHandlers(kit: HandlerKit): Pick<Handlers, FolderMethods> {
     },
     // The desktop app answers this one itself (its folder dialog); a browser has none to open.
     'folders.pick': async () => {
-      throw new SandpitError('INVALID_INPUT', 'The folder picker is part of the desktop app: in the browser, type the folder\'s full path.', { reason: 'no-picker' });
+      throw new SandpitError('INVALID_INPUT', "The folder picker is part of the desktop app: in the browser, type the folder's full path.", { reason: 'no-picker' });
     },
   };
 }

@@ -34,7 +34,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
   };
   const defaults = new DefaultSessions(
     async (principal, language, client) =>
-      (await openSession(sessions, environments, { language, client, owner: principal === PANEL_DEFAULTS ? undefined : principal })).session,
+      (await openSession(sessions, environments, { language, client, owner: principal === PANEL_DEFAULTS ? undefined : principal, sharing: deps.folders })).session,
     find,
     deps.bus,
   );
@@ -76,6 +76,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     },
     'sessions.create': async (input, context) => {
       const { session, dependencies } = await openSession(sessions, environments, {
+        sharing: deps.folders,
         ...(input.environment === undefined ? {} : { environment: input.environment }),
         ...(input.language === undefined ? {} : { language: input.language }),
         ...(input.name === undefined ? {} : { name: input.name }),

@@ -44,8 +44,8 @@ export class DockerSandbox implements Sandbox {
   private readonly agentDir: string | undefined;
   private readonly log: Logger;
   private workspace: WorkspaceVolume | undefined;
-  /** Folders of this computer: none when made (a warm-pool sandbox has none); replaceFolders makes a new container. */
-  private folders: SandboxFolder[] = [];
+  /** Folders of this computer (a warm-pool sandbox has none); replaceFolders makes a new container for others. */
+  private folders: SandboxFolder[];
 
   constructor(
     private readonly spec: SandboxSpec,
@@ -58,6 +58,7 @@ export class DockerSandbox implements Sandbox {
     this.channel = this.agentDir ? 'socket' : 'attach';
     this.runtime = deps.runtime;
     this.log = deps.log.child({ sessionId: spec.sessionId });
+    this.folders = [...(spec.folders ?? [])];
   }
 
   /** Creates the volumes, the agent folder and the container (not started). */

@@ -296,3 +296,54 @@ describe('shared folders under gVisor (strong isolation)', () => {
     expect(await readFile(join(root, 'rw', 'made.txt'), 'utf8')).toBe('from gVisor');
   });
 });
+
+describe('folders of an environment', () => {
+  let sp: TestSandpit;
+  let root: string;
+
+  beforeAll(async () => {
+    // A warm pool is on: a session with folders still gets a container made for it.
+    sp = await startTestSandpit({ poolSize: 1 });
+    root = await mkdtemp(join(tmpdir(), 'sandpit-shares-env-'));
+    await mkdir(join(root, 'data'));
+    await writeFile(join(root, 'data', 'rows.csv'), 'a,b\n1,2\n');
+    await chmod(root, 0o755);
+    await chmod(join(root, 'data'), 0o755);
+    await chmod(join(root, 'data', 'rows.csv'), 0o644);
+  });
+  afterAll(async () => {
+    await sp?.cleanup();
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  it('refuses a refused place when the environment is saved', async () => {
+    const error = await refused(call(sp.api, 'environments.create', { name: 'Bad folders', language: 'python', folders: [{ hostPath: '/etc' }] }, PANEL));
+    expect(error).toMatchObject({ code: 'DENIED', details: { reason: 'system' } });
+  });
+
+  it('gives every session of the environment its folders, in a container made for it (never a warm one)', async () => {
+    const env = await call(sp.api, 'environments.create', { name: 'With data', language: 'python', folders: [{ hostPath: join(root, 'data'), mode: 'ro' }] }, PANEL);
+    expect(env.folders).toEqual([{ hostPath: join(root, 'data'), mode: 'ro' }]);
+    const info = await call(sp.api, 'sessions.create', { environment: 'With data' }, ASSISTANT);
+    expect(info.fromPool).toBe(false);
+    expect(info.folders).toEqual([{ name: 'data', hostPath: join(root, 'data'), mountPath: '/workspace/shared/data', mode: 'ro' }]);
+    const read = await call(sp.api, 'sessions.execute', { sessionId: info.id, code: "print(open('/workspace/shared/data/rows.csv').read().splitlines()[1])" }, ASSISTANT);
+    expect(read.stdout).toBe('1,2\n');
+    // The assistant still cannot change the environment's folders.
+    const edit = await refused(call(sp.api, 'environments.update', { environmentId: env.id, patch: { folders: [{ hostPath: root, mode: 'rw' }] } }, ASSISTANT));
+    expect(edit.code).toBe('DENIED');
+  });
+
+  it('checks the folders again when a session starts: a folder that is gone starts nothing', async () => {
+    await mkdir(join(root, 'gone'));
+    await chmod(join(root, 'gone'), 0o755);
+    await call(sp.api, 'environments.create', { name: 'Going', language: 'python', folders: [{ hostPath: join(root, 'gone') }] }, PANEL);
+    await rm(join(root, 'gone'), { recursive: true });
+    const before = (await call(sp.api, 'sessions.list', {}, PANEL)).sessions.length;
+    const error = await refused(call(sp.api, 'sessions.create', { environment: 'Going' }, ASSISTANT));
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toMatch(/There is no folder at .*gone/);
+    // Refused before the manager was asked: no session (and so no container of one) was made.
+    expect((await call(sp.api, 'sessions.list', {}, PANEL)).sessions.length).toBe(before);
+  });
+});

@@ -53,6 +53,8 @@ export interface SandboxSpec {
   isolation: Isolation;
   /** Made ahead of time for a warm pool. */
   pooled: boolean;
+  /** Folders of this computer the person shared (a bind mount is fixed when the container is made: never pooled). */
+  folders?: SandboxFolder[];
 }
 
 /** A folder of this computer inside a sandbox, already checked (src/core/folders) and resolved to its real path. */

@@ -17,7 +17,9 @@ import type { EngineMonitor } from './engine-monitor';
 import type { SandboxBackend } from './sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
+import type { MountedFolder } from '../folders/share-folders';
 import type { SessionServices } from './session';
+import { sandboxFolders } from './session';
 import { WarmPool } from './warm-pool';
 
 export interface SessionManagerDeps {
@@ -63,6 +65,8 @@ export interface CreateSessionInput {
   /** Who may use it (an MCP session, a token); undefined = made in the panel, usable by every client. */
   owner?: string;
   idleTtlMs?: number;
+  /** Its environment's folders of the person's computer (checked already): such a session never comes from a warm pool. */
+  folders?: readonly MountedFolder[];
 }
 
 /** Everything that makes two sessions interchangeable: a warm pool holds sandboxes of one template. */
@@ -173,9 +177,11 @@ export class SessionManager {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
     const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard' };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
-    const poolable = input.limits === undefined && this.poolSize > 0;
+    // A bind mount is fixed when a container is made: sessions with shared folders start cold too.
+    const folders = input.folders ?? [];
+    const poolable = input.limits === undefined && folders.length === 0 && this.poolSize > 0;
     const claimed = poolable ? await this.poolFor(template).claim() : undefined;
-    const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false);
+    const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
     const session = new Session(
       runtime,
       {
@@ -193,6 +199,7 @@ export class SessionManager {
       },
       this.services,
       claimed ? 'ready' : 'starting',
+      folders,
     );
     this.sessions.set(session.id, session);
     listed();
@@ -332,7 +339,7 @@ export class SessionManager {
     return pool;
   }
 
-  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean): SandboxRuntime {
+  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean, folders: readonly MountedFolder[] = []): SandboxRuntime {
     const { config } = this.deps;
     return new SandboxRuntime({
       backend: this.deps.backend,
@@ -345,6 +352,7 @@ export class SessionManager {
         env: typeof template.env === 'function' ? template.env(id) : template.env,
         isolation: template.isolation,
         pooled,
+        ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
       },
       log: this.deps.log,
       startTimeoutMs: config.startTimeoutMs,

@@ -23,6 +23,7 @@ import { captureArtifacts } from './capture-artifacts';
 import type { EngineMonitor } from './engine-monitor';
 import type { SandboxRuntime } from './sandbox-runtime';
 import type { SandboxFolder, SandboxStats } from './sandbox-backend';
+import type { MountedFolder } from '../folders/share-folders';
 import { WORKSPACE_DIR } from './sandbox-paths';
 import { assertTransition } from './session-state';
 import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
@@ -61,16 +62,12 @@ export interface SessionIdentity {
   fromPool: boolean;
 }
 
-/** A shared folder as a session holds it: what everyone sees, and the group its sandbox user joins for it. */
-export interface MountedFolder extends SharedFolder {
-  groupId?: number;
-}
-
 function sandboxFolder(folder: MountedFolder): SandboxFolder {
   return { hostPath: folder.hostPath, mountPath: folder.mountPath, readOnly: folder.mode === 'ro', ...(folder.groupId === undefined ? {} : { groupId: folder.groupId }) };
 }
 
-function sandboxFolders(folders: readonly MountedFolder[]): SandboxFolder[] {
+/** What a session's folders become in its sandbox's spec. */
+export function sandboxFolders(folders: readonly MountedFolder[]): SandboxFolder[] {
   return folders.map(sandboxFolder);
 }
 
@@ -96,16 +93,17 @@ export class Session {
   private readonly packages: string[] = [];
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
-  /** None at first: only the person adds folders, each time in a new container (never a warm-pool one). */
-  private folderList: MountedFolder[] = [];
+  private folderList: MountedFolder[];
 
   constructor(
     readonly runtime: SandboxRuntime,
     readonly identity: SessionIdentity,
     private readonly services: SessionServices,
     initial: SessionState,
+    folders: readonly MountedFolder[] = [],
   ) {
     this.id = runtime.id;
+    this.folderList = [...folders];
     this.stateValue = initial;
     this.log = services.log.child({ sessionId: this.id });
     runtime.onRecovering = () => this.setState('restarting');
