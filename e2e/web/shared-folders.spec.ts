@@ -8,9 +8,10 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { callApi, uniqueName } from '../support/panel-api';
+import { saveScreenshot } from '../support/screenshots';
 import { expect, test } from './fixtures';
 
-test('share a folder by typing its path, read a file from it in a run; a refused path says why', async ({ panel, server, assistants }) => {
+test('share a folder by typing its path, read a file from it in a run; a refused path says why', async ({ panel, server, assistants }, testInfo) => {
   const folder = await mkdtemp(join(tmpdir(), 'sandpit-e2e-share-'));
   await chmod(folder, 0o755);
   await writeFile(join(folder, 'data.csv'), 'city,people\nLyon,522969\n');
@@ -49,6 +50,7 @@ test('share a folder by typing its path, read a file from it in a run; a refused
     // A run reads a file from it.
     await session.runHere(`print(open('/workspace/shared/${name}/data.csv').read().splitlines()[1])`);
     await expect(session.stdoutWith('Lyon,522969')).toHaveCount(1);
+    await saveScreenshot(panel.page, testInfo, 'session-shared-folders');
 
     // An assistant sees it (where and how), and has no way to add one.
     const assistant = await assistants.connect(uniqueName('e2e-folders'));

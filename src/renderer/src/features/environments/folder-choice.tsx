@@ -44,6 +44,7 @@ export function FolderChoice({ value, onChange }: { value: FolderDraft[]; onChan
       <div className="inline-add">
         <input
           type="text"
+          className="wide"
           aria-label="Folder on this computer"
           placeholder="The full path, such as ~/Documents/project"
           value={path}

@@ -96,6 +96,7 @@ export function SharedFolders({ session, disabled }: { session: SessionInfo; dis
           <span className="inline-add">
             <input
               type="text"
+              className="wide"
               value={hostPath}
               onChange={(event) => setHostPath(event.target.value)}
               placeholder={desktop ? 'Choose a folder, or type its full path' : 'The full path, such as ~/Documents/project'}
