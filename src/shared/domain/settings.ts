@@ -50,7 +50,14 @@ export const settingsSchema = z.object({
   defaultIsolation: isolationSchema.describe('Isolation of sessions whose environment does not choose one'),
   port: z.number().int().min(1_024).max(65_535).describe('Port of the local HTTP server (MCP, REST, web panel)'),
   protectedFolders: z
-    .array(z.string().trim().min(1).max(4096))
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(4096)
+        .regex(/^(~|\/|[A-Za-z]:[\\/])/, 'must be a full path, or start with ~ for the home folder'),
+    )
     .max(200)
     .describe('Folders never shared with a session, nor anything inside or containing them (~ = the home folder)'),
 });
