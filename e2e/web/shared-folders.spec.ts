@@ -1,6 +1,7 @@
 /**
  * A person shares a folder of this computer with a session in the browser panel by typing its path: the
- * session shows it, a run reads a file from it, an assistant sees it in list_sessions; a refused path
+ * session shows it, a run reads a file from it (its Activity row names the folder and its mode), an
+ * assistant sees it in list_sessions; a refused path
  * (a system folder, the home folder) shows its reason in plain words and shares nothing.
  */
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -59,6 +60,12 @@ test('share a folder by typing its path, read a file from it in a run; a refused
     expect(mine?.shared_folders).toEqual([{ path: `/workspace/shared/${name}`, name, mode: 'ro' }]);
     const { tools } = await assistant.client.listTools();
     expect(tools.map((t) => t.name).filter((n) => /folder|share|mount/i.test(n))).toEqual([]);
+
+    // The run's audit row names the folder and its mode.
+    const activity = await panel.activity();
+    await activity.search(`shared/${name}/data.csv`);
+    const detail = await activity.openRow(activity.rowsWith('data.csv').first());
+    await expect(detail.getByTestId('activity-detail-folder')).toHaveText(`${folder} at /workspace/shared/${name} — read-only`);
 
     await callApi(server, 'sessions.stop', { sessionId: created.id });
   } finally {
