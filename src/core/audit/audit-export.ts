@@ -45,10 +45,10 @@ export function csvField(value: string, isText = true): string {
 }
 
 function cell(entry: AuditEntry, column: (typeof CSV_COLUMNS)[number]): string {
+  // One folder per line: where it is on this computer, where the run saw it, and how.
+  if (column === 'folders') return csvField((entry.folders ?? []).map((f) => `${f.hostPath} -> ${f.mountPath} (${f.mode})`).join('\n'), true);
   const value = entry[column];
   if (value === undefined) return '';
-  // One folder per line: where it is on this computer, where the run saw it, and how.
-  if (column === 'folders') return csvField(entry.folders?.map((f) => `${f.hostPath} -> ${f.mountPath} (${f.mode})`).join('\n') ?? '', true);
   if (Array.isArray(value)) return value.join(' ');
   return csvField(String(value), TEXT_COLUMNS.has(column));
 }
