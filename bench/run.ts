@@ -17,6 +17,7 @@ import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
 import * as panel from './panel';
 import * as scale from './scale';
+import * as sharedFolders from './shared-folders';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -33,6 +34,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   environments: environments.run,
   'first-answer': firstAnswer.run,
   scale: scale.run,
+  'shared-folders': sharedFolders.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
 
