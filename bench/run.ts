@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments …]`): runs the benchmarks
+ * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments|notebooks …]`): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -15,6 +15,7 @@ import * as firstAnswer from './first-answer';
 import { disposeAll, progress, pythonImage } from './harness';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
+import * as notebooks from './notebooks';
 import * as panel from './panel';
 import * as scale from './scale';
 import * as sharedFolders from './shared-folders';
@@ -35,6 +36,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   'first-answer': firstAnswer.run,
   scale: scale.run,
   'shared-folders': sharedFolders.run,
+  notebooks: notebooks.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments' };
 

@@ -77,6 +77,37 @@ const lazyAjvPlugin = {
   },
 };
 
+/**
+ * `import … from 'node:http'` (and https) goes through Node's ESM facade of the builtin, which reads every
+ * export — among them the lazy WebSocket/CloseEvent/MessageEvent getters that load undici: 30–80 ms of a
+ * cold start, for classes Sandpit never uses. The bundle takes these builtins from
+ * process.getBuiltinModule, reading only the exports named here.
+ */
+const NO_FACADE_BUILTINS = {
+  'node:http': ['Agent', 'ClientRequest', 'IncomingMessage', 'METHODS', 'OutgoingMessage', 'STATUS_CODES', 'Server', 'ServerResponse', 'createServer', 'get', 'request', 'validateHeaderName', 'validateHeaderValue'],
+  'node:https': ['Agent', 'Server', 'createServer', 'get', 'request'],
+};
+const noFacadeBuiltinsPlugin = {
+  name: 'sandpit-no-facade-builtins',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^(node:)?https?$/ }, (args) => ({
+      path: args.path.startsWith('node:') ? args.path : `node:${args.path}`,
+      namespace: 'sandpit-builtin',
+    }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'sandpit-builtin' }, (args) => {
+      const names = NO_FACADE_BUILTINS[args.path];
+      return {
+        contents: [
+          `const m = process.getBuiltinModule(${JSON.stringify(args.path)});`,
+          'export default m;',
+          ...names.map((name) => `export const ${name} = m.${name};`),
+        ].join('\n'),
+        loader: 'js',
+      };
+    });
+  },
+};
+
 const banner = [
   '#!/usr/bin/env node',
   "import { createRequire as __sandpitCreateRequire } from 'node:module';",
@@ -106,7 +137,7 @@ try {
     legalComments: 'none',
     logLevel: 'warning',
     banner: { js: banner },
-    plugins: [sourceLocationPlugin, lazyAjvPlugin],
+    plugins: [sourceLocationPlugin, lazyAjvPlugin, noFacadeBuiltinsPlugin],
   });
   const warnings = result.warnings.length > 0 ? ` (${result.warnings.length} warnings)` : '';
   process.stderr.write(`build-cli: wrote ${relative(root, outfile)} in ${Date.now() - started} ms${warnings}\n`);

@@ -45,6 +45,8 @@ export const ALLOWED_METHODS = [
   'audit.get',
   'audit.verify',
   'audit.export',
+  'audit.notebook',
+  'audit.replay',
   'settings.get',
   'settings.update',
   'approvals.list',

@@ -22,6 +22,8 @@ export interface CallContext {
    * it instead of reading the file again, so a write after the approval cannot change what runs.
    */
   approvedFileContent?: string;
+  /** A run of a replay (audit.replay): the audit row of the original run it repeats, recorded as `replay_of`. */
+  replayOf?: number;
 }
 
 export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;

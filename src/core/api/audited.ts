@@ -57,6 +57,7 @@ export async function audited<M extends MethodName>(
       transport: context.transport,
       client: context.client,
       principal: context.principal,
+      ...(context.replayOf === undefined ? {} : { replayOf: context.replayOf }),
     });
   } catch (error) {
     deps.log?.error('failed to write an audit row; the call was refused', { method: rule.method, error: toErrorBody(error).message });

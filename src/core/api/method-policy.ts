@@ -167,6 +167,9 @@ export const METHOD_POLICY: PolicyTable = {
   'audit.get': ANY,
   'audit.verify': ANY,
   'audit.export': ANY,
+  'audit.notebook': ANY,
+  // Its runs go through the audited, approval-checked handlers one by one (each row's replay_of names the original).
+  'audit.replay': panel('replay sessions'),
   'settings.get': ANY,
   'settings.update': panel('change the settings'),
   'approvals.list': panel('see approval requests'),

@@ -11,7 +11,9 @@ import { environmentHandlers } from './environment-handlers';
 import { fileHandlers } from './file-handlers';
 import type { HandlerKit, SandpitApiDeps } from './handler-kit';
 import { METHOD_POLICY } from './method-policy';
+import { notebookHandlers } from './notebook-handlers';
 import { packageHandlers } from './package-handlers';
+import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
 import { sessionHandlers } from './session-handlers';
 import { folderHandlers } from './folder-handlers';
@@ -61,11 +63,26 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       const session = find(id);
       if (!session) return undefined;
       const info = session.info();
-      return { isolation: info.isolation, runtime: session.runtime.engineRuntime || undefined, network: info.network };
+      return {
+        isolation: info.isolation,
+        runtime: session.runtime.engineRuntime || undefined,
+        network: info.network,
+        // What a replay starts from (audit.replay).
+        language: info.language,
+        image: info.image,
+        ...(info.environment ? { environmentId: info.environment } : {}),
+        limits: info.limits,
+      };
     },
     foldersOf: (id) => find(id)?.folders,
     log: sessions.logger,
   };
+  // Replayed runs call the policy-wrapped handlers (made below): audited and approval-checked like every other call.
+  const wrapped: { handlers?: Handlers } = {};
+  const replays = new ReplayRunner(kit, () => {
+    if (!wrapped.handlers) throw new SandpitError('INTERNAL', 'The API is not ready yet.');
+    return wrapped.handlers;
+  });
   const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
     'engine.candidates': async () => ({ engines: await deps.engines.candidates() }),
@@ -125,9 +142,11 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...settingsHandlers(deps.settings),
     ...approvalHandlers(deps.approvals),
     ...auditHandlers(deps.audit),
+    ...notebookHandlers(kit),
+    'audit.replay': async ({ sessionId }, context) => replays.start(sessionId, context),
     ...connectHandlers(deps.config, deps.connect),
   };
-  return withPolicy(handlers, {
+  const guarded = withPolicy(handlers, {
     audit,
     approvals: {
       queue: deps.approvals,
@@ -136,6 +155,8 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       defaultSession: (principal: string, language: Language) => defaults.current(principal, language),
     },
   });
+  wrapped.handlers = guarded;
+  return guarded;
 }
 
 /** The key of the panel's own default sessions (the panel calls without a principal). */

@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -45,6 +45,8 @@ CREATE TABLE IF NOT EXISTS audit (
   error_code TEXT,
   error_message TEXT,
   sandbox TEXT,
+  replay_of INTEGER,
+  result TEXT,
   folders TEXT,
   close_seq INTEGER UNIQUE,
   close_hash TEXT
@@ -101,7 +103,13 @@ function migrate(db: DatabaseSync): void {
     // Version 2: `sandbox` (the isolation and shared folders a run had). An older table gets the column.
     const columns = db.prepare('PRAGMA table_info(audit)').all() as Array<{ name: string }>;
     if (!columns.some((c) => c.name === 'sandbox')) db.exec('ALTER TABLE audit ADD COLUMN sandbox TEXT');
-    // Version 3: `folders` (the folders of the person's computer a run's session had, and their mode).
+    // Version 3: `replay_of` (the row a replayed run repeats) and `result` (the value of a run's last
+    // expression, for notebooks). An older table gets the columns.
+    if (!columns.some((c) => c.name === 'replay_of')) db.exec('ALTER TABLE audit ADD COLUMN replay_of INTEGER');
+    if (!columns.some((c) => c.name === 'result')) db.exec('ALTER TABLE audit ADD COLUMN result TEXT');
+    db.exec('CREATE INDEX IF NOT EXISTS audit_replay_of ON audit (replay_of)');
+    // Version 4: `folders` (the folders of the person's computer a run's session had, and their mode); a
+    // version 3 log (replay_of and result, without folders) exists already, so this is a version of its own.
     if (!columns.some((c) => c.name === 'folders')) db.exec('ALTER TABLE audit ADD COLUMN folders TEXT');
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');

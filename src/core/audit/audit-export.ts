@@ -21,9 +21,11 @@ export const CSV_COLUMNS = [
   'stderr',
   'stdoutTruncated',
   'stderrTruncated',
+  'result',
   'artifacts',
   'errorCode',
   'errorMessage',
+  'replayOf',
   'folders',
   'openSeq',
   'openHash',
@@ -32,7 +34,7 @@ export const CSV_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof AuditEntry>;
 
 /** Free text from clients and programs (the columns a spreadsheet must not evaluate). */
-const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'errorCode', 'errorMessage', 'folders']);
+const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'result', 'errorCode', 'errorMessage', 'folders']);
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF (quotes doubled). Text that a

@@ -17,6 +17,7 @@ export function executionFinish(result: ExecutionResult): AuditFinish {
     stderrTruncated: result.truncated.stderr,
     artifacts: result.artifacts.map((a) => a.sha256),
     errorMessage: error ?? result.message,
+    ...(result.result === undefined ? {} : { result: result.result }),
   };
 }
 

@@ -53,7 +53,7 @@ export function auditWhere(scope: AuditScope): { sql: string; params: SQLInputVa
 /** Columns a summary needs: no output, only the beginning of the code. */
 const SUMMARY_COLUMNS = `id, method, started_at, finished_at, transport, client, principal, session_id, environment, execution_id,
   substr(code, 1, ${SUMMARY_CODE_CHARS + 1}) AS code, status, exit_code, duration_ms, stdout_truncated, stderr_truncated,
-  artifacts, error_code, error_message, sandbox, folders, open_hash, close_hash`;
+  artifacts, error_code, error_message, sandbox, replay_of, folders, open_hash, close_hash`;
 
 /** One page of rows, newest first; `nextCursor` when there are older ones. */
 export function listAuditRows(db: DatabaseSync, query: AuditPageQuery): AuditPage {
@@ -72,7 +72,12 @@ export function listAuditRows(db: DatabaseSync, query: AuditPageQuery): AuditPag
 export function getAuditRow(db: DatabaseSync, id: number, principal?: string): AuditEntry | undefined {
   const record = db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as AuditRecord | undefined;
   if (!record || (principal !== undefined && record.principal !== principal)) return undefined;
-  return toAuditEntry(record);
+  const replays = (
+    db.prepare(`SELECT id FROM audit WHERE replay_of = ?${principal === undefined ? '' : ' AND principal = ?'} ORDER BY id`).all(
+      ...(principal === undefined ? [id] : [id, principal]),
+    ) as Array<{ id: number }>
+  ).map((r) => Number(r.id));
+  return replays.length === 0 ? toAuditEntry(record) : { ...toAuditEntry(record), replays };
 }
 
 /** Every matching row, oldest first, one at a time (exports of any size). */

@@ -78,6 +78,8 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
     errorCode: text(record.error_code),
     errorMessage: text(record.error_message),
     sandbox: sandboxOf(record.sandbox),
+    replayOf: integer(record.replay_of),
+    result: text(record.result),
     folders: foldersOf(record.folders),
     openSeq: integer(record.open_seq) ?? 0,
     openHash: text(record.open_hash) ?? '',
@@ -88,7 +90,7 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
 
 /** A stored row as a list row / live event: no output, the code and message cut short. */
 export function toAuditSummary(record: AuditRecord): AuditSummary {
-  const { stdout: _o, stderr: _e, fileContent: _f, openSeq: _os, openHash, closeSeq: _cs, closeHash, ...rest } = toAuditEntry(record);
+  const { stdout: _o, stderr: _e, fileContent: _f, result: _r, openSeq: _os, openHash, closeSeq: _cs, closeHash, ...rest } = toAuditEntry(record);
   const codeTruncated = rest.code.length > SUMMARY_CODE_CHARS;
   return defined<AuditSummary>({
     ...rest,

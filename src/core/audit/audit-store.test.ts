@@ -190,12 +190,48 @@ describe('verify', () => {
     expect((await reopened.verify())).toEqual({ ok: true, rows: 6, pruned: 0 });
   });
 
-  it('keeps the shared folders a run had in the chain, and opens a schema-2 log by adding the column', async () => {
+  it('keeps a replayed run\'s link to its original (replay_of) and the last expression\'s value in the chain', async () => {
+    const store = fx.open();
+    const [original] = fiveRows(store);
+    const replay = store.begin({ ...start({ code: 'print(0)' }), replayOf: original! });
+    expect(replay.replayOf).toBe(original);
+    store.complete(replay.id, { status: 'ok', stdout: '0\n', result: "'x'" });
+    expect(store.get(replay.id)).toMatchObject({ replayOf: original, result: "'x'" });
+    expect(store.get(original!)?.replays).toEqual([replay.id]);
+    expect((await store.verify()).ok).toBe(true);
+    for (const sql of [`UPDATE audit SET replay_of = 3 WHERE id = ${replay.id}`, `UPDATE audit SET replay_of = NULL WHERE id = ${replay.id}`, `UPDATE audit SET result = 'y' WHERE id = ${replay.id}`]) {
+      tamper(sql);
+      expect(await store.verify()).toMatchObject({ ok: false, brokenAt: replay.id });
+      tamper(`UPDATE audit SET replay_of = ?, result = ? WHERE id = ${replay.id}`, original!, "'x'");
+      expect((await store.verify()).ok).toBe(true);
+    }
+    // Claiming an older row was a replay breaks that row.
+    tamper(`UPDATE audit SET replay_of = 1 WHERE id = 2`);
+    expect(await store.verify()).toMatchObject({ ok: false, brokenAt: 2 });
+  });
+
+  it('opens a version 2 log (no replay_of, no result), adds the columns, and its rows still check out', async () => {
+    const first = fx.open();
+    fiveRows(first);
+    first.close();
+    tamper('DROP INDEX audit_replay_of');
+    tamper('ALTER TABLE audit DROP COLUMN replay_of');
+    tamper('ALTER TABLE audit DROP COLUMN result');
+    tamper('PRAGMA user_version = 2');
+    const reopened = fx.open();
+    expect(await reopened.verify()).toEqual({ ok: true, rows: 5, pruned: 0 });
+    const row = reopened.begin({ ...start({ code: 'again' }), replayOf: 1 });
+    reopened.complete(row.id, { status: 'ok', result: '1' });
+    expect(reopened.get(row.id)).toMatchObject({ replayOf: 1, result: '1' });
+    expect(await reopened.verify()).toEqual({ ok: true, rows: 6, pruned: 0 });
+  });
+
+  it('keeps the shared folders a run had in the chain, and opens a version 3 log by adding the column', async () => {
     const first = fx.open();
     fiveRows(first);
     first.close();
     tamper('ALTER TABLE audit DROP COLUMN folders');
-    tamper('PRAGMA user_version = 2');
+    tamper('PRAGMA user_version = 3');
     const store = fx.open();
     expect((await store.verify())).toEqual({ ok: true, rows: 5, pruned: 0 });
     const folders = [

@@ -124,6 +124,16 @@ export class AuditStore {
     return this.verifying;
   }
 
+  /** The rows of one session, oldest first (at most `maxRows`): what its notebook and its replay are made of. */
+  sessionRows(sessionId: string, principal: string | undefined, maxRows: number): AuditEntry[] {
+    const rows: AuditEntry[] = [];
+    for (const row of iterateAuditRows(this.open(), { filters: { sessionId }, principal })) {
+      if (rows.length >= maxRows) break;
+      rows.push(row);
+    }
+    return rows;
+  }
+
   export(format: AuditExportFormat, scope: AuditScope, maxRows: number, maxChars = MAX_EXPORT_CHARS): BoundedExport {
     return boundedExport(format, iterateAuditRows(this.open(), scope), maxRows, maxChars);
   }

@@ -20,6 +20,8 @@ export interface AuditStart {
   /** The code; the command; one package per line; the file path for runFile. */
   code: string;
   startedAt?: Date;
+  /** A replayed run: the id of the row it repeats (stored at the start, hashed with the completion). */
+  replayOf?: number;
 }
 
 /** How a call ended. */
@@ -39,6 +41,8 @@ export interface AuditFinish {
   artifacts?: readonly string[];
   errorCode?: string;
   errorMessage?: string;
+  /** The value of the run's last expression (its repr), as the run returned it. */
+  result?: string;
   /** The sandbox the run had: its isolation and engine runtime. */
   sandbox?: AuditSandbox;
   /** The folders of the person's computer the run's session had, and their mode (none: null in the row). */
@@ -83,6 +87,7 @@ export function appendOpen(db: DatabaseSync, start: AuditStart, owner: InstanceI
       open_seq: seq,
       status: 'running',
       session_id: optionalText(start.sessionId),
+      replay_of: start.replayOf === undefined ? null : Math.trunc(start.replayOf),
     } satisfies Partial<AuditRecord>;
     const columns = Object.keys(values);
     const inserted = db
@@ -125,6 +130,7 @@ export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): 
       error_code: optionalText(finish.errorCode),
       error_message: optionalText(message),
       sandbox: finish.sandbox === undefined ? null : wellFormed(JSON.stringify(finish.sandbox)),
+      result: finish.result === undefined ? null : wellFormed(capText(finish.result, AUDIT_OUTPUT_CAP_BYTES).text),
       folders: finish.folders === undefined || finish.folders.length === 0 ? null : wellFormed(JSON.stringify(finish.folders)),
       close_seq: seq,
     } satisfies Partial<AuditRecord>;

@@ -6,6 +6,7 @@ import { sendError, sendJson } from './http-errors';
 import type { HttpSandpit } from './http-sandpit';
 import { restEnvironment } from './rest-environment';
 import { restExecuteRequestSchema, runRestExecute } from './rest-execute';
+import { restNotebookRoute } from './rest-notebook';
 import type { HttpRoute } from './router';
 
 /** Health as anyone on this machine may see it: whether we and Docker are up, and our version. Nothing else. */
@@ -19,10 +20,11 @@ const restInstallRequestSchema = z
   .object({ packages: z.array(z.string().min(1).max(200)).min(1).max(100), session_id: z.string().min(1).max(64).optional() })
   .strict();
 
-/** REST on top of the same API handlers as the panel and MCP: /health, /execute, /list-envs, /install. */
+/** REST on top of the same API handlers as the panel and MCP: /health, /execute, /list-envs, /install, /sessions/{id}/notebook.ipynb. */
 export function restRoutes(sandpit: HttpSandpit): HttpRoute[] {
   const log = sandpit.log.child({ component: 'rest' });
   return [
+    restNotebookRoute(sandpit.api),
     {
       path: '/health',
       methods: ['GET'],

@@ -5,6 +5,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Variables } from '@modelcontextprotocol/sdk/shared/uriTemplate.js';
 import { toErrorBody } from '../../shared/api/errors';
 import type { Artifact } from '../../shared/domain/artifact';
+import { NOTEBOOK_MIME } from '../notebook/notebook-builder';
 import { artifactUri } from './artifact-content';
 import type { ToolKit } from './tool-kit';
 
@@ -60,9 +61,14 @@ export function sessionFileUri(sessionId: string, path: string): string {
   return `sandpit://sessions/${encodeURIComponent(sessionId)}/files/${path.split('/').map(encodeURIComponent).join('/')}`;
 }
 
+export function sessionNotebookUri(sessionId: string): string {
+  return `sandpit://sessions/${encodeURIComponent(sessionId)}/notebook.ipynb`;
+}
+
 /**
  * Resources: artifacts at `sandpit://artifacts/{sha256}` (kept after their session ends) and the files of
- * the caller's sessions at `sandpit://sessions/{session_id}/files/{+path}`. Only what the caller owns.
+ * the caller's sessions at `sandpit://sessions/{session_id}/files/{+path}`, and a session's history as a Jupyter
+ * notebook at `sandpit://sessions/{session_id}/notebook.ipynb` (ended sessions too). Only what the caller owns.
  */
 export function registerResources(server: McpServer, kit: ToolKit): void {
   server.registerResource(
@@ -81,6 +87,38 @@ export function registerResources(server: McpServer, kit: ToolKit): void {
       try {
         const { artifact, contentBase64 } = await kit.call('artifacts.read', { sha256 });
         return { contents: [{ uri: uri.href, mimeType: artifact.mime, blob: contentBase64 }] };
+      } catch (error) {
+        throw notFound(uri, error);
+      }
+    },
+  );
+
+  server.registerResource(
+    'session-notebook',
+    new ResourceTemplate('sandpit://sessions/{session_id}/notebook.ipynb', {
+      list: async () => {
+        const { sessions } = await kit.call('sessions.list', {});
+        return {
+          resources: sessions.slice(0, LIST_SESSIONS).map((session) => ({
+            uri: sessionNotebookUri(session.id),
+            name: `${session.name}.ipynb`,
+            title: `Notebook of ${session.name} (session ${session.id})`,
+            mimeType: NOTEBOOK_MIME,
+          })),
+        };
+      },
+    }),
+    {
+      title: 'Session notebook',
+      description:
+        "A session's runs as a Jupyter notebook (nbformat 4.5): one code cell per run with its output, pictures and errors, from the audit log; kept after the session ends.",
+      mimeType: NOTEBOOK_MIME,
+    },
+    async (uri, variables) => {
+      const sessionId = variable(variables, 'session_id');
+      try {
+        const notebook = await kit.call('audit.notebook', { sessionId });
+        return { contents: [{ uri: uri.href, mimeType: notebook.mime, text: notebook.content }] };
       } catch (error) {
         throw notFound(uri, error);
       }

@@ -10,6 +10,7 @@ import {
 } from '../domain/audit';
 import { displaySchema, executionResultSchema, executionStatusSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
+import { replayViewSchema } from '../domain/replay';
 import {
   environmentDefinitionInputSchema,
   environmentIdSchema,
@@ -274,6 +275,19 @@ export const methods = {
       truncated: z.boolean().describe('The export stopped at the row limit or the size cap; use `sandpit audit export` for everything'),
     }),
   },
+  'audit.notebook': {
+    input: z.object({ sessionId: sessionIdSchema.describe('The session, running or ended') }),
+    output: z.object({
+      fileName: z.string().describe('A file name for it, e.g. "Python-1.ipynb"'),
+      mime: z.literal('application/x-ipynb+json'),
+      content: z.string().describe("The notebook (nbformat 4.5 JSON): one code cell per audit row of the session, with its outputs"),
+      cells: z.number().int(),
+    }),
+  },
+  'audit.replay': {
+    input: z.object({ sessionId: sessionIdSchema.describe('The recorded session whose runs to repeat, in order, in a fresh sandbox') }),
+    output: replayViewSchema,
+  },
   'settings.get': {
     input: z.object({}),
     output: settingsViewSchema,
@@ -335,6 +349,8 @@ export const events = {
     errorCode: z.string().optional(),
   }),
   'settings.updated': settingsViewSchema,
+  /** A replay (audit.replay) moved on: it started its session, or one of its runs started or ended. */
+  'replay.updated': replayViewSchema,
   /** A call waits for the person's answer in the panel. */
   'approval.requested': approvalSchema,
   'approval.resolved': z.object({ id: z.string(), decision: approvalOutcomeSchema }),

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { isolationSchema } from './isolation';
 import { sharedFolderSchema } from './shared-folder';
+import { limitsSchema } from './limits';
+import { LANGUAGES } from './runtimes';
 
 /** The contract methods that run code: each call is one row of the audit log. */
 export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install'] as const;
@@ -25,6 +27,11 @@ export const auditSandboxSchema = z.object({
   /** The engine's runtime (runc, runsc, runsc-nonet …). */
   runtime: z.string().optional(),
   network: z.enum(['none', 'packages', 'open']).optional(),
+  /** What a replay starts from: the session's language, image, environment and limits. */
+  language: z.enum(LANGUAGES).optional(),
+  image: z.string().optional(),
+  environmentId: z.string().optional(),
+  limits: limitsSchema.optional(),
 });
 export type AuditSandbox = z.infer<typeof auditSandboxSchema>;
 
@@ -55,8 +62,11 @@ export const auditEntrySchema = z.object({
   artifacts: z.array(z.string()).describe('sha256 of every artifact the run made'),
   errorCode: z.string().optional(),
   errorMessage: z.string().optional(),
-  sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and network the run had'),
+  sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and network the run had (and what a replay starts from)'),
   folders: z.array(auditFolderSchema).optional().describe('Folders of the person\'s computer the session had, where and how (ro/rw)'),
+  result: z.string().optional().describe('The value of the last expression of a run (its repr)'),
+  replayOf: auditIdSchema.optional().describe('A replayed run: the row of the original run it repeats'),
+  replays: z.array(auditIdSchema).optional().describe('audit.get: the rows that replayed this run, oldest first'),
   openSeq: z.number().int(),
   openHash: z.string(),
   closeSeq: z.number().int().optional(),
@@ -66,7 +76,7 @@ export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 /** A row as lists and live events carry it: no output, the code cut short. */
 export const auditSummarySchema = auditEntrySchema
-  .omit({ stdout: true, stderr: true, fileContent: true, openSeq: true, openHash: true, closeSeq: true, closeHash: true })
+  .omit({ stdout: true, stderr: true, fileContent: true, result: true, replays: true, openSeq: true, openHash: true, closeSeq: true, closeHash: true })
   .extend({
     codeTruncated: z.boolean().describe('code holds only the beginning; audit.get returns all of it'),
     hash: z.string().describe('The latest chain hash of the row (its completion once finished)'),

@@ -11,6 +11,8 @@ import { createEnvironmentsStore } from '../features/environments/environments-s
 import type { EnvironmentsStore } from '../features/environments/environments-store';
 import { createGuideStore } from '../features/guide/guide-store';
 import type { GuideStore } from '../features/guide/guide-store';
+import { createReplayStore } from '../features/replay/replay-store';
+import type { ReplayStore } from '../features/replay/replay-store';
 import { createConsoleStore } from '../features/sessions/console-store';
 import type { ConsoleStore } from '../features/sessions/console-store';
 import { createSettingsStore } from '../features/settings/settings-store';
@@ -29,6 +31,7 @@ export interface AppStores {
   connect: ConnectStore;
   settings: SettingsStore;
   guide: GuideStore;
+  replay: ReplayStore;
 }
 
 export interface AppStoreOptions {
@@ -48,6 +51,7 @@ export function createAppStores(client: SandpitClient, options: AppStoreOptions 
     connect: createConnectStore(client),
     settings: createSettingsStore(client, options.storage),
     guide: createGuideStore(client, options.storage),
+    replay: createReplayStore(client),
   };
 }
 
@@ -73,6 +77,7 @@ export function connectApp(stores: AppStores, client: SandpitClient): () => void
     stores.connect,
     stores.settings,
     stores.guide,
+    stores.replay,
   ];
   const unsubscribe = client.subscribe((event) => {
     for (const store of followers) {

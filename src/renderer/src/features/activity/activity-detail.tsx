@@ -6,6 +6,7 @@ import { formatDuration, formatTime } from '../../lib/format';
 import { useAppStore, useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
 import { ArtifactDetail } from '../artifacts/artifact-detail';
+import { ReplayComparison } from '../replay/replay-comparison';
 import { useSessionName } from '../sessions/session-name';
 import { doneWords, runStatusTone } from '../sessions/session-words';
 
@@ -19,7 +20,7 @@ const TRANSPORT_WORDS: Record<string, string> = {
 };
 
 /** One audit row in full: the code, its output, its artifacts, how it ended, and its place in the chain. */
-export function ActivityDetail({ id, onClose }: { id: number; onClose: () => void }): ReactElement {
+export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: () => void; onOpen?: (id: number) => void }): ReactElement {
   const client = useClient();
   const artifacts = useAppStore('artifacts', (s) => s.artifacts);
   const loadArtifacts = useAppStore('artifacts', (s) => s.load);
@@ -82,6 +83,34 @@ export function ActivityDetail({ id, onClose }: { id: number; onClose: () => voi
               <dd>{sessionName}</dd>
             </div>
           </dl>
+          {entry.replayOf !== undefined || (entry.replays?.length ?? 0) > 0 ? (
+            <p className="small" data-testid="activity-detail-replay">
+              {entry.replayOf !== undefined ? (
+                <>
+                  A replay of{' '}
+                  <button type="button" className="link-button" onClick={() => onOpen?.(entry.replayOf!)} data-testid="activity-detail-original">
+                    row {entry.replayOf}
+                  </button>
+                  .{' '}
+                </>
+              ) : null}
+              {(entry.replays ?? []).length > 0 ? (
+                <>
+                  Replayed as{' '}
+                  {(entry.replays ?? []).map((replayId, index) => (
+                    <span key={replayId}>
+                      {index > 0 ? ', ' : ''}
+                      <button type="button" className="link-button" onClick={() => onOpen?.(replayId)} data-testid="activity-detail-replayed">
+                        row {replayId}
+                      </button>
+                    </span>
+                  ))}
+                  .
+                </>
+              ) : null}
+            </p>
+          ) : null}
+          <ReplayComparison replay={entry} />
           <h3>
             {entry.method === 'packages.install'
               ? 'Packages'

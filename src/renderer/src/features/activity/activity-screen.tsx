@@ -11,6 +11,7 @@ import { NetworkActivity } from '../sessions/network-activity';
 import { ChainStatus } from './chain-status';
 import { FiltersBar } from './filters-bar';
 import { NO_FILTERS } from './activity-filters';
+import { SessionRunsBar } from './session-runs-bar';
 
 /** The audit log: every run, with filters, search, detail, export and the tamper check. */
 export function ActivityScreen(): ReactElement {
@@ -113,6 +114,7 @@ export function ActivityScreen(): ReactElement {
         </p>
       ) : null}
       <FiltersBar clients={clients} sessions={sessionChoices} />
+      {filters.sessionId ? <SessionRunsBar sessionId={filters.sessionId} rows={rows} onOpenRow={setOpenId} /> : null}
       {status === 'error' && problem ? (
         <LoadProblem testId="activity-problem" message={problem} retry={() => void load()} />
       ) : null}
@@ -150,7 +152,7 @@ export function ActivityScreen(): ReactElement {
           </p>
         </>
       ) : null}
-      {openId !== undefined ? <ActivityDetail id={openId} onClose={() => setOpenId(undefined)} /> : null}
+      {openId !== undefined ? <ActivityDetail key={openId} id={openId} onClose={() => setOpenId(undefined)} onOpen={setOpenId} /> : null}
     </section>
   );
 }

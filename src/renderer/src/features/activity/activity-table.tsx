@@ -88,6 +88,11 @@ export function ActivityTable({
               {tookWords(row.durationMs)}
             </span>
             <span role="cell" className="ellipsis">
+              {row.replayOf !== undefined ? (
+                <span className="muted small" title={`A replay of row ${row.replayOf}`} data-testid="activity-row-replay">
+                  Replay ·{' '}
+                </span>
+              ) : null}
               <span className="muted small">{METHOD_WORDS[row.method]}</span> <code>{codeExcerpt(row.code, 120)}</code>
             </span>
           </button>

@@ -6,6 +6,7 @@ import { ConfirmModal } from '../../components/modal';
 import { LANGUAGE_WORDS, formatAge } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { usePanel } from '../../stores/panel-context';
+import { DownloadNotebookButton } from '../notebooks/download-notebook-button';
 import { ConsoleView } from './console-view';
 import { FileBrowser } from './file-browser';
 import { RunHistory } from './run-history';
@@ -61,9 +62,9 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         <h1 id="session-title" tabIndex={-1}>
           This session has ended
         </h1>
-        <EmptyState testId="session-gone">
-          Its sandbox was removed. Its runs stay in Activity, and files it made stay in Artifacts. Start a new session from the
-          list.
+        <EmptyState testId="session-gone" action={<DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />}>
+          Its sandbox was removed. Its runs stay in Activity (and in its notebook), and files it made stay in Artifacts. Start a new
+          session from the list.
         </EmptyState>
         <ConsoleView sessionId={sessionId} />
       </section>
@@ -89,8 +90,13 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
             {formatAge(session.createdAt, now)} · {NETWORK_SHORT[session.network]} · {ISOLATION_WORDS[session.isolation]} isolation
           </p>
         </div>
-        {ended ? null : (
+        {ended ? (
           <span className="actions">
+            <DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />
+          </span>
+        ) : (
+          <span className="actions">
+            <DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />
             <button type="button" className="secondary" onClick={() => setConfirm('restart')} disabled={pending || lost} data-testid="session-restart">
               Restart
             </button>
