@@ -237,6 +237,23 @@ describe('shared folders', () => {
     expect((await run('print(2)', ASSISTANT)).stdout).toBe('2\n');
   });
 
+  it('goes back to its previous folders when the new container cannot start, and says why', async () => {
+    // A file where the folder would appear: the engine cannot mount a folder onto it.
+    await call(sp.api, 'files.write', { sessionId: session.id, path: 'blocker', content: 'a file' }, PANEL);
+    const other = await mkdtemp(join(tmpdir(), 'sandpit-shares-blocked-'));
+    await chmod(other, 0o755);
+    try {
+      const error = await refused(call(sp.api, 'sessions.addFolder', { sessionId: session.id, folder: { hostPath: other, mountPath: '/workspace/blocker' } }, PANEL));
+      expect(error.message).toMatch(/not a directory|mount/i);
+      const info = await call(sp.api, 'sessions.get', { sessionId: session.id }, PANEL);
+      expect(info.state).toBe('ready');
+      expect(info.folders.map((f) => f.mountPath)).toEqual(['/workspace/shared/share', '/workspace/out']);
+      expect((await run("print(open('/workspace/shared/share/hello.txt').read())")).stdout).toBe('hello from the host\n');
+    } finally {
+      await rm(other, { recursive: true, force: true });
+    }
+  });
+
   it('stops sharing a folder: it is gone from the sandbox, /workspace stays', async () => {
     session = await call(sp.api, 'sessions.removeFolder', { sessionId: session.id, mountPath: '/workspace/out' }, PANEL);
     expect(session.folders.map((f) => f.mountPath)).toEqual(['/workspace/shared/share']);

@@ -66,6 +66,8 @@ export class SandboxRuntime {
   private helloCounter = 0;
   private readonly requests = new AgentRequests();
   private lastRunEndedAt = 0;
+  /** The container is being replaced (new shared folders): its channel's end is not a crash. */
+  private replacing = false;
   /** Called when the sandbox died outside a run and was (or could not be) restarted. */
   onRecovered: ((error?: unknown) => void) | undefined;
   /** Called when the sandbox died outside a run, before it is restarted. */
@@ -277,14 +279,16 @@ export class SandboxRuntime {
     if (this.stopping) return;
     const sandbox = this.sandbox;
     const work = async (): Promise<void> => {
-      // Set before the old channel closes, so its close handler joins this restart instead of starting one.
+      // Set before the old channel closes, so its close handler neither recovers nor reports this restart.
       await Promise.resolve();
       this.log.info('restarting the sandbox with new shared folders', { containerId: this.containerId });
       this.channel?.close();
       await sandbox.replaceFolders(folders);
       await this.bootSandbox();
     };
+    this.replacing = true;
     this.restarting = work().finally(() => {
+      this.replacing = false;
       this.restarting = undefined;
     });
     return this.restarting;
@@ -352,7 +356,8 @@ export class SandboxRuntime {
       this.current.settle(reason ?? 'the sandbox connection closed');
       return; // run() diagnoses and recovers
     }
-    if (this.stopping) return;
+    // Stopped on purpose: being removed, or replaced by a container with other shared folders (its caller reports).
+    if (this.stopping || this.replacing) return;
     this.log.warn('sandbox container stopped while idle; restarting', { containerId: this.containerId, reason });
     this.onRecovering?.();
     this.recover().then(

@@ -177,6 +177,7 @@ export class Session {
       } catch (error) {
         this.log.warn('could not start the sandbox with the new shared folders; going back to the previous ones', { error: toErrorBody(error).message });
         try {
+          this.setState('restarting');
           await this.runtime.replaceFolders(sandboxFolders(previous));
           this.setState('ready');
         } catch (again) {
