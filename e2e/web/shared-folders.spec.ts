@@ -48,6 +48,11 @@ test('share a folder by typing its path, read a file from it in a run; a refused
     await expect(row.getByTestId('shared-folder-host')).toHaveText(folder);
     await expect(session.root.getByTestId('session-state')).toHaveAttribute('data-state', 'ready', { timeout: 60_000 });
 
+    // The list says the session has a folder of this computer.
+    await expect((await panel.sessions()).row(created.id).getByTestId('session-folders')).toHaveText('1 folder of this computer');
+    await (await panel.sessions()).open(created.id);
+    await expect(session.root.getByTestId('session-state')).toHaveAttribute('data-state', 'ready');
+
     // A run reads a file from it.
     await session.runHere(`print(open('/workspace/shared/${name}/data.csv').read().splitlines()[1])`);
     await expect(session.stdoutWith('Lyon,522969')).toHaveCount(1);
