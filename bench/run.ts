@@ -22,6 +22,7 @@ import * as panel from './panel';
 import * as pauseResume from './pause-resume';
 import * as scale from './scale';
 import * as snapshots from './snapshots';
+import * as sharedFolders from './shared-folders';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -38,6 +39,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   environments: environments.run,
   'first-answer': firstAnswer.run,
   scale: scale.run,
+  'shared-folders': sharedFolders.run,
   notebooks: notebooks.run,
   'pause-resume': pauseResume.run,
   snapshots: snapshots.run,

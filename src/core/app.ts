@@ -9,6 +9,8 @@ import { DaemonEvents } from './docker/daemon-events';
 import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
 import { engineCandidates } from './docker/engine-candidates';
+import { dockerFolderSharing } from './docker/docker-folder-sharing';
+import type { FolderSharing } from './folders/folder-sharing';
 import { openEngine } from './docker/open-engine';
 import { switchableDocker } from './docker/switchable-docker';
 import { ExecutorImages } from './docker/executor-images';
@@ -55,6 +57,8 @@ export interface Sandpit {
   /** The audit log ($SANDPIT_HOME/audit.db), open for the core's lifetime. */
   audit: AuditStore;
   environments: EnvironmentServices;
+  /** What folders of this computer shared with sessions are checked against. */
+  folders: FolderSharing;
   identity: InstanceIdentity;
   log: Logger;
   settings: SettingsStore;
@@ -261,10 +265,12 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   });
   await engine.check();
 
+  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) } }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders }),
+    folders,
     environments,
     bus,
     docker,

@@ -9,6 +9,7 @@ import { withStoredSettings } from '../core/settings/load-settings';
 import { serveHttp } from '../core/http/serve-http';
 import { createMcpHttpMount } from '../core/mcp/http-mount';
 import { appPaths } from './app-paths';
+import { folderPicker } from './folder-picker';
 import { registerIpc } from './ipc-adapter';
 import { resolveImages } from './resolve-images';
 import { stopThenDispose } from './shutdown';
@@ -78,7 +79,8 @@ async function start(): Promise<Running> {
   // must be tried when saved and used at once.
   const sandpit = await createSandpit({ ...config, images }, { logger: log, settings });
   const stopIpc = registerIpc(
-    sandpit.api,
+    // The one method the desktop app answers itself: its folder dialog (a browser has none).
+    { ...sandpit.api, 'folders.pick': folderPicker(() => window) },
     sandpit.bus,
     trustedSenderCheck(() => window, paths.panel),
   );

@@ -28,7 +28,7 @@ export function fakeSessions(options: FakeSessionsOptions = {}): ApprovalGate['s
     access: (id: string, principal: string | undefined) => {
       if (options.foreign?.includes(id) || principal === undefined) throw Object.assign(new Error(`There is no session "${id}".`), { code: 'SESSION_NOT_FOUND' });
       return {
-        info: () => ({ id, name: `Session ${id}`, network: options.networked?.includes(id) ? 'packages' : 'none' }),
+        info: () => ({ id, name: `Session ${id}`, network: options.networked?.includes(id) ? 'packages' : 'none', folders: [] }),
         readFile: async (path: string) => ({ path, content: await (options.readFile ?? (() => Promise.reject(new Error('no file'))))(id, path) }),
       };
     },

@@ -57,11 +57,15 @@ export async function askIfNeeded<M extends MethodName>(
   const networked = info !== undefined && info.network !== 'none';
   const settings = gate.settings();
   const newSession = rule.kind === 'create-session' || sessionId === undefined;
-  if (!needsApproval(policyFor(settings, context.client), { kind: rule.kind, newSession, networked })) return {};
+  // A session that may change folders of this computer: asked about when the setting says so, whatever the policy.
+  const writable = info?.folders.filter((f) => f.mode === 'rw') ?? [];
+  const askWritable = settings.askWritableFolders === true && writable.length > 0 && rule.kind !== 'create-session';
+  if (!askWritable && !needsApproval(policyFor(settings, context.client), { kind: rule.kind, newSession, networked })) return {};
+  const writes = writable.length > 0 ? `; it can change ${writable.map((f) => f.hostPath).join(', ')} on this computer` : '';
   const where =
     sessionId === undefined || info === undefined
       ? `in a new ${languageLabel(language)} session`
-      : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}`;
+      : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}${writes}`;
   context.onWaiting?.(WAITING_FOR_APPROVAL);
   try {
     const shown =

@@ -1,6 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { AuditSandbox, AuditSummary } from '../../shared/domain/audit';
+import type { AuditFolder, AuditSandbox, AuditSummary } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
 import { failureFinish } from '../audit/audit-outcome';
 import type { AuditFinish, AuditStart } from '../audit/audit-writer';
@@ -25,6 +25,8 @@ export interface AuditDeps {
   environmentOf?(sessionId: string): string | undefined;
   /** The sandbox a session has (isolation, runtime, network, shared folders). */
   sandboxOf?(sessionId: string): AuditSandbox | undefined;
+  /** The folders of the person's computer a session has, and their mode. */
+  foldersOf?(sessionId: string): AuditFolder[] | undefined;
   log?: Logger;
 }
 
@@ -70,10 +72,11 @@ export async function audited<M extends MethodName>(
           if (event.executionId === executionId) fileContent = event.code;
         })
       : undefined;
-  const where = (sessionId: string | undefined): Pick<AuditFinish, 'sessionId' | 'environment' | 'fileContent' | 'sandbox'> => {
+  const where = (sessionId: string | undefined): Pick<AuditFinish, 'sessionId' | 'environment' | 'fileContent' | 'sandbox' | 'folders'> => {
     const session = sessionId ?? rule.sessionId(input) ?? deps.defaultSession?.(context, language);
     const sandbox = session === undefined ? undefined : deps.sandboxOf?.(session);
-    return { sessionId: session, environment: session === undefined ? undefined : deps.environmentOf?.(session), fileContent, ...(sandbox ? { sandbox } : {}) };
+    const folders = session === undefined ? undefined : deps.foldersOf?.(session);
+    return { sessionId: session, environment: session === undefined ? undefined : deps.environmentOf?.(session), fileContent, ...(sandbox ? { sandbox } : {}), ...(folders?.length ? { folders } : {}) };
   };
   let result: MethodOutput<M>;
   try {

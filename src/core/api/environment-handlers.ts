@@ -2,6 +2,7 @@ import { defaultBaseFor } from '../../shared/domain/environment';
 import { PACKAGE_MANAGERS, packageManagerOf } from '../../shared/domain/runtimes';
 import { importDependencies } from '../environments/import-definition';
 import type { EnvironmentServices } from '../environments/environment-services';
+import { shareFolders } from '../folders/share-folders';
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
 
@@ -28,8 +29,15 @@ export function environmentHandlers(kit: HandlerKit, services: EnvironmentServic
   return {
     'environments.list': async () => ({ environments: await Promise.all((await store.list()).map((env) => builder.view(env))) }),
     'environments.get': async ({ environmentId }) => builder.view(await store.get(environmentId)),
-    'environments.create': async (input) => changed(await store.create(input)),
-    'environments.update': async ({ environmentId, patch }) => changed(await store.update(environmentId, patch)),
+    // Its folders are checked when it is saved (and again when each session starts, in openSession).
+    'environments.create': async (input) => {
+      await shareFolders(input.folders ?? [], kit.folders);
+      return changed(await store.create(input));
+    },
+    'environments.update': async ({ environmentId, patch }) => {
+      await shareFolders(patch.folders ?? [], kit.folders);
+      return changed(await store.update(environmentId, patch));
+    },
     'environments.copy': async ({ environmentId, name }) => changed(await store.copy(environmentId, { name })),
     'environments.remove': async ({ environmentId }) => {
       await store.remove(environmentId);

@@ -7,6 +7,7 @@ import type { EgressLog } from '../environments/egress-log';
 import type { EnvironmentServices } from '../environments/environment-services';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
+import type { FolderSharing } from '../folders/folder-sharing';
 import type { EngineMonitor } from '../sessions/engine-monitor';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
@@ -30,6 +31,8 @@ export interface SandpitApiDeps {
   egressLog: EgressLog;
   /** The Docker engines this machine points at, tried now (for Settings): provided by the composition root. */
   engines: { candidates(): Promise<MethodOutput<'engine.candidates'>['engines']> };
+  /** Folders of this computer for sessions: what they are checked against (provided by the composition root). */
+  folders: FolderSharing;
 }
 
 /** What the per-area handler files receive: the deps plus session resolution with ownership. */

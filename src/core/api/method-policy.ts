@@ -69,6 +69,10 @@ export const METHOD_POLICY: PolicyTable = {
   'sessions.stop': ANY,
   'sessions.restart': ANY,
   'sessions.setKept': ANY,
+  // Only the person shares a folder of their computer: an assistant sees shared folders, never adds one.
+  'sessions.addFolder': panel('share folders of this computer'),
+  'sessions.removeFolder': panel('stop sharing folders of this computer'),
+  'folders.pick': panel('open the folder picker'),
   'sessions.execute': {
     access: 'any',
     audit: {

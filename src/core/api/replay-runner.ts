@@ -88,6 +88,8 @@ export class ReplayRunner {
         name: `Replay of ${view.originalSessionId}`.slice(0, 64),
         client: context.client,
         owner: context.principal,
+        // The environment's folders come along (checked again); folders added to the original session later do not.
+        sharing: this.kit.folders,
       });
       replaySessionId = session.id;
       const { image, environmentName } = session.info();

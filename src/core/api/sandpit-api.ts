@@ -16,6 +16,7 @@ import { packageHandlers } from './package-handlers';
 import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
 import { sessionHandlers } from './session-handlers';
+import { folderHandlers } from './folder-handlers';
 import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
 import { snapshotHandlers } from './snapshot-handlers';
@@ -36,7 +37,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
   };
   const defaults = new DefaultSessions(
     async (principal, language, client) =>
-      (await openSession(sessions, environments, { language, client, owner: principal === PANEL_DEFAULTS ? undefined : principal })).session,
+      (await openSession(sessions, environments, { language, client, owner: principal === PANEL_DEFAULTS ? undefined : principal, sharing: deps.folders })).session,
     find,
     deps.bus,
   );
@@ -74,6 +75,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
         limits: info.limits,
       };
     },
+    foldersOf: (id) => find(id)?.folders,
     log: sessions.logger,
   };
   // Replayed runs (Activity's replays, a fork's replay: true) call the policy-wrapped handlers (made below):
@@ -94,6 +96,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     },
     'sessions.create': async (input, context) => {
       const { session, dependencies } = await openSession(sessions, environments, {
+        sharing: deps.folders,
         ...(input.environment === undefined ? {} : { environment: input.environment }),
         ...(input.language === undefined ? {} : { language: input.language }),
         ...(input.name === undefined ? {} : { name: input.name }),
@@ -123,6 +126,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       }
     },
     ...sessionHandlers(kit),
+    ...folderHandlers(kit),
     ...runHandlers(kit),
     ...packageHandlers(kit),
     ...fileHandlers(kit),

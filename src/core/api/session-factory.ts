@@ -9,6 +9,8 @@ import { parsePackageSpecs } from '../runtimes/package-specs';
 import type { PackageSpec } from '../runtimes/package-specs';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
+import { shareFolders } from '../folders/share-folders';
+import type { FolderSharing } from '../folders/folder-sharing';
 
 export interface NewSessionRequest {
   /** By id or name; default: the language's built-in environment. */
@@ -23,6 +25,8 @@ export interface NewSessionRequest {
   owner?: string;
   /** Packages to install before the session is handed out (validated here, before anything starts). */
   dependencies?: string[];
+  /** What the environment's shared folders are checked against. */
+  sharing: FolderSharing;
   /** Told how a build of the environment goes, when one is needed first. */
   onProgress?(what: string, step?: number, steps?: number): void;
 }
@@ -46,6 +50,8 @@ export async function openSession(
   }
   // Dependencies are validated before any container starts (as packages.install does).
   const dependencies = parsePackageSpecs(request.dependencies ?? [], packageManagerOf(env.language));
+  // Checked again now (a folder may be gone, the protected list may have grown): a refused one starts nothing.
+  const folders = await shareFolders(env.folders ?? [], request.sharing);
   // An engine that is down is said at once, not after each image lookup has waited out its timeout.
   sessions.assertEngineUp();
   const status = await environments.builder.status(env);
@@ -67,6 +73,7 @@ export async function openSession(
     owner: request.owner,
     idleTtlMs: request.idleTtlMs,
     ...(request.keep ? { keep: true } : {}),
+    ...(folders.length ? { folders } : {}),
   });
   return { session, dependencies };
 }

@@ -3,7 +3,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
-const SCHEMA_VERSION = 3;
+const SCHEMA_VERSION = 4;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 10_000;
@@ -47,6 +47,7 @@ CREATE TABLE IF NOT EXISTS audit (
   sandbox TEXT,
   replay_of INTEGER,
   result TEXT,
+  folders TEXT,
   close_seq INTEGER UNIQUE,
   close_hash TEXT
 );
@@ -107,6 +108,9 @@ function migrate(db: DatabaseSync): void {
     if (!columns.some((c) => c.name === 'replay_of')) db.exec('ALTER TABLE audit ADD COLUMN replay_of INTEGER');
     if (!columns.some((c) => c.name === 'result')) db.exec('ALTER TABLE audit ADD COLUMN result TEXT');
     db.exec('CREATE INDEX IF NOT EXISTS audit_replay_of ON audit (replay_of)');
+    // Version 4: `folders` (the folders of the person's computer a run's session had, and their mode); a
+    // version 3 log (replay_of and result, without folders) exists already, so this is a version of its own.
+    if (!columns.some((c) => c.name === 'folders')) db.exec('ALTER TABLE audit ADD COLUMN folders TEXT');
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (error) {

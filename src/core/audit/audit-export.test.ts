@@ -42,7 +42,14 @@ beforeEach(() => {
   const first = store.begin(start({ code: tricky }));
   store.complete(first.id, { status: 'error', stdout: 'x,y\n', stderr: '=HYPERLINK("http://evil")', artifacts: ['a'.repeat(64), 'b'.repeat(64)], errorMessage: 'boom' });
   const second = store.begin(start({ code: 'print(2)', client: 'other' }));
-  store.complete(second.id, { status: 'ok', exitCode: 0 });
+  store.complete(second.id, {
+    status: 'ok',
+    exitCode: 0,
+    folders: [
+      { name: 'data', hostPath: '/home/me/data', mountPath: '/workspace/shared/data', mode: 'ro' },
+      { name: 'out', hostPath: '/home/me/out', mountPath: '/workspace/out', mode: 'rw' },
+    ],
+  });
 });
 afterEach(() => fx.cleanup());
 
@@ -54,7 +61,7 @@ describe('audit export', () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatchObject({ id: 1, code: tricky, status: 'error', stdout: 'x,y\n', artifacts: ['a'.repeat(64), 'b'.repeat(64)] });
     expect(lines[0]?.closeHash).toMatch(/^[a-f0-9]{64}$/);
-    expect(lines[1]).toMatchObject({ id: 2, exitCode: 0 });
+    expect(lines[1]).toMatchObject({ id: 2, exitCode: 0, folders: [{ mountPath: '/workspace/shared/data', mode: 'ro' }, { mountPath: '/workspace/out', mode: 'rw' }] });
   });
 
   it('writes CSV with a header, quoting commas, quotes and line breaks', () => {
@@ -68,6 +75,9 @@ describe('audit export', () => {
     // A formula from a program is never evaluated by a spreadsheet.
     expect(first.stderr).toBe('\'=HYPERLINK("http://evil")');
     expect(table[2]?.[CSV_COLUMNS.indexOf('exitCode')]).toBe('0');
+    // The folders a run had, one per line, and how.
+    expect(table[1]?.[CSV_COLUMNS.indexOf('folders')]).toBe('');
+    expect(table[2]?.[CSV_COLUMNS.indexOf('folders')]).toBe('/home/me/data -> /workspace/shared/data (ro)\n/home/me/out -> /workspace/out (rw)');
   });
 
   it('applies the filters and reports truncation at the row limit and the size cap', () => {

@@ -26,6 +26,7 @@ export const CSV_COLUMNS = [
   'errorCode',
   'errorMessage',
   'replayOf',
+  'folders',
   'openSeq',
   'openHash',
   'closeSeq',
@@ -33,7 +34,7 @@ export const CSV_COLUMNS = [
 ] as const satisfies ReadonlyArray<keyof AuditEntry>;
 
 /** Free text from clients and programs (the columns a spreadsheet must not evaluate). */
-const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'result', 'errorCode', 'errorMessage']);
+const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'result', 'errorCode', 'errorMessage', 'folders']);
 
 /**
  * One CSV field (RFC 4180): quoted when it holds a comma, a quote, CR or LF (quotes doubled). Text that a
@@ -46,6 +47,8 @@ export function csvField(value: string, isText = true): string {
 }
 
 function cell(entry: AuditEntry, column: (typeof CSV_COLUMNS)[number]): string {
+  // One folder per line: where it is on this computer, where the run saw it, and how.
+  if (column === 'folders') return csvField((entry.folders ?? []).map((f) => `${f.hostPath} -> ${f.mountPath} (${f.mode})`).join('\n'), true);
   const value = entry[column];
   if (value === undefined) return '';
   if (Array.isArray(value)) return value.join(' ');

@@ -1,4 +1,5 @@
-import { auditSandboxSchema } from '../../shared/domain/audit';
+import { z } from 'zod';
+import { auditFolderSchema, auditSandboxSchema } from '../../shared/domain/audit';
 import type { AuditEntry, AuditStatus, AuditSummary, AuditedMethod } from '../../shared/domain/audit';
 import type { AuditRecord, ChainValue } from './audit-chain';
 
@@ -30,6 +31,16 @@ function sandboxOf(value: ChainValue | undefined): AuditEntry['sandbox'] {
   if (typeof value !== 'string') return undefined;
   try {
     const parsed = auditSandboxSchema.safeParse(JSON.parse(value));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function foldersOf(value: ChainValue | undefined): AuditEntry['folders'] {
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed = z.array(auditFolderSchema).safeParse(JSON.parse(value));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;
@@ -69,6 +80,7 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
     sandbox: sandboxOf(record.sandbox),
     replayOf: integer(record.replay_of),
     result: text(record.result),
+    folders: foldersOf(record.folders),
     openSeq: integer(record.open_seq) ?? 0,
     openHash: text(record.open_hash) ?? '',
     closeSeq: integer(record.close_seq),

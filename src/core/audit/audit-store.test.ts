@@ -226,6 +226,29 @@ describe('verify', () => {
     expect(await reopened.verify()).toEqual({ ok: true, rows: 6, pruned: 0 });
   });
 
+  it('keeps the shared folders a run had in the chain, and opens a version 3 log by adding the column', async () => {
+    const first = fx.open();
+    fiveRows(first);
+    first.close();
+    tamper('ALTER TABLE audit DROP COLUMN folders');
+    tamper('PRAGMA user_version = 3');
+    const store = fx.open();
+    expect((await store.verify())).toEqual({ ok: true, rows: 5, pruned: 0 });
+    const folders = [
+      { name: 'data', hostPath: '/home/me/data', mountPath: '/workspace/shared/data', mode: 'ro' as const },
+      { name: 'out', hostPath: '/home/me/out', mountPath: '/workspace/out', mode: 'rw' as const },
+    ];
+    const row = store.begin(start({ code: 'with folders' }));
+    store.complete(row.id, { status: 'ok', folders });
+    expect(store.get(row.id)?.folders).toEqual(folders);
+    expect((await store.verify())).toEqual({ ok: true, rows: 6, pruned: 0 });
+    // Turning a read-write folder into a read-only one after the fact breaks the row.
+    tamper(`UPDATE audit SET folders = ? WHERE id = ${row.id}`, JSON.stringify(folders.map((f) => ({ ...f, mode: 'ro' }))));
+    expect((await store.verify())).toMatchObject({ ok: false, brokenAt: row.id });
+    tamper(`UPDATE audit SET folders = NULL WHERE id = ${row.id}`);
+    expect((await store.verify())).toMatchObject({ ok: false, brokenAt: row.id });
+  });
+
   it('catches a completed row turned back into running', async () => {
     const store = fx.open();
     fiveRows(store);

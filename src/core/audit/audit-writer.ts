@@ -1,6 +1,6 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
-import type { AuditSandbox, AuditStatus, AuditedMethod } from '../../shared/domain/audit';
+import type { AuditFolder, AuditSandbox, AuditStatus, AuditedMethod } from '../../shared/domain/audit';
 import type { InstanceIdentity } from '../docker/labels';
 import { entryHash } from './audit-chain';
 import type { AuditRecord, ChainPoint } from './audit-chain';
@@ -43,8 +43,10 @@ export interface AuditFinish {
   errorMessage?: string;
   /** The value of the run's last expression (its repr), as the run returned it. */
   result?: string;
-  /** The sandbox the run had: its isolation and engine runtime (and, later, shared folders). */
+  /** The sandbox the run had: its isolation and engine runtime. */
   sandbox?: AuditSandbox;
+  /** The folders of the person's computer the run's session had, and their mode (none: null in the row). */
+  folders?: readonly AuditFolder[];
 }
 
 /**
@@ -129,6 +131,7 @@ export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): 
       error_message: optionalText(message),
       sandbox: finish.sandbox === undefined ? null : wellFormed(JSON.stringify(finish.sandbox)),
       result: finish.result === undefined ? null : wellFormed(capText(finish.result, AUDIT_OUTPUT_CAP_BYTES).text),
+      folders: finish.folders === undefined || finish.folders.length === 0 ? null : wellFormed(JSON.stringify(finish.folders)),
       close_seq: seq,
     } satisfies Partial<AuditRecord>;
     const record: AuditRecord = { ...row, ...final, close_hash: null };

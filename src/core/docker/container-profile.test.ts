@@ -198,3 +198,27 @@ describe('hardenedContainerSpec options', () => {
     expect(s.cmd).toEqual(['python3', '-m', 'agent']);
   });
 });
+
+describe('shared folders in the hardened profile', () => {
+  it('binds each folder alone, read-only unless chosen, joins only the groups given, and keeps every other hardening', () => {
+    const s = spec({
+      sharedFolders: [
+        { hostPath: '/home/me/data', mountPath: '/workspace/shared/data', readOnly: true },
+        { hostPath: '/home/me/out', mountPath: '/workspace/out', readOnly: false },
+      ],
+      groupAdd: [4242],
+    });
+    const mounts = s.hostConfig.Mounts as Array<Record<string, unknown>>;
+    expect(mounts.filter((m) => m.Type === 'bind')).toEqual([
+      { Type: 'bind', Source: '/home/me/data', Target: '/workspace/shared/data', ReadOnly: true, BindOptions: { Propagation: 'rprivate', NonRecursive: true } },
+      { Type: 'bind', Source: '/home/me/out', Target: '/workspace/out', ReadOnly: false, BindOptions: { Propagation: 'rprivate', NonRecursive: true } },
+    ]);
+    expect(s.hostConfig.GroupAdd).toEqual(['4242']);
+    expect(s.user).toBe(SANDBOX_USER);
+    expect(s.hostConfig).toMatchObject({ CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], ReadonlyRootfs: true, Privileged: false, NetworkMode: 'none' });
+  });
+
+  it('joins no group without shared folders', () => {
+    expect(spec().hostConfig.GroupAdd).toBeUndefined();
+  });
+});

@@ -2,7 +2,9 @@ import type { Limits } from '../../shared/domain/limits';
 import { AGENT_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
 import type { ContainerSpec } from './docker-client';
 
-export const SANDBOX_USER = '10001:10001';
+/** The sandbox user's uid and gid (the images make it). */
+export const SANDBOX_UID = 10001;
+export const SANDBOX_USER = `${SANDBOX_UID}:${SANDBOX_UID}`;
 export const AGENT_SOCKET = `${AGENT_DIR}/agent.sock`;
 /**
  * RLIMIT_NPROC of the sandbox user. Always explicit: Podman otherwise asks for more than most machines' hard
@@ -43,11 +45,19 @@ export interface ProfileInput {
   volumes?: Record<string, string>;
   /** Extra named volumes, read-only: name → mount point (e.g. the package dir, for the session itself). */
   readOnlyVolumes?: Record<string, string>;
+  /** Folders of this computer the person shared (real paths, checked by src/core/folders): never anything else. */
+  sharedFolders?: Array<{ hostPath: string; mountPath: string; readOnly: boolean }>;
+  /** Groups the sandbox user joins to reach a shared folder (a user group of the folder's owner, gid ≥ 1000). */
+  groupAdd?: number[];
 }
 
 /**
  * The hardened profile of every session container (DESIGN.md §3), in one place.
- * Never host namespaces, never the Docker socket, no host bind mount but the agent dir.
+ * Never host namespaces, never the Docker socket, no host bind mount but the agent dir and the folders
+ * the person shared. A shared folder is bound alone (not its submounts), read-only unless the person chose
+ * read-write; the engine's bind mounts cannot carry nosuid/nodev, so setuid files in it gain nothing under
+ * no-new-privileges with every capability dropped, and device files in it stay closed by the engine's
+ * device cgroup (shared-folders.docker.test.ts attacks both).
  */
 export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   const { limits } = input;
@@ -66,6 +76,9 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   }
   const gvisor = input.runtime?.startsWith('runsc') === true;
   const nproc = gvisor ? limits.pids : SANDBOX_NPROC;
+  for (const folder of input.sharedFolders ?? []) {
+    mounts.push({ Type: 'bind', Source: folder.hostPath, Target: folder.mountPath, ReadOnly: folder.readOnly, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
+  }
   const hostConfig: Record<string, unknown> = {
     CapDrop: ['ALL'],
     SecurityOpt: ['no-new-privileges'],
@@ -92,6 +105,7 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
     AutoRemove: false,
   };
   if (input.runtime) hostConfig.Runtime = input.runtime;
+  if (input.groupAdd?.length) hostConfig.GroupAdd = input.groupAdd.map(String);
   return {
     name: input.name,
     image: input.image,

@@ -108,3 +108,20 @@ describe('mapDockerError', () => {
     expect(mapped.message).toContain(dockerFixHint(LOCAL));
   });
 });
+
+describe('Docker Desktop file sharing', () => {
+  it.each([
+    'Mounts denied: \nThe path /Users/me/data is not shared from the host and is not known to Docker.\nYou can configure shared paths from Docker -> Preferences... -> Resources -> File Sharing.',
+    'error while creating mount source path \'/Users/me/data\': mkdir /Users/me: not known to Docker',
+  ])('says the folder is not shared and how to share it: %s', (message) => {
+    const error = mapDockerError(httpError(500, message), 'start container', LOCAL);
+    expect(error.code).toBe('DENIED');
+    expect(error.message).toContain('Docker Desktop → Settings → Resources → File sharing');
+    expect((error.details as { reason: string }).reason).toBe('docker-file-sharing');
+  });
+
+  it('names the refused folder', () => {
+    const error = mapDockerError(httpError(500, 'Mounts denied: \nThe path /Users/me/data is not shared from the host and is not known to Docker.'), 'start container', LOCAL);
+    expect(error.message).toContain('the folder /Users/me/data');
+  });
+});

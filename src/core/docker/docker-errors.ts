@@ -10,6 +10,16 @@ export function dockerFixHint(endpoint: EngineEndpoint): string {
     : `Check that the Docker engine at ${endpoint.address} is running and reachable, or unset DOCKER_HOST to use the local one.`;
 }
 
+/** Docker Desktop mounts only the folders it shares with its VM: which one it refused, and how to share it. */
+export function fileSharingRefusal(message: string): SandpitError {
+  const path = /path (\S+) is not shared/i.exec(message)?.[1] ?? /denied:\s*(\S+)/i.exec(message)?.[1];
+  return new SandpitError(
+    'DENIED',
+    `Docker Desktop does not share ${path ? `the folder ${path}` : 'this folder'} with its engine, so no sandbox can see it. Open Docker Desktop → Settings → Resources → File sharing, add the folder (or one that holds it), choose "Apply & restart", then share it again.`,
+    { reason: 'docker-file-sharing', cause: message },
+  );
+}
+
 /** Maps a dockerode/docker-modem failure to a stable SandpitError. SandpitErrors pass through. */
 export function mapDockerError(error: unknown, what: string, endpoint: EngineEndpoint): SandpitError {
   if (error instanceof SandpitError) {
@@ -31,6 +41,7 @@ export function mapDockerError(error: unknown, what: string, endpoint: EngineEnd
   if ((e.code && UNREACHABLE.includes(e.code)) || /socket hang up|connect E|ECONNREFUSED/i.test(message)) {
     return new SandpitError('DOCKER_UNAVAILABLE', `Docker is not running or not reachable at ${endpoint.address}. ${dockerFixHint(endpoint)}`, { cause: message });
   }
+  if (/mounts denied|is not shared from the host|not known to docker/i.test(message)) return fileSharingRefusal(message);
   if (e.statusCode === 404 && /no such image|image .* not found|pull access denied/i.test(message)) {
     return new SandpitError('IMAGE_MISSING', `The image is not available: ${message}. Build it with "npm run build:images".`);
   }

@@ -5,13 +5,13 @@ import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sessions/agent-channel';
 import { connectUnixChannel } from '../sessions/unix-socket-channel';
-import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sessions/sandbox-backend';
+import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxFolder, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sessions/sandbox-backend';
 import { SandpitError } from '../../shared/api/errors';
 import { attachChannel } from './attach-channel';
 import { PACKAGES_DIR } from '../sessions/sandbox-paths';
-import { SANDBOX_USER, hardenedContainerSpec } from './container-profile';
+import { SANDBOX_UID, SANDBOX_USER, hardenedContainerSpec } from './container-profile';
 import type { DaemonEvents } from './daemon-events';
-import type { DockerClient, EngineProduct } from './docker-client';
+import type { ContainerSpec, DockerClient, EngineProduct } from './docker-client';
 import { LABEL, sessionLabels } from './labels';
 import type { InstanceIdentity } from './labels';
 import type { WorkspaceStorage, WorkspaceVolume } from './workspace-storage';
@@ -21,7 +21,6 @@ import { cleanPackageArchive } from './package-archive';
 /** How long reading or writing a package store's archive may take. */
 const PACKAGE_ARCHIVE_TIMEOUT_MS = 300_000;
 
-const SANDBOX_UID = 10001;
 
 export interface DockerSandboxDeps {
   docker: DockerClient;
@@ -55,6 +54,8 @@ export class DockerSandbox implements Sandbox {
   private workspace: WorkspaceVolume | undefined;
   /** A kept session's container from an earlier core: checked before each start. */
   private adopted = false;
+  /** Folders of this computer (a warm-pool sandbox has none); replaceFolders makes a new container for others. */
+  private folders: SandboxFolder[];
 
   constructor(
     private readonly spec: SandboxSpec,
@@ -68,6 +69,7 @@ export class DockerSandbox implements Sandbox {
     this.runtime = deps.runtime;
     this.unreportedOom = deps.engineProduct === 'podman' ? 'Podman' : undefined;
     this.log = deps.log.child({ sessionId: spec.sessionId });
+    this.folders = [...(spec.folders ?? [])];
   }
 
   /** Creates the volumes, the agent folder and the container (not started). */
@@ -80,23 +82,7 @@ export class DockerSandbox implements Sandbox {
       await docker.createVolume({ name: this.volumeName, labels, ...(this.workspace.driverOpts ? { driverOpts: this.workspace.driverOpts } : {}) });
       await docker.createVolume({ name: this.packagesVolume, labels });
       if (this.agentDir) await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
-      const spec = hardenedContainerSpec({
-        name: `sandpit-${this.sessionId}`,
-        image: this.spec.image,
-        limits,
-        labels,
-        workspaceVolume: this.volumeName,
-        // Read-only for the session: only the installer helper writes there (the volume is on host disk,
-        // outside every size cap the session has).
-        readOnlyVolumes: { [this.packagesVolume]: PACKAGES_DIR },
-        agentHostDir: this.agentDir,
-        network: this.spec.network,
-        // The python image serves bash sessions too: SANDPIT_LANGUAGE=bash puts its agent in one-shot command mode.
-        env: { ...this.spec.env, SANDPIT_LANGUAGE: this.spec.language },
-        // runc is the engine's default: named only when it is another one.
-        ...(this.runtime === 'runc' ? {} : { runtime: this.runtime }),
-      });
-      this.containerId = await docker.createContainer(spec);
+      this.containerId = await docker.createContainer(this.containerSpec());
       this.log.debug('created session container', { containerId: this.containerId });
     } catch (error) {
       await this.remove().catch(() => undefined);
@@ -120,6 +106,41 @@ export class DockerSandbox implements Sandbox {
       ...(this.agentDir ? { agentDir: this.agentDir } : {}),
       ...(this.workspace?.disk ? { workspace: this.workspace.disk } : {}),
     };
+  }
+
+  /** The session container's spec: the hardened profile with this sandbox's volumes, channel and shared folders. */
+  private containerSpec(): ContainerSpec {
+    const labels = sessionLabels(this.deps.identity, this.sessionId);
+    const groups = [...new Set(this.folders.flatMap((f) => (f.groupId === undefined ? [] : [f.groupId])))];
+    return hardenedContainerSpec({
+      name: `sandpit-${this.sessionId}`,
+      image: this.spec.image,
+      limits: this.spec.limits,
+      labels,
+      workspaceVolume: this.volumeName,
+      // Read-only for the session: only the installer helper writes there (the volume is on host disk,
+      // outside every size cap the session has).
+      readOnlyVolumes: { [this.packagesVolume]: PACKAGES_DIR },
+      agentHostDir: this.agentDir,
+      network: this.spec.network,
+      // The python image serves bash sessions too: SANDPIT_LANGUAGE=bash puts its agent in one-shot command mode.
+      env: { ...this.spec.env, SANDPIT_LANGUAGE: this.spec.language },
+      // runc is the engine's default: named only when it is another one.
+      ...(this.runtime === 'runc' ? {} : { runtime: this.runtime }),
+      sharedFolders: this.folders.map((f) => ({ hostPath: f.hostPath, mountPath: f.mountPath, readOnly: f.readOnly })),
+      ...(groups.length ? { groupAdd: groups } : {}),
+    });
+  }
+
+  async replaceFolders(folders: SandboxFolder[]): Promise<void> {
+    const { docker, events } = this.deps;
+    const previous = this.containerId;
+    this.log.info('replacing the session container for new shared folders', { containerId: previous, folders: folders.length });
+    await docker.removeContainer(previous);
+    events.forget(previous);
+    this.folders = [...folders];
+    this.containerId = await docker.createContainer(this.containerSpec());
+    this.log.info('replaced the session container', { containerId: this.containerId });
   }
 
   async start(timeoutMs: number): Promise<AgentChannel> {

@@ -59,6 +59,11 @@ function productSockets(home: string, env: NodeJS.ProcessEnv, platform: NodeJS.P
   ];
 }
 
+/** Where Docker engines' sockets live on this machine (the default one and each product's), whether they exist or not. */
+export function engineSocketPaths(home: string, env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string[] {
+  return [DEFAULT_SOCKET, '/run/docker.sock', ...productSockets(home, env, platform).map((s) => s.path)];
+}
+
 /** The docker CLI's config folder: DOCKER_CONFIG, else ~/.docker. */
 function configDir(env: NodeJS.ProcessEnv, home: string): string {
   return env.DOCKER_CONFIG ?? join(home, '.docker');

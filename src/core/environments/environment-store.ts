@@ -116,8 +116,19 @@ export function slugify(name: string): string {
 
 /** The definition part of an environment (what create and update accept). */
 function definitionOf(environment: Environment): EnvironmentDefinition {
-  const { name, language, base, packages, network, limits, isolation, allowedHosts, description } = environment;
-  return { name, language, base, packages, network, limits, allowedHosts, ...(isolation === undefined ? {} : { isolation }), ...(description === undefined ? {} : { description }) };
+  const { name, language, base, packages, network, limits, isolation, allowedHosts, description, folders } = environment;
+  return {
+    name,
+    language,
+    base,
+    packages,
+    network,
+    limits,
+    allowedHosts,
+    ...(isolation === undefined ? {} : { isolation }),
+    ...(description === undefined ? {} : { description }),
+    ...(folders?.length ? { folders } : {}),
+  };
 }
 
 /**
@@ -195,7 +206,9 @@ export class EnvironmentStore {
       const base = change.base ?? (BASES_BY_LANGUAGE[language].includes(current.base) ? current.base : defaultBaseFor(language));
       const description = change.description ?? current.description;
       const isolation = change.isolation === null ? undefined : (change.isolation ?? current.isolation);
+      const folders = change.folders ?? current.folders;
       const definition = validateDefinition({
+        ...(folders?.length ? { folders } : {}),
         ...(isolation === undefined ? {} : { isolation }),
         name: change.name ?? current.name,
         language,
@@ -287,7 +300,7 @@ export class EnvironmentStore {
 
   /** Fixes the key order of what is written and returned. */
   private record(environment: Environment): Environment {
-    const { id, name, description, language, base, packages, network, limits, isolation, allowedHosts, preset, createdAt, updatedAt, image, build } = environment;
+    const { id, name, description, language, base, packages, network, limits, isolation, allowedHosts, folders, preset, createdAt, updatedAt, image, build } = environment;
     return {
       id,
       name,
@@ -299,6 +312,7 @@ export class EnvironmentStore {
       limits,
       allowedHosts: allowedHosts ?? [],
       ...(isolation === undefined ? {} : { isolation }),
+      ...(folders?.length ? { folders } : {}),
       preset,
       createdAt,
       updatedAt,

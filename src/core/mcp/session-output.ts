@@ -18,6 +18,15 @@ export const sessionSummarySchema = z.object({
   packages: z.array(z.string()).describe('Packages installed at run time'),
   idle_timeout_minutes: z.number().describe('The session stops after this many idle minutes'),
   kept: z.boolean().describe('Kept across a restart of Sandpit (files and packages stay; variables do not)'),
+  shared_folders: z
+    .array(
+      z.object({
+        path: z.string().describe('Where the folder is in the sandbox (read and list it there)'),
+        name: z.string().describe('Its name'),
+        mode: z.enum(['ro', 'rw']).describe('"ro" = read-only (writes fail), "rw" = changes reach the person\'s computer'),
+      }),
+    )
+    .describe("Folders of the person's computer this session has; only the person adds them, in the Sandpit panel"),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -36,7 +45,15 @@ export function toSessionSummary(info: SessionInfo): SessionSummary {
     packages: info.packages,
     idle_timeout_minutes: Math.round((info.idleTimeoutMs / 60_000) * 10) / 10,
     kept: info.kept,
+    shared_folders: info.folders.map((f) => ({ path: f.mountPath, name: f.name, mode: f.mode })),
   };
+}
+
+/** The session's shared folders in words, for the text a model reads ('' when it has none). */
+export function foldersPhrase(info: SessionInfo): string {
+  if (info.folders.length === 0) return '';
+  const each = info.folders.map((f) => `${f.mountPath} (${f.mode === 'ro' ? 'read-only' : 'read-write: changes reach the person\'s computer'})`);
+  return `, shared folders of the person's computer: ${each.join(', ')}`;
 }
 
 /** One line per session for the text a model reads. */
@@ -46,5 +63,5 @@ export function sessionLine(info: SessionInfo, now: number = Date.now()): string
   const shared = info.shared ? ', shared with every assistant' : '';
   const kept = info.kept ? ', kept across restarts' : '';
   const paused = info.state === 'paused' ? ' (files and packages kept; the next call resumes it without its variables)' : '';
-  return `${info.id} "${info.name}": ${info.language}, environment ${info.environment ?? info.language}, ${info.state}${paused}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}${shared}${kept}`;
+  return `${info.id} "${info.name}": ${info.language}, environment ${info.environment ?? info.language}, ${info.state}${paused}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}${shared}${kept}${foldersPhrase(info)}`;
 }

@@ -15,6 +15,7 @@ export const snapshotSummarySchema = z.object({
   size_bytes: z.number().int().describe('Files, packages and runs together'),
   added_bytes: z.number().int().describe('Storage it added (files another snapshot already holds are shared)'),
   skipped: z.array(z.string()).describe('Links and special files left out (never followed)'),
+  shared_folders_left_out: z.array(z.string()).describe("Shared folders of the person's computer: never copied, and not given to a restored or forked session"),
   shared: z.boolean().describe('Taken in the Sandpit panel (any assistant may restore it)'),
 });
 export type SnapshotSummary = z.infer<typeof snapshotSummarySchema>;
@@ -33,6 +34,7 @@ export function toSnapshotSummary(s: Snapshot): SnapshotSummary {
     size_bytes: s.sizeBytes,
     added_bytes: s.addedBytes,
     skipped: s.skipped,
+    shared_folders_left_out: s.sharedFoldersLeftOut,
     shared: s.shared,
   };
 }
@@ -41,7 +43,8 @@ export function toSnapshotSummary(s: Snapshot): SnapshotSummary {
 export function snapshotLine(s: Snapshot): string {
   const packages = s.packages.length > 0 ? `, packages: ${s.packages.join(' ')}` : '';
   const skipped = s.skipped.length > 0 ? `, left out (links/special files): ${s.skipped.join(', ')}` : '';
-  return `${s.id} "${s.name}": ${s.files} file(s), ${s.sizeBytes} bytes, ${s.runs} run(s) recorded, of session ${s.sessionId}, taken ${s.createdAt}${packages}${skipped}`;
+  const folders = s.sharedFoldersLeftOut.length > 0 ? `, shared folders not copied: ${s.sharedFoldersLeftOut.join(', ')}` : '';
+  return `${s.id} "${s.name}": ${s.files} file(s), ${s.sizeBytes} bytes, ${s.runs} run(s) recorded, of session ${s.sessionId}, taken ${s.createdAt}${packages}${skipped}${folders}`;
 }
 
 export const restoredSchema = {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { limitsSchema } from '../../shared/domain/limits';
 import { isolationSchema } from '../../shared/domain/isolation';
+import { sharedFolderSchema } from '../../shared/domain/shared-folder';
 import { channelKindSchema, languageSchema } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import { writeFileAtomic } from '../util/atomic-write';
@@ -25,6 +26,8 @@ export const keptRecordSchema = z.object({
   createdAt: z.string(),
   idleTtlMs: z.number().int().positive(),
   packages: z.array(z.string()),
+  /** Folders of this computer the person shared with it (its container has them mounted). */
+  folders: z.array(sharedFolderSchema.extend({ groupId: z.number().int().optional() })).optional(),
   /** The backend's own record of the sandbox (container, agent folder, workspace disk). */
   sandbox: z.object({
     containerId: z.string().min(1),

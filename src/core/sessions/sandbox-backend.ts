@@ -57,6 +57,17 @@ export interface SandboxSpec {
   isolation: Isolation;
   /** Made ahead of time for a warm pool. */
   pooled: boolean;
+  /** Folders of this computer the person shared (a bind mount is fixed when the container is made: never pooled). */
+  folders?: SandboxFolder[];
+}
+
+/** A folder of this computer inside a sandbox, already checked (src/core/folders) and resolved to its real path. */
+export interface SandboxFolder {
+  hostPath: string;
+  mountPath: string;
+  readOnly: boolean;
+  /** A group the sandbox user joins to reach it (the folder's own user group). */
+  groupId?: number;
 }
 
 /** What a backend needs to find a kept sandbox again after Sandpit restarted (saved in the data folder). */
@@ -149,6 +160,11 @@ export interface Sandbox {
   exportPackages(maxBytes: number): Promise<{ tar: Buffer; bytes: number } | undefined>;
   /** Unpacks such an archive into the package store (by a helper beside the sandbox that never runs). */
   importPackages(tar: Buffer): Promise<void>;
+  /**
+   * Replaces the container by a new one with these shared folders (a bind mount is fixed when a container
+   * is made), keeping /workspace and the installed packages; not started. The old one is killed first.
+   */
+  replaceFolders(folders: SandboxFolder[]): Promise<void>;
   /** Removes the container, its storage and its channel folder. Safe to call more than once. */
   remove(): Promise<void>;
   /** What reopen needs to find this sandbox again (its container stopped, its storage kept). */

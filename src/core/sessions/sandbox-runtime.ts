@@ -10,7 +10,7 @@ import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
 import { isRequestReply } from './protocol';
 import type { AgentMessage, HostMessage } from './protocol';
-import type { Sandbox, SandboxBackend, SandboxRecord, SandboxSpec } from './sandbox-backend';
+import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from './sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
@@ -68,6 +68,8 @@ export class SandboxRuntime {
   private helloCounter = 0;
   private readonly requests = new AgentRequests();
   private lastRunEndedAt = 0;
+  /** The container is being replaced (new shared folders): its channel's end is not a crash. */
+  private replacing = false;
   /** Called when the sandbox died outside a run and was (or could not be) restarted. */
   onRecovered: ((error?: unknown) => void) | undefined;
   /** Called when the sandbox died outside a run, before it is restarted. */
@@ -305,6 +307,30 @@ export class SandboxRuntime {
     await this.recover();
   }
 
+  /**
+   * Starts the sandbox again in a new container with these shared folders: variables are lost, /workspace
+   * and the installed packages stay. The old channel's end is this restart, not a crash to recover from.
+   */
+  async replaceFolders(folders: SandboxFolder[]): Promise<void> {
+    if (this.restarting) await this.restarting.catch(() => undefined);
+    if (this.stopping) return;
+    const sandbox = this.sandbox;
+    const work = async (): Promise<void> => {
+      // Set before the old channel closes, so its close handler neither recovers nor reports this restart.
+      await Promise.resolve();
+      this.log.info('restarting the sandbox with new shared folders', { containerId: this.containerId });
+      this.channel?.close();
+      await sandbox.replaceFolders(folders);
+      await this.bootSandbox();
+    };
+    this.replacing = true;
+    this.restarting = work().finally(() => {
+      this.replacing = false;
+      this.restarting = undefined;
+    });
+    return this.restarting;
+  }
+
   /** Removes the sandbox with its storage. Safe to call more than once. */
   async remove(): Promise<void> {
     if (!this.stopping) this.options.onRemove?.();
@@ -367,7 +393,8 @@ export class SandboxRuntime {
       this.current.settle(reason ?? 'the sandbox connection closed');
       return; // run() diagnoses and recovers
     }
-    if (this.stopping || this.paused) return;
+    // Stopped on purpose: being removed, paused, or replaced by a container with other shared folders (its caller reports).
+    if (this.stopping || this.paused || this.replacing) return;
     this.log.warn('sandbox container stopped while idle; restarting', { containerId: this.containerId, reason });
     this.onRecovering?.();
     this.recover().then(

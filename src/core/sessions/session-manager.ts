@@ -18,7 +18,9 @@ import type { KeptStore } from './kept-store';
 import type { SandboxBackend } from './sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
+import type { MountedFolder } from '../folders/share-folders';
 import type { SessionServices } from './session';
+import { sandboxFolders } from './session';
 import { WarmPool } from './warm-pool';
 
 export interface SessionManagerDeps {
@@ -68,6 +70,8 @@ export interface CreateSessionInput {
   idleTtlMs?: number;
   /** Keep it across a restart of Sandpit (files and packages; not variables). */
   keep?: boolean;
+  /** Its environment's folders of the person's computer (checked already): such a session never comes from a warm pool. */
+  folders?: readonly MountedFolder[];
 }
 
 /** Everything that makes two sessions interchangeable: a warm pool holds sandboxes of one template. */
@@ -91,7 +95,8 @@ export class SessionManager {
   private readonly log: Logger;
   private readonly nameCounters = new Map<string, number>();
   /** How many packages each kept session's record lists (it is written again when that changes). */
-  private readonly savedPackages = new Map<string, number>();
+  /** What each kept session's record was last written with (keptKey). */
+  private readonly savedKept = new Map<string, string>();
   /** A kept record being written again: a stop waits for it, so the record it removes is not written back after. */
   private readonly recordWrites = new Map<string, Promise<void>>();
   private sweepTimer: NodeJS.Timeout | undefined;
@@ -119,10 +124,11 @@ export class SessionManager {
     this.defaultLimits = deps.config.defaultLimits;
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
     this.sweepTimer.unref();
-    // A kept session's record follows its packages as they are installed (so even a crash keeps the list).
+    // A kept session's record follows its packages as they are installed, and its container and folders when
+    // the person changes its shared folders (so even a crash keeps them).
     deps.bus.on('session.updated', (info) => {
       const session = this.sessions.get(info.id);
-      if (!session?.kept || this.disposed || this.savedPackages.get(info.id) === info.packages.length) return;
+      if (!session?.kept || this.disposed || this.savedKept.get(info.id) === keptKey(session)) return;
       const write = this.saveKept(session, false).catch((error: unknown) => this.log.warn('could not update a kept session record', { sessionId: info.id, error: toErrorBody(error).message }));
       this.recordWrites.set(info.id, write);
     });
@@ -190,9 +196,11 @@ export class SessionManager {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
     const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard' };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
-    const poolable = input.limits === undefined && this.poolSize > 0;
+    // A bind mount is fixed when a container is made: sessions with shared folders start cold too.
+    const folders = input.folders ?? [];
+    const poolable = input.limits === undefined && folders.length === 0 && this.poolSize > 0;
     const claimed = poolable ? await this.poolFor(template).claim() : undefined;
-    const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false);
+    const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
     const session = new Session(
       runtime,
       {
@@ -210,6 +218,8 @@ export class SessionManager {
       },
       this.services,
       claimed ? 'ready' : 'starting',
+      undefined,
+      folders,
     );
     this.sessions.set(session.id, session);
     listed();
@@ -322,7 +332,8 @@ export class SessionManager {
     for (const record of await store.list()) {
       if (this.sessions.has(record.id)) continue;
       const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
-      const runtime = this.makeRuntime(record.id, template, false);
+      const folders = record.folders ?? [];
+      const runtime = this.makeRuntime(record.id, template, false, folders);
       try {
         await runtime.adopt(record.sandbox);
       } catch (error) {
@@ -347,9 +358,10 @@ export class SessionManager {
         this.services,
         'paused',
         { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit' },
+        folders,
       );
       this.sessions.set(session.id, session);
-      this.savedPackages.set(session.id, record.packages.length);
+      this.savedKept.set(session.id, keptKey(session));
       this.countName(record.environment?.name ?? record.language, record.name);
       this.deps.bus.emit('session.updated', session.info());
       restored += 1;
@@ -365,7 +377,7 @@ export class SessionManager {
       // Stopped for good: no longer kept either (its record goes first, so a crash in between cannot bring it back).
       await this.recordWrites.get(sessionId);
       if (session.kept) await this.deps.kept?.remove(sessionId);
-      this.savedPackages.delete(sessionId);
+      this.savedKept.delete(sessionId);
       this.recordWrites.delete(sessionId);
       await session.stop();
     } finally {
@@ -438,9 +450,10 @@ export class SessionManager {
       createdAt: session.createdAt.toISOString(),
       idleTtlMs: identity.idleTtlMs,
       packages: session.installedPackages,
+      ...(session.mountedFolders.length ? { folders: [...session.mountedFolders] } : {}),
       sandbox: session.runtime.record(),
     });
-    this.savedPackages.set(session.id, session.installedPackages.length);
+    this.savedKept.set(session.id, keptKey(session));
     if (announce) session.setKept(true);
   }
 
@@ -489,7 +502,7 @@ export class SessionManager {
     return pool;
   }
 
-  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean): SandboxRuntime {
+  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean, folders: readonly MountedFolder[] = []): SandboxRuntime {
     const { config } = this.deps;
     return new SandboxRuntime({
       backend: this.deps.backend,
@@ -502,6 +515,7 @@ export class SessionManager {
         env: typeof template.env === 'function' ? template.env(id) : template.env,
         isolation: template.isolation,
         pooled,
+        ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
       },
       log: this.deps.log,
       startTimeoutMs: config.startTimeoutMs,
@@ -536,4 +550,9 @@ export class SessionManager {
 
 function mayUse(session: Session, principal: string | undefined): boolean {
   return principal === undefined || session.identity.owner === undefined || session.identity.owner === principal;
+}
+
+/** What a kept session's record must follow: its installed packages, its container, its shared folders. */
+function keptKey(session: Session): string {
+  return JSON.stringify([session.installedPackages.length, session.runtime.record().containerId, session.mountedFolders.map((f) => `${f.mountPath}:${f.mode}`)]);
 }

@@ -8,6 +8,7 @@ import { languageLabel, languageOfPath } from '../../shared/domain/runtimes';
 import type { NetworkPolicy } from '../../shared/domain/environment';
 import type { Isolation } from '../../shared/domain/isolation';
 import type { SessionInfo, SessionState } from '../../shared/domain/session';
+import type { SharedFolder } from '../../shared/domain/shared-folder';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
 import { fromWorkspacePath } from '../files/safe-path';
@@ -21,7 +22,8 @@ import { SerialQueue } from '../util/serial-queue';
 import { captureArtifacts } from './capture-artifacts';
 import type { EngineMonitor } from './engine-monitor';
 import type { SandboxRuntime } from './sandbox-runtime';
-import type { SandboxStats } from './sandbox-backend';
+import type { SandboxFolder, SandboxStats } from './sandbox-backend';
+import type { MountedFolder } from '../folders/share-folders';
 import { WORKSPACE_DIR } from './sandbox-paths';
 import { assertTransition } from './session-state';
 import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
@@ -60,6 +62,15 @@ export interface SessionIdentity {
   owner?: string;
   idleTtlMs: number;
   fromPool: boolean;
+}
+
+function sandboxFolder(folder: MountedFolder): SandboxFolder {
+  return { hostPath: folder.hostPath, mountPath: folder.mountPath, readOnly: folder.mode === 'ro', ...(folder.groupId === undefined ? {} : { groupId: folder.groupId }) };
+}
+
+/** What a session's folders become in its sandbox's spec. */
+export function sandboxFolders(folders: readonly MountedFolder[]): SandboxFolder[] {
+  return folders.map(sandboxFolder);
 }
 
 export interface ExecuteOptions {
@@ -131,6 +142,7 @@ export class Session {
   private historyComplete = true;
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
+  private folderList: MountedFolder[];
 
   constructor(
     readonly runtime: SandboxRuntime,
@@ -138,8 +150,10 @@ export class Session {
     private readonly services: SessionServices,
     initial: SessionState,
     restore?: SessionRestore,
+    folders: readonly MountedFolder[] = [],
   ) {
     this.id = runtime.id;
+    this.folderList = [...folders];
     this.stateValue = initial;
     this.createdAt = restore?.createdAt ?? new Date();
     this.packages = [...(restore?.packages ?? [])];
@@ -206,7 +220,54 @@ export class Session {
       isolation: identity.isolation,
       idleTimeoutMs: identity.idleTtlMs,
       kept: this.keptValue,
+      folders: this.folders,
     };
+  }
+
+  /** The folders of the person's computer this session has, and how. */
+  get folders(): SharedFolder[] {
+    return this.folderList.map(({ name, hostPath, mountPath, mode }) => ({ name, hostPath, mountPath, mode }));
+  }
+
+  /** The folders as they are mounted (with the groups their sandbox user joins). */
+  get mountedFolders(): readonly MountedFolder[] {
+    return this.folderList;
+  }
+
+  /**
+   * Gives the session these shared folders, after what is queued: its sandbox starts again in a new
+   * container (a bind mount is fixed when a container is made), so variables are lost while /workspace and
+   * the installed packages stay. When the new container cannot start (e.g. Docker Desktop does not share
+   * the folder), the session goes back to its previous folders and the error says why.
+   */
+  async replaceFolders(folders: readonly MountedFolder[]): Promise<SessionInfo> {
+    await this.queue.run(async () => {
+      if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
+      if (this.stateValue === 'paused') await this.resumeNow();
+      // A new container: the interpreter starts again, so a snapshot's replayable history does too.
+      this.forgetHistory();
+      const previous = this.folderList;
+      this.setState('restarting');
+      try {
+        await this.runtime.replaceFolders(sandboxFolders(folders));
+        this.folderList = [...folders];
+      } catch (error) {
+        this.log.warn('could not start the sandbox with the new shared folders; going back to the previous ones', { error: toErrorBody(error).message });
+        try {
+          this.setState('restarting');
+          await this.runtime.replaceFolders(sandboxFolders(previous));
+          this.setState('ready');
+        } catch (again) {
+          this.log.error('could not start the sandbox again with its previous shared folders', { error: toErrorBody(again).message });
+          this.setState('failed');
+        }
+        throw error;
+      }
+      this.setState('ready');
+      // The state may have been ready already (the restart's own recovery said so): the folders changed anyway.
+      this.services.bus.emit('session.updated', this.info());
+    });
+    return this.info();
   }
 
   /** The first job of a cold session: its sandbox starts, and everything queued behind waits for it. */
@@ -382,7 +443,9 @@ export class Session {
    */
   async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }): Promise<SessionContents> {
     return this.job('quiet', 'The snapshot', async () => {
-      const walk = await walkWorkspace(this.runtime, sink, caps);
+      // Shared folders are the person's files, not the session's: a snapshot never copies them.
+      const sharedFolders = this.folderList.map((f) => f.mountPath.replace(/^\/workspace\/?/, ''));
+      const walk = await walkWorkspace(this.runtime, sink, { ...caps, leaveOut: sharedFolders });
       const packages = await this.runtime.sandbox.exportPackages(caps.maxPackageBytes);
       return { ...walk, ...(packages ? { packages } : {}), packageNames: [...this.packages], history: [...this.history], historyComplete: this.historyComplete };
     });

@@ -10,6 +10,8 @@ export interface WorkspaceWalkCaps {
   /** All the files' sizes together. */
   maxBytes: number;
   maxFileBytes: number;
+  /** Folders (relative to /workspace) not walked at all, and named in `leftOut`: the session's shared folders. */
+  leaveOut?: readonly string[];
 }
 
 export interface WorkspaceWalk {
@@ -17,6 +19,8 @@ export interface WorkspaceWalk {
   bytes: number;
   /** Entries left out: links (never followed) and special files. */
   skipped: string[];
+  /** Folders not walked because the caller left them out (shared folders of the person's computer). */
+  leftOut: string[];
 }
 
 /** Gets each regular file as it is read (so a large workspace is never held in memory at once). */
@@ -40,6 +44,8 @@ export async function walkWorkspace(
 ): Promise<WorkspaceWalk> {
   const folders = [''];
   const skipped: string[] = [];
+  const leaveOut = new Set(caps.leaveOut ?? []);
+  const leftOut: string[] = [];
   let files = 0;
   let bytes = 0;
   const skip = (path: string): void => {
@@ -57,7 +63,8 @@ export async function walkWorkspace(
       }
       for (const entry of entries) {
         if (entry.type === 'directory') {
-          folders.push(entry.path);
+          if (leaveOut.has(entry.path)) leftOut.push(entry.path);
+          else folders.push(entry.path);
           continue;
         }
         if (entry.type !== 'file') {
@@ -107,5 +114,5 @@ export async function walkWorkspace(
     await sinking.catch(() => undefined);
     throw error;
   }
-  return { files, bytes, skipped };
+  return { files, bytes, skipped, leftOut };
 }

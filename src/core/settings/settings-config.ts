@@ -1,9 +1,10 @@
 import { resolveLimits } from '../../shared/domain/limits';
 import type { ApprovalSettings, Settings } from '../../shared/domain/settings';
 import type { SandpitConfig } from '../config';
+import { DEFAULT_PROTECTED_FOLDERS } from '../../shared/domain/shared-folder';
 
 /** Approvals before the person chose any: every client runs freely, an asked call waits two minutes. */
-export const DEFAULT_APPROVALS: ApprovalSettings = { defaultPolicy: 'free', perClient: {}, timeoutSeconds: 120 };
+export const DEFAULT_APPROVALS: ApprovalSettings = { defaultPolicy: 'free', perClient: {}, timeoutSeconds: 120, askWritableFolders: false };
 /** The audit log keeps everything unless the person sets a retention. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 0;
 
@@ -20,6 +21,7 @@ export function settingsFromConfig(config: SandpitConfig): Settings {
     port: config.port,
     idleMinutes: minutesOf(config.idleTtlMs),
     idleAction: config.idleAction,
+    protectedFolders: [...DEFAULT_PROTECTED_FOLDERS],
   };
 }
 

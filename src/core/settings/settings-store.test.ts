@@ -85,6 +85,17 @@ describe('SettingsStore', () => {
     await expect(stat(settingsPath(home))).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('keeps the protected folders as a whole list (null goes back to the defaults), the rw approval option per field', async () => {
+    const store = await open();
+    expect(store.current.protectedFolders).toEqual(expect.arrayContaining(['~/.ssh', '~/.aws', '~/.gnupg', '~/.config']));
+    await store.update({ protectedFolders: ['~/.ssh', '/srv/secrets'], approvals: { askWritableFolders: true } });
+    expect(store.current.protectedFolders).toEqual(['~/.ssh', '/srv/secrets']);
+    expect(store.current.approvals).toMatchObject({ askWritableFolders: true, defaultPolicy: 'free' });
+    expect(await invalid(() => store.update({ protectedFolders: ['.ssh'] }))).toMatch(/^patch\.protectedFolders\.0: must be a full path/);
+    await store.update({ protectedFolders: null });
+    expect(store.current.protectedFolders).toContain('~/.gnupg');
+  });
+
   it('stores host entries in canonical form', async () => {
     const store = await open();
     await store.update({ egress: { extraHosts: ['Files.Example.ORG.', '*.Mirror.example.com'] } });

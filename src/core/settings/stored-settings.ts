@@ -57,6 +57,8 @@ export function applyPatch(stored: StoredSettings, patch: SettingsPatch): Stored
   if (patch.port !== undefined) next.port = patch.port;
   if (patch.idleMinutes !== undefined) next.idleMinutes = patch.idleMinutes;
   if (patch.idleAction !== undefined) next.idleAction = patch.idleAction;
+  if (patch.protectedFolders === null) delete next.protectedFolders;
+  else if (patch.protectedFolders !== undefined) next.protectedFolders = [...patch.protectedFolders];
   if (patch.approvals) {
     const { perClient, ...rest } = patch.approvals;
     const approvals = { ...next.approvals, ...definedOnly(rest) };
@@ -84,6 +86,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
       defaultPolicy: stored.approvals?.defaultPolicy ?? base.approvals.defaultPolicy,
       perClient: { ...base.approvals.perClient, ...stored.approvals?.perClient },
       timeoutSeconds: stored.approvals?.timeoutSeconds ?? base.approvals.timeoutSeconds,
+      ...definedOnly({ askWritableFolders: stored.approvals?.askWritableFolders ?? base.approvals.askWritableFolders }),
     },
     ...(dockerHost === undefined ? {} : { dockerHost }),
     egress: { ...base.egress, ...definedOnly(stored.egress ?? {}) },
@@ -92,6 +95,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
     port: stored.port ?? base.port,
     idleMinutes: stored.idleMinutes ?? base.idleMinutes,
     idleAction: stored.idleAction ?? base.idleAction,
+    protectedFolders: stored.protectedFolders ?? base.protectedFolders,
   };
 }
 

@@ -65,6 +65,7 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
       sizeBytes: contents.bytes + (packages?.size ?? 0) + history.size,
       addedBytes: added,
       skipped: contents.skipped,
+      sharedFoldersLeftOut: contents.leftOut.map((path) => `/workspace/${path}`),
       shared: request.owner === undefined,
     };
     await store.save({

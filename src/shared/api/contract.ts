@@ -24,6 +24,7 @@ import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '..
 import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain/session';
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
+import { shareFolderInputSchema } from '../domain/shared-folder';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -120,6 +121,18 @@ export const methods = {
   'sessions.restart': {
     input: z.object({ sessionId: sessionIdSchema }),
     output: sessionInfoSchema,
+  },
+  'sessions.addFolder': {
+    input: z.object({ sessionId: sessionIdSchema, folder: shareFolderInputSchema }),
+    output: sessionInfoSchema.describe('The session with the folder: its sandbox started again (variables lost, /workspace kept)'),
+  },
+  'sessions.removeFolder': {
+    input: z.object({ sessionId: sessionIdSchema, mountPath: z.string().min(1).max(1024).describe('Where the folder appears in the sandbox') }),
+    output: sessionInfoSchema.describe('The session without the folder: its sandbox started again (variables lost, /workspace kept)'),
+  },
+  'folders.pick': {
+    input: z.object({}),
+    output: z.object({ hostPath: z.string().optional().describe('The folder the person picked; absent when they cancelled') }),
   },
   'sessions.execute': {
     input: z.object({

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isolationSchema } from './isolation';
+import { sharedFolderSchema } from './shared-folder';
 import { limitsSchema } from './limits';
 import { LANGUAGES } from './runtimes';
 
@@ -26,8 +27,6 @@ export const auditSandboxSchema = z.object({
   /** The engine's runtime (runc, runsc, runsc-nonet …). */
   runtime: z.string().optional(),
   network: z.enum(['none', 'packages', 'open']).optional(),
-  /** Folders of the person's computer the session had, and how (read-only or read-write). */
-  folders: z.array(z.object({ name: z.string(), hostPath: z.string(), mountPath: z.string(), mode: z.enum(['ro', 'rw']) })).optional(),
   /** What a replay starts from: the session's language, image, environment and limits. */
   language: z.enum(LANGUAGES).optional(),
   image: z.string().optional(),
@@ -35,6 +34,10 @@ export const auditSandboxSchema = z.object({
   limits: limitsSchema.optional(),
 });
 export type AuditSandbox = z.infer<typeof auditSandboxSchema>;
+
+/** A folder of the person's computer a run's session had, and how (read-only or read-write). */
+export const auditFolderSchema = sharedFolderSchema;
+export type AuditFolder = z.infer<typeof auditFolderSchema>;
 
 export const auditEntrySchema = z.object({
   id: auditIdSchema,
@@ -59,7 +62,8 @@ export const auditEntrySchema = z.object({
   artifacts: z.array(z.string()).describe('sha256 of every artifact the run made'),
   errorCode: z.string().optional(),
   errorMessage: z.string().optional(),
-  sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and shared folders the run had'),
+  sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and network the run had (and what a replay starts from)'),
+  folders: z.array(auditFolderSchema).optional().describe('Folders of the person\'s computer the session had, where and how (ro/rw)'),
   result: z.string().optional().describe('The value of the last expression of a run (its repr)'),
   replayOf: auditIdSchema.optional().describe('A replayed run: the row of the original run it repeats'),
   replays: z.array(auditIdSchema).optional().describe('audit.get: the rows that replayed this run, oldest first'),

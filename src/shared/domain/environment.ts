@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { partialLimitsSchema } from './limits';
 import { installDiagnosisSchema, packageSpecSchema } from './packages';
 import { isolationSchema } from './isolation';
+import { shareFolderInputSchema } from './shared-folder';
 import { hostEntrySchema } from './settings';
 import { languageSchema } from './session';
 import { FLAVOURS, LANGUAGES, PACKAGE_MANAGERS, RUNTIMES, defaultFlavourOf, languagesOf, packageManagerOf } from './runtimes';
@@ -84,6 +85,11 @@ const definitionShape = {
     .default([])
     .describe('With the network policy "packages": more hosts its sessions may reach besides the package indexes (files.example.org, *.example.org)'),
   description: descriptionSchema.optional(),
+  folders: z
+    .array(shareFolderInputSchema)
+    .max(20)
+    .optional()
+    .describe('Folders of this computer every session of this environment gets (checked when saved and again when a session starts)'),
 };
 
 interface RuleInput {
@@ -154,6 +160,7 @@ export const environmentPatchSchema = z.object({
   isolation: isolationSchema.nullable().optional().describe('null: back to the Settings default'),
   allowedHosts: z.array(hostEntrySchema).max(100).optional(),
   description: descriptionSchema.optional(),
+  folders: z.array(shareFolderInputSchema).max(20).optional().describe('Replaces the list; [] shares none'),
 });
 export type EnvironmentPatch = z.infer<typeof environmentPatchSchema>;
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { limitsSchema } from './limits';
 import { isolationSchema } from './isolation';
 import { LANGUAGES } from './runtimes';
+import { sharedFolderSchema } from './shared-folder';
 
 export const languageSchema = z.enum(LANGUAGES);
 
@@ -38,6 +39,7 @@ export const sessionInfoSchema = z.object({
   isolation: isolationSchema,
   idleTimeoutMs: z.number().int(),
   kept: z.boolean().describe('Kept across a restart of Sandpit: when Sandpit quits its container stops, files and packages stay, and it is listed as paused on the next start'),
+  folders: z.array(sharedFolderSchema).describe('Folders of the person\'s computer this session has, where they appear and how (ro/rw); only the person adds them, in the panel'),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 

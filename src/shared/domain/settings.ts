@@ -24,6 +24,7 @@ export const approvalSettingsSchema = z.object({
   defaultPolicy: approvalPolicySchema.describe('Policy of clients without their own'),
   perClient: z.record(clientNameSchema, approvalPolicySchema).describe('Policy per client name (MCP clientInfo.name, "rest")'),
   timeoutSeconds: z.number().int().min(10).max(3_600).describe('How long an asked call waits for an answer before it counts as denied'),
+  askWritableFolders: z.boolean().optional().describe('Ask before code runs in a session that has a read-write shared folder, whatever the client\'s policy (default: no)'),
 });
 export type ApprovalSettings = z.infer<typeof approvalSettingsSchema>;
 
@@ -50,6 +51,17 @@ export const settingsSchema = z.object({
   port: z.number().int().min(1_024).max(65_535).describe('Port of the local HTTP server (MCP, REST, web panel)'),
   idleMinutes: z.number().int().min(1).max(24 * 60).describe('Minutes without use after which a session is stopped or paused (new sessions; a session asked for its own keeps it)'),
   idleAction: z.enum(['stop', 'pause']).describe('What happens to an idle session: stop (removed with its files) or pause (container stopped, files and packages kept; resumed on next use)'),
+  protectedFolders: z
+    .array(
+      z
+        .string()
+        .trim()
+        .min(1)
+        .max(4096)
+        .regex(/^(~|\/|[A-Za-z]:[\\/])/, 'must be a full path, or start with ~ for the home folder'),
+    )
+    .max(200)
+    .describe('Folders never shared with a session, nor anything inside or containing them (~ = the home folder)'),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingKey = keyof Settings;
@@ -60,8 +72,8 @@ export const settingKeySchema = z.enum(SETTING_KEYS as [SettingKey, ...SettingKe
 export const RESTART_SETTINGS: readonly SettingKey[] = ['port'];
 
 /**
- * A change: each key given replaces that setting (`defaultLimits` as a whole; null = the built-in
- * default), except `approvals` and `egress`, whose fields are merged, and `approvals.perClient`, which
+ * A change: each key given replaces that setting (`defaultLimits` and `protectedFolders` as a
+ * whole; null = the built-in default), except `approvals` and `egress`, whose fields are merged, and `approvals.perClient`, which
  * is merged per client (null removes a client's own policy).
  */
 export const settingsPatchSchema = z
@@ -73,6 +85,7 @@ export const settingsPatchSchema = z
         defaultPolicy: approvalPolicySchema,
         perClient: z.record(clientNameSchema, approvalPolicySchema.nullable()),
         timeoutSeconds: approvalSettingsSchema.shape.timeoutSeconds,
+        askWritableFolders: z.boolean(),
       })
       .partial()
       .strict(),
@@ -83,6 +96,7 @@ export const settingsPatchSchema = z
     port: settingsSchema.shape.port,
     idleMinutes: settingsSchema.shape.idleMinutes,
     idleAction: settingsSchema.shape.idleAction,
+    protectedFolders: settingsSchema.shape.protectedFolders.nullable(),
   })
   .partial()
   .strict();

@@ -29,6 +29,10 @@ export const snapshotSchema = z.object({
   sizeBytes: z.number().int().describe('Everything it holds: files, packages and run history'),
   addedBytes: z.number().int().describe('Storage it added when taken (files already stored by another snapshot are shared)'),
   skipped: z.array(z.string()).describe('Workspace entries left out: links and special files (never followed)'),
+  sharedFoldersLeftOut: z
+    .array(z.string())
+    .default([])
+    .describe("The session's shared folders (files of the person's computer, under /workspace): never copied into a snapshot, nor given to a restored or forked session"),
   shared: z.boolean().describe('Taken in the panel: every assistant may restore it (else only the client that took it)'),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;

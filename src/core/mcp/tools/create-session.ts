@@ -11,7 +11,8 @@ export const createSession = defineTool({
     'Creates a new sandbox session (its own variables, files and packages) and returns its session_id. ' +
     'Start it from an environment (see list_environments: e.g. one with data-science packages the person prepared) by its id or name; ' +
     'an environment that is not built yet is built first (progress is reported). ' +
-    'You only need this for a second, separate workspace, another environment or packages installed up front: the other tools use your default session when session_id is left out.',
+    'You only need this for a second, separate workspace, another environment or packages installed up front: the other tools use your default session when session_id is left out. ' +
+    "A new session has no folders of the person's computer: only the person shares one, in the Sandpit panel (list_sessions shows them, under /workspace/shared).",
   input: {
     environment: z
       .string()

@@ -6,7 +6,8 @@ export const listSessions = defineTool({
   name: 'list_sessions',
   title: 'List sessions',
   description:
-    'Lists your sandbox sessions: id, language, environment, when created and last used, status and number of runs.',
+    'Lists your sandbox sessions: id, language, environment, when created and last used, status and number of runs, ' +
+    "and the folders of the person's computer each one has (shared_folders: where they are, read-only or read-write). Only the person shares folders, in the Sandpit panel.",
   input: {},
   output: {
     sessions: z.array(sessionSummarySchema).describe('Your sessions, oldest first'),

@@ -26,6 +26,7 @@ function session(id: string, createdAt: string, state: SessionInfo['state'] = 'r
     isolation: 'standard',
     idleTimeoutMs: 1_800_000,
     kept: false,
+    folders: [],
   };
 }
 

@@ -158,6 +158,18 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
               })}
             </ul>
           )}
+          {entry.folders?.length ? (
+            <div data-testid="activity-detail-folders">
+              <h3>Folders of this computer it could reach</h3>
+              <ul className="plain-list">
+                {entry.folders.map((f) => (
+                  <li key={f.mountPath} data-testid="activity-detail-folder" data-mode={f.mode}>
+                    <code>{f.hostPath}</code> at <code>{f.mountPath}</code> — {f.mode === 'ro' ? 'read-only' : 'read and write'}
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ) : null}
           <details data-testid="activity-detail-details">
             <summary>Details</summary>
             <dl className="facts">

@@ -28,6 +28,13 @@ describe('environment drafts', () => {
     expect(toPatch({ ...draft, description: '' }, {}).description).toBe('');
   });
 
+  it('sends the folders of this computer, trimmed, and [] in a change that removed them all', () => {
+    const draft = { ...emptyDraft('python'), name: 'Data', folders: [{ hostPath: ' ~/data ', mode: 'rw' as const, mountPath: ' ' }] };
+    expect(toCreateInput(draft, {}).folders).toEqual([{ hostPath: '~/data', mode: 'rw' }]);
+    expect(toCreateInput({ ...draft, folders: [] }, {}).folders).toBeUndefined();
+    expect(toPatch({ ...draft, folders: [] }, {}).folders).toEqual([]);
+  });
+
   it('refuses limits that are not positive numbers', () => {
     expect(draftLimits({ ...emptyDraft(), cpus: 'two' })).toEqual({
       invalid: 'Processor cores must be a positive number.',

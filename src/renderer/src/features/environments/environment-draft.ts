@@ -10,6 +10,14 @@ import type { Isolation } from '../../../../shared/domain/isolation';
 import type { PartialLimits } from '../../../../shared/domain/limits';
 import { packageManagerOf } from '../../../../shared/domain/runtimes';
 import type { Language, PackageManager } from '../../../../shared/domain/runtimes';
+import type { FolderMode } from '../../../../shared/domain/shared-folder';
+
+/** A folder of this computer every session of the environment gets. */
+export interface FolderDraft {
+  hostPath: string;
+  mode: FolderMode;
+  mountPath?: string;
+}
 
 export type Installer = 'pip' | 'npm' | 'apt';
 
@@ -30,6 +38,7 @@ export interface EnvironmentDraft {
   cpus: string;
   timeoutSeconds: string;
   workspaceMb: string;
+  folders: FolderDraft[];
 }
 
 export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
@@ -47,6 +56,7 @@ export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
     cpus: '',
     timeoutSeconds: '',
     workspaceMb: '',
+    folders: [],
   };
 }
 
@@ -67,7 +77,12 @@ export function draftFrom(env: Environment): EnvironmentDraft {
     cpus: text(env.limits.cpus),
     timeoutSeconds: env.limits.timeoutMs === undefined ? '' : String(env.limits.timeoutMs / 1_000),
     workspaceMb: text(env.limits.workspaceMb),
+    folders: (env.folders ?? []).map((f) => ({ hostPath: f.hostPath, mode: f.mode, ...(f.mountPath ? { mountPath: f.mountPath } : {}) })),
   };
+}
+
+function foldersOf(draft: EnvironmentDraft): FolderDraft[] {
+  return draft.folders.map((f) => ({ hostPath: f.hostPath.trim(), mode: f.mode, ...(f.mountPath?.trim() ? { mountPath: f.mountPath.trim() } : {}) }));
 }
 
 /** The language-specific installer the form shows (the runtime registry's: pip for python and bash, npm for javascript). */
@@ -127,13 +142,15 @@ export function toCreateInput(draft: EnvironmentDraft, limits: PartialLimits): M
     limits,
     ...(draft.isolation ? { isolation: draft.isolation } : {}),
     ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
+    ...(draft.folders.length ? { folders: foldersOf(draft) } : {}),
   };
 }
 
 export function toPatch(draft: EnvironmentDraft, limits: PartialLimits): EnvironmentPatch {
-  const { packages, isolation: _isolation, ...rest } = toCreateInput(draft, limits);
+  const { packages, isolation: _isolation, folders: _folders, ...rest } = toCreateInput(draft, limits);
   return {
     ...rest,
+    folders: foldersOf(draft),
     isolation: draft.isolation === '' ? null : draft.isolation,
     packages: { pip: packages?.pip ?? [], npm: packages?.npm ?? [], apt: packages?.apt ?? [] },
     description: draft.description.trim(),

@@ -14,6 +14,7 @@ import { ChipInput } from './chip-input';
 import { draftLimits, installerFor, invalidChip, toCreateInput, toPatch, withLanguage } from './environment-draft';
 import type { EnvironmentDraft, Installer } from './environment-draft';
 import { BASE_WORDS } from './environment-words';
+import { FolderChoice } from './folder-choice';
 import { IsolationChoice } from './isolation-choice';
 import { NetworkChoice } from './network-choice';
 
@@ -183,6 +184,7 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
       />
       <NetworkChoice value={draft.network} onChange={(network) => change({ network })} />
       <IsolationChoice value={draft.isolation} onChange={(isolation) => change({ isolation })} />
+      <FolderChoice value={draft.folders} onChange={(folders) => change({ folders })} />
       <fieldset className="choices">
         <legend className="label">Limits of each session (empty = the default)</legend>
         <div className="field-row">

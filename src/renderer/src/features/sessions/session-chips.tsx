@@ -3,7 +3,7 @@ import type { SessionInfo } from '../../../../shared/domain/session';
 import { ISOLATION_WORDS } from '../../../../shared/domain/isolation';
 import { NETWORK_SHORT } from './session-words';
 
-/** The environment, and what differs from the safe defaults (network, strong isolation), as small chips. */
+/** The environment, and what differs from the safe defaults (network, strong isolation, shared folders), as small chips. */
 export function SessionChips({ session }: { session: SessionInfo }): ReactElement {
   return (
     <>
@@ -20,6 +20,16 @@ export function SessionChips({ session }: { session: SessionInfo }): ReactElemen
       {session.network !== 'none' ? (
         <span className={session.network === 'open' ? 'chip-static chip-warn' : 'chip-static'} data-testid="session-network">
           {NETWORK_SHORT[session.network]}
+        </span>
+      ) : null}
+      {session.folders.length > 0 ? (
+        <span
+          className={session.folders.some((f) => f.mode === 'rw') ? 'chip-static chip-warn' : 'chip-static'}
+          title={session.folders.map((f) => `${f.hostPath} (${f.mode === 'ro' ? 'read-only' : 'read and write'})`).join('\n')}
+          data-testid="session-folders"
+        >
+          {session.folders.length === 1 ? '1 folder of this computer' : `${session.folders.length} folders of this computer`}
+          {session.folders.some((f) => f.mode === 'rw') ? ', can change files' : ''}
         </span>
       ) : null}
     </>

@@ -13,6 +13,7 @@ import { RunHistory } from './run-history';
 import { SessionGraphs } from './session-graphs';
 import { NetworkActivity } from './network-activity';
 import { SessionUsage } from './session-usage';
+import { SharedFolders } from './shared-folders';
 import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
 import { StopSessionDialog } from './stop-session-dialog';
@@ -22,6 +23,7 @@ const TABS = [
   ['history', 'Run history'],
   ['files', 'Files'],
   ['network', 'Network'],
+  ['folders', 'Shared folders'],
   ['usage', 'Limits and details'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -155,6 +157,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         {tab === 'history' ? <RunHistory sessionId={sessionId} /> : null}
         {tab === 'files' ? <FileBrowser sessionId={sessionId} disabled={!ready} /> : null}
         {tab === 'network' ? <NetworkActivity sessionId={sessionId} {...(session.environment ? { environmentId: session.environment } : {})} /> : null}
+        {tab === 'folders' ? <SharedFolders session={session} disabled={ended || lost} /> : null}
         {tab === 'usage' ? <SessionUsage session={session} now={now} /> : null}
       </div>
 

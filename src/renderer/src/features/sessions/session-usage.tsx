@@ -40,6 +40,10 @@ export function SessionUsage({ session, now }: { session: SessionInfo; now: numb
               (session.isolation === 'standard' ? ' For more, choose Strong (gVisor) in Settings or for an environment: gVisor puts a separate kernel between the code and the computer.' : ''),
           ],
           ['Packages added while running', session.packages.length ? session.packages.join(', ') : 'none'],
+          [
+            'Folders of this computer',
+            session.folders.length ? session.folders.map((f) => `${f.hostPath} at ${f.mountPath} (${f.mode === 'ro' ? 'read-only' : 'read and write'})`).join('; ') : 'none',
+          ],
           ['Who may use it', session.shared ? 'Every assistant (it was started here)' : `Only ${session.client ?? 'the assistant that started it'}`],
         ]}
       />

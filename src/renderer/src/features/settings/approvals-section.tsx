@@ -127,6 +127,18 @@ export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElem
         </div>
         <FieldError id="settings-approval-clients" error={errors.perClient} />
       </div>
+      <label className="choice choice-block">
+        <input
+          type="checkbox"
+          checked={draft.askWritableFolders}
+          onChange={(e) => edit({ askWritableFolders: e.target.checked })}
+          data-testid="settings-approval-writable-folders"
+        />
+        <span>
+          <strong>Always ask before code runs in a session that can change a folder of this computer</strong>
+          <span className="muted small block">For sessions with a folder shared “read and write”, whatever the rule above says.</span>
+        </span>
+      </label>
       <Field
         id="settings-approval-timeout"
         label="How long a request waits for you (seconds)"

@@ -12,6 +12,7 @@ const view: SettingsView = {
   port: 7411,
   idleMinutes: 30,
   idleAction: 'stop',
+  protectedFolders: ['~/.ssh'],
   dataFolder: '/home/me/.sandpit',
   restartNeeded: [],
 };

@@ -17,6 +17,8 @@ export interface SettingsDraft {
   approvalDefault: ApprovalPolicy;
   perClient: Record<string, ApprovalPolicy>;
   approvalTimeout: string;
+  askWritableFolders: boolean;
+  protectedFolders: string[];
   pipIndex: string;
   npmRegistry: string;
   extraHosts: string[];
@@ -49,6 +51,8 @@ export function draftFromView(view: SettingsView, theme: Theme): SettingsDraft {
     approvalDefault: view.approvals.defaultPolicy,
     perClient: { ...view.approvals.perClient },
     approvalTimeout: String(view.approvals.timeoutSeconds),
+    askWritableFolders: view.approvals.askWritableFolders === true,
+    protectedFolders: [...view.protectedFolders],
     pipIndex: view.egress.pipIndexUrl,
     npmRegistry: view.egress.npmRegistryUrl,
     extraHosts: [...view.egress.extraHosts],
@@ -120,9 +124,10 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     if (pool === undefined) errors.pool = 'Ready sandboxes must be a whole number, 0 or more.';
     else patch.poolSize = pool;
   }
-  if (changed.has('approvalDefault') || changed.has('perClient') || changed.has('approvalTimeout')) {
+  if (changed.has('approvalDefault') || changed.has('perClient') || changed.has('approvalTimeout') || changed.has('askWritableFolders')) {
     const approvals: NonNullable<SettingsPatch['approvals']> = {};
     if (changed.has('approvalDefault')) approvals.defaultPolicy = draft.approvalDefault;
+    if (changed.has('askWritableFolders')) approvals.askWritableFolders = draft.askWritableFolders;
     if (changed.has('approvalTimeout')) {
       const seconds = wholeAtLeast(draft.approvalTimeout, 10);
       if (seconds === undefined) errors.approvalTimeout = 'The waiting time must be a whole number of seconds, at least 10.';
@@ -159,6 +164,7 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     else patch.idleMinutes = minutes;
   }
   if (changed.has('idleAction')) patch.idleAction = draft.idleAction;
+  if (changed.has('protectedFolders')) patch.protectedFolders = draft.protectedFolders;
   return { patch, errors };
 }
 
@@ -182,6 +188,8 @@ const SERVER_PATHS: [RegExp, DraftField][] = [
   [/^patch\.defaultIsolation/, 'isolation'],
   [/^patch\.idleMinutes/, 'idleMinutes'],
   [/^patch\.idleAction/, 'idleAction'],
+  [/^patch\.protectedFolders/, 'protectedFolders'],
+  [/^patch\.approvals\.askWritableFolders/, 'askWritableFolders'],
 ];
 
 /**

@@ -7,6 +7,7 @@ import { ApprovalsSection } from './approvals-section';
 import { DockerSection } from './docker-section';
 import { EgressSection } from './egress-section';
 import { IdleSection } from './idle-section';
+import { FoldersSection } from './folders-section';
 import { IsolationSection } from './isolation-section';
 import { LimitsSection } from './limits-section';
 import { SaveBar } from './save-bar';
@@ -53,6 +54,7 @@ export function SettingsScreen(): ReactElement {
           <IsolationSection draft={draft} />
           <IdleSection draft={draft} />
           <ApprovalsSection draft={draft} />
+          <FoldersSection draft={draft} />
           <EgressSection draft={draft} />
           <DockerSection draft={draft} />
           <AppearanceSection draft={draft} />

@@ -79,6 +79,11 @@ export function SnapshotsScreen(): ReactElement {
                 {s.skipped.length > 0 ? (
                   <span className="muted small">Left out (links and special files are never copied): {s.skipped.join(', ')}</span>
                 ) : null}
+                {s.sharedFoldersLeftOut.length > 0 ? (
+                  <span className="muted small" data-testid="snapshot-folders-left-out">
+                    Shared folders are not copied (they are your computer&apos;s files): {s.sharedFoldersLeftOut.join(', ')}
+                  </span>
+                ) : null}
               </span>
               <span className="actions">
                 <button type="button" className="secondary" onClick={() => setRestoring(s)} data-testid="snapshot-restore">

@@ -1,0 +1,53 @@
+import { homedir } from 'node:os';
+import type { FolderSharing } from '../folders/folder-sharing';
+import { SANDBOX_UID } from './container-profile';
+import type { DockerClient } from './docker-client';
+import { engineSocketPaths } from './engine-discovery';
+
+
+export interface DockerFolderSharingDeps {
+  docker: DockerClient;
+  dataFolder: string;
+  /** The protected list of Settings, as it is now. */
+  protectedFolders(): readonly string[];
+  platform?: NodeJS.Platform;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+/** Whether the engine's sandboxes see this computer's file owners as they are (Docker Engine on Linux), not mapped (Docker Desktop). */
+function ownersAsTheyAre(docker: DockerClient, platform: NodeJS.Platform): boolean {
+  if (platform !== 'linux') return false;
+  const { address, source } = docker.endpoint;
+  return source !== 'Docker Desktop' && !/\/\.docker\/(desktop|run)\//.test(address);
+}
+
+/**
+ * Shared folders on a Docker engine: only one on this machine sees its folders (a bind mount names a path
+ * on the engine's machine); the engine's socket (in use, and every usual place) is never shared.
+ */
+export function dockerFolderSharing(deps: DockerFolderSharingDeps): FolderSharing {
+  const platform = deps.platform ?? process.platform;
+  const env = deps.env ?? process.env;
+  const home = deps.home ?? homedir();
+  return {
+    unavailable: () =>
+      deps.docker.endpoint.kind === 'remote'
+        ? `Folders of this computer can be shared only with a Docker engine on this computer; this one is at ${deps.docker.endpoint.address}.`
+        : undefined,
+    checkContext: () => {
+      const { address } = deps.docker.endpoint;
+      const sockets = engineSocketPaths(home, env, platform);
+      if (address.startsWith('/') && !sockets.includes(address)) sockets.unshift(address);
+      return {
+        platform,
+        env,
+        home,
+        dataFolder: deps.dataFolder,
+        protectedFolders: deps.protectedFolders(),
+        engineSockets: sockets,
+        ...(ownersAsTheyAre(deps.docker, platform) ? { sandboxUser: { uid: SANDBOX_UID, gid: SANDBOX_UID } } : {}),
+      };
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { SandpitError } from '../../shared/api/errors';
+import type { FolderMode, SharedFolder } from '../../shared/domain/shared-folder';
+import { checkShareableFolder } from './folder-check';
+import { folderMountPath, folderName } from './folder-placement';
+import { pathRules } from './folder-rules';
+import type { FolderSharing } from './folder-sharing';
+
+/** A shared folder as a session holds it: what everyone sees, and the group its sandbox user joins for it. */
+export interface MountedFolder extends SharedFolder {
+  groupId?: number;
+}
+
+/** A folder the person asked for (the contract's shareFolderInput, parsed). */
+export interface FolderRequest {
+  hostPath: string;
+  mode: FolderMode;
+  mountPath?: string | undefined;
+}
+
+/**
+ * The folders after adding `requests` to `current`: each checked (after resolving links), named and
+ * placed; a folder already shared, or a refused one, throws with the reason. The one way a folder is
+ * accepted, for a session and for an environment.
+ */
+export async function shareFolders(requests: readonly FolderRequest[], sharing: FolderSharing, current: readonly MountedFolder[] = []): Promise<MountedFolder[]> {
+  if (requests.length === 0) return [...current];
+  const why = sharing.unavailable();
+  if (why) throw new SandpitError('DENIED', why, { reason: 'remote-engine' });
+  const check = sharing.checkContext();
+  const rules = pathRules(check.platform);
+  const next = [...current];
+  for (const request of requests) {
+    const checked = await checkShareableFolder(request.hostPath, request.mode, check);
+    const same = next.find((f) => rules.key(f.hostPath) === rules.key(checked.realPath));
+    if (same) throw new SandpitError('CONFLICT', `${checked.realPath} is already shared, at ${same.mountPath}.`, { reason: 'already-shared' });
+    const name = folderName(checked.realPath, next.map((f) => f.name));
+    const mountPath = folderMountPath(request.mountPath, name, next);
+    next.push({ name, hostPath: checked.realPath, mountPath, mode: request.mode, ...(checked.groupId === undefined ? {} : { groupId: checked.groupId }) });
+  }
+  return next;
+}
