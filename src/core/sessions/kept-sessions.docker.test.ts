@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -324,6 +324,41 @@ describe('the reaper after a crash of a core with a kept session', () => {
       await next?.dispose();
       for (const id of [report.kept.containerId, report.plain.containerId]) await docker.removeContainer(id).catch(() => undefined);
       await rm(home, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a kept session with a shared folder', () => {
+  it('comes back with its folder after a restart: listed, mounted as before, in the new container it got for it', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'sandpit-kept-folder-'));
+    const share = await mkdtemp(join(tmpdir(), 'sandpit-kept-share-'));
+    await chmod(share, 0o755);
+    await writeFile(join(share, 'data.txt'), 'from the host');
+    let first: Sandpit | undefined = await startCore(home);
+    let second: Sandpit | undefined;
+    try {
+      const made = await call(first.api, 'sessions.create', {}, PANEL);
+      const shared = await call(first.api, 'sessions.addFolder', { sessionId: made.id, folder: { hostPath: share } }, PANEL);
+      // A new set of folders is a new container: the record kept must name that one.
+      expect(shared.containerId).not.toBe(made.containerId);
+      await call(first.api, 'sessions.setKept', { sessionId: made.id, keep: true }, PANEL);
+      await first.dispose();
+      first = undefined;
+      expect(await containerState(shared.containerId)).toBe('stopped');
+
+      second = await startCore(home);
+      const listed = second.sessions.list().find((s) => s.id === made.id);
+      expect(listed?.state).toBe('paused');
+      expect(listed?.folders.map((f) => [f.mountPath, f.mode])).toEqual([['/workspace/shared/' + share.split('/').pop(), 'ro']]);
+      const r = await run(second, made.id, `print(open('${listed!.folders[0]!.mountPath}/data.txt').read())`);
+      expect(r.stdout).toBe('from the host\n');
+      expect(r.message).toBe(RESUMED_NOTICE);
+      await call(second.api, 'sessions.stop', { sessionId: made.id }, PANEL);
+    } finally {
+      await first?.dispose();
+      await second?.dispose();
+      await rm(home, { recursive: true, force: true });
+      await rm(share, { recursive: true, force: true });
     }
   });
 });

@@ -55,8 +55,17 @@ describe('walkWorkspace', () => {
     const got: Record<string, string> = {};
     const walk = await walkWorkspace(agent, async (path, content) => void (got[path] = content.toString()), CAPS);
     expect(got).toEqual({ 'a.txt': 'A', 'sub/b.txt': 'BB' });
-    expect(walk).toEqual({ files: 2, bytes: 3, skipped: ['passwd', 'pipe', 'sub/out'] });
+    expect(walk).toEqual({ files: 2, bytes: 3, skipped: ['passwd', 'pipe', 'sub/out'], leftOut: [] });
     expect(agent.reads.sort()).toEqual(['a.txt', 'sub/b.txt']);
+  });
+
+  it('never walks a folder it is told to leave out (a shared folder), and names it', async () => {
+    const agent = fakeAgent({ 'a.txt': { file: 'A' }, shared: { dir: { docs: { dir: { 'private.txt': { file: 'the person’s' } } }, 'own.txt': { file: 'O' } } } });
+    const got: Record<string, string> = {};
+    const walk = await walkWorkspace(agent, async (path, content) => void (got[path] = content.toString()), { ...CAPS, leaveOut: ['shared/docs'] });
+    expect(got).toEqual({ 'a.txt': 'A', 'shared/own.txt': 'O' });
+    expect(walk.leftOut).toEqual(['shared/docs']);
+    expect(agent.reads.some((path) => path.startsWith('shared/docs'))).toBe(false);
   });
 
   it('refuses a file over the per-file cap, saying which and how large, before reading it', async () => {
