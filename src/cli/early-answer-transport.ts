@@ -17,6 +17,9 @@ export class EarlyAnswerTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
+  /** Resolves when the first message has come in (and, if it was one, been answered). */
+  readonly firstMessage: Promise<void>;
+  private gotFirst!: () => void;
   private readonly kept: JSONRPCMessage[] = [];
   /** Requests answered early, whose reply from the server is dropped. */
   private readonly answered = new Map<RequestId, JSONRPCMessage>();
@@ -27,7 +30,11 @@ export class EarlyAnswerTransport implements Transport {
     private readonly answer: EarlyAnswer,
     /** Told when the server's reply to a request answered early says something else (e.g. an error). */
     private readonly onDisagreement: (early: JSONRPCMessage, late: JSONRPCMessage) => void = () => undefined,
-  ) {}
+  ) {
+    this.firstMessage = new Promise((resolve) => {
+      this.gotFirst = resolve;
+    });
+  }
 
   /** Starts reading stdin (call once, before the server exists). */
   async listen(): Promise<void> {
@@ -64,6 +71,7 @@ export class EarlyAnswerTransport implements Transport {
 
   private early(message: JSONRPCMessage): void {
     this.kept.push(message);
+    this.gotFirst();
     const reply = this.answer(message);
     const id = 'id' in message ? message.id : undefined;
     if (!reply || id === undefined || this.answered.has(id)) return;

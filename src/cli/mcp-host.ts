@@ -1,8 +1,12 @@
 import type { Writable } from 'node:stream';
 import { createLogger } from '../core/log';
+import { withTimeout } from '../core/util/with-timeout';
 import { EarlyAnswerTransport } from './early-answer-transport';
 import { earlyInitializeResult } from './early-initialize';
 import { StdioLineTransport } from './stdio-line-transport';
+
+/** How long the server's loading waits for the client's first message (usually `initialize`, sent at once). */
+const FIRST_MESSAGE_WAIT_MS = 100;
 
 /**
  * `sandpit mcp` with no Sandpit running: reads stdin at once and answers `initialize` before the MCP SDK,
@@ -17,6 +21,9 @@ export async function hostMcpInProcess(stdout: Writable): Promise<void> {
     log.warn('the MCP server refused an initialize request answered early', { reply: JSON.stringify(late).slice(0, 500) }),
   );
   await transport.listen();
+  // Loading the server holds the event loop (its modules evaluate in one go): stdin is read only when the loop
+  // turns. So the server loads once the client's first message is in and answered — or a moment later.
+  await withTimeout(transport.firstMessage, FIRST_MESSAGE_WAIT_MS, 'The first message').catch(() => undefined);
   const { serveMcpInProcess } = await import('./mcp-host-server');
   await serveMcpInProcess(transport, stdio.ended);
 }
