@@ -4,13 +4,11 @@ import Docker from 'dockerode';
 import { DockerodeClient } from '../core/docker/dockerode-client';
 import { silentLogger } from '../core/log';
 import { withTimeout } from '../core/util/with-timeout';
-import type { ProvidedImages } from './provided-context';
+import type { ProvidedImages, ProvidedPodman } from './provided-context';
 
 /** Where the tests look for Podman's Docker-compatible service (`.ci/run` starts it there). */
 export const PODMAN_TEST_HOST = process.env.SANDPIT_TEST_PODMAN_HOST || 'unix:///tmp/podman.sock';
 
-/** Podman for the engine-parametrized tests: its address and images, or why its cases are skipped. */
-export type ProvidedPodman = { host: string; images: ProvidedImages; version: string } | { skip: string };
 
 const LOAD_TIMEOUT_MS = 180_000;
 

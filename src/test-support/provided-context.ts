@@ -1,5 +1,3 @@
-import type { ProvidedPodman } from './podman-engine';
-
 /** Executor image tags the docker project's globalSetup builds and provides; absent when a Dockerfile is not written yet. */
 export interface ProvidedImages {
   python?: string;
@@ -7,6 +5,9 @@ export interface ProvidedImages {
   /** The JavaScript executor image (Node + npm). */
   node?: string;
 }
+
+/** Podman for the engine-parametrized tests: its address and images, or why its cases are skipped. */
+export type ProvidedPodman = { host: string; images: ProvidedImages; version: string } | { skip: string };
 
 declare module 'vitest' {
   export interface ProvidedContext {
