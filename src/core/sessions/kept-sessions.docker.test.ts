@@ -25,7 +25,7 @@ const PANEL: CallContext = { transport: 'internal' };
 /** An assistant over MCP: the sessions it makes are its own while its MCP session lasts. */
 const ASSISTANT: CallContext = { transport: 'mcp-http', client: 'test-assistant', principal: 'mcp:kept-test-1' };
 const OTHER_ASSISTANT: CallContext = { transport: 'mcp-http', client: 'other-assistant', principal: 'mcp:kept-test-2' };
-const RESUMED_NOTICE = 'This session was resumed after Sandpit restarted: files and installed packages are here, variables from earlier runs are not — re-run your code to rebuild them.';
+const RESUMED_NOTICE = 'This session was resumed after Sandpit restarted: files and installed packages are here, variables from earlier runs are not — re-run your code to rebuild them, or fork the session with replay: true, which runs its earlier successful runs again in the fork.';
 
 /** A real core on a data folder the test keeps between cores (a restart is: dispose one, start the next on the same folder). */
 async function startCore(home: string, overrides: Partial<SandpitConfig> = {}): Promise<Sandpit> {
@@ -147,6 +147,21 @@ describe('a kept session across a real restart of the core', () => {
     expect(pkg.stateLost).toBe(false);
     const gone = await run(sp, kept.id, 'answer');
     expect(gone.error?.name).toBe('NameError');
+  });
+
+  it('a fork with replay of the resumed session rebuilds the variables the restart took (its runs were kept in the record)', async () => {
+    const sp = second!;
+    const fork = await call(sp.api, 'sessions.fork', { sessionId: kept.id, replay: true }, PANEL);
+    try {
+      // The runs before the restart (the file write, the import, answer = …) and the ones after it, in order.
+      expect(fork.replay).toMatchObject({ complete: true });
+      expect(fork.replay!.ran).toBeGreaterThanOrEqual(3);
+      const rebuilt = await run(sp, fork.session.id, 'answer');
+      expect(rebuilt.result).toBe('84');
+    } finally {
+      await call(sp.api, 'sessions.stop', { sessionId: fork.session.id }, PANEL);
+      await call(sp.api, 'snapshots.delete', { snapshotId: fork.snapshot.id }, PANEL);
+    }
   });
 
   it('stop_session removes a kept session for good: container, volumes, record and workspace disk', async () => {

@@ -71,10 +71,10 @@ describe('the kept-session store', () => {
 describe('the first result after a resume', () => {
   it('says plainly what was kept and what was not, after a restart and after an idle pause', () => {
     expect(resumeNotice('quit', 1_800_000)).toBe(
-      'This session was resumed after Sandpit restarted: files and installed packages are here, variables from earlier runs are not — re-run your code to rebuild them.',
+      'This session was resumed after Sandpit restarted: files and installed packages are here, variables from earlier runs are not — re-run your code to rebuild them, or fork the session with replay: true, which runs its earlier successful runs again in the fork.',
     );
     expect(resumeNotice('idle', 1_800_000)).toBe(
-      'This session was paused after 30 minutes without use, to free its memory, and has been resumed: files and installed packages are here, variables from earlier runs are not (memory cannot be saved on this machine) — re-run your code to rebuild them.',
+      'This session was paused after 30 minutes without use, to free its memory, and has been resumed: files and installed packages are here, variables from earlier runs are not (memory cannot be saved on this machine) — re-run your code to rebuild them, or fork the session with replay: true, which runs its earlier successful runs again in the fork.',
     );
   });
 });

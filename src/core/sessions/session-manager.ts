@@ -357,7 +357,7 @@ export class SessionManager {
         },
         this.services,
         'paused',
-        { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit' },
+        { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit', ...(record.history ? { history: record.history } : {}) },
         folders,
       );
       this.sessions.set(session.id, session);
@@ -450,6 +450,7 @@ export class SessionManager {
       createdAt: session.createdAt.toISOString(),
       idleTtlMs: identity.idleTtlMs,
       packages: session.installedPackages,
+      history: session.recordedRuns,
       ...(session.mountedFolders.length ? { folders: [...session.mountedFolders] } : {}),
       sandbox: session.runtime.record(),
     });

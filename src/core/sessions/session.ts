@@ -87,14 +87,17 @@ export interface SessionRestore {
   createdAt: Date;
   packages: string[];
   pausedBy?: PauseReason;
+  /** The successful runs recorded before Sandpit quit (what a fork's replay runs again). */
+  history?: { runs: RunRecord[]; complete: boolean };
 }
 
 /** The first result after a resume says what was kept and what was not. */
 export function resumeNotice(reason: PauseReason, idleTtlMs: number): string {
   const gone = 'files and installed packages are here, variables from earlier runs are not';
-  if (reason === 'quit') return `This session was resumed after Sandpit restarted: ${gone} — re-run your code to rebuild them.`;
+  const rebuild = 're-run your code to rebuild them, or fork the session with replay: true, which runs its earlier successful runs again in the fork';
+  if (reason === 'quit') return `This session was resumed after Sandpit restarted: ${gone} — ${rebuild}.`;
   const minutes = Math.max(1, Math.round(idleTtlMs / 60_000));
-  return `This session was paused after ${minutes} minute${minutes === 1 ? '' : 's'} without use, to free its memory, and has been resumed: ${gone} (memory cannot be saved on this machine) — re-run your code to rebuild them.`;
+  return `This session was paused after ${minutes} minute${minutes === 1 ? '' : 's'} without use, to free its memory, and has been resumed: ${gone} (memory cannot be saved on this machine) — ${rebuild}.`;
 }
 
 /** One successful run, as it ran (what a replay runs again). */
@@ -158,6 +161,11 @@ export class Session {
     this.createdAt = restore?.createdAt ?? new Date();
     this.packages = [...(restore?.packages ?? [])];
     this.keptValue = restore?.kept ?? false;
+    if (restore?.history) {
+      this.history = [...restore.history.runs];
+      this.historyChars = this.history.reduce((sum, run) => sum + run.code.length, 0);
+      this.historyComplete = restore.history.complete;
+    }
     if (restore?.pausedBy) this.pendingNotice = resumeNotice(restore.pausedBy, identity.idleTtlMs);
     this.log = services.log.child({ sessionId: this.id });
     runtime.onRecovering = () => {
@@ -244,8 +252,7 @@ export class Session {
     await this.queue.run(async () => {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
       if (this.stateValue === 'paused') await this.resumeNow();
-      // A new container: the interpreter starts again, so a snapshot's replayable history does too.
-      this.forgetHistory();
+      // A new container: the variables go, the recorded runs stay (a fork with replay rebuilds them).
       const previous = this.folderList;
       this.setState('restarting');
       try {
@@ -492,6 +499,11 @@ export class Session {
     this.historyChars += code.length;
   }
 
+  /** The successful runs recorded since the session's last restart (what a fork's replay runs again). */
+  get recordedRuns(): { runs: RunRecord[]; complete: boolean } {
+    return { runs: [...this.history], complete: this.historyComplete };
+  }
+
   private forgetHistory(): void {
     this.history = [];
     this.historyChars = 0;
@@ -511,8 +523,7 @@ export class Session {
 
   private markPaused(reason: PauseReason): void {
     this.pendingNotice = resumeNotice(reason, this.identity.idleTtlMs);
-    // The interpreter ends with the container: a snapshot's replayable history starts again after the resume.
-    this.forgetHistory();
+    // The variables end with the container; the recorded runs stay, so a fork with replay can rebuild them.
     // From ready or failed (the table's way in); a session caught mid-run at quit keeps its state, the record is what stays.
     if (this.stateValue === 'ready' || this.stateValue === 'failed') this.setState('paused');
     this.services.bus.emit('session.paused', { sessionId: this.id, reason });
