@@ -90,6 +90,9 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
   async function drain() {
     busy = true;
     while (queue.length) {
+      // One turn of the event loop first: requests already sent by the I/O thread (an interrupt for this
+      // execution among them) are delivered before it starts, not after.
+      await new Promise((resolve) => setImmediate(resolve));
       const msg = queue.shift();
       try {
         await execute(msg);
