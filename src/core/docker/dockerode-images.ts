@@ -33,10 +33,14 @@ export async function buildFromContext(docker: Docker, context: Buffer, options:
   });
 }
 
-/** Imports a root filesystem tar as the image `tag` (`repo:version`, `latest` when no version is given). */
+/**
+ * Imports a root filesystem tar as the image `tag` (`repo:version`, `latest` when no version is given). The
+ * whole name goes in `repo` (the API lets it carry the tag): Podman's compatible API ignores a separate `tag`
+ * and would name the image `…:latest`.
+ */
 export async function importRootfs(docker: Docker, rootfsTar: Readable, tag: string): Promise<void> {
   const [repo, version] = splitTag(tag);
-  const stream = await docker.importImage(rootfsTar, { repo, tag: version });
+  const stream = await docker.importImage(rootfsTar, { repo: `${repo}:${version}` });
   await new Promise<void>((resolve, reject) => {
     docker.modem.followProgress(stream, (error: Error | null) => (error ? reject(error) : resolve()));
   });
