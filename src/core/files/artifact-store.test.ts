@@ -188,7 +188,7 @@ describe('ArtifactStore', () => {
     expect((await first.list()).map((a) => a.path)).toEqual(['c']);
   });
 
-  it.skipIf(!isPosix)('refuses to follow a link that leads out of the store', async () => {
+  it.skipIf(!isPosix)('refuses to follow a link that leads out of the store (POSIX links: skipped on Windows)', async () => {
     const outside = join(parent, 'outside');
     await mkdir(outside);
     const content = Buffer.from('escape attempt');
@@ -200,7 +200,7 @@ describe('ArtifactStore', () => {
     expect(await readdir(outside)).toEqual([]);
   });
 
-  it.skipIf(!isPosix)('never appends to an index that is a link', async () => {
+  it.skipIf(!isPosix)('never appends to an index that is a link (POSIX links: skipped on Windows)', async () => {
     const outside = join(parent, 'outside.jsonl');
     await writeFile(outside, '');
     await mkdir(dir, { recursive: true });

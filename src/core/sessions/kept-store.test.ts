@@ -6,7 +6,7 @@ import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import { silentLogger } from '../log';
 import { KeptStore, isKeptSession } from './kept-store';
 import type { KeptRecord } from './kept-store';
-import { resumeNotice } from './session';
+import { resumeNotice } from './resume-notice';
 
 const record = (id: string): KeptRecord => ({
   version: 1,

@@ -14,6 +14,7 @@ import type { InstallSettings } from '../runtimes/helper-install';
 import { newId } from '../util/ids';
 import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
+import { keptKey, keptRecordOf } from './kept-record';
 import type { KeptStore } from './kept-store';
 import type { SandboxBackend } from './sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
@@ -433,27 +434,7 @@ export class SessionManager {
   private async saveKept(session: Session, announce: boolean): Promise<void> {
     const store = this.deps.kept;
     if (!store) throw new SandpitError('INVALID_INPUT', 'Sessions cannot be kept here: this Sandpit has no data folder for them.');
-    const { identity } = session;
-    await store.save({
-      version: 1,
-      id: session.id,
-      name: identity.name,
-      language: identity.language,
-      image: identity.image,
-      limits: identity.limits,
-      ...(identity.environment ? { environment: identity.environment } : {}),
-      networkPolicy: identity.networkPolicy,
-      ...(session.runtime.options.spec.network ? { network: session.runtime.options.spec.network } : {}),
-      isolation: identity.isolation,
-      ...(identity.client ? { client: identity.client } : {}),
-      ...(identity.owner ? { madeBy: identity.owner } : {}),
-      createdAt: session.createdAt.toISOString(),
-      idleTtlMs: identity.idleTtlMs,
-      packages: session.installedPackages,
-      history: session.recordedRuns,
-      ...(session.mountedFolders.length ? { folders: [...session.mountedFolders] } : {}),
-      sandbox: session.runtime.record(),
-    });
+    await store.save(keptRecordOf(session));
     this.savedKept.set(session.id, keptKey(session));
     if (announce) session.setKept(true);
   }
@@ -551,9 +532,4 @@ export class SessionManager {
 
 function mayUse(session: Session, principal: string | undefined): boolean {
   return principal === undefined || session.identity.owner === undefined || session.identity.owner === principal;
-}
-
-/** What a kept session's record must follow: its installed packages, its container, its shared folders. */
-function keptKey(session: Session): string {
-  return JSON.stringify([session.installedPackages.length, session.runtime.record().containerId, session.mountedFolders.map((f) => `${f.mountPath}:${f.mode}`)]);
 }

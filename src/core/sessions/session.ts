@@ -27,6 +27,10 @@ import type { MountedFolder } from '../folders/share-folders';
 import { WORKSPACE_DIR } from './sandbox-paths';
 import { assertTransition } from './session-state';
 import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
+import { resumeNotice } from './resume-notice';
+import type { PauseReason } from './resume-notice';
+import { RunHistory } from './run-history';
+import type { RecordedRuns, RunRecord } from './run-history';
 import { walkWorkspace } from './workspace-walk';
 import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-walk';
 
@@ -78,8 +82,6 @@ export interface ExecuteOptions {
   executionId?: string;
 }
 
-/** Why a session was paused: its idle time ran out, or Sandpit quit while it was kept. */
-export type PauseReason = 'idle' | 'quit';
 
 /** What a session made by an earlier core brings along (a kept session, listed as paused). */
 export interface SessionRestore {
@@ -88,27 +90,8 @@ export interface SessionRestore {
   packages: string[];
   pausedBy?: PauseReason;
   /** The successful runs recorded before Sandpit quit (what a fork's replay runs again). */
-  history?: { runs: RunRecord[]; complete: boolean };
+  history?: RecordedRuns;
 }
-
-/** The first result after a resume says what was kept and what was not. */
-export function resumeNotice(reason: PauseReason, idleTtlMs: number): string {
-  const gone = 'files and installed packages are here, variables from earlier runs are not';
-  const rebuild = 're-run your code to rebuild them, or fork the session with replay: true, which runs its earlier successful runs again in the fork';
-  if (reason === 'quit') return `This session was resumed after Sandpit restarted: ${gone} — ${rebuild}.`;
-  const minutes = Math.max(1, Math.round(idleTtlMs / 60_000));
-  return `This session was paused after ${minutes} minute${minutes === 1 ? '' : 's'} without use, to free its memory, and has been resumed: ${gone} (memory cannot be saved on this machine) — ${rebuild}.`;
-}
-
-/** One successful run, as it ran (what a replay runs again). */
-export interface RunRecord {
-  code: string;
-  language: Language;
-}
-
-/** The runs a session remembers for snapshots: beyond these, the history is marked incomplete. */
-const MAX_HISTORY_RUNS = 2_000;
-const MAX_HISTORY_CHARS = 16 * 1024 * 1024;
 
 /** What a snapshot takes of a session, in one job: its files (through a sink), its packages, its runs. */
 export interface SessionContents extends WorkspaceWalk {
@@ -140,9 +123,7 @@ export class Session {
    */
   private pendingNotice: string | undefined;
   /** Successful runs since the interpreter started (a restart or a lost state clears them). */
-  private history: RunRecord[] = [];
-  private historyChars = 0;
-  private historyComplete = true;
+  private readonly history: RunHistory;
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
   private folderList: MountedFolder[];
@@ -161,15 +142,11 @@ export class Session {
     this.createdAt = restore?.createdAt ?? new Date();
     this.packages = [...(restore?.packages ?? [])];
     this.keptValue = restore?.kept ?? false;
-    if (restore?.history) {
-      this.history = [...restore.history.runs];
-      this.historyChars = this.history.reduce((sum, run) => sum + run.code.length, 0);
-      this.historyComplete = restore.history.complete;
-    }
+    this.history = new RunHistory(restore?.history);
     if (restore?.pausedBy) this.pendingNotice = resumeNotice(restore.pausedBy, identity.idleTtlMs);
     this.log = services.log.child({ sessionId: this.id });
     runtime.onRecovering = () => {
-      this.forgetHistory();
+      this.history.forget();
       this.setState('restarting');
     };
     runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
@@ -382,7 +359,7 @@ export class Session {
     await this.queue.run(async () => {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
       this.setState('restarting');
-      this.forgetHistory();
+      this.history.forget();
       try {
         await this.runtime.restart();
       } catch (error) {
@@ -421,7 +398,7 @@ export class Session {
   recoverAfterEngine(): void {
     if (this.runtime.connected || this.stateValue === 'starting' || this.stateValue === 'paused' || this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.setState('restarting');
-    this.forgetHistory();
+    this.history.forget();
     this.queue
       .run(() => this.runtime.restart())
       .then(
@@ -454,7 +431,7 @@ export class Session {
       const sharedFolders = this.folderList.map((f) => f.mountPath.replace(/^\/workspace\/?/, ''));
       const walk = await walkWorkspace(this.runtime, sink, { ...caps, leaveOut: sharedFolders });
       const packages = await this.runtime.sandbox.exportPackages(caps.maxPackageBytes);
-      return { ...walk, ...(packages ? { packages } : {}), packageNames: [...this.packages], history: [...this.history], historyComplete: this.historyComplete };
+      return { ...walk, ...(packages ? { packages } : {}), packageNames: [...this.packages], history: this.history.recorded.runs, historyComplete: this.history.recorded.complete };
     });
   }
 
@@ -489,25 +466,9 @@ export class Session {
     }
   }
 
-  private remember(code: string): void {
-    if (!this.historyComplete) return;
-    if (this.history.length >= MAX_HISTORY_RUNS || this.historyChars + code.length > MAX_HISTORY_CHARS) {
-      this.historyComplete = false;
-      return;
-    }
-    this.history.push({ code, language: this.identity.language });
-    this.historyChars += code.length;
-  }
-
   /** The successful runs recorded since the session's last restart (what a fork's replay runs again). */
-  get recordedRuns(): { runs: RunRecord[]; complete: boolean } {
-    return { runs: [...this.history], complete: this.historyComplete };
-  }
-
-  private forgetHistory(): void {
-    this.history = [];
-    this.historyChars = 0;
-    this.historyComplete = true;
+  get recordedRuns(): RecordedRuns {
+    return this.history.recorded;
   }
 
   private recordPackages(packages: string[]): void {
@@ -609,8 +570,8 @@ export class Session {
       const notice = this.pendingNotice;
       this.pendingNotice = undefined;
       if (notice) Object.assign(result, { stateLost: true, message: outcome.message ? `${notice} ${outcome.message}` : notice });
-      if (outcome.stateLost) this.forgetHistory();
-      else if (result.status === 'ok') this.remember(code);
+      if (outcome.stateLost) this.history.forget();
+      else if (result.status === 'ok') this.history.remember({ code, language: this.identity.language });
       bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
       return result;
     } catch (error) {

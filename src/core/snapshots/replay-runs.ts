@@ -1,7 +1,7 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import type { ReplayReport } from '../../shared/domain/snapshot';
-import type { RunRecord } from '../sessions/session';
+import type { RunRecord } from '../sessions/run-history';
 
 /** Runs one recorded run again: the caller's normal run path (audited, approval-checked), never a side door. */
 export type RunAgain = (record: RunRecord, index: number) => Promise<ExecutionResult>;

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
 import { LANGUAGES } from '../../shared/domain/runtimes';
-import type { RunRecord, Session } from '../sessions/session';
+import type { RunRecord } from '../sessions/run-history';
+import type { Session } from '../sessions/session';
 import type { SnapshotManifest, SnapshotStore } from './snapshot-store';
 
 const historySchema = z.array(z.object({ code: z.string(), language: z.enum(LANGUAGES) }));
