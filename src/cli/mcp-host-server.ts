@@ -1,4 +1,5 @@
 import { toErrorBody } from '../shared/api/errors';
+import { ASSISTANT_ENV, assistantIdOf } from '../shared/domain/assistant-tag';
 import type { Sandpit } from '../core/app';
 import { deferredHandlers } from '../core/api/deferred-handlers';
 import { clientRegistryOn } from '../core/connect/client-registry';
@@ -50,7 +51,8 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   });
   let untrack: (() => void) | undefined;
   mcp.server.server.oninitialized = () => {
-    untrack ??= clients.add({ name: clientNameOf(mcp) ?? 'unnamed client', transport: 'mcp-stdio' });
+    const assistant = assistantIdOf(process.env[ASSISTANT_ENV]);
+    untrack ??= clients.add({ name: clientNameOf(mcp) ?? 'unnamed client', transport: 'mcp-stdio', ...(assistant ? { assistant } : {}) });
     setTimeout(startCore, CORE_START_AFTER_HANDSHAKE_MS).unref();
   };
   mcp.server.server.onclose = () => untrack?.();

@@ -206,4 +206,8 @@ export const METHOD_POLICY: PolicyTable = {
   'connect.rotateToken': panel('replace the access token'),
   'connect.panelLink': panel('see the panel link'),
   'connect.rotatePanelLink': panel('replace the panel link'),
+  // An assistant must not rewrite (or even list) the configuration of the person's other assistants.
+  'connect.assistants': panel('see which assistants are on this computer'),
+  'connect.connectAssistant': panel("change an assistant's configuration"),
+  'connect.disconnectAssistant': panel("change an assistant's configuration"),
 };

@@ -25,16 +25,19 @@ export function assistantConfigs(stdio: StdioCommand, mcpUrl: string): ConnectIn
   const envFlags = Object.entries(stdio.env ?? {}).map(([key, value]) => `--env ${shellQuote(`${key}=${value}`)} `);
   return {
     claudeDesktop: {
-      where: 'Claude Desktop: Settings → Developer → Edit Config opens claude_desktop_config.json. Add "sandpit" under "mcpServers", save, and restart Claude Desktop.',
+      where:
+        'Claude Desktop: Settings → Developer → Edit Config opens claude_desktop_config.json. Add "sandpit" under "mcpServers", save, and restart Claude Desktop.',
       stdio: json({ mcpServers: { sandpit: stdioEntry(stdio) } }),
     },
     cursor: {
-      where: 'Cursor: ~/.cursor/mcp.json (every project) or .cursor/mcp.json in one project. Add "sandpit" under "mcpServers".',
+      where:
+        'Cursor: ~/.cursor/mcp.json (every project) or .cursor/mcp.json in one project. Add "sandpit" under "mcpServers".',
       stdio: json({ mcpServers: { sandpit: stdioEntry(stdio) } }),
       http: json({ mcpServers: { sandpit: { url: mcpUrl, headers: { Authorization: AUTHORIZATION } } } }),
     },
     vscode: {
-      where: 'VS Code: .vscode/mcp.json in your project (or the command "MCP: Open User Configuration"). Add "sandpit" under "servers".',
+      where:
+        'VS Code: .vscode/mcp.json in your project (or the command "MCP: Open User Configuration"). Add "sandpit" under "servers".',
       stdio: json({ servers: { sandpit: { type: 'stdio', ...stdioEntry(stdio) } } }),
       http: json({ servers: { sandpit: { type: 'http', url: mcpUrl, headers: { Authorization: AUTHORIZATION } } } }),
     },

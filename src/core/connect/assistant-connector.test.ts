@@ -13,7 +13,11 @@ import { assistantTargets } from './assistant-targets';
 let root: string;
 let home: string;
 let data: string;
-const STDIO = { command: '/usr/bin/node', args: ['/opt/sandpit/bin/sandpit.mjs', 'mcp'], env: { SANDPIT_HOME: '/data/sandpit' } };
+const STDIO = {
+  command: '/usr/bin/node',
+  args: ['/opt/sandpit/bin/sandpit.mjs', 'mcp'],
+  env: { SANDPIT_HOME: '/data/sandpit' },
+};
 
 beforeEach(async () => {
   root = await mkdtemp(join(tmpdir(), 'sandpit-assistants-'));
@@ -46,7 +50,11 @@ describe('AssistantConnector against each assistant’s real file layout', () =>
     await lay('cursor');
     await mkdir(join(home, '.codex'), { recursive: true });
     const states = Object.fromEntries((await connector().list()).map((s) => [s.id, s.state]));
-    expect(states).toEqual({ ...Object.fromEntries(ASSISTANT_IDS.map((id) => [id, 'not-found'])), cursor: 'not-connected', codex: 'not-connected' });
+    expect(states).toEqual({
+      ...Object.fromEntries(ASSISTANT_IDS.map((id) => [id, 'not-found'])),
+      cursor: 'not-connected',
+      codex: 'not-connected',
+    });
   });
 
   for (const id of ASSISTANT_IDS) {
@@ -62,7 +70,11 @@ describe('AssistantConnector against each assistant’s real file layout', () =>
       const before = parsed(id, original);
       const after = parsed(id, written);
       const servers = after[target.serversKey]!;
-      expect(servers.sandpit).toMatchObject({ command: STDIO.command, args: STDIO.args, env: { SANDPIT_HOME: '/data/sandpit', SANDPIT_ASSISTANT: id } });
+      expect(servers.sandpit).toMatchObject({
+        command: STDIO.command,
+        args: STDIO.args,
+        env: { SANDPIT_HOME: '/data/sandpit', SANDPIT_ASSISTANT: id },
+      });
       // Everything else is as it was.
       const { sandpit: _ours, ...others } = servers;
       expect(others).toEqual(before[target.serversKey]);
@@ -86,23 +98,38 @@ describe('AssistantConnector against each assistant’s real file layout', () =>
   it('never overwrites a file that does not parse, and says where it breaks and what to do', async () => {
     const broken = '{\n  "mcpServers": {\n    "docs": { "url": "http://localhost:3001/mcp" }\n    "git": {}\n  }\n}\n';
     const path = await lay('cursor', broken);
-    await expect(connector().connect('cursor')).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringMatching(/line 4, column 5: a missing comma.*left the file as it is.*fix that spot/) });
+    await expect(connector().connect('cursor')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringMatching(
+        /line 4, column 5: a missing comma.*left the file as it is.*fix that spot/,
+      ) as unknown,
+    });
     expect(await readFile(path, 'utf8')).toBe(broken);
     const status = (await connector().list()).find((s) => s.id === 'cursor')!;
-    expect(status).toMatchObject({ state: 'unreadable', problem: expect.stringContaining(path) });
+    expect(status).toMatchObject({ state: 'unreadable', problem: expect.stringContaining(path) as unknown });
     // Comments in a file that may not have them (Claude Desktop reads strict JSON) are refused too.
     const desktop = await lay('claude-desktop', '{ // mine\n "mcpServers": {} }\n');
-    await expect(connector().connect('claude-desktop')).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('a comment') });
+    await expect(connector().connect('claude-desktop')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('a comment') as unknown,
+    });
     expect(await readFile(desktop, 'utf8')).toBe('{ // mine\n "mcpServers": {} }\n');
     const toml = await lay('codex', 'model = "o3"\n[mcp_servers.docs\ncommand = "x"\n');
-    await expect(connector().connect('codex')).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('line 2') });
+    await expect(connector().connect('codex')).rejects.toMatchObject({
+      code: 'CONFLICT',
+      message: expect.stringContaining('line 2') as unknown,
+    });
     expect(await readFile(toml, 'utf8')).toBe('model = "o3"\n[mcp_servers.docs\ncommand = "x"\n');
   });
 
   it('creates the file when the assistant has none yet, and Disconnect removes it again', async () => {
     await mkdir(join(home, '.cursor'), { recursive: true });
     const change = await connector().connect('cursor');
-    expect(JSON.parse(change.after)).toEqual({ mcpServers: { sandpit: { command: STDIO.command, args: STDIO.args, env: { ...STDIO.env, SANDPIT_ASSISTANT: 'cursor' } } } });
+    expect(JSON.parse(change.after)).toEqual({
+      mcpServers: {
+        sandpit: { command: STDIO.command, args: STDIO.args, env: { ...STDIO.env, SANDPIT_ASSISTANT: 'cursor' } },
+      },
+    });
     await connector().disconnect('cursor');
     await expect(lstat(join(home, '.cursor', 'mcp.json'))).rejects.toThrow();
   });
@@ -114,7 +141,9 @@ describe('AssistantConnector against each assistant’s real file layout', () =>
     await writeFile(path, edited);
     const undo = await connector().disconnect('cursor');
     expect(undo.message).toMatch(/changed since Sandpit connected/);
-    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ mcpServers: { docs2: { url: 'http://localhost:3001/mcp' } } });
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({
+      mcpServers: { docs2: { url: 'http://localhost:3001/mcp' } },
+    });
   });
 
   it('an outdated Sandpit entry in a Codex file is replaced where it is; the rest of the file stays', async () => {
@@ -125,7 +154,11 @@ describe('AssistantConnector against each assistant’s real file layout', () =>
     const written = await readFile(path, 'utf8');
     expect(written).not.toContain('/old');
     expect(written.startsWith(LAYOUTS.codex.text)).toBe(true);
-    expect((parseToml(written) as { mcp_servers: Record<string, unknown> }).mcp_servers.docs).toEqual({ command: 'npx', args: ['-y', 'docs-mcp'], env: { DOCS_TOKEN: 'abc' } });
+    expect((parseToml(written) as { mcp_servers: Record<string, unknown> }).mcp_servers.docs).toEqual({
+      command: 'npx',
+      args: ['-y', 'docs-mcp'],
+      env: { DOCS_TOKEN: 'abc' },
+    });
     await connector().disconnect('codex');
     expect(await readFile(path, 'utf8')).toBe(text);
   });
@@ -164,7 +197,9 @@ describe('AssistantConnector against each assistant’s real file layout', () =>
   });
 
   it('knows where each assistant keeps its file on macOS and Windows', () => {
-    const mac = Object.fromEntries(assistantTargets({ home: '/Users/me', platform: 'darwin' }).map((t) => [t.id, t.configPath]));
+    const mac = Object.fromEntries(
+      assistantTargets({ home: '/Users/me', platform: 'darwin' }).map((t) => [t.id, t.configPath]),
+    );
     expect(mac).toMatchObject({
       'claude-desktop': '/Users/me/Library/Application Support/Claude/claude_desktop_config.json',
       vscode: '/Users/me/Library/Application Support/Code/User/mcp.json',
@@ -172,7 +207,11 @@ describe('AssistantConnector against each assistant’s real file layout', () =>
       cursor: '/Users/me/.cursor/mcp.json',
       codex: '/Users/me/.codex/config.toml',
     });
-    const win = Object.fromEntries(assistantTargets({ home: 'C:\\Users\\me', platform: 'win32', appData: 'C:\\Users\\me\\AppData\\Roaming' }).map((t) => [t.id, t.configPath]));
+    const win = Object.fromEntries(
+      assistantTargets({ home: 'C:\\Users\\me', platform: 'win32', appData: 'C:\\Users\\me\\AppData\\Roaming' }).map(
+        (t) => [t.id, t.configPath],
+      ),
+    );
     expect(win).toMatchObject({
       'claude-desktop': 'C:\\Users\\me\\AppData\\Roaming\\Claude\\claude_desktop_config.json',
       vscode: 'C:\\Users\\me\\AppData\\Roaming\\Code\\User\\mcp.json',

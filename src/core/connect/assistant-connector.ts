@@ -70,7 +70,10 @@ export class AssistantConnector {
     try {
       const entry = editorFor(target, target.configPath, text).entry(ENTRY_NAME);
       if (entry === undefined) return { ...base, state: 'not-connected' };
-      return { ...base, state: isDeepStrictEqual(JSON.parse(JSON.stringify(entry)), this.desired(target)) ? 'connected' : 'outdated' };
+      return {
+        ...base,
+        state: isDeepStrictEqual(JSON.parse(JSON.stringify(entry)), this.desired(target)) ? 'connected' : 'outdated',
+      };
     } catch (error) {
       if (error instanceof ConfigUnreadableError) return { ...base, state: 'unreadable', problem: error.message };
       throw error;
@@ -90,16 +93,27 @@ export class AssistantConnector {
   private async doConnect(id: AssistantId): Promise<AssistantChange> {
     const target = this.target(id);
     if (!(await exists(target.foundBy)) && !(await exists(target.configPath))) {
-      throw new SandpitError('NOT_FOUND', `${target.label} is not set up on this computer (there is no ${target.foundBy}). Install it and open it once, then connect.`);
+      throw new SandpitError(
+        'NOT_FOUND',
+        `${target.label} is not set up on this computer (there is no ${target.foundBy}). Install it and open it once, then connect.`,
+      );
     }
     const existing = await readIfThere(target.configPath);
     const before = existing ?? '';
     const after = editorFor(target, target.configPath, before).set(ENTRY_NAME, this.desired(target));
     const recorded = await this.records.read(id, target.configPath);
     // A record counts only while the file is still what Sandpit wrote: else the file as it is now is the one to go back to.
-    const record = recorded && existing !== undefined && sha256(existing) === recorded.afterSha256 ? recorded : undefined;
+    const record =
+      recorded && existing !== undefined && sha256(existing) === recorded.afterSha256 ? recorded : undefined;
     if (after === before) {
-      return { status: await this.status(id), changed: false, before, after, ...(record ? { backupPath: record.backupPath } : {}), message: `${target.label} already has Sandpit in ${target.configPath}. ${target.restart}` };
+      return {
+        status: await this.status(id),
+        changed: false,
+        before,
+        after,
+        ...(record ? { backupPath: record.backupPath } : {}),
+        message: `${target.label} already has Sandpit in ${target.configPath}. ${target.restart}`,
+      };
     }
     // The file as it was before Sandpit first touched it is kept until Disconnect; a second Connect keeps the first one.
     const kept = record ?? (await this.records.keep(id, target.configPath, existing));
@@ -125,13 +139,19 @@ export class AssistantConnector {
       if (original === undefined) await removeFile(target.configPath);
       else await writeInPlace(target.configPath, original);
       await this.records.forget(id);
-      this.options.log?.info('disconnected an assistant (file put back as it was)', { assistant: id, path: target.configPath });
+      this.options.log?.info('disconnected an assistant (file put back as it was)', {
+        assistant: id,
+        path: target.configPath,
+      });
       return {
         status: await this.status(id),
         changed: true,
         before: current,
         after: original ?? '',
-        message: original === undefined ? `${target.configPath} is removed again: there was none before Sandpit connected. ${target.restart}` : `${target.configPath} is back exactly as it was before Sandpit connected. ${target.restart}`,
+        message:
+          original === undefined
+            ? `${target.configPath} is removed again: there was none before Sandpit connected. ${target.restart}`
+            : `${target.configPath} is back exactly as it was before Sandpit connected. ${target.restart}`,
       };
     }
     const before = current ?? '';

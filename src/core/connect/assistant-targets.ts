@@ -62,12 +62,27 @@ export function assistantTargets(places: UserPlaces): AssistantTarget[] {
   const appData = places.appData ?? path.join(home, 'AppData', 'Roaming');
   const xdg = places.xdgConfigHome ?? path.join(home, '.config');
   /** The OS's per-user settings folder as Electron apps use it. */
-  const appSettings = places.platform === 'win32' ? appData : places.platform === 'darwin' ? path.join(home, 'Library', 'Application Support') : xdg;
+  const appSettings =
+    places.platform === 'win32'
+      ? appData
+      : places.platform === 'darwin'
+        ? path.join(home, 'Library', 'Application Support')
+        : xdg;
   const codexHome = places.codexHome ?? path.join(home, '.codex');
-  const zedDir = places.platform === 'win32' ? path.join(appData, 'Zed') : places.platform === 'darwin' ? path.join(home, '.config', 'zed') : path.join(xdg, 'zed');
-  const inFolder = (folder: string, file: string): { foundBy: string; configPath: string } => ({ foundBy: folder, configPath: path.join(folder, file) });
-  const restartApp = (label: string): string => `Quit ${label} completely and open it again: it reads its configuration only when it starts.`;
-  const restartCli = (command: string): string => `Start a new ${command} session: it reads its configuration when it starts.`;
+  const zedDir =
+    places.platform === 'win32'
+      ? path.join(appData, 'Zed')
+      : places.platform === 'darwin'
+        ? path.join(home, '.config', 'zed')
+        : path.join(xdg, 'zed');
+  const inFolder = (folder: string, file: string): { foundBy: string; configPath: string } => ({
+    foundBy: folder,
+    configPath: path.join(folder, file),
+  });
+  const restartApp = (label: string): string =>
+    `Quit ${label} completely and open it again: it reads its configuration only when it starts.`;
+  const restartCli = (command: string): string =>
+    `Start a new ${command} session: it reads its configuration when it starts.`;
   const byId: Record<AssistantId, Omit<AssistantTarget, 'id' | 'label'>> = {
     'claude-desktop': {
       format: 'json',
@@ -99,7 +114,8 @@ export function assistantTargets(places: UserPlaces): AssistantTarget[] {
       ...inFolder(path.join(appSettings, 'Code', 'User'), 'mcp.json'),
       serversKey: 'servers',
       entry: typedEntry,
-      restart: 'Run "Developer: Reload Window" in VS Code (or quit and open it again), then start Sandpit in the MCP servers list if it asks.',
+      restart:
+        'Run "Developer: Reload Window" in VS Code (or quit and open it again), then start Sandpit in the MCP servers list if it asks.',
       clientNames: ['Visual Studio Code'],
     },
     windsurf: {
@@ -152,6 +168,9 @@ export function commandFor(stdio: StdioCommand, id: AssistantId): StdioCommand {
 }
 
 /** The assistant a handshake's client name belongs to, when it is one of the known names. */
-export function assistantOfClientName(name: string, places: UserPlaces = { home: '', platform: 'linux' }): AssistantId | undefined {
+export function assistantOfClientName(
+  name: string,
+  places: UserPlaces = { home: '', platform: 'linux' },
+): AssistantId | undefined {
   return assistantTargets(places).find((target) => target.clientNames.includes(name))?.id;
 }

@@ -17,4 +17,12 @@ describe('ClientRegistry', () => {
     removeB();
     expect(changes.map((list) => list.map((c) => c.name))).toEqual([['cursor'], ['cursor', 'claude-ai'], ['claude-ai'], []]);
   });
+
+  it('names the assistant a client is: from the tag Connect wrote, else from a known handshake name', () => {
+    const registry = new ClientRegistry();
+    registry.add({ name: 'cursor-vscode', transport: 'mcp-http' });
+    registry.add({ name: 'some-tool', transport: 'mcp-stdio', assistant: 'zed' });
+    registry.add({ name: 'unknown', transport: 'mcp-stdio' });
+    expect(registry.list().map((c) => c.assistant)).toEqual(['cursor', 'zed', undefined]);
+  });
 });

@@ -1,5 +1,6 @@
 import type { ConnectedClient } from '../../shared/domain/connect';
 import type { EventBus } from '../events/event-bus';
+import { assistantOfClientName } from './assistant-targets';
 
 export type ClientInfo = Omit<ConnectedClient, 'connectedAt'>;
 
@@ -16,7 +17,8 @@ export class ClientRegistry {
   /** Records a client; returns its removal (safe to call more than once). */
   add(info: ClientInfo): () => void {
     const key = this.nextKey++;
-    this.clients.set(key, { ...info, connectedAt: new Date().toISOString() });
+    const assistant = info.assistant ?? assistantOfClientName(info.name);
+    this.clients.set(key, { ...info, ...(assistant ? { assistant } : {}), connectedAt: new Date().toISOString() });
     this.onChange(this.list());
     return () => {
       if (this.clients.delete(key)) this.onChange(this.list());

@@ -30,7 +30,10 @@ export async function readIfThere(path: string): Promise<string | undefined> {
 export async function writeInPlace(path: string, text: string): Promise<void> {
   const target = await realpath(path).catch(() => path);
   await mkdir(dirname(target), { recursive: true });
-  const mode = await stat(target).then((s) => s.mode & 0o777, () => 0o600);
+  const mode = await stat(target).then(
+    (s) => s.mode & 0o777,
+    () => 0o600,
+  );
   const temp = join(dirname(target), `.${basename(target)}.sandpit-${randomBytes(4).toString('hex')}`);
   try {
     await writeFile(temp, text, { mode, flag: 'wx' });

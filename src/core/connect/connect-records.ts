@@ -7,8 +7,14 @@ import type { AssistantId } from '../../shared/domain/assistants';
 const recordSchema = z.object({
   configPath: z.string(),
   existed: z.boolean(),
-  beforeSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-  afterSha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
+  beforeSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
+  afterSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .optional(),
 });
 
 /** What Connect kept of one assistant's file: whether it existed, and where its text as it was is kept. */
@@ -54,7 +60,12 @@ export class ConnectRecords {
     if (!parsed.existed) return { existed: false, afterSha256: parsed.afterSha256 };
     const kept = await readFile(this.backupPath(id), 'utf8').catch(() => undefined);
     if (kept === undefined || sha256(kept) !== parsed.beforeSha256) return undefined;
-    return { existed: true, backupPath: this.backupPath(id), beforeSha256: parsed.beforeSha256, afterSha256: parsed.afterSha256 };
+    return {
+      existed: true,
+      backupPath: this.backupPath(id),
+      beforeSha256: parsed.beforeSha256,
+      afterSha256: parsed.afterSha256,
+    };
   }
 
   /** Keeps the file's text as it is now (undefined: there is no file). */
@@ -71,7 +82,12 @@ export class ConnectRecords {
 
   /** Records what Sandpit wrote (after the file is written). */
   async wrote(id: AssistantId, configPath: string, kept: KeptFile, afterSha256: string): Promise<void> {
-    const record = { configPath, existed: kept.existed, ...(kept.beforeSha256 ? { beforeSha256: kept.beforeSha256 } : {}), afterSha256 };
+    const record = {
+      configPath,
+      existed: kept.existed,
+      ...(kept.beforeSha256 ? { beforeSha256: kept.beforeSha256 } : {}),
+      afterSha256,
+    };
     await writeFile(this.recordPath(id), `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
   }
 

@@ -12,6 +12,7 @@ export function deepLinkFor(id: AssistantId, name: string, stdio: StdioCommand):
     const config = Buffer.from(JSON.stringify(entry), 'utf8').toString('base64');
     return `cursor://anysphere.cursor-deeplink/mcp/install?name=${encodeURIComponent(name)}&config=${encodeURIComponent(config)}`;
   }
-  if (id === 'vscode') return `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name, type: 'stdio', ...entry }))}`;
+  if (id === 'vscode')
+    return `vscode:mcp/install?${encodeURIComponent(JSON.stringify({ name, type: 'stdio', ...entry }))}`;
   return undefined;
 }

@@ -25,7 +25,11 @@ const PROBLEM_WORDS: Record<string, string> = {
 function parseConfig(path: string, text: string, comments: boolean): Record<string, unknown> {
   if (text.trim() === '') return {};
   const errors: ParseError[] = [];
-  const value: unknown = parse(text, errors, { disallowComments: !comments, allowTrailingComma: comments, allowEmptyContent: false });
+  const value: unknown = parse(text, errors, {
+    disallowComments: !comments,
+    allowTrailingComma: comments,
+    allowEmptyContent: false,
+  });
   const first = errors[0];
   if (first) {
     const { line, column } = lineColumn(text, first.offset);
@@ -90,7 +94,8 @@ function insertProperty(text: string, path: string[], value: unknown, eol: strin
   const outer = lineIndent(text, holder.offset);
   const indent = `${outer}${unit}`;
   const at = holder.offset + 1;
-  const close = text.slice(at, holder.offset + holder.length - 1).trim() === '' ? holder.offset + holder.length - 1 : at;
+  const close =
+    text.slice(at, holder.offset + holder.length - 1).trim() === '' ? holder.offset + holder.length - 1 : at;
   return `${text.slice(0, at)}${eol}${indent}${JSON.stringify(key)}: ${layout(inner, unit, indent, eol)}${eol}${outer}${text.slice(close)}`;
 }
 

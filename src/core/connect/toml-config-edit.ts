@@ -5,9 +5,13 @@ import type { ServersEdit } from './config-unreadable';
 
 function parseToml(path: string, text: string): Record<string, unknown> {
   try {
-    return parse(text) as Record<string, unknown>;
+    return parse(text);
   } catch (error) {
-    if (error instanceof TomlError) throw new ConfigUnreadableError(path, `line ${error.line}, column ${error.column}: ${error.message.split('\n')[0]}`);
+    if (error instanceof TomlError)
+      throw new ConfigUnreadableError(
+        path,
+        `line ${error.line}, column ${error.column}: ${error.message.split('\n')[0]}`,
+      );
     throw error;
   }
 }
@@ -21,7 +25,9 @@ function tomlValue(value: unknown): string {
   if (typeof value === 'string') return tomlString(value);
   if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
-    return `{ ${Object.entries(value).map(([key, inner]) => `${tomlString(key)} = ${tomlValue(inner)}`).join(', ')} }`;
+    return `{ ${Object.entries(value)
+      .map(([key, inner]) => `${tomlString(key)} = ${tomlValue(inner)}`)
+      .join(', ')} }`;
   }
   return String(value);
 }
@@ -77,7 +83,10 @@ export function tomlServersEdit(path: string, text: string, serversKey: string):
     delete others[name];
     const expected = { ...value, [serversKey]: entry === undefined ? others : { ...others, [name]: entry } };
     if (!isDeepStrictEqual(normal(parseToml(path, next)), normal(expected))) {
-      throw new ConfigUnreadableError(path, `its "${serversKey}.${name}" is written in a way Sandpit does not change by itself (inline or split)`);
+      throw new ConfigUnreadableError(
+        path,
+        `its "${serversKey}.${name}" is written in a way Sandpit does not change by itself (inline or split)`,
+      );
     }
     return next;
   };
@@ -86,9 +95,18 @@ export function tomlServersEdit(path: string, text: string, serversKey: string):
     set: (name, entry) => {
       const own = `${serversKey}.${name}`;
       const { lines: rest, at } = withoutTable(lines, own);
-      const block = [`[${serversKey}.${name}]`, ...Object.entries(entry).map(([key, inner]) => `${key} = ${tomlValue(inner)}`)];
+      const block = [
+        `[${serversKey}.${name}]`,
+        ...Object.entries(entry).map(([key, inner]) => `${key} = ${tomlValue(inner)}`),
+      ];
       let next: string[];
-      if (at >= 0) next = [...rest.slice(0, at), ...block, ...(rest.slice(at).length > 0 && rest[at]?.trim() !== '' ? [''] : []), ...rest.slice(at)];
+      if (at >= 0)
+        next = [
+          ...rest.slice(0, at),
+          ...block,
+          ...(rest.slice(at).length > 0 && rest[at]?.trim() !== '' ? [''] : []),
+          ...rest.slice(at),
+        ];
       else {
         const body = rest.at(-1) === '' ? rest.slice(0, -1) : rest;
         next = [...body, ...(body.length > 0 && body.at(-1)?.trim() !== '' ? [''] : []), ...block, ''];

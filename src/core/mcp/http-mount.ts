@@ -12,6 +12,7 @@ import { DEFAULT_MCP_SESSION_LIMITS, McpSessionTable } from './mcp-session-table
 import type { McpSessionLimits } from './mcp-session-table';
 import { stopOwnSessions } from './own-sessions';
 import type { McpSandpit } from './tool-kit';
+import { ASSISTANT_HEADER, assistantIdOf } from '../../shared/domain/assistant-tag';
 
 export { DEFAULT_MCP_SESSION_LIMITS } from './mcp-session-table';
 export type { McpSessionLimits } from './mcp-session-table';
@@ -170,6 +171,8 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
     try {
       // Filled in below: the transport's callbacks and the server's handlers need the record they belong to.
       const session = { id: '', opener: ctx.principal } as LiveSession;
+      // `sandpit mcp` started from a configuration Connect wrote says which assistant started it.
+      const assistant = assistantIdOf(req.headers[ASSISTANT_HEADER]);
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -201,6 +204,7 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
         untrack ??= sandpit.clients.add({
           name: clientNameOf(mcp) ?? 'unnamed client',
           transport: 'mcp-http',
+          ...(assistant ? { assistant } : {}),
           ...(transport.sessionId === undefined ? {} : { mcpSessionId: transport.sessionId }),
         });
       };

@@ -20,6 +20,7 @@ import {
 } from '../domain/environment';
 import { approvalDecisionSchema, approvalOutcomeSchema, approvalSchema } from '../domain/approval';
 import { connectedClientSchema, connectInfoSchema } from '../domain/connect';
+import { assistantChangeSchema, assistantIdSchema, assistantStatusSchema } from '../domain/assistants';
 import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
 import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain/session';
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
@@ -361,6 +362,18 @@ export const methods = {
   'connect.rotatePanelLink': {
     input: z.object({}),
     output: z.object({ link: z.string().optional(), token: z.string().describe('The new panel token (this panel switches to it)') }),
+  },
+  'connect.assistants': {
+    input: z.object({}),
+    output: z.object({ assistants: z.array(assistantStatusSchema).describe('Every assistant Connect knows, found on this computer or not') }),
+  },
+  'connect.connectAssistant': {
+    input: z.object({ id: assistantIdSchema }),
+    output: assistantChangeSchema,
+  },
+  'connect.disconnectAssistant': {
+    input: z.object({ id: assistantIdSchema }),
+    output: assistantChangeSchema,
   },
 } as const;
 

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { ASSISTANT_IDS } from './assistant-tag';
+import type { AssistantId } from './assistant-tag';
 
-/** The assistants Connect can set up by itself, in the order a person sees them. */
-export const ASSISTANT_IDS = ['claude-desktop', 'claude-code', 'cursor', 'vscode', 'windsurf', 'codex', 'gemini-cli', 'zed', 'lm-studio'] as const;
+export { ASSISTANT_ENV, ASSISTANT_HEADER, ASSISTANT_IDS, assistantIdOf } from './assistant-tag';
+export type { AssistantId } from './assistant-tag';
 export const assistantIdSchema = z.enum(ASSISTANT_IDS).describe('Which assistant: ' + ASSISTANT_IDS.join(', '));
-export type AssistantId = z.infer<typeof assistantIdSchema>;
 
 export const ASSISTANT_LABELS: Record<AssistantId, string> = {
   'claude-desktop': 'Claude Desktop',
@@ -16,11 +17,6 @@ export const ASSISTANT_LABELS: Record<AssistantId, string> = {
   zed: 'Zed',
   'lm-studio': 'LM Studio',
 };
-
-/** The environment variable a configuration written by Connect sets, so the handshake names its assistant. */
-export const ASSISTANT_ENV = 'SANDPIT_ASSISTANT';
-/** The header `sandpit mcp` sends when it bridges to a running Sandpit, with the same value. */
-export const ASSISTANT_HEADER = 'x-sandpit-assistant';
 
 /**
  * What Connect found for one assistant:

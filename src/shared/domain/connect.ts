@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { assistantIdSchema } from './assistants';
 import { callTransportSchema } from './caller';
 
 /** Stands for the access token in copy-paste configs; the panel puts the real one in after connect.revealToken. */
@@ -9,6 +10,7 @@ export const connectedClientSchema = z.object({
   transport: callTransportSchema,
   connectedAt: z.string(),
   mcpSessionId: z.string().optional(),
+  assistant: assistantIdSchema.optional().describe('The assistant it is, when Connect set it up or its name is a known one'),
 });
 export type ConnectedClient = z.infer<typeof connectedClientSchema>;
 
