@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -13,6 +13,17 @@ import { cliEnv, runCli } from '../test-support/run-cli';
 const ROOT = resolve(import.meta.dirname, '..', '..');
 const BUNDLE = join(ROOT, 'out', 'cli', 'index.mjs');
 const PANEL = join(ROOT, 'out', 'renderer', 'index.html');
+const MCPB_CLI = join(ROOT, 'node_modules', '@anthropic-ai', 'mcpb', 'dist', 'cli', 'cli.js');
+
+/** This machine's system Node when it is older than Sandpit needs (Debian's, here), to see what such a Node is told. */
+const OLDER_NODE = ((): string | undefined => {
+  try {
+    const version = execFileSync('/usr/bin/node', ['-p', 'process.versions.node'], { encoding: 'utf8' }).trim();
+    return Number(version.split('.')[0]) < 24 ? '/usr/bin/node' : undefined;
+  } catch {
+    return undefined;
+  }
+})();
 
 /** Newest modification time of the CLI's TypeScript sources (what the bundle is built from). */
 async function newestSource(dir: string): Promise<number> {
@@ -37,6 +48,7 @@ describe('the npm package', () => {
   let sandpit: string;
   let env: Record<string, string>;
   let cwd: string;
+  let prefix: string;
 
   beforeAll(async () => {
     // Packing takes what the build made: a missing or stale build would test something else.
@@ -55,7 +67,7 @@ describe('the npm package', () => {
     });
     expect(pack.code, pack.stderr).toBe(0);
     const tarball = join(root, pack.stdout.trim().split('\n').at(-1)!);
-    const prefix = join(root, 'prefix');
+    prefix = join(root, 'prefix');
     await mkdir(prefix);
     const install = await runCli(
       'npm',
@@ -131,4 +143,75 @@ describe('the npm package', () => {
       await client.close();
     }
   }, 120_000);
+
+  it('build:mcpb makes a Claude Desktop extension the official mcpb tool accepts, whose server answers as its manifest says', async () => {
+    const bundle = join(root, 'sandpit.mcpb');
+    const build = await runCli(
+      process.execPath,
+      [join(ROOT, 'scripts', 'build-mcpb.mjs'), '--prefix', prefix, '--out', bundle],
+      { cwd: ROOT, env: cliEnv(), timeoutMs: 120_000 },
+    );
+    expect(build.code, build.stderr).toBe(0);
+    const unpacked = join(root, 'unpacked');
+    const unpack = await runCli(process.execPath, [MCPB_CLI, 'unpack', bundle, unpacked], {
+      env: cliEnv(),
+      timeoutMs: 60_000,
+    });
+    expect(unpack.code, unpack.stderr).toBe(0);
+    const validate = await runCli(process.execPath, [MCPB_CLI, 'validate', join(unpacked, 'manifest.json')], {
+      env: cliEnv(),
+      timeoutMs: 30_000,
+    });
+    expect(validate.code, validate.stdout + validate.stderr).toBe(0);
+    const manifest = JSON.parse(await readFile(join(unpacked, 'manifest.json'), 'utf8')) as Manifest;
+    expect(manifest.compatibility.runtimes.node).toBe('>=24');
+    expect(manifest.user_config.data_folder).toMatchObject({ type: 'directory', required: false });
+    expect(manifest.long_description).toContain('Sandpit needs Node.js 24 or newer, but this is Node.js');
+
+    // Started as Claude Desktop starts it: ${__dirname} is the extension's folder; the data folder left empty arrives unfilled.
+    const fill = (text: string): string => text.replaceAll('${__dirname}', unpacked);
+    const { command, args, env: extra } = manifest.server.mcp_config;
+    const client = new Client({ name: 'claude-ai', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: command === 'node' ? process.execPath : command,
+        args: args.map(fill),
+        cwd,
+        env: { ...env, ...extra },
+        stderr: 'ignore',
+      }),
+      { timeout: 30_000 },
+    );
+    try {
+      const { tools } = await client.listTools(undefined, { timeout: 30_000 });
+      expect(manifest.tools.map((t) => t.name).sort()).toEqual(tools.map((t) => t.name).sort());
+      expect(tools.map((t) => t.name)).toContain('execute_code');
+    } finally {
+      await client.close();
+    }
+    // It used the default data folder of the fresh home, not a folder named after the placeholder.
+    expect(existsSync(join(root, 'home', '.config', 'Sandpit'))).toBe(true);
+    expect(existsSync(join(cwd, '${user_config.data_folder}'))).toBe(false);
+  }, 180_000);
+
+  it.runIf(OLDER_NODE !== undefined)(
+    'on a Node older than 24 (skipped where /usr/bin/node is not older) it says what it needs, as the manifest says',
+    async () => {
+      const old = await runCli(OLDER_NODE!, [join(prefix, 'node_modules', 'sandpit', 'bin', 'sandpit.mjs'), 'mcp'], {
+        cwd,
+        env,
+        timeoutMs: 30_000,
+      });
+      expect(old.code).toBe(1);
+      expect(old.stderr).toMatch(/^Sandpit needs Node\.js 24 or newer, but this is Node\.js \d+\./);
+    },
+  );
 });
+
+interface Manifest {
+  long_description: string;
+  compatibility: { runtimes: { node: string } };
+  user_config: Record<string, unknown>;
+  tools: { name: string }[];
+  server: { mcp_config: { command: string; args: string[]; env: Record<string, string> } };
+}
