@@ -88,7 +88,7 @@ const LONG_DESCRIPTION = `Sandpit runs the code Claude writes in hardened Docker
 
 Needs: Docker (or Podman) running, and Node.js ${REQUIRED_NODE.replace('>=', '')} or newer. The extension declares that Node.js version. If the Node.js that Claude Desktop starts extensions with is older, Sandpit does not start: it stops at once, and Claude Desktop's log for this extension says "Sandpit needs Node.js ${REQUIRED_NODE.replace('>=', '')} or newer, but this is Node.js …". Then install Node.js ${REQUIRED_NODE.replace('>=', '')} from nodejs.org, or connect Claude Desktop from the Connect screen of the Sandpit app or with \`sandpit connect claude-desktop\` (those use the Node.js that runs Sandpit).
 
-When the Sandpit app (or \`sandpit serve\`) runs on the same data folder, the extension hands every call to it, so runs show live in its panel and its approval settings apply; otherwise it runs Sandpit by itself.`;
+When the Sandpit app (or \`sandpit serve\`) runs on the same data folder, the extension hands every call to it, so runs show live in its panel and its approval settings apply (made stricter by this extension's "Ask before runs", never looser); otherwise it runs Sandpit by itself.`;
 
 async function main() {
   const work = mkdtempSync(join(tmpdir(), 'sandpit-mcpb-'));
@@ -119,7 +119,11 @@ async function main() {
         mcp_config: {
           command: 'node',
           args: [`\${__dirname}/${entry}`, 'mcp'],
-          env: { SANDPIT_HOME: '${user_config.data_folder}', SANDPIT_ASSISTANT: 'claude-desktop' },
+          env: {
+            SANDPIT_HOME: '${user_config.data_folder}',
+            SANDPIT_ASSISTANT: 'claude-desktop',
+            SANDPIT_APPROVAL: '${user_config.approval_mode}',
+          },
         },
       },
       tools,
@@ -131,6 +135,14 @@ async function main() {
           description:
             "Where Sandpit keeps its audit log, environments and settings. Leave it empty to use the Sandpit app's own folder, so runs show in its panel.",
           required: false,
+        },
+        approval_mode: {
+          type: 'string',
+          title: 'Ask before runs',
+          description:
+            "ask-every: Sandpit asks you before every run; ask-new: before new sessions, installs and runs with network; empty or free: as Sandpit's Settings say. It can make Sandpit ask more than its Settings do, never less. You answer in the Sandpit panel (while it runs).",
+          required: false,
+          default: '',
         },
       },
     };

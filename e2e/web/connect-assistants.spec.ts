@@ -11,6 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { LAYOUTS } from '../../src/test-support/assistant-layouts';
 import { cliEnv } from '../../src/test-support/run-cli';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ApprovalPrompt } from '../pages/approval-prompt';
 import { PanelPage } from '../pages/panel-page';
 import { startOwnSandpit } from '../support/own-sandpit';
 import { saveScreenshot } from '../support/screenshots';
@@ -78,18 +80,23 @@ test('Connect writes Sandpit into Cursor’s file, the assistant’s first hands
 
     // Cursor restarts and starts Sandpit the way its file says: the handshake arrives and the row says so.
     const entry = config.mcpServers.sandpit!;
+    // Its configuration may also ask for approvals (as the Claude Desktop extension's setting does): stricter than the settings' "free".
     client = new Client({ name: 'cursor-test', version: '1' });
+    const env = { ...cliEnv({ HOME: person }), ...entry.env, SANDPIT_APPROVAL: 'ask-every' };
     await client.connect(
-      new StdioClientTransport({
-        command: entry.command,
-        args: entry.args,
-        env: { ...cliEnv({ HOME: person }), ...entry.env },
-        stderr: 'ignore',
-      }),
+      new StdioClientTransport({ command: entry.command, args: entry.args, env, stderr: 'ignore' }),
       { timeout: 30_000 },
     );
     await expect(cursor).toHaveAttribute('data-state', 'talking');
     await expect(cursor.getByTestId('assistant-state-cursor')).toHaveText('Connected: it is talking to Sandpit now');
+    const run = client.callTool({ name: 'execute_code', arguments: { code: 'print("from cursor")' } }, undefined, {
+      timeout: 90_000,
+    }) as Promise<CallToolResult>;
+    const prompt = new ApprovalPrompt(page);
+    await prompt.approve(await prompt.waitFor('print("from cursor")'));
+    const result = await run;
+    expect(result.isError ?? false, JSON.stringify(result.content)).toBe(false);
+    expect((result.structuredContent as { stdout: string }).stdout).toBe('from cursor\n');
     await client.close();
     client = undefined;
 

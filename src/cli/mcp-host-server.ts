@@ -1,5 +1,6 @@
 import { toErrorBody } from '../shared/api/errors';
-import { ASSISTANT_ENV, assistantIdOf } from '../shared/domain/assistant-tag';
+import { APPROVAL_ENV, ASSISTANT_ENV, assistantIdOf } from '../shared/domain/assistant-tag';
+import { approvalPolicySchema } from '../shared/domain/approval';
 import type { Sandpit } from '../core/app';
 import { deferredHandlers } from '../core/api/deferred-handlers';
 import { clientRegistryOn } from '../core/connect/client-registry';
@@ -45,9 +46,11 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   });
   core.catch((error: unknown) => log.error('the core did not start', { error: toErrorBody(error).message }));
   const principal = `stdio:${process.pid}`;
+  // The approval policy this assistant's own configuration asks for, at least (never looser than the settings).
+  const approvalFloor = approvalPolicySchema.safeParse(process.env[APPROVAL_ENV]).data;
   const mcp: SandpitMcpServer = createMcpServer({
     sandpit: { api: deferredHandlers(core.then((sandpit) => sandpit.api)), bus, log: logger, clients },
-    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }),
+    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal, ...(approvalFloor ? { approvalFloor } : {}) }),
   });
   let untrack: (() => void) | undefined;
   mcp.server.server.oninitialized = () => {

@@ -166,6 +166,8 @@ describe('the npm package', () => {
     const manifest = JSON.parse(await readFile(join(unpacked, 'manifest.json'), 'utf8')) as Manifest;
     expect(manifest.compatibility.runtimes.node).toBe('>=24');
     expect(manifest.user_config.data_folder).toMatchObject({ type: 'directory', required: false });
+    expect(manifest.user_config.approval_mode).toMatchObject({ type: 'string', required: false });
+    expect(manifest.server.mcp_config.env).toMatchObject({ SANDPIT_APPROVAL: '${user_config.approval_mode}', SANDPIT_ASSISTANT: 'claude-desktop' });
     expect(manifest.long_description).toContain('Sandpit needs Node.js 24 or newer, but this is Node.js');
 
     // Started as Claude Desktop starts it: ${__dirname} is the extension's folder; the data folder left empty arrives unfilled.

@@ -12,7 +12,8 @@ import { DEFAULT_MCP_SESSION_LIMITS, McpSessionTable } from './mcp-session-table
 import type { McpSessionLimits } from './mcp-session-table';
 import { stopOwnSessions } from './own-sessions';
 import type { McpSandpit } from './tool-kit';
-import { ASSISTANT_HEADER, assistantIdOf } from '../../shared/domain/assistant-tag';
+import { APPROVAL_HEADER, ASSISTANT_HEADER, assistantIdOf } from '../../shared/domain/assistant-tag';
+import { approvalPolicySchema } from '../../shared/domain/approval';
 
 export { DEFAULT_MCP_SESSION_LIMITS } from './mcp-session-table';
 export type { McpSessionLimits } from './mcp-session-table';
@@ -173,6 +174,8 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
       const session = { id: '', opener: ctx.principal } as LiveSession;
       // `sandpit mcp` started from a configuration Connect wrote says which assistant started it.
       const assistant = assistantIdOf(req.headers[ASSISTANT_HEADER]);
+      // …and how strict it wants approvals to be, at least (never looser than the settings).
+      const approvalFloor = approvalPolicySchema.safeParse(req.headers[APPROVAL_HEADER]).data;
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -195,6 +198,7 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
           transport: 'mcp-http',
           client: clientNameOf(mcp),
           principal: mcpPrincipal(transport.sessionId ?? 'uninitialized'),
+          ...(approvalFloor ? { approvalFloor } : {}),
         }),
       });
       session.transport = transport;

@@ -28,3 +28,8 @@ export function assistantIdOf(value: unknown): AssistantId | undefined {
     ? (value as AssistantId)
     : undefined;
 }
+
+/** The environment variable with the approval policy an assistant's own configuration asks for (at least this strict). */
+export const APPROVAL_ENV = 'SANDPIT_APPROVAL';
+/** The header `sandpit mcp` sends it in when it bridges to a running Sandpit. */
+export const APPROVAL_HEADER = 'x-sandpit-approval';
