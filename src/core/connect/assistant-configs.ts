@@ -26,7 +26,7 @@ export function assistantConfigs(stdio: StdioCommand, mcpUrl: string): ConnectIn
   return {
     claudeDesktop: {
       where:
-        'Claude Desktop: the Connect button above writes this into claude_desktop_config.json for you. By hand: Settings → Developer → Edit Config opens that file; if it is empty, this is the whole file; if it already lists servers, copy only the "sandpit": { … } part into its "mcpServers" (with a comma after the server before it). Save, and restart Claude Desktop.',
+        'Claude Desktop: "Connect an assistant in one click" on the Connect screen writes this into claude_desktop_config.json for you. By hand: Settings → Developer → Edit Config opens that file; if it is empty, this is the whole file; if it already lists servers, copy only the "sandpit": { … } part into its "mcpServers" (with a comma after the server before it). Save, and restart Claude Desktop.',
       stdio: json({ mcpServers: { sandpit: stdioEntry(stdio) } }),
     },
     cursor: {
