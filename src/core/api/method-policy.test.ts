@@ -71,7 +71,7 @@ const STARTS_NO_CODE: Partial<Record<MethodName, string>> = {
   'sessions.list': 'reads the session table',
   'sessions.get': 'reads the session table',
   'sessions.stop': 'removes the sandbox',
-  'sessions.restart': "starts Sandpit's own agent again, which loads nothing from the workspace (agent imports test)",
+  'sessions.restart': "starts Sandpit's own agent again, which loads nothing from the workspace (agent-imports.test.ts, planted-modules.docker.test.ts)",
   'sessions.setKept': 'marks a session kept',
   'sessions.stats': 'asks the engine for resource use',
   'sessions.interrupt': 'signals the run in progress',
