@@ -40,6 +40,10 @@ const PLANTED_PYTHON: Array<[string, string]> = [
   ]),
 ];
 
+/** The markers the JavaScript plants write: named after the folder the file is in. */
+const PLANTED_JS_NAMES = ['planted-pkg', 'fs', 'path', '.node_modules', '.node_libraries'].map((dir) => `${MARKER}${dir}`);
+const MARKER_NAME = new RegExp(`${MARKER}[A-Za-z0-9_.-]*[A-Za-z0-9_]`, 'g');
+
 function textOf(result: CallToolResult): string {
   return result.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n');
 }
@@ -49,10 +53,10 @@ function textOf(result: CallToolResult): string {
  * every run" on and every request denied, an assistant writes modules into /workspace with write_file and then
  * uses every other way into the sandbox — check_packages, install_packages, execute_code, a restart (Sandpit's
  * agent starts again), file calls, a snapshot. Nothing planted ever runs (no marker appears), and the audit log
- * says what was asked and refused. With the person's yes (policy "free"), Sandpit's own helpers still never
+ * says what was asked and refused, under runc and under gVisor. With the person's yes (policy "free"), Sandpit's own helpers still never
  * import from the workspace, while the same markers do appear when the user's own code imports them.
  */
-describe('modules planted in the workspace never run through Sandpit', () => {
+describe.each(['standard', 'strong'] as const)('modules planted in the workspace never run through Sandpit (%s isolation)', (isolation) => {
   let sp: TestSandpit;
   let index: PackageIndex;
   let client: Client;
@@ -65,11 +69,16 @@ describe('modules planted in the workspace never run through Sandpit', () => {
   const setPolicy = async (policy: ApprovalPolicy): Promise<void> => {
     await call(sp.api, 'settings.update', { patch: { approvals: { perClient: { [CLIENT]: policy }, timeoutSeconds: 60 } } }, PANEL);
   };
-  /** The files in /workspace, seen from inside the sandbox by the engine (not through the agent). */
+  /**
+   * The markers that exist in /workspace, looked up inside the sandbox by the engine (not through the agent), by
+   * name: every name a planted file could write (gVisor's exec cannot list the workspace disk, but can stat it).
+   */
   const markers = async (sessionId: string): Promise<string[]> => {
-    const r = await sp.sessions.session(sessionId).runtime.sandbox.exec(['ls', '-A', '/workspace'], { timeoutMs: 30_000, workingDir: '/' });
+    const names = [...new Set([...PLANTED_PYTHON.map(([, content]) => content), ...PLANTED_JS_NAMES].flatMap((text) => [...text.matchAll(MARKER_NAME)].map((m) => m[0])))];
+    const script = 'for f; do [ -e "/workspace/$f" ] && echo "$f"; done; exit 0';
+    const r = await sp.sessions.session(sessionId).runtime.sandbox.exec(['sh', '-c', script, 'sh', ...names], { timeoutMs: 30_000, workingDir: '/' });
     expect(r.exitCode, r.stderr).toBe(0);
-    return r.stdout.split('\n').filter((name) => name.startsWith(MARKER)).sort();
+    return r.stdout.split('\n').filter((name) => name !== '').sort();
   };
   const rowsOf = async (sessionId: string): Promise<Array<Pick<AuditSummary, 'method' | 'status' | 'code'>>> => {
     const { rows } = await call(sp.api, 'audit.list', { filters: { sessionId }, limit: 500 }, PANEL);
@@ -84,6 +93,7 @@ describe('modules planted in the workspace never run through Sandpit', () => {
   const newSession = async (language: 'python' | 'javascript'): Promise<string> => {
     const created = await tool('create_session', { language });
     expect(created.isError, textOf(created)).toBeFalsy();
+    expect(sp.sessions.list().find((s) => s.id === (created.structuredContent as { session_id: string }).session_id)?.isolation).toBe(isolation);
     return (created.structuredContent as { session_id: string }).session_id;
   };
 
@@ -91,7 +101,8 @@ describe('modules planted in the workspace never run through Sandpit', () => {
     const image = inject('images').python;
     if (!image) throw new Error('The python executor image was not built by the docker globalSetup.');
     index = await startPackageIndex(testDocker(), { image });
-    sp = await startTestSandpit({ pipIndexUrl: index.url, installNetwork: index.network });
+    // strong: gVisor (runsc), as the engine here has it.
+    sp = await startTestSandpit({ pipIndexUrl: index.url, installNetwork: index.network, defaultIsolation: isolation });
     const mcp = createMcpServer({ sandpit: sp, context: () => ASSISTANT });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await mcp.server.connect(serverSide);
