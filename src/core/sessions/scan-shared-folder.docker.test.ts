@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ISOLATION_LEVELS } from '../../shared/domain/isolation';
 import type { Language } from '../../shared/domain/runtimes';
 import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/api-types';
@@ -24,11 +25,11 @@ const MAKE_FILE: Record<Exclude<Language, 'bash'>, string> = {
  * A shared folder with more files than the after-run scan looks at must not hide what a run makes in
  * /workspace: shared folders are left out of the scan, so the run's own file is reported and kept.
  */
-describe('a large shared folder and the files a run makes', () => {
+describe.each(ISOLATION_LEVELS)('a large shared folder and the files a run makes (%s isolation)', (isolation) => {
   let sp: TestSandpit;
   let root: string;
   beforeAll(async () => {
-    sp = await startTestSandpit();
+    sp = await startTestSandpit({ defaultIsolation: isolation });
     root = await mkdtemp(join(tmpdir(), 'sandpit-big-share-'));
     const big = join(root, 'big');
     await mkdir(big);
