@@ -50,11 +50,22 @@ export async function writeSparseFileAtomic(path: string, content: Buffer, temp 
     const handle = await open(temp, 'wx', 0o600);
     let allocated: number;
     try {
+      // each run of blocks that are not all zeros in one write; holes between them
+      const writeRun = async (from: number, to: number): Promise<void> => {
+        const dense = content.subarray(from, to);
+        for (let off = 0; off < dense.length; ) off += (await handle.write(dense, off, dense.length - off, from + off)).bytesWritten;
+      };
+      let run = -1;
       for (let at = 0; at < content.length; at += SPARSE_BLOCK) {
         const block = content.subarray(at, at + SPARSE_BLOCK);
-        if (block.equals(ZERO_BLOCK.subarray(0, block.length))) continue;
-        for (let off = 0; off < block.length; ) off += (await handle.write(block, off, block.length - off, at + off)).bytesWritten;
+        const hole = block.equals(ZERO_BLOCK.subarray(0, block.length));
+        if (!hole && run < 0) run = at;
+        else if (hole && run >= 0) {
+          await writeRun(run, at);
+          run = -1;
+        }
       }
+      if (run >= 0) await writeRun(run, content.length);
       await handle.truncate(content.length);
       await handle.sync();
       allocated = (await handle.stat()).blocks * 512;
