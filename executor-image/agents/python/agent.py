@@ -1190,7 +1190,8 @@ class Agent:
         if kind == 'hello':
             import platform
 
-            language, version = ('bash', bash_version()) if self.bash else ('python', platform.python_version())
+            with FDS:  # bash_version() starts a process: the agent's descriptors, whatever user code holds
+                language, version = ('bash', bash_version()) if self.bash else ('python', platform.python_version())
             self.channel.send({'type': 'hello', 'id': mid, 'language': language, 'version': version,
                                'pid': os.getpid(), 'protocol': PROTOCOL})
         elif kind == 'execute' and isinstance(msg.get('code'), str) and mid not in self.accepted:
