@@ -213,6 +213,10 @@ export class DockerSandbox implements Sandbox {
 
   async importPackages(tar: Buffer): Promise<void> {
     const { docker } = this.deps;
+    // Cleaned again as it is unpacked: the archive comes from the data folder, which may have been edited
+    // (device nodes, set-id files, links out would otherwise land in the package store).
+    const clean = await cleanPackageArchive(tar, tar.length, PACKAGE_ARCHIVE_TIMEOUT_MS, { topFolder: false });
+    if (!clean) return;
     // A container that is created, never started: the engine unpacks into its writable mount of the store.
     const spec = hardenedContainerSpec({
       name: `sandpit-restore-${newId('r', 4)}`,
@@ -226,8 +230,8 @@ export class DockerSandbox implements Sandbox {
     spec.openStdin = false;
     const helperId = await docker.createContainer(spec);
     try {
-      this.log.info('unpacking packages into the session', { bytes: tar.length });
-      await docker.putArchive(helperId, PACKAGES_DIR, tar);
+      this.log.info('unpacking packages into the session', { bytes: clean.tar.length });
+      await docker.putArchive(helperId, PACKAGES_DIR, clean.tar);
     } finally {
       await docker.removeContainer(helperId);
     }
