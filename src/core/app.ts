@@ -17,7 +17,9 @@ import { ExecutorImages } from './docker/executor-images';
 import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
 import { reapWorkspaceImages } from './docker/workspace-storage';
 import { EngineMonitor } from './sessions/engine-monitor';
-import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
+import { currentIdentity, isOwnerDead, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
+import { currentCommand, lockHome } from './home-lock';
+import type { HomeLock } from './home-lock';
 import type { InstanceIdentity } from './docker/labels';
 import { reapDeadInstances } from './docker/reaper';
 import { KeptStore, isKeptSession } from './sessions/kept-store';
@@ -85,14 +87,42 @@ export interface CreateSandpitOptions {
   clients?: ClientRegistry;
 }
 
-/** The composition root: builds the engine, the stores and the API for one data folder. */
+/**
+ * The composition root: builds the engine, the stores and the API for one data folder — once the folder is
+ * this core's alone (home-lock.ts): a second Sandpit on it is refused, saying which one holds it.
+ */
 export async function createSandpit(baseConfig: SandpitConfig, options: CreateSandpitOptions = {}): Promise<Sandpit> {
+  await mkdir(baseConfig.home, { recursive: true, mode: 0o700 });
+  const identity = currentIdentity();
+  markInstanceAlive(identity.instanceId);
+  const holder = { host: identity.host, pid: identity.pid, processStart: identity.processStart, instanceId: identity.instanceId, command: currentCommand(), startedAt: new Date().toISOString() };
+  let lock: HomeLock;
+  try {
+    lock = await lockHome(baseConfig.home, holder, (h) => isOwnerDead({ host: h.host, pid: String(h.pid), start: h.processStart, instance: h.instanceId }, identity));
+  } catch (error) {
+    markInstanceDead(identity.instanceId);
+    throw error;
+  }
+  let sandpit: Sandpit;
+  try {
+    sandpit = await assembleSandpit(baseConfig, options, identity);
+  } catch (error) {
+    markInstanceDead(identity.instanceId);
+    await lock.release();
+    throw error;
+  }
+  const core = sandpit;
+  let released: Promise<void> | undefined;
+  return {
+    ...core,
+    dispose: () => (released ??= core.dispose().finally(() => lock.release())),
+  };
+}
+
+async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpitOptions, identity: InstanceIdentity): Promise<Sandpit> {
   const log = options.logger ?? createLogger({ app: 'sandpit' });
   // The settings over the defaults, unless the caller applied them already (startCore); a private copy either way.
   const { config, settings } = options.settings ? { config: { ...baseConfig }, settings: options.settings } : await withStoredSettings(baseConfig, log);
-  await mkdir(config.home, { recursive: true, mode: 0o700 });
-  const identity = currentIdentity();
-  markInstanceAlive(identity.instanceId);
   const instanceDir = join(config.runRoot, identity.instanceId);
   // Agent sockets live here, bind-mounted into sandboxes: both folders must be ours alone.
   await ensurePrivateDir(config.runRoot);
