@@ -19,6 +19,7 @@ import { reapWorkspaceImages } from './docker/workspace-storage';
 import { EngineMonitor } from './sessions/engine-monitor';
 import { currentIdentity, isOwnerDead, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
 import { currentCommand, lockHome } from './home-lock';
+import { recheckFolders } from './folders/recheck-folders';
 import type { HomeLock } from './home-lock';
 import type { InstanceIdentity } from './docker/labels';
 import { reapDeadInstances } from './docker/reaper';
@@ -183,6 +184,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   });
   const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), defaultIsolation: () => settings.current.defaultIsolation };
   const kept = new KeptStore(config.home, config.runRoot, log);
+  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   const sessions = new SessionManager({
     config,
     backend,
@@ -193,6 +195,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
+    checkFolders: (shared) => recheckFolders(shared, folders),
     log,
   });
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
@@ -295,7 +298,6 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   });
   await engine.check();
 
-  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   let disposed: Promise<void> | undefined;
   return {
     config,
