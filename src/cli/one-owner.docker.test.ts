@@ -140,6 +140,18 @@ describe('one data folder, one Sandpit', () => {
     expect((await run(next.client, '2 + 3')).result).toBe('5');
   });
 
+  it('a `sandpit mcp` started while the previous one shuts down (an assistant restarting it) waits for it, then hosts', async () => {
+    home = tempHome();
+    const first = await startMcp(home.dir, 'restarting-assistant');
+    expect((await run(first.client, '"first"')).result).toBe("'first'");
+    const closing = first.client.close();
+    const next = await startMcp(home.dir, 'restarted-assistant');
+    clients.push(next.client);
+    await closing;
+    expect((await run(next.client, '"second"')).result).toBe("'second'");
+    expect(next.stderr()).not.toContain('Another Sandpit already uses');
+  });
+
   it('`sandpit mcp` bridges to a running `sandpit serve`; a `sandpit serve` after a `sandpit mcp` refuses to start, naming it', async () => {
     home = tempHome();
     const served = await startServe(home.dir);

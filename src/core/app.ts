@@ -116,7 +116,12 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   let released: Promise<void> | undefined;
   return {
     ...core,
-    dispose: () => (released ??= core.dispose().finally(() => lock.release())),
+    dispose: () =>
+      (released ??= (async () => {
+        // A Sandpit starting on this folder meanwhile waits for this one to let go, rather than refusing.
+        await lock.closing().catch((error: unknown) => sandpit.log.warn('could not mark the data folder lock as closing', { error: toErrorBody(error).message }));
+        await core.dispose().finally(() => lock.release());
+      })()),
   };
 }
 

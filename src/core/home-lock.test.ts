@@ -46,6 +46,26 @@ describe('the data folder lock', () => {
     await again.release();
   });
 
+  it('a start while the holder shuts down waits for its release, and refuses a holder that never lets go', async () => {
+    home = mkdtempSync(join(tmpdir(), 'sandpit-lock-'));
+    const first = await lockHome(home, holder(11, 'closing'), () => false);
+    await first.closing();
+    expect(JSON.parse(await readFile(homeLockPath(home), 'utf8'))).toMatchObject({ instanceId: 'closing', closing: true });
+    const waiting = lockHome(home, holder(12, 'next'), () => false, 10_000);
+    let taken = false;
+    void waiting.then(() => {
+      taken = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(taken).toBe(false);
+    await first.release();
+    const next = await waiting;
+    expect(JSON.parse(await readFile(homeLockPath(home), 'utf8'))).toMatchObject({ instanceId: 'next' });
+    await next.closing();
+    await expect(lockHome(home, holder(13, 'late'), () => false, 300)).rejects.toMatchObject({ details: { reason: 'data-folder-in-use', pid: 12 } });
+    await next.release();
+  });
+
   it('a release never removes a lock another core took since', async () => {
     home = mkdtempSync(join(tmpdir(), 'sandpit-lock-'));
     const stale = await lockHome(home, holder(7, 'old'), () => false);

@@ -4,6 +4,7 @@ import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError } from '../shared/api/errors';
 import { readInstanceFile } from './http/instance-file';
+import { writeFileAtomic } from './util/atomic-write';
 
 /** Who holds a data folder: written by the holder, read by every later start on the same folder. */
 export interface HomeHolder {
@@ -16,16 +17,23 @@ export interface HomeHolder {
   /** The command line that holds it, for the person: `sandpit mcp`, `sandpit serve`, the desktop app. */
   command: string;
   startedAt: string;
+  /** Set once the holder is shutting down: a new start waits for it to let go instead of refusing. */
+  closing?: boolean;
 }
 
 /** The data folder's lock, released when its core is disposed (or by the process's exit). */
 export interface HomeLock {
+  /** Says the holder is shutting down (a start meanwhile waits for the release). */
+  closing(): Promise<void>;
   release(): Promise<void>;
 }
 
 const LOCK_FILE = 'owner.lock';
 /** Attempts to take a lock left by a dead holder (another start may take it in between). */
 const ATTEMPTS = 5;
+/** How long a start waits for a holder that is shutting down (its sessions are being stopped). */
+export const CLOSING_WAIT_MS = 30_000;
+const CLOSING_POLL_MS = 100;
 
 export function homeLockPath(home: string): string {
   return join(home, LOCK_FILE);
@@ -43,6 +51,7 @@ function parseHolder(text: string): HomeHolder | undefined {
       instanceId: value.instanceId,
       command: typeof value.command === 'string' ? value.command.slice(0, 300) : 'an unknown command',
       startedAt: typeof value.startedAt === 'string' ? value.startedAt.slice(0, 40) : 'an unknown time',
+      ...(value.closing === true ? { closing: true } : {}),
     };
   } catch {
     return undefined;
@@ -60,17 +69,20 @@ export function currentCommand(argv: readonly string[] = process.argv): string {
  * Takes the data folder for one core: `<home>/owner.lock` is made exclusively (a hard link of a complete
  * file, so no reader ever sees half of one). A lock whose holder is dead (`isDead`: its pid is gone, or now
  * belongs to a process started at another time) is taken over, so a killed Sandpit never blocks the next
- * start. A live holder is refused with who it is (pid, command, where it serves), and nothing starts.
+ * start. A live holder is refused with who it is (pid, command, where it serves), and nothing starts — unless
+ * it is shutting down (an assistant restarting its `sandpit mcp`): then the start waits for it, up to
+ * `closingWaitMs`.
  */
-export async function lockHome(home: string, self: HomeHolder, isDead: (holder: HomeHolder) => boolean): Promise<HomeLock> {
+export async function lockHome(home: string, self: HomeHolder, isDead: (holder: HomeHolder) => boolean, closingWaitMs = CLOSING_WAIT_MS): Promise<HomeLock> {
   const path = homeLockPath(home);
   const body = `${JSON.stringify(self)}\n`;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+  const waitUntil = Date.now() + closingWaitMs;
+  for (let attempt = 0; attempt < ATTEMPTS; ) {
     const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
     await writeFile(temp, body, { mode: 0o600, flag: 'wx' });
     try {
       await link(temp, path);
-      return heldLock(path, body);
+      return heldLock(path, self);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     } finally {
@@ -79,7 +91,12 @@ export async function lockHome(home: string, self: HomeHolder, isDead: (holder: 
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) continue;
     const holder = parseHolder(text);
-    if (holder && !isDead(holder)) throw await refusal(home, holder);
+    if (holder && !isDead(holder)) {
+      if (holder.closing !== true || Date.now() > waitUntil) throw await refusal(home, holder);
+      await new Promise((resolve) => setTimeout(resolve, CLOSING_POLL_MS));
+      continue;
+    }
+    attempt += 1;
     // Dead, or not a lock at all: removed only while it is still the same file (another start may have taken it).
     const again = await readFile(path, 'utf8').catch(() => undefined);
     if (again === text) await rm(path, { force: true });
@@ -87,11 +104,18 @@ export async function lockHome(home: string, self: HomeHolder, isDead: (holder: 
   throw new SandpitError('CONFLICT', `Could not take Sandpit's data folder ${home}: other Sandpits keep starting on it at the same moment. Try again.`, { reason: 'data-folder-busy' });
 }
 
-function heldLock(path: string, body: string): HomeLock {
+function heldLock(path: string, self: HomeHolder): HomeLock {
+  let body = `${JSON.stringify(self)}\n`;
   const onExit = (): void => releaseSync(path, body);
   process.on('exit', onExit);
   let released = false;
   return {
+    closing: async (): Promise<void> => {
+      if (released || (await readFile(path, 'utf8').catch(() => undefined)) !== body) return;
+      const next = `${JSON.stringify({ ...self, closing: true })}\n`;
+      await writeFileAtomic(path, next);
+      body = next;
+    },
     release: async (): Promise<void> => {
       if (released) return;
       released = true;
