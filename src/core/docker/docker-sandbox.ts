@@ -105,7 +105,9 @@ export class DockerSandbox implements Sandbox {
     }
     const made = await docker.inspectContainer(record.containerId);
     const wantedNetwork = this.spec.network ?? 'none';
-    if ((made.networkMode ?? wantedNetwork) !== wantedNetwork || made.runtime !== record.runtime) {
+    // Runtimes are compared by kind: Podman names its default one "oci" where Docker says "runc".
+    const gvisor = (runtime: string | undefined): boolean => runtime?.startsWith('runsc') === true;
+    if ((made.networkMode ?? wantedNetwork) !== wantedNetwork || gvisor(made.runtime) !== gvisor(record.runtime)) {
       throw new SandpitError('DENIED', `The container of kept session ${this.sessionId} runs with network "${made.networkMode ?? '?'}" and runtime ${made.runtime ?? '?'}, not the network "${wantedNetwork}" and runtime ${record.runtime} its record says: it is not taken over.`, { reason: 'record-mismatch' });
     }
     const expected = [

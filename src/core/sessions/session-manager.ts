@@ -17,7 +17,7 @@ import type { EngineMonitor } from './engine-monitor';
 import { keptKey, keptRecordOf } from './kept-record';
 import type { KeptStore } from './kept-store';
 import type { SandboxBackend, SandboxFolder } from './sandbox-backend';
-import { keptRecordProblem } from './kept-check';
+import { keptRecordAccepted } from './kept-check';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
@@ -335,12 +335,7 @@ export class SessionManager {
     let restored = 0;
     for (const record of await store.list()) {
       if (this.sessions.has(record.id)) continue;
-      // A record is input from a file: one that names what the contract would refuse is not acted on.
-      const problem = keptRecordProblem(record);
-      if (problem) {
-        this.log.warn('a kept session record is refused; it is left as it is and nothing of it is started', { sessionId: record.id, reason: problem });
-        continue;
-      }
+      if (!(await keptRecordAccepted(record, this.log, this.deps.checkFolders))) continue;
       const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
       const folders = record.folders ?? [];
       const runtime = this.makeRuntime(record.id, template, false, folders);
@@ -349,12 +344,6 @@ export class SessionManager {
       } catch (error) {
         this.log.warn('could not take over a kept session; its record stays', { sessionId: record.id, error: toErrorBody(error).message });
         continue;
-      }
-      // Its folders are checked again at every start; one refused now is said now (the session is listed, it will not start).
-      if (folders.length && this.deps.checkFolders) {
-        await this.deps.checkFolders(sandboxFolders(folders)).catch((error: unknown) =>
-          this.log.warn('a kept session\'s shared folder is refused: the session is listed but will not start until it is stopped', { sessionId: record.id, error: toErrorBody(error).message }),
-        );
       }
       const session = new Session(
         runtime,
