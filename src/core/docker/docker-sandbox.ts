@@ -17,6 +17,7 @@ import type { InstanceIdentity } from './labels';
 import type { WorkspaceStorage, WorkspaceVolume } from './workspace-storage';
 import { newId } from '../util/ids';
 import { cleanPackageArchive } from './package-archive';
+import { canonicalImageName } from './image-name';
 
 /** How long reading or writing a package store's archive may take. */
 const PACKAGE_ARCHIVE_TIMEOUT_MS = 300_000;
@@ -107,8 +108,12 @@ export class DockerSandbox implements Sandbox {
     const wantedNetwork = this.spec.network ?? 'none';
     // Runtimes are compared by kind: Podman names its default one "oci" where Docker says "runc".
     const gvisor = (runtime: string | undefined): boolean => runtime?.startsWith('runsc') === true;
-    if ((made.networkMode ?? wantedNetwork) !== wantedNetwork || gvisor(made.runtime) !== gvisor(record.runtime)) {
-      throw new SandpitError('DENIED', `The container of kept session ${this.sessionId} runs with network "${made.networkMode ?? '?'}" and runtime ${made.runtime ?? '?'}, not the network "${wantedNetwork}" and runtime ${record.runtime} its record says: it is not taken over.`, { reason: 'record-mismatch' });
+    if ((made.networkMode ?? wantedNetwork) !== wantedNetwork || gvisor(made.runtime) !== gvisor(record.runtime) || canonicalImageName(made.image ?? this.spec.image) !== canonicalImageName(this.spec.image)) {
+      throw new SandpitError(
+        'DENIED',
+        `The container of kept session ${this.sessionId} was made from ${made.image ?? '?'} with network "${made.networkMode ?? '?'}" and runtime ${made.runtime ?? '?'}, not from ${this.spec.image} with network "${wantedNetwork}" and runtime ${record.runtime} as its record says: it is not taken over.`,
+        { reason: 'record-mismatch' },
+      );
     }
     const expected = [
       ...(this.agentDir ? [`${this.agentDir}\u0000${AGENT_DIR}\u0000rw`] : []),

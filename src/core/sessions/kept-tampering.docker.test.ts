@@ -68,7 +68,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
   let hadDisk = false;
   let second: Sandpit | undefined;
   const lines: string[] = [];
-  const made: Record<'linked' | 'foreign' | 'disk' | 'folder' | 'host', SessionInfo> = {} as never;
+  const made: Record<'linked' | 'foreign' | 'disk' | 'folder' | 'host' | 'image', SessionInfo> = {} as never;
   const envIds: Record<'host' | 'folder', string> = {} as never;
 
   beforeAll(async () => {
@@ -89,7 +89,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
     try {
       const current = (await call(first.api, 'settings.get', {}, PANEL)).protectedFolders;
       await call(first.api, 'settings.update', { patch: { protectedFolders: [...current, secrets] } }, PANEL);
-      for (const key of ['linked', 'foreign', 'disk', 'folder', 'host'] as const) {
+      for (const key of ['linked', 'foreign', 'disk', 'folder', 'host', 'image'] as const) {
         made[key] = await call(first.api, 'sessions.create', { keep: true, name: key }, PANEL);
       }
       made.linked = await call(first.api, 'sessions.addFolder', { sessionId: made.linked.id, folder: { hostPath: share } }, PANEL);
@@ -116,6 +116,9 @@ describe('a data folder edited while Sandpit is stopped', () => {
     await editJson(record(made.host.id), (r) => {
       r.networkPolicy = 'open';
       r.network = 'host';
+    });
+    await editJson(record(made.image.id), (r) => {
+      r.image = 'busybox:latest';
     });
     // The kept session's folder is now a link to the protected folder.
     await rename(share, `${share}-old`);
@@ -173,6 +176,12 @@ describe('a data folder edited while Sandpit is stopped', () => {
     for (const c of await docker.listContainers({ [LABEL.session]: made.folder.id })) {
       expect(((await docker.inspectContainer(c.id)).binds ?? []).map((b) => b.source)).not.toContain(secrets);
     }
+  });
+
+  it('a record naming another image than its container was made from is not taken over', async () => {
+    const sp = second!;
+    expect(sp.sessions.list().map((s) => s.id)).not.toContain(made.image.id);
+    expect(lines.join('\n')).toMatch(new RegExp(`kept session ${made.image.id} was made from .* not from busybox:latest`));
   });
 
   it('a record asking for the host network is refused; nothing of it starts', async () => {
