@@ -17,7 +17,10 @@ import { ExecutorImages } from './docker/executor-images';
 import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
 import { reapWorkspaceImages } from './docker/workspace-storage';
 import { EngineMonitor } from './sessions/engine-monitor';
-import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
+import { currentIdentity, isOwnerDead, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
+import { currentCommand, lockHome } from './home-lock';
+import { recheckFolders } from './folders/recheck-folders';
+import type { HomeLock } from './home-lock';
 import type { InstanceIdentity } from './docker/labels';
 import { reapDeadInstances } from './docker/reaper';
 import { KeptStore, isKeptSession } from './sessions/kept-store';
@@ -85,14 +88,47 @@ export interface CreateSandpitOptions {
   clients?: ClientRegistry;
 }
 
-/** The composition root: builds the engine, the stores and the API for one data folder. */
+/**
+ * The composition root: builds the engine, the stores and the API for one data folder — once the folder is
+ * this core's alone (home-lock.ts): a second Sandpit on it is refused, saying which one holds it.
+ */
 export async function createSandpit(baseConfig: SandpitConfig, options: CreateSandpitOptions = {}): Promise<Sandpit> {
+  await mkdir(baseConfig.home, { recursive: true, mode: 0o700 });
+  const identity = currentIdentity();
+  markInstanceAlive(identity.instanceId);
+  const holder = { host: identity.host, pid: identity.pid, processStart: identity.processStart, instanceId: identity.instanceId, command: currentCommand(), startedAt: new Date().toISOString() };
+  let lock: HomeLock;
+  try {
+    lock = await lockHome(baseConfig.home, holder, (h) => isOwnerDead({ host: h.host, pid: String(h.pid), start: h.processStart, instance: h.instanceId }, identity));
+  } catch (error) {
+    markInstanceDead(identity.instanceId);
+    throw error;
+  }
+  let sandpit: Sandpit;
+  try {
+    sandpit = await assembleSandpit(baseConfig, options, identity);
+  } catch (error) {
+    markInstanceDead(identity.instanceId);
+    await lock.release();
+    throw error;
+  }
+  const core = sandpit;
+  let released: Promise<void> | undefined;
+  return {
+    ...core,
+    dispose: () =>
+      (released ??= (async () => {
+        // A Sandpit starting on this folder meanwhile waits for this one to let go, rather than refusing.
+        await lock.closing().catch((error: unknown) => sandpit.log.warn('could not mark the data folder lock as closing', { error: toErrorBody(error).message }));
+        await core.dispose().finally(() => lock.release());
+      })()),
+  };
+}
+
+async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpitOptions, identity: InstanceIdentity): Promise<Sandpit> {
   const log = options.logger ?? createLogger({ app: 'sandpit' });
   // The settings over the defaults, unless the caller applied them already (startCore); a private copy either way.
   const { config, settings } = options.settings ? { config: { ...baseConfig }, settings: options.settings } : await withStoredSettings(baseConfig, log);
-  await mkdir(config.home, { recursive: true, mode: 0o700 });
-  const identity = currentIdentity();
-  markInstanceAlive(identity.instanceId);
   const instanceDir = join(config.runRoot, identity.instanceId);
   // Agent sockets live here, bind-mounted into sandboxes: both folders must be ours alone.
   await ensurePrivateDir(config.runRoot);
@@ -153,6 +189,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   });
   const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), defaultIsolation: () => settings.current.defaultIsolation };
   const kept = new KeptStore(config.home, config.runRoot, log);
+  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   const sessions = new SessionManager({
     config,
     backend,
@@ -163,6 +200,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
+    checkFolders: (shared) => recheckFolders(shared, folders),
     log,
   });
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
@@ -265,7 +303,6 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   });
   await engine.check();
 
-  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   let disposed: Promise<void> | undefined;
   return {
     config,

@@ -94,6 +94,12 @@ export interface ContainerState {
   ipAddress?: string;
   /** The engine runtime it runs under (runc, runsc …). */
   runtime?: string;
+  /** The image it was made from, as named then. */
+  image?: string;
+  /** Its network mode as made (`none`, `bridge`, a network's name). */
+  networkMode?: string;
+  /** Its bind mounts of this computer's folders, as made. */
+  binds?: Array<{ source: string; target: string; readOnly: boolean }>;
 }
 
 export interface ContainerStats {

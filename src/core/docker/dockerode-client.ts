@@ -207,6 +207,9 @@ export class DockerodeClient implements DockerClient {
         labels: i.Config.Labels ?? {},
         ipAddress: networks.find((n) => n.IPAddress)?.IPAddress,
         runtime: (i.HostConfig as { Runtime?: string } | undefined)?.Runtime || 'runc',
+        image: i.Config.Image,
+        networkMode: i.HostConfig.NetworkMode,
+        binds: (i.Mounts ?? []).filter((m) => m.Type === 'bind').map((m) => ({ source: m.Source, target: m.Destination, readOnly: !m.RW })),
       };
     });
   }

@@ -59,6 +59,11 @@ export interface SandboxSpec {
   pooled: boolean;
   /** Folders of this computer the person shared (a bind mount is fixed when the container is made: never pooled). */
   folders?: SandboxFolder[];
+  /**
+   * Checks the folders again (src/core/folders/recheck-folders.ts), right before each container that mounts
+   * them is made or started; throws when one may no longer be mounted. What it returns is what is mounted.
+   */
+  checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
 }
 
 /** A folder of this computer inside a sandbox, already checked (src/core/folders) and resolved to its real path. */

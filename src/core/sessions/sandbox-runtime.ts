@@ -250,13 +250,19 @@ export class SandboxRuntime {
     if (recoverError !== undefined && !(await this.engineAnswers())) {
       throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
     }
+    this.startFailure = recoverError === undefined ? undefined : toErrorBody(recoverError).message;
+    // What happened to the sandbox after the run, as it is: started again, or not (and why).
+    const after =
+      this.startFailure === undefined
+        ? 'the sandbox was restarted: variables were lost; the files in /workspace were kept.'
+        : `the sandbox was stopped, and it could not be started again: ${this.startFailure}`;
     if (killedByWatchdog || timedOut) {
       return {
         ...collected,
         status: 'timeout',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so the sandbox was restarted: variables were lost; the files in /workspace were kept.`,
+        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so ${after}`,
       };
     }
     if (cause === 'oom') {
@@ -265,7 +271,7 @@ export class SandboxRuntime {
         status: 'oom',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables were lost; the files in /workspace were kept.`,
+        message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. Then ${after}`,
       };
     }
     const engine = this.sandbox.unreportedOom;
@@ -273,7 +279,7 @@ export class SandboxRuntime {
       engine && this.deathExitCode === 137
         ? `it was killed (exit code 137); ${engine} does not report out-of-memory kills, so this may have been the ${this.limits.memoryMb} MiB memory limit`
         : (closedReason ?? cause);
-    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${why}). It was restarted: variables were lost; the files in /workspace were kept.`, {
+    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${why}). Then ${after}`, {
       partial: { stdout: collected.stdout, stderr: collected.stderr },
       stateLost: true,
     });
@@ -287,6 +293,9 @@ export class SandboxRuntime {
       return false;
     }
   }
+
+  /** Why the sandbox could not be started again after the last run that ended it, or undefined. */
+  startFailure: string | undefined;
 
   /** Sends SIGINT to the running code if `executionId` (or any run) is current. */
   interrupt(executionId?: string): boolean {

@@ -16,7 +16,8 @@ import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
 import { keptKey, keptRecordOf } from './kept-record';
 import type { KeptStore } from './kept-store';
-import type { SandboxBackend } from './sandbox-backend';
+import type { SandboxBackend, SandboxFolder } from './sandbox-backend';
+import { keptRecordAccepted } from './kept-check';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
@@ -39,6 +40,8 @@ export interface SessionManagerDeps {
   sandboxRemoved?(sessionId: string): void;
   /** Where kept sessions are recorded (the data folder); absent: no session can be kept. */
   kept?: KeptStore;
+  /** Checks shared folders again before each container that mounts them is made or started (see SandboxSpec). */
+  checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
   log: Logger;
 }
 
@@ -332,6 +335,7 @@ export class SessionManager {
     let restored = 0;
     for (const record of await store.list()) {
       if (this.sessions.has(record.id)) continue;
+      if (!(await keptRecordAccepted(record, this.log, this.deps.checkFolders))) continue;
       const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
       const folders = record.folders ?? [];
       const runtime = this.makeRuntime(record.id, template, false, folders);
@@ -498,6 +502,7 @@ export class SessionManager {
         isolation: template.isolation,
         pooled,
         ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
+        ...(this.deps.checkFolders ? { checkFolders: this.deps.checkFolders } : {}),
       },
       log: this.deps.log,
       startTimeoutMs: config.startTimeoutMs,

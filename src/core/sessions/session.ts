@@ -149,7 +149,7 @@ export class Session {
       this.history.forget();
       this.setState('restarting');
     };
-    runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
+    runtime.onRecovered = (error) => (error ? this.fail(error) : this.setState('ready'));
   }
 
   get state(): SessionState {
@@ -243,7 +243,7 @@ export class Session {
           this.setState('ready');
         } catch (again) {
           this.log.error('could not start the sandbox again with its previous shared folders', { error: toErrorBody(again).message });
-          this.setState('failed');
+          this.fail(again);
         }
         throw error;
       }
@@ -260,7 +260,7 @@ export class Session {
       try {
         await this.runtime.start();
       } catch (error) {
-        this.setState('failed');
+        this.fail(error);
         throw error;
       }
       this.setState('ready');
@@ -363,7 +363,7 @@ export class Session {
       try {
         await this.runtime.restart();
       } catch (error) {
-        this.setState('failed');
+        this.fail(error);
         throw error;
       }
       this.setState('ready');
@@ -405,7 +405,7 @@ export class Session {
         () => this.setState('ready'),
         (error: unknown) => {
           this.log.warn('could not restart a session after the engine came back', { error: toErrorBody(error).message });
-          this.setState('failed');
+          this.fail(error);
         },
       );
   }
@@ -497,7 +497,7 @@ export class Session {
     try {
       await this.runtime.resume();
     } catch (error) {
-      this.setState('failed');
+      this.fail(error);
       // The engine is gone: the monitor reconnects, and recoverAfterEngine starts this session then.
       const body = toErrorBody(error);
       if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
@@ -507,6 +507,14 @@ export class Session {
     const durationMs = Date.now() - started;
     this.log.info('resumed a paused session', { durationMs });
     this.services.bus.emit('session.resumed', { sessionId: this.id, durationMs });
+  }
+
+  /** Why its sandbox could not be started again, as the person is told on every later call. */
+  private failure: string | undefined;
+
+  private fail(error: unknown): void {
+    this.failure = toErrorBody(error).message;
+    this.setState('failed');
   }
 
   private stoppedError(): SandpitError {
@@ -519,7 +527,7 @@ export class Session {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
       if (this.stateValue === 'paused') await this.resumeNow();
       if (this.stateValue === 'failed') {
-        throw new SandpitError('CONTAINER_DIED', `The sandbox of session ${this.id} stopped and could not be started again. Restart the session, or start a new one.`);
+        throw new SandpitError('CONTAINER_DIED', `The sandbox of session ${this.id} stopped and could not be started again${this.failure ? ` (${this.failure.replace(/\.$/, '')})` : ''}. Restart the session, or start a new one.`);
       }
       const release = await this.services.slots.acquire(this.services.queueTimeoutMs, what);
       this.lastUsed = new Date();
@@ -529,7 +537,10 @@ export class Session {
       } finally {
         release();
         this.lastUsed = new Date();
-        if (this.stateValue === 'busy' || (this.stateValue === 'ready' && !this.runtime.connected)) this.setState(this.runtime.connected ? 'ready' : 'failed');
+        if (this.stateValue === 'busy' || (this.stateValue === 'ready' && !this.runtime.connected)) {
+          if (this.runtime.connected) this.setState('ready');
+          else this.fail(new Error(this.runtime.startFailure ?? 'its sandbox is not connected'));
+        }
       }
     });
   }
@@ -603,6 +614,7 @@ export class Session {
 
   /** Every change goes through the table; one it does not allow is refused and logged (a bug, never the user's). */
   private setState(state: SessionState): void {
+    if (state !== 'failed') this.failure = undefined;
     if (this.stateValue === state) return;
     try {
       assertTransition(this.id, this.stateValue, state);
