@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, realpath, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
@@ -34,6 +35,8 @@ export interface WorkspaceStorage {
   prepare(sessionId: string, limits: Limits): Promise<WorkspaceVolume>;
   /** A kept session's workspace again, from its record (none: a plain volume, which the engine keeps by name). */
   reopen(disk: { image: string; device: string } | undefined): WorkspaceVolume;
+  /** Removes what the storage made for itself (not for a session), once no sandbox is being made with it. */
+  close?(): Promise<void>;
 }
 
 const TOOL_TIMEOUT_MS = 30_000;
@@ -69,6 +72,7 @@ export class LoopWorkspaces implements WorkspaceStorage {
   private readonly dir: string;
   /** The empty file system of each workspace size, made once (see `template`). */
   private readonly templates = new Map<number, Promise<string>>();
+  private readonly token = randomBytes(4).toString('hex');
 
   constructor(
     private readonly root: string,
@@ -99,6 +103,20 @@ export class LoopWorkspaces implements WorkspaceStorage {
     }
   }
 
+  async close(): Promise<void> {
+    const made = [...this.templates.values()];
+    this.templates.clear();
+    for (const template of made) {
+      const path = await template.catch(() => undefined);
+      if (path) await rm(path, { force: true });
+    }
+  }
+
+  /** Starts making the empty file system of this size now (the first sandbox then finds it made); never throws. */
+  prewarm(workspaceMb: number): void {
+    this.template(workspaceMb).catch((error: unknown) => this.log.warn('could not make the empty workspace file system ahead', { workspaceMb, error: String(error) }));
+  }
+
   /**
    * An empty workspace file system of this size, made once per size for this instance (`truncate`, `mkfs.ext4`
    * and `debugfs` took three processes and up to a quarter of a second per sandbox on a busy machine) in its
@@ -110,7 +128,8 @@ export class LoopWorkspaces implements WorkspaceStorage {
       made = (async () => {
         await mkdir(this.dir, { recursive: true, mode: 0o700 });
         await writeFile(join(this.dir, 'owner.json'), JSON.stringify(this.identity), { mode: 0o600 });
-        const path = join(this.dir, `empty-${workspaceMb}mb.ext4`);
+        // Named for this storage object: another one of the same instance (a change of engine) has its own.
+        const path = join(this.dir, `empty-${workspaceMb}mb-${this.token}.ext4`);
         const partial = `${path}.partial`;
         await writeFile(partial, '', { mode: 0o600 });
         await truncate(partial, imageBytes(workspaceMb));
@@ -155,16 +174,29 @@ async function backingFile(device: string): Promise<string | undefined> {
   return (await readFile(`/sys/block/${name}/loop/backing_file`, 'utf8').catch(() => undefined))?.trim();
 }
 
+/** Whether `tool` is an executable file in one of the PATH's folders (looked up here: no `which` process each). */
+async function onPath(tool: string): Promise<boolean> {
+  for (const dir of (process.env.PATH ?? '').split(':').filter((d) => d.startsWith('/'))) {
+    try {
+      await access(join(dir, tool), constants.X_OK);
+      return true;
+    } catch {
+      // not in this folder
+    }
+  }
+  return false;
+}
+
 /** Whether this machine can give capped disk workspaces: root, the tools, loop devices, a local engine. */
 export async function canLoopMount(local: boolean): Promise<boolean> {
   if (!local || process.platform !== 'linux' || typeof process.getuid !== 'function' || process.getuid() !== 0) return false;
   try {
     await access('/dev/loop-control', constants.R_OK | constants.W_OK);
-    await Promise.all(['mkfs.ext4', 'debugfs', 'losetup', 'cp'].map((tool) => run('which', [tool])));
-    return true;
   } catch {
     return false;
   }
+  const found = await Promise.all(['mkfs.ext4', 'debugfs', 'losetup', 'cp'].map(onPath));
+  return found.every(Boolean);
 }
 
 /** Whether the instance whose images are in `dir` (its owner.json) is dead; undefined when the folder is not ours. */
