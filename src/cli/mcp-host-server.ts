@@ -1,5 +1,6 @@
 import { toErrorBody } from '../shared/api/errors';
 import { deferredHandlers } from '../core/api/deferred-handlers';
+import { initializeRefusal } from '../core/mcp/initialize-refusal';
 import { clientNameOf, createMcpServer } from '../core/mcp/create-mcp-server';
 import type { SandpitMcpServer } from '../core/mcp/create-mcp-server';
 import { withTimeout } from '../core/util/with-timeout';
@@ -29,6 +30,7 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   };
   mcp.server.server.onclose = () => untrack?.();
   transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });
+  transport.refuse = initializeRefusal;
   try {
     await mcp.server.connect(transport);
     const reason = await untilStdioEnd(ended);
