@@ -12,18 +12,15 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { join } from 'node:path';
 import { now, progress, sleep } from './harness';
+import { SANDPIT_BIN, execute, spawnSandpitMcp } from './stdio-client';
+import type { Spawned } from './stdio-client';
 import { LATENCY_HEADERS, formatMs, goal, goalTable, latencyRow, roundDistribution, summarize, table } from './stats';
 import type { Distribution, Goal } from './stats';
 
 const ROUNDS = Number(process.env.SANDPIT_BENCH_FIRST_ROUNDS) || 8;
 const WARM_CALLS = Number(process.env.SANDPIT_BENCH_WARM_CALLS) || 300;
-const SANDPIT_BIN = resolve(__dirname, '..', 'bin', 'sandpit.mjs');
-const CALL_TIMEOUT_MS = 120_000;
 /** When the "first call a second after connect" is sent. */
 const ASSISTANT_GAP_MS = 1_000;
 /** Before the warm runs: long enough for four processes' warm pools to fill on a 2-core machine. */
@@ -42,40 +39,8 @@ export interface FirstAnswerSummary {
   goals: Goal[];
 }
 
-interface Spawned {
-  client: Client;
-  close(): Promise<void>;
-}
-
 async function connect(home: string): Promise<{ spawned: Spawned; ms: number }> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [SANDPIT_BIN, 'mcp'],
-    env: { ...(process.env as Record<string, string>), SANDPIT_HOME: home, SANDPIT_LOG: 'error' },
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'bench-first-answer', version: '1' });
-  const t0 = now();
-  await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
-  const ms = now() - t0;
-  return {
-    ms,
-    spawned: {
-      client,
-      close: async () => {
-        await client.close().catch(() => undefined);
-      },
-    },
-  };
-}
-
-async function execute(client: Client, code: string, language: 'python' | 'javascript', expected: string): Promise<number> {
-  const t0 = now();
-  const result = (await client.callTool({ name: 'execute_code', arguments: { code, language } }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
-  const ms = now() - t0;
-  const got = (result.structuredContent as { result?: string } | undefined)?.result;
-  if (result.isError || got !== expected) throw new Error(`execute_code ${language} gave ${JSON.stringify(result.content)}`);
-  return ms;
+  return spawnSandpitMcp(home);
 }
 
 /** `sandpit serve` on a free port for `home`, ready when it prints its address. */

@@ -1,6 +1,5 @@
 /**
  * `npm run bench` (= `tsx bench/run.ts [NAME …]`, NAME one of BENCHMARKS' keys below): runs the benchmarks
- * `npm run bench` (= `tsx bench/run.ts [startup|round-trip|mcp-round-trip|throughput|memory|panel|environments|snapshots …]`): runs the benchmarks
  * against the real Docker engine, prints their tables on stdout and writes everything measured to
  * reports/bench.json. Benchmarks are measurements, not tests: a missed goal never fails the run
  * (only a benchmark that could not run does).
@@ -13,6 +12,7 @@ import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
 import * as environments from './environments';
 import * as firstAnswer from './first-answer';
+import * as floor from './floor';
 import { disposeAll, progress, pythonImage } from './harness';
 import * as isolation from './isolation';
 import * as mcpRoundTrip from './mcp-round-trip';
@@ -44,6 +44,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   'pause-resume': pauseResume.run,
   snapshots: snapshots.run,
   isolation: isolation.run,
+  floor: floor.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation' };
 

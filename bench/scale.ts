@@ -42,7 +42,7 @@ export interface ScaleSummary {
   goals: Goal[];
 }
 
-async function manySessions(): Promise<Pick<ScaleSummary, 'sessions' | 'createMs' | 'sessionsPerSecond' | 'fromPool' | 'memoryPerSessionMiB' | 'containersMiB' | 'coreMiB'>> {
+export async function manySessions(): Promise<Pick<ScaleSummary, 'sessions' | 'createMs' | 'sessionsPerSecond' | 'fromPool' | 'memoryPerSessionMiB' | 'containersMiB' | 'coreMiB'>> {
   return withCore({ poolSize: POOL_SIZE, maxSessions: SESSIONS + 10 }, async (sandpit) => {
     await waitForFullPool(sandpit, POOL_SIZE);
     const rssBefore = process.memoryUsage().rss;

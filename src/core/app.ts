@@ -143,7 +143,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   const events = new DaemonEvents(docker, identity.instanceId, log);
   const workspacesRoot = join(config.home, 'workspaces');
   const isLocal = (): boolean => docker.endpoint.kind === 'local' && docker.endpoint.tcp !== true;
-  const workspaces = await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log);
+  const workspaces = await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log, config.defaultLimits.workspaceMb);
   const backend = new DockerBackend({ docker, events, identity, instanceDir, channel: config.channel, workspaces, log });
   const engine = new EngineMonitor(backend, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
@@ -260,7 +260,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     engineClient.use(next);
     executorImages.forget();
     builder.forget();
-    backend.useWorkspaces(await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log));
+    backend.useWorkspaces(await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log, config.defaultLimits.workspaceMb));
     engine.markDown('Moving to the new Docker engine…');
     await engine.check();
   };
@@ -326,6 +326,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
         approvals.dispose();
         await sessions.dispose();
         await warming;
+        await backend.closeWorkspaces().catch((error: unknown) => log.warn('could not remove the empty workspace file systems', { error: toErrorBody(error).message }));
         audit.close();
         await gateway.close().catch((error: unknown) => log.warn('could not remove the egress network', { error: toErrorBody(error).message }));
         events.close();

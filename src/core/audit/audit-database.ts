@@ -1,12 +1,13 @@
 import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
+import type { StatementSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
 const SCHEMA_VERSION = 4;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 10_000;
+export const BUSY_TIMEOUT_MS = 10_000;
 
 /**
  * One row per audited call. The first block is written when the call starts (and hashed then: the
@@ -67,7 +68,9 @@ export interface OpenAuditDatabaseOptions {
  * is in the WAL (the OS has it) when it returns, so a row that was committed survives any crash or kill of
  * Sandpit; the WAL reaches the disk itself at each checkpoint, which the store asks for within a second of
  * a write (AuditStore), so a power cut loses at most that last second. (FULL would sync every commit: two
- * fsyncs per run, most of a warm run's time, and the lock other Sandpit processes wait on.)
+ * fsyncs per run, most of a warm run's time, and the lock other Sandpit processes wait on.) This connection
+ * never checkpoints on its own (`wal_autocheckpoint = 0`: that ran, with its fsyncs, inside every ~150th
+ * run's commit); the store's syncer thread does, off the event loop (audit-syncer.ts).
  */
 export function openAuditDatabase(path: string, options: OpenAuditDatabaseOptions = {}): DatabaseSync {
   if (options.readOnly) {
@@ -81,7 +84,7 @@ export function openAuditDatabase(path: string, options: OpenAuditDatabaseOption
   const db = new DatabaseSync(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     // SQLite gives the -wal and -shm files the database file's mode.
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF;');
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA trusted_schema = OFF; PRAGMA wal_autocheckpoint = 0;');
     migrate(db);
   } catch (error) {
     db.close();
@@ -121,13 +124,33 @@ function migrate(db: DatabaseSync): void {
 
 /** Runs `work` in one write transaction (BEGIN IMMEDIATE: the chain head cannot move under it). */
 export function inWriteTransaction<T>(db: DatabaseSync, work: () => T): T {
-  db.exec('BEGIN IMMEDIATE');
+  statement(db, 'BEGIN IMMEDIATE').run();
   try {
     const result = work();
-    db.exec('COMMIT');
+    statement(db, 'COMMIT').run();
     return result;
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     throw error;
   }
+}
+
+const statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
+
+/**
+ * The prepared statement for `sql` on `db`, compiled once per connection: the hot path (two audit writes
+ * per run) runs the same few statements every time, and compiling them was most of their cost.
+ */
+export function statement(db: DatabaseSync, sql: string): StatementSync {
+  let cache = statements.get(db);
+  if (!cache) {
+    cache = new Map();
+    statements.set(db, cache);
+  }
+  let prepared = cache.get(sql);
+  if (!prepared) {
+    prepared = db.prepare(sql);
+    cache.set(sql, prepared);
+  }
+  return prepared;
 }

@@ -1,5 +1,6 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { GENESIS, parseChainPoint } from './audit-chain';
+import { statement } from './audit-database';
 import type { ChainPoint } from './audit-chain';
 
 /** Where the walk over the chain starts: the genesis, or the last entry removed by retention. */
@@ -9,12 +10,12 @@ export interface ChainAnchor extends ChainPoint {
 }
 
 export function readMeta(db: DatabaseSync, key: string): string | undefined {
-  const row = db.prepare('SELECT value FROM audit_meta WHERE key = ?').get(key) as { value: unknown } | undefined;
+  const row = statement(db, 'SELECT value FROM audit_meta WHERE key = ?').get(key) as { value: unknown } | undefined;
   return typeof row?.value === 'string' ? row.value : undefined;
 }
 
 export function writeMeta(db: DatabaseSync, key: string, value: string): void {
-  db.prepare('INSERT INTO audit_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
+  statement(db, 'INSERT INTO audit_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value').run(key, value);
 }
 
 /** The stored anchor; genesis when nothing was ever pruned; undefined when present but malformed. */

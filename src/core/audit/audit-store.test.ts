@@ -1,11 +1,13 @@
 import { copyFileSync, statSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { auditFixture, start, testIdentity } from '../../test-support/audit';
 import type { AuditFixture } from '../../test-support/audit';
 import type { AuditStore } from './audit-store';
 
 const DAY = 24 * 3_600_000;
+// eslint-disable-next-line @typescript-eslint/unbound-method -- called with its `this` through Reflect.apply
+const execOriginal = DatabaseSync.prototype.exec;
 
 let fx: AuditFixture;
 beforeEach(() => {
@@ -69,6 +71,40 @@ describe('the audit store', () => {
       expect(alone.prepare('SELECT id FROM audit WHERE id = ?').get(row.id)).toEqual({ id: row.id });
     } finally {
       alone.close();
+    }
+  });
+
+  it('syncs off the event loop: no commit checkpoints on its own, and the checkpoint runs on another thread', async () => {
+    const store = fx.open();
+    const onThisThread: string[] = [];
+    const exec = vi.spyOn(DatabaseSync.prototype, 'exec').mockImplementation(function (this: DatabaseSync, sql: string) {
+      if (/checkpoint/i.test(sql)) onThisThread.push(sql);
+      Reflect.apply(execOriginal, this, [sql]);
+    });
+    try {
+      // ~600 runs' rows: far past the 1000 pages at which SQLite would checkpoint (and fsync) inside a commit.
+      for (let i = 0; i < 600; i += 1) store.complete(store.begin(start({ code: `print(${'x'.repeat(2_000)})` })).id, { status: 'ok', stdout: 'y'.repeat(2_000) });
+      expect(statSync(`${fx.path}-wal`).size).toBeGreaterThan(8 * 1024 * 1024);
+      const row = store.begin(start({ code: 'print("the newest")' }));
+      const copy = `${fx.path}.copy`;
+      const inFileAlone = (): boolean => {
+        copyFileSync(fx.path, copy);
+        const alone = new DatabaseSync(copy);
+        try {
+          // Until a checkpoint even the table itself is in the WAL only.
+          const table = alone.prepare("SELECT name FROM sqlite_master WHERE name = 'audit'").get();
+          return table !== undefined && alone.prepare('SELECT id FROM audit WHERE id = ?').get(row.id) !== undefined;
+        } finally {
+          alone.close();
+        }
+      };
+      expect(inFileAlone()).toBe(false);
+      const deadline = Date.now() + 10_000;
+      while (!inFileAlone() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(inFileAlone()).toBe(true);
+      expect(onThisThread).toEqual([]);
+    } finally {
+      exec.mockRestore();
     }
   });
 

@@ -6,7 +6,8 @@ import type { InstanceIdentity } from '../docker/labels';
 import type { Logger } from '../log';
 import { silentLogger } from '../log';
 import type { AuditRecord } from './audit-chain';
-import { openAuditDatabase } from './audit-database';
+import { BUSY_TIMEOUT_MS, openAuditDatabase } from './audit-database';
+import { AuditSyncer } from './audit-syncer';
 import { boundedExport } from './audit-export';
 import type { BoundedExport } from './audit-export';
 import { getAuditRow, iterateAuditRows, listAuditRows } from './audit-query';
@@ -47,12 +48,14 @@ export class AuditStore {
   private retentionDays: number;
   private closed = false;
   private syncTimer: NodeJS.Timeout | undefined;
+  private readonly syncer: AuditSyncer;
   private verifying: Promise<AuditVerifyResult> | undefined;
 
   private constructor(private readonly options: AuditStoreOptions) {
     this.log = (options.log ?? silentLogger).child({ component: 'audit' });
     this.retentionDays = options.retentionDays ?? 0;
     this.db = openAuditDatabase(options.path);
+    this.syncer = new AuditSyncer({ path: options.path, busyTimeoutMs: BUSY_TIMEOUT_MS, log: this.log, checkpointHere: () => this.checkpointHere() });
     try {
       this.recoverAbandoned();
       this.prune();
@@ -82,19 +85,26 @@ export class AuditStore {
     return row;
   }
 
-  /** A checkpoint within SYNC_WITHIN_MS: the WAL is synced to the disk, then copied into the database. */
+  /**
+   * A checkpoint within SYNC_WITHIN_MS: the WAL is synced to the disk, then copied into the database — by the
+   * syncer thread, so its fsyncs never hold up the event loop (audit-syncer.ts).
+   */
   private syncSoon(): void {
     if (this.syncTimer || this.closed) return;
     this.syncTimer = setTimeout(() => {
       this.syncTimer = undefined;
-      if (this.closed) return;
-      try {
-        this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
-      } catch (error) {
-        this.log.warn('could not sync the audit log to the disk', { error: toErrorBody(error).message });
-      }
+      if (!this.closed) this.syncer.checkpoint();
     }, SYNC_WITHIN_MS);
     this.syncTimer.unref();
+  }
+
+  private checkpointHere(): void {
+    if (this.closed) return;
+    try {
+      this.db.exec('PRAGMA wal_checkpoint(PASSIVE)');
+    } catch (error) {
+      this.log.warn('could not sync the audit log to the disk', { error: toErrorBody(error).message });
+    }
   }
 
   get(id: number, principal?: string): AuditEntry | undefined {
@@ -174,7 +184,8 @@ export class AuditStore {
     this.closed = true;
     clearInterval(this.pruneTimer);
     clearTimeout(this.syncTimer);
-    // The last connection's close checkpoints (and syncs) the WAL.
+    // The syncer's connection first, so that this one is the last: the last connection's close checkpoints (and syncs) the WAL.
+    this.syncer.close();
     this.db.close();
   }
 

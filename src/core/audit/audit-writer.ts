@@ -4,7 +4,7 @@ import type { AuditFolder, AuditSandbox, AuditStatus, AuditedMethod } from '../.
 import type { InstanceIdentity } from '../docker/labels';
 import { entryHash } from './audit-chain';
 import type { AuditRecord, ChainPoint } from './audit-chain';
-import { inWriteTransaction } from './audit-database';
+import { inWriteTransaction, statement } from './audit-database';
 import { readHead, writeHead } from './audit-meta';
 import { AUDIT_OUTPUT_CAP_BYTES, capText } from './cap-text';
 
@@ -90,21 +90,21 @@ export function appendOpen(db: DatabaseSync, start: AuditStart, owner: InstanceI
       replay_of: start.replayOf === undefined ? null : Math.trunc(start.replayOf),
     } satisfies Partial<AuditRecord>;
     const columns = Object.keys(values);
-    const inserted = db
-      .prepare(`INSERT INTO audit (${columns.join(', ')}, open_hash) VALUES (${columns.map(() => '?').join(', ')}, '')`)
-      .run(...(Object.values(values) as SQLInputValue[]));
+    const inserted = statement(db, `INSERT INTO audit (${columns.join(', ')}, open_hash) VALUES (${columns.map(() => '?').join(', ')}, '')`).run(
+      ...(Object.values(values) as SQLInputValue[]),
+    );
     const id = Number(inserted.lastInsertRowid);
     const hash = entryHash(head.hash, 'open', { ...values, id });
-    db.prepare('UPDATE audit SET open_hash = ? WHERE id = ?').run(hash, id);
+    const row = statement(db, 'UPDATE audit SET open_hash = ? WHERE id = ? RETURNING *').get(hash, id) as AuditRecord;
     writeHead(db, { seq, hash });
-    return db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as AuditRecord;
+    return row;
   });
 }
 
 /** Completes a `running` row: fills in its final fields and appends its close entry, durably. */
 export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): AuditRecord {
   return inWriteTransaction(db, () => {
-    const row = db.prepare('SELECT * FROM audit WHERE id = ?').get(id) as AuditRecord | undefined;
+    const row = statement(db, 'SELECT * FROM audit WHERE id = ?').get(id) as AuditRecord | undefined;
     if (!row) throw new SandpitError('NOT_FOUND', `Audit row ${id} does not exist.`);
     if (row.status !== 'running') throw new SandpitError('CONFLICT', `Audit row ${id} is already completed (${String(row.status)}).`);
     const head = currentHead(db);
@@ -137,7 +137,7 @@ export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): 
     const record: AuditRecord = { ...row, ...final, close_hash: null };
     const hash = entryHash(head.hash, 'close', record);
     const columns = Object.keys(final);
-    db.prepare(`UPDATE audit SET ${columns.map((c) => `${c} = ?`).join(', ')}, close_hash = ? WHERE id = ?`).run(...(Object.values(final) as SQLInputValue[]), hash, id);
+    statement(db, `UPDATE audit SET ${columns.map((c) => `${c} = ?`).join(', ')}, close_hash = ? WHERE id = ?`).run(...(Object.values(final) as SQLInputValue[]), hash, id);
     writeHead(db, { seq, hash });
     return { ...record, close_hash: hash };
   });

@@ -15,10 +15,16 @@ export async function chooseWorkspaceStorage(
   root: string,
   identity: InstanceIdentity,
   log: Logger,
+  /** The workspace size most sandboxes get: its empty file system is made at once, ahead of the first sandbox. */
+  usualWorkspaceMb?: number,
 ): Promise<WorkspaceStorage> {
   if (setting === 'volume') return plainWorkspaces;
   const possible = await canLoopMount(localEngine);
-  if (possible) return new LoopWorkspaces(root, identity, log);
+  if (possible) {
+    const loop = new LoopWorkspaces(root, identity, log);
+    if (usualWorkspaceMb !== undefined) loop.prewarm(usualWorkspaceMb);
+    return loop;
+  }
   if (setting === 'loop') {
     throw new SandpitError('INVALID_INPUT', 'Capped disk workspaces need a local Docker engine on Linux, root, loop devices and e2fsprogs (mkfs.ext4, debugfs).');
   }

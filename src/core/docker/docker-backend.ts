@@ -72,7 +72,14 @@ export class DockerBackend implements SandboxBackend {
 
   /** What new sandboxes' /workspace is on (after a change of engine). */
   useWorkspaces(workspaces: WorkspaceStorage): void {
+    const previous = this.workspaces;
     this.workspaces = workspaces;
+    void previous.close?.().catch(() => undefined);
+  }
+
+  /** Removes what the workspace storage made for itself (its sandboxes are gone: Sandpit is quitting). */
+  async closeWorkspaces(): Promise<void> {
+    await this.workspaces.close?.();
   }
 
   /** What sessions' /workspace is on (the README says what each engine gets). */

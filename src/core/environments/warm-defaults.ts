@@ -5,31 +5,37 @@ import type { SessionManager } from '../sessions/session-manager';
 import { isolationOf } from './environment-services';
 import type { EnvironmentServices } from './environment-services';
 
+type Template = Parameters<SessionManager['warmUp']>[0][number];
+
 /**
  * Fills the warm pools of each language's built-in environment whose image is built (never builds
- * one): first one sandbox for every language, all at once, then the rest of each pool one by one, the
- * default language's first. Starting the first ones together costs the default language ≈ 0.1 s when a
- * client's very first call comes at once, and gives every other language its sandbox ≈ 0.6 s sooner: a
- * client's first call a second after connecting finds one ready in any language (bench/first-answer.ts).
+ * one): the default language's first sandbox alone, before anything else (a client's first call sent at
+ * once waits for it, and on a 2-core machine every container starting beside it slowed it down ≈ 2×,
+ * bench/floor.ts); then one for every other language, together; then the rest of each pool one by one,
+ * the default language's first.
  */
 export async function warmDefaultPools(deps: { sessions: SessionManager; environments: EnvironmentServices; log: Logger }): Promise<void> {
   const { sessions, environments, log } = deps;
   if (!sessions.pooling) return;
-  const templates: Array<Parameters<SessionManager['warmUp']>[0][number]> = [];
-  const seen = new Set<string>();
-  for (const language of LANGUAGES) {
-    const id = RUNTIMES[language].defaultEnvironment;
-    if (seen.has(id)) continue;
-    seen.add(id);
+  const templateOf = async (id: string): Promise<Template | undefined> => {
     try {
       const env = await environments.store.get(id);
-      if ((await environments.builder.status(env)).state !== 'ready') continue;
-      const template = { language: env.language, image: await environments.builder.imageFor(env.id), isolation: isolationOf(env, environments) };
-      templates.push(template);
+      if ((await environments.builder.status(env)).state !== 'ready') return undefined;
+      return { language: env.language, image: await environments.builder.imageFor(env.id), isolation: isolationOf(env, environments) };
     } catch (error) {
       log.warn('could not warm the pool of a built-in environment', { environmentId: id, error: toErrorBody(error).message });
+      return undefined;
     }
+  };
+  const ids = [...new Set(LANGUAGES.map((language) => RUNTIMES[language].defaultEnvironment))];
+  const [first, ...others] = ids;
+  const firstTemplate = first === undefined ? undefined : await templateOf(first);
+  if (firstTemplate) await sessions.warmUp([firstTemplate], 1);
+  const otherTemplates: Template[] = [];
+  for (const id of others) {
+    const template = await templateOf(id);
+    if (template) otherTemplates.push(template);
   }
-  await sessions.warmUp(templates, 1);
-  for (const template of templates) await sessions.warmUp([template]);
+  await sessions.warmUp(otherTemplates, 1);
+  for (const template of [...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]) await sessions.warmUp([template]);
 }

@@ -98,6 +98,17 @@ for (const { engine, label, skip } of testEngines()) {
         const r = await session.execute("('v' in globals(), open('/workspace/data/a.csv').read())");
         expect(r.result).toBe("(False, 'x,y\\n1,2\\n')");
       });
+
+      it('gives every session a file system of its own: what one writes (files, the mode of its root) never reaches the next', async () => {
+        const first = sp.sessions.session((await newSession(sp, { limits: { workspaceMb: 64 } })).id);
+        const wrote = await first.execute(
+          "import os\nos.makedirs('/workspace/planted/deep', exist_ok=True)\nopen('/workspace/planted/deep/x.py', 'w').write('print(1)')\nos.chmod('/workspace', 0o777)\nsorted(os.listdir('/workspace'))",
+        );
+        expect(wrote.result).toBe("['planted']");
+        const second = sp.sessions.session((await newSession(sp, { limits: { workspaceMb: 64 } })).id);
+        const seen = await second.execute("import os\n(sorted(os.listdir('/workspace')), oct(os.stat('/workspace').st_mode & 0o777), os.stat('/workspace').st_uid)");
+        expect(seen.result).toBe("([], '0o755', 10001)");
+      });
     });
   });
 }

@@ -1,0 +1,57 @@
+/** An SDK client on a spawned stdio MCP server (`sandpit mcp`, or the trivial reference server), timed. */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { now } from './harness';
+
+export const SANDPIT_BIN = resolve(__dirname, '..', 'bin', 'sandpit.mjs');
+/** `node` arguments that run the trivial reference server (TypeScript, through tsx's loader). */
+export const TRIVIAL_SERVER_ARGS = ['--import', 'tsx', resolve(__dirname, 'trivial-mcp-server.ts')];
+export const CALL_TIMEOUT_MS = 120_000;
+
+export interface Spawned {
+  client: Client;
+  /** The server process (for its CPU time). */
+  pid: number;
+  close(): Promise<void>;
+}
+
+/** Spawns `node ARGS` with `env` added and connects (spawn → `initialize` answered, timed). */
+export async function spawnStdio(args: string[], env: Record<string, string> = {}): Promise<{ spawned: Spawned; ms: number }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args,
+    env: { ...(process.env as Record<string, string>), SANDPIT_LOG: 'error', ...env },
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'bench-stdio', version: '1' });
+  const t0 = now();
+  await client.connect(transport, { timeout: CALL_TIMEOUT_MS });
+  const ms = now() - t0;
+  const pid = transport.pid;
+  if (pid === null) throw new Error(`node ${args.join(' ')} has no process id after connecting`);
+  return { ms, spawned: { client, pid, close: () => client.close().catch(() => undefined) } };
+}
+
+/** A fresh `sandpit mcp` on the data folder `home` (a fresh one: it hosts its own core). */
+export function spawnSandpitMcp(home: string): Promise<{ spawned: Spawned; ms: number }> {
+  return spawnStdio([SANDPIT_BIN, 'mcp'], { SANDPIT_HOME: home });
+}
+
+/** `execute_code` of `code`, checked to give `expected`; returns the milliseconds it took. */
+export async function execute(client: Client, code: string, language: 'python' | 'javascript', expected: string): Promise<number> {
+  const t0 = now();
+  const result = (await client.callTool({ name: 'execute_code', arguments: { code, language } }, undefined, { timeout: CALL_TIMEOUT_MS })) as CallToolResult;
+  const ms = now() - t0;
+  const got = (result.structuredContent as { result?: string } | undefined)?.result;
+  if (result.isError || got !== expected) throw new Error(`execute_code ${language} gave ${JSON.stringify(result.content)}`);
+  return ms;
+}
+
+/** CPU time (user + system, every thread) a process has used so far, in milliseconds (Linux /proc). */
+export function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
