@@ -17,4 +17,13 @@ describe('ClientRegistry', () => {
     removeB();
     expect(changes.map((list) => list.map((c) => c.name))).toEqual([['cursor'], ['cursor', 'claude-ai'], ['claude-ai'], []]);
   });
+
+  it('remembers every name that has connected, once each, after the client has gone', () => {
+    const registry = new ClientRegistry();
+    registry.add({ name: 'cursor-vscode', transport: 'mcp-http' })();
+    registry.add({ name: 'claude-ai', transport: 'mcp-stdio' });
+    registry.add({ name: 'cursor-vscode', transport: 'mcp-http' });
+    expect(registry.list().map((c) => c.name)).toEqual(['claude-ai', 'cursor-vscode']);
+    expect(registry.seen()).toEqual(['cursor-vscode', 'claude-ai']);
+  });
 });

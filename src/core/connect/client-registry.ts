@@ -9,6 +9,7 @@ export type ClientInfo = Omit<ConnectedClient, 'connectedAt'>;
  */
 export class ClientRegistry {
   private readonly clients = new Map<number, ConnectedClient>();
+  private readonly seenNames = new Set<string>();
   private nextKey = 0;
 
   constructor(private readonly onChange: (clients: ConnectedClient[]) => void = () => undefined) {}
@@ -17,10 +18,16 @@ export class ClientRegistry {
   add(info: ClientInfo): () => void {
     const key = this.nextKey++;
     this.clients.set(key, { ...info, connectedAt: new Date().toISOString() });
+    this.seenNames.add(info.name);
     this.onChange(this.list());
     return () => {
       if (this.clients.delete(key)) this.onChange(this.list());
     };
+  }
+
+  /** Every name a client has connected with since this registry began, first seen first (gone ones too). */
+  seen(): string[] {
+    return [...this.seenNames];
   }
 
   /** Oldest first. */
