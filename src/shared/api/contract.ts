@@ -8,7 +8,7 @@ import {
   auditSummarySchema,
   auditVerifyResultSchema,
 } from '../domain/audit';
-import { displaySchema, executionResultSchema, executionStatusSchema, streamNameSchema } from '../domain/execution';
+import { displaySchema, executionErrorSchema, executionResultSchema, executionStatusSchema, stopCauseSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
 import { replayViewSchema } from '../domain/replay';
 import {
@@ -389,6 +389,12 @@ export const events = {
     status: executionStatusSchema.or(z.literal('failed')),
     durationMs: z.number(),
     errorCode: z.string().optional(),
+    /** What the caller received beyond the streamed output, so every run shows it (whoever started it). */
+    result: z.string().optional().describe('repr of the value of the last expression'),
+    error: executionErrorSchema.optional().describe('The exception the code raised, with its traceback'),
+    message: z.string().optional().describe("Sandpit's note (time limit, memory, restart, resume), or why the run could not run"),
+    truncated: z.boolean().optional().describe('The output was cut at the session limit'),
+    stoppedBy: stopCauseSchema.optional().describe('Who stopped the session during the run (status "killed")'),
   }),
   'settings.updated': settingsViewSchema,
   /** A replay (audit.replay) moved on: it started its session, or one of its runs started or ended. */
