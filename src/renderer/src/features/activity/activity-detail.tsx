@@ -27,7 +27,7 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
   const [entry, setEntry] = useState<AuditEntry | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [openSha, setOpenSha] = useState<string | undefined>();
-  const sessionName = useSessionName(entry?.sessionId);
+  const sessionName = useSessionName(entry?.sessionId, entry?.sandbox?.sessionName);
 
   useEffect(() => {
     let live = true;
