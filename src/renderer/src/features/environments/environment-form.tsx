@@ -183,6 +183,21 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
         testId="env-apt"
       />
       <NetworkChoice value={draft.network} onChange={(network) => change({ network })} />
+      {draft.network === 'packages' || draft.allowedHosts.length > 0 ? (
+        <ChipInput
+          id="env-allowed-hosts"
+          label="More hosts its sessions may reach"
+          hint={
+            draft.network === 'packages'
+              ? 'Besides the package sites: a host name or *.domain, e.g. files.example.org. “Allow” in Network activity adds one here; remove it to block it again.'
+              : 'Used only with “Package downloads only”: with the network choice above, these hosts are not reached.'
+          }
+          chips={draft.allowedHosts}
+          onChange={(allowedHosts) => change({ allowedHosts })}
+          placeholder="files.example.org"
+          testId="env-allowed-hosts"
+        />
+      ) : null}
       <IsolationChoice value={draft.isolation} onChange={(isolation) => change({ isolation })} />
       <FolderChoice value={draft.folders} onChange={(folders) => change({ folders })} />
       <fieldset className="choices">

@@ -8,6 +8,7 @@ import { useAppStore, useClient, usePanel } from '../../stores/panel-context';
 import { BuildLogView } from './build-log';
 import { BuildProblem } from './build-problem';
 import { environmentPurpose, includedPackages } from './environment-words';
+import { AllowedHosts } from './allowed-hosts';
 import { NETWORK_WORDS } from './network-choice';
 
 const BUILD_WORDS = {
@@ -94,6 +95,7 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
             {env.network === 'open' ? ' ⚠' : ''} ·{' '}
             <span data-testid="env-isolation">{env.isolation ? `${ISOLATION_WORDS[env.isolation]} isolation` : 'Isolation as in Settings'}</span>
           </p>
+          {env.network === 'packages' ? <AllowedHosts env={env} onProblem={reportError} /> : null}
           {fromBase.length > 0 ? (
             <p className="small" data-testid="env-comes-with">
               Comes with {fromBase.join(', ')}.

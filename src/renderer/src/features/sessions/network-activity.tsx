@@ -8,6 +8,15 @@ import { plainError } from '../../stores/panel-store';
 
 const SHOWN = 100;
 
+/** Whether an allow-list entry (`files.example.org`, `*.example.org`) covers `host`, as the egress filter compares them. */
+export function isCovered(host: string, entries: readonly string[]): boolean {
+  const h = host.toLowerCase();
+  return entries.some((entry) => {
+    const e = entry.toLowerCase();
+    return e.startsWith('*.') ? h.endsWith(e.slice(1)) : h === e;
+  });
+}
+
 /**
  * The hosts sessions tried to reach through the egress proxy (environments with the network policy
  * "packages"), newest first, in plain words: reached, or blocked and why. A blocked host can be allowed
@@ -18,6 +27,26 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
   const [entries, setEntries] = useState<EgressEntry[] | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
+  // The environment's allowed hosts now: a host blocked earlier but allowed since no longer offers "Allow".
+  const [allowed, setAllowed] = useState<{ name: string; hosts: string[] } | undefined>();
+
+  useEffect(() => {
+    if (!environmentId) return undefined;
+    let live = true;
+    client.call('environments.get', { environmentId }).then(
+      (env) => {
+        if (live) setAllowed({ name: env.name, hosts: env.allowedHosts });
+      },
+      () => undefined,
+    );
+    const stop = client.subscribe((event) => {
+      if (event.name === 'environment.updated' && event.payload.id === environmentId) setAllowed({ name: event.payload.name, hosts: event.payload.allowedHosts });
+    });
+    return () => {
+      live = false;
+      stop();
+    };
+  }, [client, environmentId]);
 
   const load = useCallback(() => {
     client.call('egress.recent', { ...(sessionId ? { sessionId } : {}), limit: SHOWN }).then(
@@ -53,8 +82,9 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
         setNote(`${host} is already allowed for "${env.name}".`);
         return;
       }
-      await client.call('environments.update', { environmentId, patch: { allowedHosts: [...env.allowedHosts, host] } });
-      setNote(`${host} is now allowed for "${env.name}": its sessions may reach it from now on.`);
+      const updated = await client.call('environments.update', { environmentId, patch: { allowedHosts: [...env.allowedHosts, host] } });
+      setAllowed({ name: updated.name, hosts: updated.allowedHosts });
+      setNote(`${host} is now allowed for "${env.name}": its sessions may reach it from now on. Environments → ${env.name} lists it, and takes it back.`);
     } catch (error) {
       setNote(`Could not allow ${host}: ${plainError(error)}`);
     }
@@ -71,7 +101,7 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
       ) : null}
       {entries.length === 0 ? (
         <EmptyState testId="network-empty">
-          No connections yet. Sessions without network reach nothing; with &quot;Package indexes only&quot;, every host they try to reach is listed here.
+          No connections yet. Sessions without network reach nothing; with &quot;Package downloads only&quot;, every host they try to reach is listed here.
         </EmptyState>
       ) : (
         <ul className="plain-list" data-testid="network-list">
@@ -83,7 +113,12 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
               ) : (
                 <>
                   tried to reach <strong>{entry.host}</strong> — blocked: {entry.reason ?? 'not allowed'}
-                  {environmentId && entry.reasonCode === 'host-not-allowed' ? (
+                  {environmentId && entry.reasonCode === 'host-not-allowed' && allowed && isCovered(entry.host, allowed.hosts) ? (
+                    <span className="muted small" data-testid="network-allowed-since">
+                      {' '}
+                      — allowed for “{allowed.name}” since
+                    </span>
+                  ) : environmentId && entry.reasonCode === 'host-not-allowed' ? (
                     <>
                       {' '}
                       <button type="button" className="link-button" onClick={() => void allow(entry.host)} data-testid="network-allow">
