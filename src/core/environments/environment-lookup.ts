@@ -1,5 +1,5 @@
 import { SandpitError } from '../../shared/api/errors';
-import { ENVIRONMENT_ID } from '../../shared/domain/environment';
+import { ENVIRONMENT_ID, environmentNameKey } from '../../shared/domain/environment';
 import type { Environment } from '../../shared/domain/environment';
 import type { EnvironmentStore } from './environment-store';
 
@@ -30,5 +30,5 @@ export async function findEnvironment(store: EnvironmentStore, reference: string
 }
 
 function comparable(name: string): string {
-  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+  return environmentNameKey(name);
 }
