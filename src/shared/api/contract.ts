@@ -48,6 +48,8 @@ export const egressEntrySchema = z.object({
   allowed: z.boolean(),
   reason: z.string().optional().describe('Why it was refused, in plain words'),
   reasonCode: z.string().optional(),
+  connected: z.boolean().optional().describe('Let through: whether it reached the host (absent while it is connecting)'),
+  answer: z.string().optional().describe("Let through: what the host answered, or why the connection failed, in plain words"),
 });
 export type EgressEntry = z.infer<typeof egressEntrySchema>;
 
@@ -373,6 +375,8 @@ export const events = {
   'egress.refused': z.object({ host: z.string(), port: z.number().int(), time: z.string(), reason: z.string(), sessionId: z.string().optional() }),
   /** A session's sandbox reached a host through the egress proxy (policy "packages"). */
   'egress.allowed': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string() }),
+  /** A connection let through reached its host (`answer`: what a plain-HTTP host answered) or failed (`answer`: why, in words). */
+  'egress.outcome': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string(), connected: z.boolean(), answer: z.string().optional() }),
   'engine.status': engineStatusSchema,
   'session.updated': sessionInfoSchema,
   'session.removed': z.object({ sessionId: z.string() }),

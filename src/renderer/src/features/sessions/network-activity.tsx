@@ -4,9 +4,17 @@ import type { EgressEntry } from '../../../../shared/api/contract';
 import { EmptyState } from '../../components/empty-state';
 import { formatTime } from '../../lib/format';
 import { useClient } from '../../stores/panel-context';
+import { useSessionNames } from './session-name';
 import { plainError } from '../../stores/panel-store';
 
 const SHOWN = 100;
+
+/** A connection let through, in words: reached only when it did, with the host's answer; else why it failed. */
+export function passageWords(entry: Pick<EgressEntry, 'host' | 'connected' | 'answer'>): string {
+  if (entry.connected === undefined) return `let through to ${entry.host} (connecting…)`;
+  if (entry.connected) return `reached ${entry.host}${entry.answer ? ` — it ${entry.answer}` : ''}`;
+  return `let through to ${entry.host}, but the connection failed: ${entry.answer ?? 'no answer'}`;
+}
 
 /** Whether an allow-list entry (`files.example.org`, `*.example.org`) covers `host`, as the egress filter compares them. */
 export function isCovered(host: string, entries: readonly string[]): boolean {
@@ -24,6 +32,7 @@ export function isCovered(host: string, entries: readonly string[]): boolean {
  */
 export function NetworkActivity({ sessionId, environmentId }: { sessionId?: string; environmentId?: string }): ReactElement {
   const client = useClient();
+  const names = useSessionNames();
   const [entries, setEntries] = useState<EgressEntry[] | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
@@ -62,7 +71,7 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
     load();
     let pending: ReturnType<typeof setTimeout> | undefined;
     const stop = client.subscribe((event) => {
-      if (event.name !== 'egress.allowed' && event.name !== 'egress.refused') return;
+      if (event.name !== 'egress.allowed' && event.name !== 'egress.refused' && event.name !== 'egress.outcome') return;
       if (sessionId && event.payload.sessionId !== sessionId) return;
       // Many connections come in bursts (an install): read the list once they settle.
       clearTimeout(pending);
@@ -109,7 +118,9 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
             <li key={`${entry.time}-${entry.host}-${i}`} data-testid="network-entry" data-allowed={entry.allowed ? 'yes' : 'no'}>
               <span className="muted small">{formatTime(entry.time)}</span>{' '}
               {entry.allowed ? (
-                <>reached {entry.host}</>
+                <span data-testid="network-passage" data-outcome={entry.connected === undefined ? 'connecting' : entry.connected ? 'reached' : 'failed'}>
+                  {passageWords(entry)}
+                </span>
               ) : (
                 <>
                   tried to reach <strong>{entry.host}</strong> — blocked: {entry.reason ?? 'not allowed'}
@@ -128,7 +139,12 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
                   ) : null}
                 </>
               )}
-              {!sessionId && entry.sessionId ? <span className="muted small"> · session {entry.sessionId}</span> : null}
+              {!sessionId && entry.sessionId ? (
+                <span className="muted small" title={entry.sessionId} data-testid="network-session">
+                  {' '}
+                  · {names.get(entry.sessionId) ?? 'an ended session'}
+                </span>
+              ) : null}
             </li>
           ))}
         </ul>
