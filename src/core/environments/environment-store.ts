@@ -29,7 +29,7 @@ import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
 import { parsePackageSpec } from '../runtimes/package-specs';
-import { normalizeAllowEntry } from './egress-allow-list';
+import { checkAllowedHost } from './allowed-host-check';
 import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface EnvironmentStoreOptions {
@@ -89,7 +89,7 @@ export function validateDefinition(input: unknown): EnvironmentDefinition {
   const { description, ...rest } = definition;
   const allowedHosts = definition.allowedHosts.map((entry, i) => {
     try {
-      return normalizeAllowEntry(entry);
+      return checkAllowedHost(entry);
     } catch (error) {
       throw new SandpitError('INVALID_INPUT', `allowedHosts.${i}: ${error instanceof Error ? error.message : String(error)}`, { fields: [`allowedHosts.${i}`] });
     }

@@ -14,6 +14,7 @@ const METHOD_WORDS: Record<AuditSummary['method'], string> = {
   'sessions.runCommand': 'Command',
   'sessions.runFile': 'File',
   'packages.install': 'Install',
+  'packages.check': 'Package check',
 };
 
 /** When a run started, always with its day: "Today, 14:03:22", "Yesterday, 09:10", "28 Nov 2026, 16:45". */
