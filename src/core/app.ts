@@ -159,6 +159,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     extraHosts: config.egressExtraHosts,
     onRefused: (event) => bus.emit('egress.refused', event),
     onAllowed: (event) => bus.emit('egress.allowed', event),
+    onOutcome: (event) => bus.emit('egress.outcome', event),
     // A session's environment may allow more hosts than the package indexes (read at each request, so a change applies at once).
     extraHostsFor: (sessionId) => allowedHostsOf.get(sessionId) ?? [],
     log,
@@ -221,6 +222,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   engine.onChange((status) => bus.emit('engine.status', status));
   bus.on('egress.refused', (event) => egressLog.refused(event));
   bus.on('egress.allowed', (event) => egressLog.allowed(event));
+  bus.on('egress.outcome', (event) => egressLog.outcome(event));
   // Each live session's extra allowed hosts, from its environment, kept up to date when the environment changes.
   const allowedHostsOf = new Map<string, readonly string[]>();
   const refreshAllowedHosts = async (sessionId: string, environmentId: string | undefined): Promise<void> => {

@@ -30,6 +30,8 @@ export interface CallContext {
   approvedFileContent?: string;
   /** A run of a replay (audit.replay): the audit row of the original run it repeats, recorded as `replay_of`. */
   replayOf?: number;
+  /** The audit row of this call, once it is opened (an approval request names it). */
+  auditId?: number;
 }
 
 export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;

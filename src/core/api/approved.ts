@@ -81,6 +81,7 @@ export async function askIfNeeded<M extends MethodName>(
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(shown === undefined ? {} : { code: shown }),
       detail: rule.detail(input, where),
+      ...(context.auditId === undefined ? {} : { auditId: context.auditId }),
       timeoutMs: settings.timeoutSeconds * 1000,
       ...(context.signal ? { signal: context.signal } : {}),
     });

@@ -44,6 +44,7 @@ export function connectHandlers(config: SandpitConfig, services: ConnectServices
         stdioCommand: stdio,
         configs: assistantConfigs(stdio, mcpUrl),
         clients: clients.list(),
+        seenClients: clients.seen(),
       };
     },
     'connect.revealToken': async () => ({ token: await endpoint.token() }),

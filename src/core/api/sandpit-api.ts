@@ -73,6 +73,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
         image: info.image,
         ...(info.environment ? { environmentId: info.environment } : {}),
         limits: info.limits,
+        sessionName: info.name.slice(0, 200),
       };
     },
     foldersOf: (id) => find(id)?.folders,

@@ -25,4 +25,13 @@ describe('ClientRegistry', () => {
     registry.add({ name: 'unknown', transport: 'mcp-stdio' });
     expect(registry.list().map((c) => c.assistant)).toEqual(['cursor', 'zed', undefined]);
   });
+
+  it('remembers every name that has connected, once each, after the client has gone', () => {
+    const registry = new ClientRegistry();
+    registry.add({ name: 'cursor-vscode', transport: 'mcp-http' })();
+    registry.add({ name: 'claude-ai', transport: 'mcp-stdio' });
+    registry.add({ name: 'cursor-vscode', transport: 'mcp-http' });
+    expect(registry.list().map((c) => c.name)).toEqual(['claude-ai', 'cursor-vscode']);
+    expect(registry.seen()).toEqual(['cursor-vscode', 'claude-ai']);
+  });
 });

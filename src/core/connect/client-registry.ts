@@ -10,6 +10,7 @@ export type ClientInfo = Omit<ConnectedClient, 'connectedAt'>;
  */
 export class ClientRegistry {
   private readonly clients = new Map<number, ConnectedClient>();
+  private readonly seenNames = new Set<string>();
   private nextKey = 0;
 
   constructor(private readonly onChange: (clients: ConnectedClient[]) => void = () => undefined) {}
@@ -19,10 +20,16 @@ export class ClientRegistry {
     const key = this.nextKey++;
     const assistant = info.assistant ?? assistantOfClientName(info.name);
     this.clients.set(key, { ...info, ...(assistant ? { assistant } : {}), connectedAt: new Date().toISOString() });
+    this.seenNames.add(info.name);
     this.onChange(this.list());
     return () => {
       if (this.clients.delete(key)) this.onChange(this.list());
     };
+  }
+
+  /** Every name a client has connected with since this registry began, first seen first (gone ones too). */
+  seen(): string[] {
+    return [...this.seenNames];
   }
 
   /** Oldest first. */

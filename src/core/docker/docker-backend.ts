@@ -158,7 +158,10 @@ export class DockerBackend implements SandboxBackend {
         this.gvisorNetworkProbes.set(key, probe);
       }
       const problem = await probe;
-      if (problem) throw gvisorNetworkRefusal(problem);
+      if (problem) {
+        this.deps.log.warn('gVisor cannot give a sandbox a network on this engine', { network: spec.network, engineError: problem });
+        throw gvisorNetworkRefusal(problem);
+      }
     }
     return runtime;
   }

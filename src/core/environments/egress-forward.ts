@@ -5,6 +5,7 @@ import type { Logger } from '../log';
 import type { EgressConnector } from './egress-connector';
 import { FORBIDDEN_ADDRESS } from './egress-connector';
 import { stripHopByHop } from './egress-http';
+import type { EgressOutcome } from './egress-outcome';
 import type { EgressTarget } from './egress-target';
 import { hostHeaderOf } from './egress-target';
 import { openUpstream } from './egress-upstream';
@@ -16,6 +17,8 @@ export interface ForwardDeps extends UpstreamTimeouts {
   track: (socket: Socket) => void;
   /** The upstream resolved to an address the proxy never reaches; the caller answers 403 and reports it. */
   refuseForbiddenAddress: () => void;
+  /** What the host answered, or why it could not be reached (its socket error code). */
+  onOutcome?: (outcome: EgressOutcome) => void;
 }
 
 /**
@@ -40,6 +43,7 @@ export function forwardRequest(
   });
 
   upstreamReq.on('response', (upstreamRes) => {
+    deps.onOutcome?.({ connected: true, status: upstreamRes.statusCode ?? 502, ...(upstreamRes.statusMessage ? { statusText: upstreamRes.statusMessage } : {}) });
     res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, stripHopByHop(upstreamRes.rawHeaders));
     upstreamRes.on('error', () => res.destroy());
     upstreamRes.pipe(res);
@@ -54,6 +58,7 @@ export function forwardRequest(
     });
     if (res.headersSent || res.destroyed) return void res.destroy();
     if (error.code === FORBIDDEN_ADDRESS) return deps.refuseForbiddenAddress();
+    deps.onOutcome?.({ connected: false, ...(error.code ? { code: error.code } : {}) });
     const status = error.code === 'ETIMEDOUT' ? 504 : 502;
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' });
     res.end(`Sandpit egress proxy: could not reach ${target.host}:${target.port} (${error.code ?? 'error'})\n`);

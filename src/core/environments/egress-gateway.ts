@@ -8,6 +8,7 @@ import type { Logger } from '../log';
 import { newId } from '../util/ids';
 import { egressCredentials } from './egress-credentials';
 import type { EgressCredentials } from './egress-credentials';
+import { outcomeWords } from './egress-outcome';
 import { allowedHostsFromUrls, allowedPortsFromUrls, startEgressProxy } from './egress-proxy';
 import { sourceFilter } from './egress-source-filter';
 import type { EgressConnector, EgressProxyStats, EgressRefusal, RunningEgressProxy } from './egress-proxy';
@@ -27,6 +28,8 @@ export interface EgressGatewayOptions {
   onRefused(event: EgressRefusedEvent): void;
   /** Every request and tunnel let through for a session (not for builds). Must not throw. */
   onAllowed?(event: EventPayload<'egress.allowed'>): void;
+  /** How each of those ended: reached (and what a plain-HTTP host answered), or failed and why. Must not throw. */
+  onOutcome?(event: EventPayload<'egress.outcome'>): void;
   /** More hosts a session may reach: its environment's own allow-list. */
   extraHostsFor?(sessionId: string): readonly string[];
   log: Logger;
@@ -173,6 +176,11 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       onRefused: (refusal) => options.onRefused(toEvent(refusal, builds)),
       onAllowed: (passage) => {
         if (!builds.has(passage.client)) options.onAllowed?.({ host: passage.host, port: passage.port, time: passage.time, sessionId: passage.client });
+      },
+      onOutcome: (passage) => {
+        if (builds.has(passage.client)) return;
+        const answer = outcomeWords(passage);
+        options.onOutcome?.({ host: passage.host, port: passage.port, time: passage.time, sessionId: passage.client, connected: passage.connected, ...(answer ? { answer } : {}) });
       },
       extraHostsFor: (owner) => (builds.has(owner) ? [] : (options.extraHostsFor?.(owner) ?? [])),
       ...(options.connect ? { connect: options.connect } : {}),

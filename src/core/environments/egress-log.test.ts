@@ -25,4 +25,17 @@ describe('EgressLog', () => {
     expect(log.recent(10_000, 'ses-a')).toHaveLength(500);
     expect(log.recent(1, 'ses-a')[0]?.host).toBe('h6999.test');
   });
+
+  it('tells a connection that reached its host from one that failed, on the entry it let through', () => {
+    const log = new EgressLog();
+    log.allowed({ host: 'pypi.org', port: 443, time: '2026-12-01T10:00:00.000Z', sessionId: 'ses-a' });
+    log.allowed({ host: 'pypi.org', port: 443, time: '2026-12-01T10:00:01.000Z', sessionId: 'ses-a' });
+    log.outcome({ host: 'pypi.org', port: 443, time: '2026-12-01T10:00:02.000Z', sessionId: 'ses-a', connected: false, answer: 'its address could not be found (is this computer offline?)' });
+    log.outcome({ host: 'pypi.org', port: 443, time: '2026-12-01T10:00:03.000Z', sessionId: 'ses-a', connected: true });
+    log.outcome({ host: 'pypi.org', port: 443, time: '2026-12-01T10:00:04.000Z', sessionId: 'ses-b', connected: true });
+    expect(log.recent(10, 'ses-a').map((e) => [e.connected, e.answer])).toEqual([
+      [false, 'its address could not be found (is this computer offline?)'],
+      [true, undefined],
+    ]);
+  });
 });

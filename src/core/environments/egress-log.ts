@@ -31,6 +31,19 @@ export class EgressLog {
     this.add({ time: event.time, host: event.host, port: event.port, allowed: true, sessionId: event.sessionId });
   }
 
+  /** How a passage let through ended: the newest entry of that session and target still without an outcome gets it. */
+  outcome(event: EventPayload<'egress.outcome'>): void {
+    const list = this.bySession.get(event.sessionId) ?? [];
+    for (let i = list.length - 1; i >= 0; i -= 1) {
+      const entry = list[i]!;
+      if (entry.allowed && entry.connected === undefined && entry.host === event.host && entry.port === event.port) {
+        entry.connected = event.connected;
+        if (event.answer !== undefined) entry.answer = event.answer;
+        return;
+      }
+    }
+  }
+
   /** Newest first, of one session or of those `visible` says the caller may see. */
   recent(limit: number, sessionId?: string, visible: (sessionId: string | undefined) => boolean = () => true): EgressEntry[] {
     const source = sessionId === undefined ? this.all : (this.bySession.get(sessionId) ?? []);

@@ -17,6 +17,7 @@ import { isWildcardAddress, sourceFilter } from './egress-source-filter';
 import { absoluteUriTarget, connectTarget } from './egress-target';
 import type { TargetDecision, TargetPolicy } from './egress-target';
 import { openTunnel } from './egress-tunnel';
+import type { EgressOutcome } from './egress-outcome';
 
 export { allowedHostsFromUrls, allowedPortsFromUrls } from './egress-allow-list';
 export type { EgressConnector } from './egress-connector';
@@ -30,6 +31,9 @@ export interface EgressPassage {
   /** The credential's owner (a session id, or a build). */
   client: string;
 }
+
+/** How a passage ended: reached (and what a plain-HTTP host answered) or failed. */
+export type EgressPassageOutcome = EgressPassage & EgressOutcome;
 export type { EgressRefusalReason } from './egress-target';
 
 export interface EgressProxyOptions {
@@ -51,6 +55,8 @@ export interface EgressProxyOptions {
   onRefused(event: EgressRefusal): void;
   /** Called for every request and tunnel let through, with the credential's owner. Must not throw. */
   onAllowed?(event: EgressPassage): void;
+  /** Called once per passage let through, when it reached its host or failed to. Must not throw. */
+  onOutcome?(event: EgressPassageOutcome): void;
   /** More hosts one owner may reach (its environment's own allow-list), on top of `allowedHosts`. */
   extraHostsFor?(owner: string): readonly string[];
   /** Opens upstream connections for allowed hosts. Default: net.connect that never reaches loopback or link-local addresses. */
@@ -190,6 +196,16 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     }
   };
 
+  const outcome =
+    (client: string, host: string, port: number) =>
+    (result: EgressOutcome): void => {
+      try {
+        options.onOutcome?.({ host, port, time: new Date().toISOString(), client, ...result });
+      } catch (error) {
+        log.warn('onOutcome listener failed', { message: error instanceof Error ? error.message : String(error) });
+      }
+    };
+
   const server = createServer({ maxHeaderSize: limits.maxHeaderBytes, requireHostHeader: false });
   server.maxConnections = limits.maxConnections;
   server.timeout = limits.idleTimeoutMs;
@@ -232,6 +248,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     openTunnel(socket as Socket, head, decision.target, {
       ...upstreamDeps,
       refuseForbiddenAddress: () => refuse.onSocket(req, socket, host, port, 'forbidden-address'),
+      onOutcome: outcome(client, host, port),
       onOpen: () => {
         counts.tunnels += 1;
         counts.forwarded += 1;
@@ -258,6 +275,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     forwardRequest(req, res, decision.target, {
       ...upstreamDeps,
       refuseForbiddenAddress: () => refuse.onResponse(req, res, host, port, 'forbidden-address'),
+      onOutcome: outcome(client, host, port),
     });
   });
 

@@ -3,6 +3,7 @@ import type { Logger } from '../log';
 import type { EgressConnector } from './egress-connector';
 import { FORBIDDEN_ADDRESS } from './egress-connector';
 import { endGracefully, rawResponse } from './egress-http';
+import type { EgressOutcome } from './egress-outcome';
 import type { EgressTarget } from './egress-target';
 import { isEstablished, openUpstream } from './egress-upstream';
 import type { UpstreamTimeouts } from './egress-upstream';
@@ -15,6 +16,8 @@ export interface TunnelDeps extends UpstreamTimeouts {
   refuseForbiddenAddress: () => void;
   onOpen: () => void;
   onClose: () => void;
+  /** Whether the upstream was reached (the tunnel opened) or not (its socket error code). */
+  onOutcome?: (outcome: EgressOutcome) => void;
 }
 
 /**
@@ -44,6 +47,7 @@ export function openTunnel(client: Socket, head: Buffer, target: EgressTarget, d
       message: error.message,
     });
     if (error.code === FORBIDDEN_ADDRESS) return deps.refuseForbiddenAddress();
+    deps.onOutcome?.({ connected: false, ...(error.code ? { code: error.code } : {}) });
     const status = error.code === 'ETIMEDOUT' ? 504 : 502;
     endGracefully(
       client,
@@ -58,6 +62,7 @@ export function openTunnel(client: Socket, head: Buffer, target: EgressTarget, d
     if (client.destroyed) return abort();
     open = true;
     deps.onOpen();
+    deps.onOutcome?.({ connected: true });
     // The upstream socket ends its own writing side when the server ends; stop feeding it then.
     upstream.once('end', () => {
       client.unpipe(upstream);

@@ -1,5 +1,5 @@
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
-import type { Display, StreamName } from '../../shared/domain/execution';
+import type { Display, StopCause, StreamName } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
@@ -40,13 +40,26 @@ export interface RunRequest {
   onDisplay(display: Display): void;
 }
 
-export type RunStatus = 'ok' | 'error' | 'timeout' | 'interrupted' | 'oom';
+export type RunStatus = 'ok' | 'error' | 'timeout' | 'interrupted' | 'oom' | 'killed';
 
 export interface RunOutcome extends CollectedOutput {
   status: RunStatus;
   durationMs: number;
   stateLost: boolean;
   message?: string;
+  /** The session was stopped during the run (status `killed`): by whom. */
+  stoppedBy?: StopCause;
+}
+
+/** What the caller of a run stopped by the session's removal is told: who stopped it, and that nothing of it is left. */
+export function stoppedRunMessage(cause: StopCause): string {
+  const who =
+    cause.by === 'person'
+      ? 'The person stopped this session'
+      : cause.by === 'assistant'
+        ? `${cause.name ? `The assistant "${cause.name}"` : 'An assistant'} stopped this session`
+        : `Sandpit stopped this session${cause.why ? ` (${cause.why})` : ''}`;
+  return `${who} during the run; it no longer exists: its variables and the files in /workspace are gone. Start a new session to go on.`;
 }
 
 /**
@@ -236,6 +249,11 @@ export class SandboxRuntime {
       return { ...collected, status, durationMs, stateLost: false, message };
     }
 
+    // Removed during the run (the session was stopped): nothing is restarted, and the caller is told who stopped it.
+    if (this.stopping) {
+      const stoppedBy = this.stopCause;
+      return { ...collected, status: 'killed', durationMs: Date.now() - startedAt, stateLost: true, message: stoppedRunMessage(stoppedBy), stoppedBy };
+    }
     // The channel ended before `done`: find out why, restart, and never report success.
     const cause = await this.diagnoseDeath(oomSince);
     if (cause === 'engine') {
@@ -340,9 +358,15 @@ export class SandboxRuntime {
     return this.restarting;
   }
 
+  /** Why the sandbox is being removed, for a run it cuts short. */
+  private stopCause: StopCause = { by: 'sandpit' };
+
   /** Removes the sandbox with its storage. Safe to call more than once. */
-  async remove(): Promise<void> {
-    if (!this.stopping) this.options.onRemove?.();
+  async remove(cause: StopCause = { by: 'sandpit' }): Promise<void> {
+    if (!this.stopping) {
+      this.stopCause = cause;
+      this.options.onRemove?.();
+    }
     this.stopping = true;
     this.channel?.close();
     this.current?.settle('the session was stopped');

@@ -6,6 +6,7 @@ import { resolveLimits } from '../../shared/domain/limits';
 import type { Limits, PartialLimits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/runtimes';
 import type { ChannelKind, SessionInfo } from '../../shared/domain/session';
+import type { StopCause } from '../../shared/domain/execution';
 import type { SandpitConfig } from '../config';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
@@ -375,7 +376,8 @@ export class SessionManager {
     return restored;
   }
 
-  async stop(sessionId: string): Promise<void> {
+  /** Stops a session for good; `cause` is what a run it cuts short is told (default: Sandpit stopped it). */
+  async stop(sessionId: string, cause?: StopCause): Promise<void> {
     const session = this.session(sessionId);
     this.sessions.delete(sessionId);
     try {
@@ -384,7 +386,7 @@ export class SessionManager {
       if (session.kept) await this.deps.kept?.remove(sessionId);
       this.savedKept.delete(sessionId);
       this.recordWrites.delete(sessionId);
-      await session.stop();
+      await session.stop(cause);
     } finally {
       this.deps.bus.emit('session.removed', { sessionId });
       this.log.info('session stopped', { sessionId });
@@ -399,7 +401,8 @@ export class SessionManager {
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.dispose()));
-    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
+    const cause: StopCause = { by: 'sandpit', why: 'the Docker engine it uses was changed' };
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined)));
   }
 
   /** Sandpit quits: kept sessions' containers stop with their storage (and record) kept; every other session is removed. */
@@ -409,7 +412,8 @@ export class SessionManager {
     await Promise.all([...this.pools.values()].map((p) => p.dispose()));
     const kept = [...this.sessions.values()].filter((s) => s.kept);
     await Promise.all(kept.map((s) => this.keepForQuit(s)));
-    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
+    const cause: StopCause = { by: 'sandpit', why: 'Sandpit was quitting' };
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined)));
   }
 
   /** One kept session at quit: container stopped, record brought up to date, then out of the table (not removed). */

@@ -1,6 +1,6 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Artifact, FileEntry } from '../../shared/domain/artifact';
-import type { ExecutionResult } from '../../shared/domain/execution';
+import type { ExecutionResult, StopCause } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
 import type { Language } from '../../shared/domain/runtimes';
@@ -410,12 +410,12 @@ export class Session {
       );
   }
 
-  /** Removes the sandbox; queued jobs fail with SESSION_NOT_FOUND. */
-  async stop(): Promise<void> {
+  /** Removes the sandbox; a run under way ends `killed` (saying who stopped it), queued jobs fail with SESSION_NOT_FOUND. */
+  async stop(cause?: StopCause): Promise<void> {
     if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.setState('stopping');
     try {
-      await this.runtime.remove();
+      await this.runtime.remove(cause);
     } finally {
       this.setState('stopped');
     }
@@ -577,17 +577,28 @@ export class Session {
         artifacts,
         stateLost: outcome.stateLost,
         message: outcome.message,
+        ...(outcome.stoppedBy ? { stoppedBy: outcome.stoppedBy } : {}),
       };
       const notice = this.pendingNotice;
       this.pendingNotice = undefined;
       if (notice) Object.assign(result, { stateLost: true, message: outcome.message ? `${notice} ${outcome.message}` : notice });
       if (outcome.stateLost) this.history.forget();
       else if (result.status === 'ok') this.history.remember({ code, language: this.identity.language });
-      bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
+      bus.emit('execution.done', {
+        sessionId,
+        executionId,
+        status: result.status,
+        durationMs: result.durationMs,
+        ...(result.result !== undefined && result.result !== '' ? { result: result.result } : {}),
+        ...(result.error ? { error: result.error } : {}),
+        ...(result.message ? { message: result.message } : {}),
+        ...(result.truncated.stdout || result.truncated.stderr ? { truncated: true } : {}),
+        ...(result.stoppedBy ? { stoppedBy: result.stoppedBy } : {}),
+      });
       return result;
     } catch (error) {
       const body = toErrorBody(error);
-      bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code });
+      bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code, message: body.message });
       if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
       throw error;
     }

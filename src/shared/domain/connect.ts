@@ -42,5 +42,8 @@ export const connectInfoSchema = z.object({
     claudeCode: assistantConfigSchema,
   }),
   clients: z.array(connectedClientSchema).describe('MCP clients connected now'),
+  seenClients: z
+    .array(z.string())
+    .describe('The name of every MCP client that has connected since Sandpit started, exactly as it connected (what a per-assistant approval rule matches)'),
 });
 export type ConnectInfo = z.infer<typeof connectInfoSchema>;

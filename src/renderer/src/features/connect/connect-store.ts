@@ -125,7 +125,9 @@ export function createConnectStore(client: SandpitClient): ConnectStore {
 
       applyEvent: (event) => {
         const info = get().info;
-        if (event.name === 'clients.changed' && info) set({ info: { ...info, clients: event.payload.clients } });
+        if (event.name !== 'clients.changed' || !info) return;
+        const { clients } = event.payload;
+        set({ info: { ...info, clients, seenClients: [...new Set([...info.seenClients, ...clients.map((c) => c.name)])] } });
       },
     };
   });

@@ -31,6 +31,8 @@ export interface EnvironmentDraft {
   npm: string[];
   apt: string[];
   network: NetworkPolicy;
+  /** With "packages": more hosts its sessions may reach (what "Allow" in Network activity adds). */
+  allowedHosts: string[];
   /** '' = as the Settings default. */
   isolation: Isolation | '';
   /** Limits as typed; '' = the default. */
@@ -51,6 +53,7 @@ export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
     npm: [],
     apt: [],
     network: 'none',
+    allowedHosts: [],
     isolation: '',
     memoryMb: '',
     cpus: '',
@@ -72,6 +75,7 @@ export function draftFrom(env: Environment): EnvironmentDraft {
     npm: [...env.packages.npm],
     apt: [...env.packages.apt],
     network: env.network,
+    allowedHosts: [...env.allowedHosts],
     isolation: env.isolation ?? '',
     memoryMb: text(env.limits.memoryMb),
     cpus: text(env.limits.cpus),
@@ -139,6 +143,7 @@ export function toCreateInput(draft: EnvironmentDraft, limits: PartialLimits): M
       apt: draft.apt,
     },
     network: draft.network,
+    ...(draft.allowedHosts.length ? { allowedHosts: draft.allowedHosts } : {}),
     limits,
     ...(draft.isolation ? { isolation: draft.isolation } : {}),
     ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
@@ -151,6 +156,7 @@ export function toPatch(draft: EnvironmentDraft, limits: PartialLimits): Environ
   return {
     ...rest,
     folders: foldersOf(draft),
+    allowedHosts: draft.allowedHosts,
     isolation: draft.isolation === '' ? null : draft.isolation,
     packages: { pip: packages?.pip ?? [], npm: packages?.npm ?? [], apt: packages?.apt ?? [] },
     description: draft.description.trim(),
