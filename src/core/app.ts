@@ -6,6 +6,8 @@ import { createSandpitApi } from './api/sandpit-api';
 import type { Handlers } from './api/api-types';
 import type { SandpitConfig } from './config';
 import { DaemonEvents } from './docker/daemon-events';
+import { dockerImages } from './docker/docker-images';
+import { dockerNetworks } from './docker/docker-networks';
 import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
 import { engineCandidates } from './docker/engine-candidates';
@@ -17,10 +19,10 @@ import { ExecutorImages } from './docker/executor-images';
 import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
 import { reapWorkspaceImages } from './docker/workspace-storage';
 import { EngineMonitor } from './sessions/engine-monitor';
-import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
-import type { InstanceIdentity } from './docker/labels';
+import { currentIdentity, markInstanceAlive, markInstanceDead } from './sandbox/instance-identity';
+import type { InstanceIdentity } from './sandbox/instance-identity';
 import { reapDeadInstances } from './docker/reaper';
-import { KeptStore, isKeptSession } from './sessions/kept-store';
+import { KEPT_MARKERS_DIR, KeptStore, isKeptSession } from './sessions/kept-store';
 import { removeAllBut } from './util/remove-all-but';
 import { ArtifactStore } from './files/artifact-store';
 import { AuditStore } from './audit/audit-store';
@@ -116,8 +118,9 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
   const egressLog = new EgressLog();
+  const networks = dockerNetworks(docker, identity);
   const gateway = lazyEgressGateway({
-    docker,
+    networks,
     identity,
     allowedUrls: [config.pipIndexUrl, config.npmRegistryUrl],
     extraHosts: config.egressExtraHosts,
@@ -129,7 +132,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     ...(options.egressConnect ? { connect: options.egressConnect } : {}),
   });
   const builder = new EnvironmentBuilder({
-    docker,
+    images: dockerImages(docker),
     store: environmentStore,
     bus,
     log,
@@ -151,7 +154,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       };
     },
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), defaultIsolation: () => settings.current.defaultIsolation };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation };
   const kept = new KeptStore(config.home, config.runRoot, log);
   const sessions = new SessionManager({
     config,
@@ -200,7 +203,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   backend.onLost(() => void engine.check());
   const reap = async (): Promise<void> => {
     try {
-      const report = await reapDeadInstances(docker, identity, config.runRoot, log);
+      const report = await reapDeadInstances(docker, identity, config.runRoot, { isKept: (sessionId) => isKeptSession(config.runRoot, sessionId), markersDir: KEPT_MARKERS_DIR }, log);
       // After their volumes: a loop device still mounted cannot be detached. Kept sessions' disks stay.
       const images = await reapWorkspaceImages(workspacesRoot, identity, log, (sessionId) => isKeptSession(config.runRoot, sessionId));
       if (report.containers.length + report.volumes.length + images.length > 0) log.info('reaped leftovers of dead instances', { ...report, workspaces: images });

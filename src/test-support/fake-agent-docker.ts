@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { AttachedStreams, ContainerState, DockerClient } from '../core/docker/docker-client';
-import type { HostMessage } from '../core/sessions/protocol';
+import type { HostMessage } from '../core/sandbox/protocol';
 
 /** What the fake agent in a container does with a request; `reply` writes one JSON line to the host. */
 export type FakeAgentBehaviour = (message: HostMessage, reply: (message: Record<string, unknown>) => void) => void;

@@ -67,7 +67,7 @@ export async function openSession(
     limits: request.limits,
     networkPolicy: env.network,
     isolation: isolationOf(env, environments),
-    ...networkFor(env.network, environments.egress(), environments.egressProblem?.()),
+    ...networkFor(env.network, { egress: environments.egress(), open: environments.openNetwork }, environments.egressProblem?.()),
     ...(request.name ? { name: request.name } : {}),
     client: request.client,
     owner: request.owner,

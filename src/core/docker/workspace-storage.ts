@@ -5,8 +5,8 @@ import { join } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import type { Limits } from '../../shared/domain/limits';
 import type { Logger } from '../log';
-import { isOwnerDead } from './instance-identity';
-import type { InstanceIdentity } from './labels';
+import { isOwnerDead } from '../sandbox/instance-identity';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 
 /**
  * What /workspace is on:

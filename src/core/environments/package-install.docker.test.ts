@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/api-types';
-import { PACKAGES_DIR } from '../sessions/sandbox-paths';
+import { PACKAGES_DIR } from '../sandbox/sandbox-paths';
 import { startPackageIndex } from '../../test-support/package-index';
 import type { PackageIndex } from '../../test-support/package-index';
 import { recordingDocker } from '../../test-support/recording-docker';

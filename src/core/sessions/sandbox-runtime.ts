@@ -3,14 +3,14 @@ import type { Display, StreamName } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
-import type { AgentChannel } from './agent-channel';
+import type { AgentChannel } from '../sandbox/agent-channel';
 import { ExecutionCollector } from './execution-collector';
 import type { CollectedOutput } from './execution-collector';
 import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
-import { isRequestReply } from './protocol';
-import type { AgentMessage, HostMessage } from './protocol';
-import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from './sandbox-backend';
+import { isRequestReply } from '../sandbox/protocol';
+import type { AgentMessage, HostMessage } from '../sandbox/protocol';
+import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**

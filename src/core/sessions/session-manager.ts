@@ -16,7 +16,7 @@ import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
 import { keptKey, keptRecordOf } from './kept-record';
 import type { KeptStore } from './kept-store';
-import type { SandboxBackend } from './sandbox-backend';
+import type { SandboxBackend } from '../sandbox/sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
