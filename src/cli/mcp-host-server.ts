@@ -37,8 +37,8 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   });
   const core: Promise<Sandpit> = coreWanted.then(async () => {
     // Loaded here, not at the top: the engine client and the core are not needed to answer the handshake.
-    const { startCore: start } = await import('./start-core');
-    const { sandpit, notes } = await start({}, { logger, bus, clients });
+    const { bootSandpit } = await import('../core/boot');
+    const { sandpit, notes } = await bootSandpit({ logger, bus, clients });
     for (const note of notes) log.warn(note);
     return sandpit;
   });

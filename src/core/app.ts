@@ -14,6 +14,7 @@ import { engineCandidates } from './docker/engine-candidates';
 import { dockerFolderSharing } from './docker/docker-folder-sharing';
 import type { FolderSharing } from './folders/folder-sharing';
 import { openEngine } from './docker/open-engine';
+import { engineSwitch } from './docker/engine-switch';
 import { switchableDocker } from './docker/switchable-docker';
 import { ExecutorImages } from './docker/executor-images';
 import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
@@ -37,6 +38,7 @@ import type { EnvironmentServices } from './environments/environment-services';
 import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
+import { sessionAllowedHosts } from './environments/session-allowed-hosts';
 import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 import { ApprovalQueue } from './approvals/approval-queue';
@@ -118,6 +120,8 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
   const egressLog = new EgressLog();
+  // A session's environment may allow more hosts than the package indexes.
+  const allowedHostsOf = sessionAllowedHosts({ bus, store: environmentStore, sessions: () => sessions.list() });
   const networks = dockerNetworks(docker, identity);
   const gateway = lazyEgressGateway({
     networks,
@@ -126,8 +130,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     extraHosts: config.egressExtraHosts,
     onRefused: (event) => bus.emit('egress.refused', event),
     onAllowed: (event) => bus.emit('egress.allowed', event),
-    // A session's environment may allow more hosts than the package indexes (read at each request, so a change applies at once).
-    extraHostsFor: (sessionId) => allowedHostsOf.get(sessionId) ?? [],
+    extraHostsFor: allowedHostsOf,
     log,
     ...(options.egressConnect ? { connect: options.egressConnect } : {}),
   });
@@ -186,20 +189,6 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   engine.onChange((status) => bus.emit('engine.status', status));
   bus.on('egress.refused', (event) => egressLog.refused(event));
   bus.on('egress.allowed', (event) => egressLog.allowed(event));
-  // Each live session's extra allowed hosts, from its environment, kept up to date when the environment changes.
-  const allowedHostsOf = new Map<string, readonly string[]>();
-  const refreshAllowedHosts = async (sessionId: string, environmentId: string | undefined): Promise<void> => {
-    if (!environmentId) return;
-    const env = await environmentStore.get(environmentId).catch(() => undefined);
-    if (env) allowedHostsOf.set(sessionId, env.allowedHosts);
-  };
-  bus.on('session.updated', (info) => {
-    if (!allowedHostsOf.has(info.id)) void refreshAllowedHosts(info.id, info.environment);
-  });
-  bus.on('session.removed', ({ sessionId }) => allowedHostsOf.delete(sessionId));
-  bus.on('environment.updated', (env) => {
-    for (const info of sessions.list()) if (info.environment === env.id) allowedHostsOf.set(info.id, env.allowedHosts);
-  });
   backend.onLost(() => void engine.check());
   const reap = async (): Promise<void> => {
     try {
@@ -214,41 +203,30 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   /**
    * Moves every session to another engine: the old one's sessions stop (their containers are removed
    * while it still answers), caches of its images are forgotten, and the new one is checked and warmed.
+   * A fixed engine (tests) never moves.
    */
-  const moveTo = async (address: string | undefined): Promise<void> => {
-    const next = options.docker ? undefined : (await openEngine(address, log)).docker;
-    if (!next) return;
-    log.info('moving to another Docker engine', { from: docker.endpoint.address, to: next.endpoint.address });
-    await sessions.stopAll();
-    await gateway.reset().catch((error: unknown) => log.warn('could not remove the egress network of the old engine', { error: toErrorBody(error).message }));
-    events.close();
-    engineClient.use(next);
-    executorImages.forget();
-    builder.forget();
-    backend.useWorkspaces(await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log));
-    engine.markDown('Moving to the new Docker engine…');
-    await engine.check();
-  };
-  // Moves happen one after the other, in the order the addresses were saved: the last one saved wins.
-  let moving: Promise<void> = Promise.resolve();
-  const switchEngine = (address: string | undefined): Promise<void> => {
-    const run = moving.then(() => moveTo(address));
-    moving = run.catch(() => undefined);
-    return run;
-  };
+  const switcher = engineSwitch({
+    engineClient,
+    events,
+    executorImages,
+    backend,
+    chooseWorkspaces: () => chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log),
+    leave: async () => {
+      await sessions.stopAll();
+      await gateway.reset().catch((error: unknown) => log.warn('could not remove the egress network of the old engine', { error: toErrorBody(error).message }));
+    },
+    arrive: async () => {
+      builder.forget();
+      engine.markDown('Moving to the new Docker engine…');
+      await engine.check();
+    },
+    log,
+  });
+  const switchEngine = (address: string | undefined): Promise<void> => (options.docker ? Promise.resolve() : switcher.switchEngine(address));
   // A new Docker address is tried before it is saved: one that does not answer is refused, saying why.
   settings.validateWith(async (next, previous) => {
     if (next.dockerHost === previous.dockerHost || options.docker) return;
-    const { docker: probe } = await openEngine(next.dockerHost, log);
-    try {
-      await probe.ping(5_000);
-    } catch (error) {
-      throw new SandpitError(
-        'INVALID_INPUT',
-        `There is no Docker engine answering at ${next.dockerHost ?? probe.endpoint.address}. Check the address (it looks like unix:///var/run/docker.sock or tcp://host:2376), or start Docker there first.`,
-        { fields: ['patch.dockerHost'], cause: toErrorBody(error).message },
-      );
-    }
+    await switcher.probe(next.dockerHost);
   });
 
   // Kept sessions of an earlier core are listed (paused) once the engine answers, before anything is reaped.
