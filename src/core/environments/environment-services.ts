@@ -3,7 +3,7 @@ import type { Environment, NetworkPolicy } from '../../shared/domain/environment
 import type { Isolation } from '../../shared/domain/isolation';
 import type { SandpitConfig } from '../config';
 import type { InstallProxy, InstallSettings } from '../runtimes/helper-install';
-import type { ContainerEnv } from '../sessions/session-manager';
+import type { ContainerEnv } from '../sessions/session-template';
 import type { EnvironmentBuilder } from './environment-builder';
 import type { EnvironmentStore } from './environment-store';
 

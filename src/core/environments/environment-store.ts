@@ -28,7 +28,7 @@ import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
 import { parsePackageSpec } from '../runtimes/package-specs';
-import { normalizeAllowEntry } from './egress-allow-list';
+import { normalizeAllowEntry } from '../egress/egress-allow-list';
 import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface EnvironmentStoreOptions {

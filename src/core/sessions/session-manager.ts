@@ -22,6 +22,7 @@ import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
 import type { SessionServices } from './session';
 import { sandboxFolders } from './session';
+import type { ContainerEnv, SessionTemplate } from './session-template';
 import { WarmPool } from './warm-pool';
 
 export interface SessionManagerDeps {
@@ -41,12 +42,6 @@ export interface SessionManagerDeps {
   kept?: KeptStore;
   log: Logger;
 }
-
-/**
- * Container variables, or a function of the session id (e.g. the egress proxy URL with the session's
- * credential). A function's variables differ per sandbox, so they never tell warm pools apart.
- */
-export type ContainerEnv = Record<string, string> | ((sessionId: string) => Record<string, string>);
 
 /** A new session, with its image, limits and network already resolved from its environment by the caller. */
 export interface CreateSessionInput {
@@ -73,16 +68,6 @@ export interface CreateSessionInput {
   keep?: boolean;
   /** Its environment's folders of the person's computer (checked already): such a session never comes from a warm pool. */
   folders?: readonly MountedFolder[];
-}
-
-/** Everything that makes two sessions interchangeable: a warm pool holds sandboxes of one template. */
-export interface SessionTemplate {
-  language: Language;
-  image: string;
-  limits: Limits;
-  network?: string;
-  env?: ContainerEnv;
-  isolation: Isolation;
 }
 
 /**

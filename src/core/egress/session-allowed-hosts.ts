@@ -1,6 +1,6 @@
 import type { SessionInfo } from '../../shared/domain/session';
 import type { EventBus } from '../events/event-bus';
-import type { EnvironmentStore } from './environment-store';
+import type { EnvironmentStore } from '../environments/environment-store';
 
 /**
  * Each live session's extra allowed hosts (its environment's allow-list), kept up to date when the environment
