@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { tokenPath } from '../core/http/token';
+import { tokenPath } from '../core/connect/token';
 import {
   checkDataFolder,
   checkNode,

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { toErrorBody } from '../shared/api/errors';
 import type { CheckResult } from '../core/check-result';
-import { isLooserThanOwnerOnly, tokenPath } from '../core/http/token';
+import { isLooserThanOwnerOnly, tokenPath } from '../core/connect/token';
 
 export function checkNode(version: string = process.versions.node): CheckResult {
   const major = Number(version.split('.')[0]);

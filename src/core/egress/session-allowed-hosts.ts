@@ -1,12 +1,16 @@
 import type { SessionInfo } from '../../shared/domain/session';
 import type { EventBus } from '../events/event-bus';
-import type { EnvironmentStore } from '../environments/environment-store';
 
 /**
  * Each live session's extra allowed hosts (its environment's allow-list), kept up to date when the environment
  * changes and forgotten when the session is gone. The egress proxy reads it at each request, so a change applies at once.
  */
-export function sessionAllowedHosts(deps: { bus: EventBus; store: EnvironmentStore; sessions: () => SessionInfo[] }): (sessionId: string) => readonly string[] {
+export function sessionAllowedHosts(deps: {
+  bus: EventBus;
+  /** The environments (their store): a session's allow-list is its environment's. */
+  store: { get(environmentId: string): Promise<{ allowedHosts: readonly string[] }> };
+  sessions: () => SessionInfo[];
+}): (sessionId: string) => readonly string[] {
   const { bus, store } = deps;
   const allowedHostsOf = new Map<string, readonly string[]>();
   const refresh = async (sessionId: string, environmentId: string | undefined): Promise<void> => {

@@ -12,7 +12,7 @@ import { packageTestCalls } from '../../test-support/package-test-calls';
 import { rawRequest } from '../../test-support/http-client';
 import type { RawResponse } from '../../test-support/http-client';
 import { startHttpServer } from '../http/http-server';
-import { generateToken } from '../http/token';
+import { generateToken } from '../connect/token';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { newSession } from '../../test-support/sessions';
