@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import { layerConfigs } from './scripts/import-layers.mjs';
 
 export default tseslint.config(
   { ignores: ['out/**', 'dist/**', 'node_modules/**', 'reports/**', 'test-results/**', 'playwright-report/**'] },
@@ -28,6 +29,8 @@ export default tseslint.config(
     files: ['src/core/**', 'src/shared/**', 'src/cli/**'],
     rules: { 'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'core, shared and cli never import electron' }] }] },
   },
+  // Who may import whom: one rule per room (scripts/import-layers.mjs), after the one above so it carries electron's too.
+  ...layerConfigs(),
   {
     files: ['**/*.mjs', 'scripts/**', 'bin/**'],
     ...tseslint.configs.disableTypeChecked,
