@@ -13,7 +13,7 @@ import type { RunOutcome, RunRequest } from './sandbox-runtime';
 const GRACE_MS = 100;
 const TIMEOUT_MS = 200;
 
-async function startedSession(fake: FakeAgentDocker): Promise<SandboxRuntime> {
+function runtimeOn(fake: FakeAgentDocker, language: 'python' | 'javascript' | 'bash' = 'python'): SandboxRuntime {
   const backend = new DockerBackend({
     docker: fake.docker,
     events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
@@ -23,13 +23,17 @@ async function startedSession(fake: FakeAgentDocker): Promise<SandboxRuntime> {
     workspaces: plainWorkspaces,
     log: silentLogger,
   });
-  const session = new SandboxRuntime({
+  return new SandboxRuntime({
     backend,
-    spec: { sessionId: 'ses-test', language: 'python', image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, isolation: 'standard', pooled: false },
+    spec: { sessionId: 'ses-test', language, image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, isolation: 'standard', pooled: false },
     log: silentLogger,
     startTimeoutMs: 5_000,
     graceMs: GRACE_MS,
   });
+}
+
+async function startedSession(fake: FakeAgentDocker): Promise<SandboxRuntime> {
+  const session = runtimeOn(fake);
   await session.start();
   return session;
 }
@@ -57,7 +61,7 @@ describe('SandboxRuntime watchdog', () => {
   it('ends the run when the kill fails and the channel never closes, so the queue and the slot are freed', async () => {
     const fake = fakeAgentDocker();
     const session = await startedSession(fake);
-    fake.behaviour = (message, reply) => (message.type === 'execute' ? undefined : promptAgent(message, reply)); // runs for ever, ignores interrupts
+    fake.behaviour = (message, reply, language) => (message.type === 'execute' ? undefined : promptAgent(message, reply, language)); // runs for ever, ignores interrupts
     fake.override.killContainer = () => Promise.reject(new SandpitError('INTERNAL', 'Docker call "kill container" did not finish within 30000 ms'));
     fake.override.inspectContainer = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine does not answer'));
     vi.useFakeTimers();
@@ -70,7 +74,7 @@ describe('SandboxRuntime watchdog', () => {
   it('ends the run as a timeout and restarts the sandbox when the killed container\'s stream never ends', async () => {
     const fake = fakeAgentDocker();
     const session = await startedSession(fake);
-    fake.behaviour = (message, reply) => (message.type === 'execute' ? undefined : promptAgent(message, reply));
+    fake.behaviour = (message, reply, language) => (message.type === 'execute' ? undefined : promptAgent(message, reply, language));
     // The container stops, but the engine never ends its attached stream.
     fake.override.killContainer = async (id) => {
       const container = fake.containers.get(id);
@@ -85,13 +89,34 @@ describe('SandboxRuntime watchdog', () => {
   });
 });
 
+describe("SandboxRuntime: the agent's hello", () => {
+  it('refuses an agent that answers as another language than the session asked for, naming both', async () => {
+    const fake = fakeAgentDocker();
+    // An image whose agent is the Python one, asked to run a bash session (an agent without a bash mode answers python).
+    fake.behaviour = (message, reply) => promptAgent(message, reply, 'python');
+    const runtime = runtimeOn(fake, 'bash');
+    await expect(runtime.start()).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: 'The sandbox image sandpit-fake:1 runs python, not bash: a bash session needs an image made for bash. Choose an environment (or base) of that language.',
+    });
+    await runtime.remove();
+  });
+
+  it('starts when the agent answers as the language the session asked for', async () => {
+    const fake = fakeAgentDocker();
+    const runtime = runtimeOn(fake, 'javascript');
+    await runtime.start();
+    await runtime.remove();
+  });
+});
+
 describe('SandboxRuntime timeout status', () => {
   it('says timeout when the code caught the interrupt and returned within the grace period', async () => {
     const fake = fakeAgentDocker();
     const session = await startedSession(fake);
-    fake.behaviour = (message, reply) => {
+    fake.behaviour = (message, reply, language) => {
       if (message.type === 'interrupt') reply({ type: 'done', id: message.id, status: 'ok', durationMs: TIMEOUT_MS });
-      else if (message.type !== 'execute') promptAgent(message, reply);
+      else if (message.type !== 'execute') promptAgent(message, reply, language);
     };
     vi.useFakeTimers();
     const result = await settleWithin(session.run(request('try:\n    while True: pass\nexcept KeyboardInterrupt:\n    pass')), TIMEOUT_MS + GRACE_MS);
