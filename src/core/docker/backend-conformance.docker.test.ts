@@ -36,6 +36,10 @@ async function dockerBackendOn(engine: TestEngineName): Promise<BackendUnderTest
     image,
     instanceId: identity.instanceId,
     helperNetwork: 'bridge',
+    memoryHog: async (sandbox) => {
+      const r = await sandbox.exec(['python3', '-c', 'b = bytearray(1024 ** 3)'], { timeoutMs: 60_000 });
+      if (r.exitCode !== 137) throw new Error(`the memory hog ended with ${r.exitCode}, not 137: ${r.stderr}`);
+    },
     leftovers: async (sessionId) => {
       const containers = await docker.listContainers({ [LABEL.session]: sessionId });
       const volumes = await docker.listVolumes({ [LABEL.session]: sessionId });
@@ -52,4 +56,4 @@ async function dockerBackendOn(engine: TestEngineName): Promise<BackendUnderTest
   };
 }
 
-for (const { engine, label, skip } of testEngines()) backendConformance(label, () => dockerBackendOn(engine), skip);
+for (const { engine, label, skip } of testEngines()) backendConformance(label, () => dockerBackendOn(engine), { skip, runsPrograms: true });
