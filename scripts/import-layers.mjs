@@ -22,7 +22,7 @@ export const CORE_LAYERS = {
   folders: ['sandbox'],
   runtimes: ['log', 'sandbox'],
   approvals: ['events', 'log', 'util'],
-  audit: ['log', 'sandbox'],
+  audit: ['log', 'runtimes', 'sandbox'],
   connect: ['events', 'home', 'log'],
   notebook: ['files'],
   importers: ['runtimes'],

@@ -10,6 +10,8 @@ import { saveScreenshot } from '../support/screenshots';
 import { expect, test } from './fixtures';
 
 const BLOCKED = 'files.blocked-by-sandpit.example';
+/** A name no sandbox may ever reach: the proxy refuses it by its list (it never resolves it), and Allow is refused. */
+const METADATA = 'metadata.google.internal';
 
 test('a blocked host shows on the session page and in Activity, and can be allowed for the environment', async ({ page, server }, testInfo) => {
   const own = await startOwnSandpit(testInfo, server.pythonImage, { env: { SANDPIT_EGRESS_PROXY: 'on' } });
@@ -20,14 +22,15 @@ test('a blocked host shows on the session page and in Activity, and can be allow
       sessionId: session.id,
       code: [
         'import urllib.request',
-        'try:',
-        `    urllib.request.urlopen("https://${BLOCKED}/data.csv", timeout=20)`,
-        '    print("reached")',
-        'except Exception as error:',
-        '    print("refused:", error)',
+        `for url in ["https://${BLOCKED}/data.csv", "http://${METADATA}/computeMetadata/v1/"]:`,
+        '    try:',
+        '        urllib.request.urlopen(url, timeout=20)',
+        '        print("reached")',
+        '    except Exception as error:',
+        '        print("refused:", error)',
       ].join('\n'),
     })) as { stdout: string };
-    expect(tried.stdout).toContain('refused:');
+    expect(tried.stdout.match(/^refused:/gm)).toHaveLength(2);
 
     const panel = new PanelPage(page);
     await panel.openWithToken(own.info.url, own.info.panelToken);
@@ -42,6 +45,16 @@ test('a blocked host shows on the session page and in Activity, and can be allow
     await expect(page.getByTestId('network-note')).toContainText(`${BLOCKED} is now allowed`);
     const updated = (await callApi(own.info, 'environments.get', { environmentId: env.id })) as { allowedHosts: string[] };
     expect(updated.allowedHosts).toContain(BLOCKED);
+
+    // The metadata service's name is refused when the person clicks Allow, saying why; the list stays as it was.
+    const metadata = page.getByTestId('network-entry').filter({ hasText: METADATA });
+    await expect(metadata).toHaveAttribute('data-allowed', 'no');
+    await metadata.getByTestId('network-allow').click();
+    await expect(page.getByTestId('network-note')).toContainText(`Could not allow ${METADATA}`);
+    await expect(page.getByTestId('network-note')).toContainText('is a cloud metadata service');
+    await expect(page.getByTestId('network-note')).toContainText('so it cannot be an allowed host');
+    const after = (await callApi(own.info, 'environments.get', { environmentId: env.id })) as { allowedHosts: string[] };
+    expect(after.allowedHosts).toEqual(updated.allowedHosts);
 
     // Activity lists it too, with the session.
     await page.goto(`${own.info.url}/#/activity`);

@@ -17,6 +17,12 @@ export class EarlyAnswerTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: <T extends JSONRPCMessage>(message: T, extra?: MessageExtraInfo) => void;
 
+  /**
+   * Set once the server may load (it needs the SDK's schemas): a message it returns an answer for is answered
+   * with that and never reaches the server — kept messages and the live stream alike.
+   */
+  refuse?: EarlyAnswer;
+
   /** Resolves when the first message has come in (and, if it was one, been answered). */
   readonly firstMessage: Promise<void>;
   private gotFirst!: () => void;
@@ -48,8 +54,8 @@ export class EarlyAnswerTransport implements Transport {
   async start(): Promise<void> {
     if (this.connected) throw new Error('EarlyAnswerTransport already started (connect() starts it).');
     this.connected = true;
-    this.stdio.onmessage = (message, extra) => this.onmessage?.(message, extra);
-    for (const message of this.kept.splice(0)) this.onmessage?.(message);
+    this.stdio.onmessage = (message, extra) => this.deliver(message, extra);
+    for (const message of this.kept.splice(0)) this.deliver(message);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -67,6 +73,15 @@ export class EarlyAnswerTransport implements Transport {
 
   close(): Promise<void> {
     return this.stdio.close();
+  }
+
+  private deliver(message: JSONRPCMessage, extra?: MessageExtraInfo): void {
+    const refusal = this.refuse?.(message);
+    if (!refusal) {
+      this.onmessage?.(message, extra);
+      return;
+    }
+    this.stdio.send(refusal).catch((error: unknown) => this.onerror?.(error instanceof Error ? error : new Error(String(error))));
   }
 
   private early(message: JSONRPCMessage): void {

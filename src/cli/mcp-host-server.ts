@@ -4,6 +4,7 @@ import { deferredHandlers } from '../core/api/deferred-handlers';
 import { clientRegistryOn } from '../core/connect/client-registry';
 import { EventBus } from '../core/events/event-bus';
 import { createLogger } from '../core/log';
+import { initializeRefusal } from '../core/mcp/initialize-refusal';
 import { clientNameOf, createMcpServer } from '../core/mcp/create-mcp-server';
 import type { SandpitMcpServer } from '../core/mcp/create-mcp-server';
 import { withTimeout } from '../core/util/with-timeout';
@@ -55,6 +56,7 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   };
   mcp.server.server.onclose = () => untrack?.();
   transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });
+  transport.refuse = initializeRefusal;
   setTimeout(startCore, CORE_START_LATEST_MS).unref();
   try {
     await mcp.server.connect(transport);

@@ -29,6 +29,7 @@ import io
 import json
 import linecache
 import os
+import platform
 import queue
 import select
 import signal
@@ -390,6 +391,27 @@ class Pump(threading.Thread):
     def _emit(self, text):
         if text:
             self.send({'type': 'stream', 'id': self.eid, 'name': self.stream, 'text': text})
+
+
+class OwnImports:
+    """Meta-path finder: outside a run, a module is looked up first where the agent's own come from.
+
+    User code imports from the working directory (sys.path[0] is ''), as an interactive interpreter does. The
+    agent's own late imports (and those of the standard library it calls) happen between runs too: answering a
+    file request, the after-run scan, a hello after a restart. There a module planted in the workspace (a
+    `json.py` written with write_file) must never be what loads: between runs, names that exist on the agent's
+    own import path (the standard library, the image's site-packages, the package store, none of which the
+    sandbox can write) resolve there. During a run, Python's usual order holds.
+    """
+
+    def __init__(self, agent, own_path):
+        self.agent = agent
+        self.own_path = own_path
+
+    def find_spec(self, name, path=None, target=None):
+        if path is not None or self.agent.running is not None:
+            return None  # submodules follow their package; a run imports as the user's code says
+        return importlib.machinery.PathFinder.find_spec(name, self.own_path, target)
 
 
 class PyplotHook:
@@ -1088,7 +1110,15 @@ class Agent:
         self.globals = module.__dict__
         self.show = self.make_show()
         sys.meta_path.insert(0, PyplotHook(self.show))
+        sys.meta_path.insert(0, OwnImports(self, [p for p in sys.path if not self.in_workspace(p)]))
         os.register_at_fork(after_in_child=self.after_fork_child)
+
+    def in_workspace(self, entry):
+        """Whether an import path entry is (or is in) the workspace; '' and '.' are the working directory."""
+        if entry in ('', '.'):
+            return True
+        full = os.path.abspath(entry)
+        return full == self.workspace or full.startswith(self.workspace.rstrip('/') + '/')
 
     # -- requests (channel thread) --------------------------------------------------------------
 
@@ -1098,8 +1128,6 @@ class Agent:
         if not isinstance(mid, (str, int)):
             return
         if kind == 'hello':
-            import platform
-
             language, version = ('bash', bash_version()) if self.bash else ('python', platform.python_version())
             self.channel.send({'type': 'hello', 'id': mid, 'language': language, 'version': version,
                                'pid': os.getpid(), 'protocol': PROTOCOL})

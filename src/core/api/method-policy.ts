@@ -3,7 +3,7 @@ import type { ApprovalKind } from '../../shared/domain/approval';
 import type { AuditedMethod } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
 import { DEFAULT_LANGUAGE, languageLabel, languageOfPath } from '../../shared/domain/runtimes';
-import { commandFinish, executionFinish, installFinish } from '../audit/audit-outcome';
+import { checkFinish, commandFinish, executionFinish, installFinish } from '../audit/audit-outcome';
 import type { AuditFinish } from '../audit/audit-writer';
 
 /** Written to the audit log: a `running` row before the call runs, completed before its result goes back. */
@@ -149,7 +149,25 @@ export const METHOD_POLICY: PolicyTable = {
       detail: (input, where) => `Install ${input.packages.join(', ')} from the package index ${where}`,
     },
   },
-  'packages.check': ANY,
+  // A check starts a program in the session (Sandpit's own, isolated from the workspace): audited and asked like a run.
+  'packages.check': {
+    access: 'any',
+    audit: {
+      method: 'packages.check',
+      code: (input) => input.packages.join('\n'),
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: (result) => checkFinish(result.packages),
+    },
+    approval: {
+      kind: 'check-packages',
+      sessionId: (input) => input.sessionId,
+      language: () => DEFAULT_LANGUAGE,
+      shows: (input) => input.packages.join('\n'),
+      detail: (input, where) => `Check whether ${input.packages.join(', ')} ${input.packages.length === 1 ? 'is' : 'are'} installed ${where}`,
+    },
+  },
   'files.write': ANY,
   'files.read': ANY,
   'files.list': ANY,

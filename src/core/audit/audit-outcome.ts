@@ -1,6 +1,7 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
+import type { PackageCheck } from '../runtimes/helper-install';
 import type { AuditFinish } from './audit-writer';
 
 /** A run of code (execute, runFile): its own status, output, exit code, artifacts and error. */
@@ -41,6 +42,15 @@ export function installFinish(results: readonly PackageOutcome[]): AuditFinish {
     stdout: results.filter((r) => r.ok).map((r) => `${r.package}: installed${r.version ? ` ${r.version}` : ''}\n`).join(''),
     stderr: failed.map((r) => `${r.package}: ${r.error ?? 'failed'}\n`).join(''),
     errorMessage: failed.length === 0 ? undefined : `Could not install ${failed.map((r) => r.package).join(', ')}.`,
+  };
+}
+
+/** A package check: it ran to the end (ok); one line per package, what is installed and what is not. */
+export function checkFinish(packages: readonly PackageCheck[]): AuditFinish {
+  return {
+    status: 'ok',
+    stdout: packages.map((p) => `${p.name}: ${p.installed ? `installed${p.version ? ` ${p.version}` : ''}` : 'not installed'}\n`).join(''),
+    stderr: '',
   };
 }
 

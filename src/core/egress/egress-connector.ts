@@ -11,26 +11,41 @@ export const FORBIDDEN_ADDRESS = 'EGRESS_FORBIDDEN_ADDRESS';
 /**
  * Addresses an allowed *name* may still not lead to: loopback (Sandpit's own API listens there),
  * link-local (cloud metadata at 169.254.169.254), unspecified, multicast and broadcast. Private LAN
- * ranges stay reachable, so a mirror on the local network works.
+ * ranges stay reachable, so a mirror on the local network works. IPv4-mapped IPv6 forms count as their IPv4.
  */
-const FORBIDDEN = new BlockList();
-FORBIDDEN.addSubnet('0.0.0.0', 8, 'ipv4');
-FORBIDDEN.addSubnet('127.0.0.0', 8, 'ipv4');
-FORBIDDEN.addSubnet('169.254.0.0', 16, 'ipv4');
-FORBIDDEN.addSubnet('224.0.0.0', 3, 'ipv4');
-FORBIDDEN.addAddress('::', 'ipv6');
-FORBIDDEN.addAddress('::1', 'ipv6');
-FORBIDDEN.addSubnet('fe80::', 10, 'ipv6');
-FORBIDDEN.addSubnet('ff00::', 8, 'ipv6');
-FORBIDDEN.addSubnet('::ffff:0:0', 104, 'ipv6');
-FORBIDDEN.addSubnet('::ffff:7f00:0', 104, 'ipv6');
-FORBIDDEN.addSubnet('::ffff:a9fe:0', 112, 'ipv6');
-FORBIDDEN.addSubnet('::ffff:e000:0', 99, 'ipv6');
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+LOOPBACK.addSubnet('::ffff:7f00:0', 104, 'ipv6');
+const LINK_LOCAL = new BlockList();
+LINK_LOCAL.addSubnet('169.254.0.0', 16, 'ipv4');
+LINK_LOCAL.addSubnet('fe80::', 10, 'ipv6');
+LINK_LOCAL.addSubnet('::ffff:a9fe:0', 112, 'ipv6');
+const UNROUTED = new BlockList();
+UNROUTED.addSubnet('0.0.0.0', 8, 'ipv4');
+UNROUTED.addSubnet('224.0.0.0', 3, 'ipv4');
+UNROUTED.addAddress('::', 'ipv6');
+UNROUTED.addSubnet('ff00::', 8, 'ipv6');
+UNROUTED.addSubnet('::ffff:0:0', 104, 'ipv6');
+UNROUTED.addSubnet('::ffff:e000:0', 99, 'ipv6');
 
-export function isForbiddenAddress(address: string): boolean {
+/** Why the proxy never connects to an address: this computer, link-local (metadata), or no host at all (unspecified, multicast, broadcast). */
+export type ForbiddenKind = 'loopback' | 'link-local' | 'unrouted';
+
+/** The kind of forbidden address this is, or undefined for one the proxy may reach (`address` must be an IP literal). */
+export function forbiddenAddressKind(address: string): ForbiddenKind | undefined {
   const family = isIP(address);
-  if (family === 0) return true;
-  return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 0) return undefined;
+  const type = family === 4 ? 'ipv4' : 'ipv6';
+  if (LOOPBACK.check(address, type)) return 'loopback';
+  if (LINK_LOCAL.check(address, type)) return 'link-local';
+  if (UNROUTED.check(address, type)) return 'unrouted';
+  return undefined;
+}
+
+/** True for loopback, link-local, unspecified, multicast and broadcast addresses, and for anything that is not an IP. */
+export function isForbiddenAddress(address: string): boolean {
+  return isIP(address) === 0 || forbiddenAddressKind(address) !== undefined;
 }
 
 function forbiddenError(host: string, address: string): NodeJS.ErrnoException {

@@ -72,6 +72,19 @@ describe('EnvironmentStore', () => {
     expect((await store.get('mirror')).allowedHosts).toEqual(['files.example.org', '*.mirror.example.com']);
   });
 
+  it('refuses an allowed host no sandbox may reach, on create and on update (the one-click Allow), saying why and keeping the old list', async () => {
+    const store = open();
+    const created = store.create({ name: 'Metadata', language: 'python', network: 'packages', allowedHosts: ['files.example.org', '169.254.169.254'] });
+    await expect(created).rejects.toMatchObject({ code: 'INVALID_INPUT', details: { fields: ['allowedHosts.1'] } });
+    await expect(created).rejects.toThrow(/^allowedHosts\.1: "169\.254\.169\.254" is a link-local address, .*so it cannot be an allowed host\.$/);
+    await expect(store.get('metadata')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await store.create({ name: 'Mirror', language: 'python', network: 'packages', allowedHosts: ['files.example.org'] });
+    for (const host of ['localhost', '0x7f000001', '[::1]', 'metadata.google.internal', '*.localhost']) {
+      await expect(store.update('mirror', { allowedHosts: ['files.example.org', host] }), host).rejects.toThrow(/^allowedHosts\.1: .*so it cannot be an allowed host\.$/);
+    }
+    expect((await store.get('mirror')).allowedHosts).toEqual(['files.example.org']);
+  });
+
   it('creates, gets, lists, updates and removes an environment', async () => {
     const store = open();
     const created = await store.create({ name: 'Web scraping', language: 'python', packages: { pip: ['requests >= 2.31', 'beautifulsoup4'] } });

@@ -28,7 +28,7 @@ import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
 import { parsePackageSpec } from '../runtimes/package-specs';
-import { normalizeAllowEntry } from '../egress/egress-allow-list';
+import { checkAllowedHost } from '../egress/allowed-host-check';
 import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface EnvironmentStoreOptions {
@@ -88,7 +88,7 @@ export function validateDefinition(input: unknown): EnvironmentDefinition {
   const { description, ...rest } = definition;
   const allowedHosts = definition.allowedHosts.map((entry, i) => {
     try {
-      return normalizeAllowEntry(entry);
+      return checkAllowedHost(entry);
     } catch (error) {
       throw new SandpitError('INVALID_INPUT', `allowedHosts.${i}: ${error instanceof Error ? error.message : String(error)}`, { fields: [`allowedHosts.${i}`] });
     }

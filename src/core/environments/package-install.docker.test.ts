@@ -127,13 +127,14 @@ describe('pip installs in a helper container, from a local index', () => {
     }
   });
 
-  it('never runs a shell: the installer is the venv python with argv only, and is removed afterwards', async () => {
+  it('never runs a shell: the installer is the venv python, isolated (-I), with argv only, and is removed afterwards', async () => {
     const installers = recorder.withRole('installer');
     // b; missing+pin (all, then one by one); the session created with dependencies.
     expect(installers).toHaveLength(5);
     for (const spec of installers) {
       const cmd = spec.cmd ?? [];
-      expect(cmd.slice(0, 4)).toEqual([VENV_PYTHON, '-m', 'pip', 'install']);
+      // -I: not the session's PYTHONPATH (its package store), no user site, no working folder on the import path.
+      expect(cmd.slice(0, 5)).toEqual([VENV_PYTHON, '-I', '-m', 'pip', 'install']);
       expect(cmd).toContain('--');
       expect(cmd).not.toContain('-c');
       expect(cmd.some((arg) => /(^|\/)(ba|da|z)?sh$/.test(arg))).toBe(false);

@@ -7,6 +7,7 @@ import { sendJson } from '../http/http-errors';
 import type { HttpRoute, RouteContext } from '../http/router';
 import { withTimeout } from '../util/with-timeout';
 import { clientNameOf, createMcpServer } from './create-mcp-server';
+import { initializeRefusal } from './initialize-refusal';
 import type { SandpitMcpServer } from './create-mcp-server';
 import { DEFAULT_MCP_SESSION_LIMITS, McpSessionTable } from './mcp-session-table';
 import type { McpSessionLimits } from './mcp-session-table';
@@ -228,6 +229,12 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
   const handler = async (req: IncomingMessage, res: ServerResponse, ctx: RouteContext): Promise<void> => {
     if (req.method === 'POST' && ctx.body === undefined) {
       rpcError(res, 400, -32700, 'Parse error: the request has no JSON-RPC message in its body.');
+      return;
+    }
+    // An initialize with bad params is answered here (as the server would answer a request it cannot take): no session.
+    const refusal = req.method === 'POST' ? initializeRefusal(ctx.body) : undefined;
+    if (refusal) {
+      sendJson(res, 200, refusal);
       return;
     }
     const header = req.headers['mcp-session-id'];

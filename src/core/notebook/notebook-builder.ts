@@ -67,7 +67,8 @@ function ran(entry: AuditEntry): boolean {
 /**
  * What a cell's source is, per kind of call: the code as it ran; a shell command as a `%%bash` cell (IPython's
  * cell magic; a plain cell in a bash session); run_file as the content of the file that ran; an install as
- * `%pip install …` (python), `pip install …` (bash) or a `%%bash` cell with `npm install …` (javascript).
+ * `%pip install …` (python), `pip install …` (bash) or a `%%bash` cell with `npm install …` (javascript); a package
+ * check the same way with `pip show` / `npm ls`.
  */
 function cellSource(entry: AuditEntry, language: Language): string {
   switch (entry.method) {
@@ -82,6 +83,12 @@ function cellSource(entry: AuditEntry, language: Language): string {
       if (language === 'python') return `%pip install ${packages.join(' ')}`;
       if (language === 'bash') return `pip install ${packages.join(' ')}`;
       return `%%bash\nnpm install ${packages.join(' ')}`;
+    }
+    case 'packages.check': {
+      const packages = entry.code.split('\n').filter((p) => p !== '');
+      if (language === 'python') return `%pip show ${packages.join(' ')}`;
+      if (language === 'bash') return `pip show ${packages.join(' ')}`;
+      return `%%bash\nnpm ls ${packages.join(' ')}`;
     }
   }
 }

@@ -33,7 +33,7 @@ export function errorOutput(entry: AuditEntry): NotebookErrorOutput | undefined 
   if (entry.status === 'ok' || entry.status === 'running') return undefined;
   const message = entry.errorMessage ?? '';
   const python = message.indexOf(PYTHON_TRACEBACK);
-  if (entry.method !== 'packages.install' && entry.status === 'error' && python > 0) {
+  if (entry.method !== 'packages.install' && entry.method !== 'packages.check' && entry.status === 'error' && python > 0) {
     const head = message.slice(0, python);
     const colon = head.indexOf(': ');
     const name = colon > 0 ? head.slice(0, colon) : head;

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../shared/domain/audit';
 
 /** One API call a replayed run is made of; `audited` calls are the run itself (they carry replay_of). */
 export interface ReplayStep {
-  method: 'sessions.execute' | 'sessions.runCommand' | 'sessions.runFile' | 'packages.install' | 'files.write';
+  method: 'sessions.execute' | 'sessions.runCommand' | 'sessions.runFile' | 'packages.install' | 'packages.check' | 'files.write';
   input: Record<string, unknown>;
   audited: boolean;
 }
@@ -25,5 +25,7 @@ export function replayCall(entry: AuditEntry, sessionId: string): ReplayStep[] {
       ];
     case 'packages.install':
       return [{ method: 'packages.install', input: { sessionId, packages: entry.code.split('\n').filter((p) => p !== '') }, audited: true }];
+    case 'packages.check':
+      return [{ method: 'packages.check', input: { sessionId, packages: entry.code.split('\n').filter((p) => p !== '') }, audited: true }];
   }
 }

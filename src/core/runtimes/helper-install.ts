@@ -102,9 +102,15 @@ export async function installWithHelper(
   return outcomes;
 }
 
+/**
+ * Where Sandpit's own programs run in a session: outside /workspace, so nothing there is found as a module by
+ * being in the working folder (the check scripts also never put it on their import path).
+ */
+export const HELPER_WORKING_DIR = '/';
+
 /** Runs a check script in the session (as the sandbox user) and reads its JSON `{name: version|null}`. */
-export async function checkWith(sandbox: Sandbox, argv: string[], specs: PackageSpec[], workingDir?: string): Promise<PackageCheck[]> {
-  const r = await sandbox.exec([...argv, ...specs.map((s) => s.name)], { timeoutMs: 30_000, ...(workingDir ? { workingDir } : {}) });
+export async function checkWith(sandbox: Sandbox, argv: string[], specs: PackageSpec[]): Promise<PackageCheck[]> {
+  const r = await sandbox.exec([...argv, ...specs.map((s) => s.name)], { timeoutMs: 30_000, workingDir: HELPER_WORKING_DIR });
   if (r.exitCode !== 0) throw new SandpitError('EXEC_FAILED', `Could not check packages: ${r.stderr.trim().slice(0, 500)}`);
   const found = JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as Record<string, string | null>;
   return specs.map((s) => {

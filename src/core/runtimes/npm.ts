@@ -24,10 +24,11 @@ export function npmError(stderr: string, stdout: string): string {
   return (errors.length > 0 ? errors.slice(0, 4) : lines.slice(-3)).join(' ').slice(0, 2_000) || 'npm failed without a message';
 }
 
-// Reads <dir>/<name>/package.json for each name, from the workspace's node_modules and NODE_PATH.
+// Reads <dir>/<name>/package.json for each name (as data: nothing of a package is loaded), from the workspace's
+// node_modules and NODE_PATH. It runs outside the workspace and requires nothing but Node's own modules.
 const CHECK_SCRIPT = [
   "const fs = require('fs'), path = require('path');",
-  "const dirs = [path.join(process.cwd(), 'node_modules'), ...(process.env.NODE_PATH || '').split(path.delimiter).filter(Boolean)];",
+  `const dirs = [${JSON.stringify(`${WORKSPACE_DIR}/node_modules`)}, ...(process.env.NODE_PATH || '').split(path.delimiter).filter(Boolean)];`,
   'const out = {};',
   'for (const name of process.argv.slice(1)) {',
   '  out[name] = null;',
@@ -51,10 +52,11 @@ export const npmInstaller: Installer = {
     installWithHelper(sandbox, specs, settings, log, (batch) => ({
       cmd: npmArgv(batch, settings),
       // The cache and logs go to /tmp (the root fs is read-only); no update check against the registry.
-      env: { npm_config_cache: '/tmp/.npm', npm_config_update_notifier: 'false', npm_config_loglevel: 'warn', NO_COLOR: '1' },
+      // NODE_PATH is the session's package store: npm's own modules must not be looked up there.
+      env: { NODE_PATH: '', npm_config_cache: '/tmp/.npm', npm_config_update_notifier: 'false', npm_config_loglevel: 'warn', NO_COLOR: '1' },
       describeError: npmError,
       manager: 'npm',
       indexUrl: settings.npmRegistryUrl,
     })),
-  check: (sandbox, specs) => checkWith(sandbox, ['node', '-e', CHECK_SCRIPT], specs, WORKSPACE_DIR),
+  check: (sandbox, specs) => checkWith(sandbox, ['node', '-e', CHECK_SCRIPT], specs),
 };

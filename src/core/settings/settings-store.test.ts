@@ -76,6 +76,9 @@ describe('SettingsStore', () => {
     expect(await invalid(() => store.update({ poolSize: -1 }))).toMatch(/^patch\.poolSize: /);
     expect(await invalid(() => store.update({ egress: { pipIndexUrl: 'ftp://mirror/simple' } }))).toMatch(/patch\.egress\.pipIndexUrl: must be an http/);
     expect(await invalid(() => store.update({ egress: { extraHosts: ['files.example.org', '*.org'] } }))).toMatch(/^patch\.egress\.extraHosts\.1: .*too broad/);
+    expect(await invalid(() => store.update({ egress: { extraHosts: ['files.example.org', '0x7f000001'] } }))).toMatch(
+      /^patch\.egress\.extraHosts\.1: "0x7f000001" is the address 127\.0\.0\.1, which is this computer: .*so it cannot be an allowed host\.$/,
+    );
     expect(await invalid(() => store.update({ approvals: { defaultPolicy: 'sometimes' } }))).toMatch(/patch\.approvals\.defaultPolicy/);
     expect(await invalid(() => store.update({ approvals: { timeoutSeconds: 1 } }))).toMatch(/patch\.approvals\.timeoutSeconds/);
     expect(await invalid(() => store.update({ colour: 'blue' }))).toMatch(/colour/);

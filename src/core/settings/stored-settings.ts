@@ -3,7 +3,7 @@ import { SandpitError } from '../../shared/api/errors';
 import { limitsSchema } from '../../shared/domain/limits';
 import { approvalSettingsSchema, egressSettingsSchema, settingsPatchSchema, settingsSchema } from '../../shared/domain/settings';
 import type { Settings, SettingsPatch } from '../../shared/domain/settings';
-import { normalizeAllowEntry } from '../egress/egress-allow-list';
+import { checkAllowedHost } from '../egress/allowed-host-check';
 
 /** What settings.json holds: only what the person set; everything else comes from the configuration. */
 export const storedSettingsSchema = z
@@ -34,7 +34,7 @@ export function parsePatch(raw: unknown): SettingsPatch {
   if (hosts && patch.egress) {
     patch.egress.extraHosts = hosts.map((entry, i) => {
       try {
-        return normalizeAllowEntry(entry);
+        return checkAllowedHost(entry);
       } catch (error) {
         const why = error instanceof Error ? error.message : String(error);
         throw new SandpitError('INVALID_INPUT', `patch.egress.extraHosts.${i}: ${why}`, { fields: [`patch.egress.extraHosts.${i}`] });

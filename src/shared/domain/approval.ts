@@ -3,7 +3,7 @@ import { callTransportSchema } from './caller';
 
 /**
  * Approvals (DESIGN §5): per-client policy. `free` runs freely; `ask-every` asks for every run, command,
- * file run, install and new session; `ask-new` asks only for new sessions, installs and runs in sessions
+ * file run, install, package check and new session; `ask-new` asks only for new sessions, installs and runs in sessions
  * with network access (environment policy packages or open). The panel itself is never asked.
  */
 export const APPROVAL_POLICIES = ['free', 'ask-every', 'ask-new'] as const;
@@ -13,7 +13,7 @@ export const approvalPolicySchema = z
 export type ApprovalPolicy = z.infer<typeof approvalPolicySchema>;
 
 /** What an asked call would do. */
-export const APPROVAL_KINDS = ['execute', 'run-command', 'run-file', 'install', 'create-session'] as const;
+export const APPROVAL_KINDS = ['execute', 'run-command', 'run-file', 'install', 'check-packages', 'create-session'] as const;
 export const approvalKindSchema = z.enum(APPROVAL_KINDS);
 export type ApprovalKind = z.infer<typeof approvalKindSchema>;
 

@@ -6,7 +6,8 @@ export const checkPackages = defineTool({
   name: 'check_packages',
   title: 'Check packages',
   description:
-    'Tells whether packages are installed in a session (pip packages in Python and bash sessions, npm packages in JavaScript sessions), and their versions, without installing anything.',
+    'Tells whether packages are installed in a session (pip packages in Python and bash sessions, npm packages in JavaScript sessions), and their versions, without installing anything. ' +
+    'It starts a program in the session, so it is in the audit log, and the person may be asked first (as for every run).',
   input: {
     packages: z
       .array(z.string().min(1).max(200))

@@ -112,7 +112,7 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
           ) : null}
           <ReplayComparison replay={entry} />
           <h3>
-            {entry.method === 'packages.install'
+            {entry.method === 'packages.install' || entry.method === 'packages.check'
               ? 'Packages'
               : entry.method === 'sessions.runCommand'
                 ? 'Command'
@@ -127,7 +127,7 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
               <pre className="content-text">{entry.fileContent}</pre>
             </>
           ) : null}
-          <h3>{entry.method === 'packages.install' ? 'What happened' : 'What it printed'}</h3>
+          <h3>{entry.method === 'packages.install' || entry.method === 'packages.check' ? 'What happened' : 'What it printed'}</h3>
           {entry.stdout || entry.stderr ? (
             <div className="console console-static" data-testid="activity-detail-output">
               {entry.stdout ? <pre className="con-stdout">{entry.stdout}</pre> : null}

@@ -12,6 +12,7 @@ const METHOD_WORDS: Record<AuditSummary['method'], string> = {
   'sessions.runCommand': 'Command',
   'sessions.runFile': 'File',
   'packages.install': 'Install',
+  'packages.check': 'Package check',
 };
 
 /** Today's runs by their time only; older ones with their day. */

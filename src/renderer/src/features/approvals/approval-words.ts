@@ -5,6 +5,7 @@ export const KIND_QUESTIONS: Record<ApprovalKind, string> = {
   'run-command': 'Run this command?',
   'run-file': 'Run this file?',
   install: 'Install these packages?',
+  'check-packages': 'Check whether these packages are installed?',
   'create-session': 'Start a new session?',
 };
 
