@@ -6,38 +6,42 @@ import { createSandpitApi } from './api/sandpit-api';
 import type { Handlers } from './api/api-types';
 import type { SandpitConfig } from './config';
 import { DaemonEvents } from './docker/daemon-events';
+import { dockerImages } from './docker/docker-images';
+import { dockerNetworks } from './docker/docker-networks';
 import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
 import { engineCandidates } from './docker/engine-candidates';
 import { dockerFolderSharing } from './docker/docker-folder-sharing';
 import type { FolderSharing } from './folders/folder-sharing';
 import { openEngine } from './docker/open-engine';
+import { engineSwitch } from './docker/engine-switch';
 import { switchableDocker } from './docker/switchable-docker';
 import { ExecutorImages } from './docker/executor-images';
 import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
 import { reapWorkspaceImages } from './docker/workspace-storage';
 import { EngineMonitor } from './sessions/engine-monitor';
-import { currentIdentity, isOwnerDead, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
+import { currentIdentity, isOwnerDead, markInstanceAlive, markInstanceDead } from './sandbox/instance-identity';
 import { currentCommand, lockHome } from './home-lock';
 import { recheckFolders } from './folders/recheck-folders';
 import type { HomeLock } from './home-lock';
-import type { InstanceIdentity } from './docker/labels';
+import type { InstanceIdentity } from './sandbox/instance-identity';
 import { reapDeadInstances } from './docker/reaper';
-import { KeptStore, isKeptSession } from './sessions/kept-store';
+import { KEPT_MARKERS_DIR, KeptStore, isKeptSession } from './sessions/kept-store';
 import { removeAllBut } from './util/remove-all-but';
 import { ArtifactStore } from './files/artifact-store';
 import { AuditStore } from './audit/audit-store';
 import { createLogger } from './log';
 import { ensurePrivateDir } from './util/private-dir';
-import type { EgressConnector } from './environments/egress-connector';
-import { lazyEgressGateway } from './environments/egress-gateway-lazy';
-import { EgressLog } from './environments/egress-log';
+import type { EgressConnector } from './egress/egress-connector';
+import { lazyEgressGateway } from './egress/egress-gateway-lazy';
+import { EgressLog } from './egress/egress-log';
 import { installSettingsFor } from './environments/environment-services';
 import { warmDefaultPools } from './environments/warm-defaults';
 import type { EnvironmentServices } from './environments/environment-services';
 import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
+import { sessionAllowedHosts } from './egress/session-allowed-hosts';
 import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 import { ApprovalQueue } from './approvals/approval-queue';
@@ -152,21 +156,23 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
   const egressLog = new EgressLog();
+  // A session's environment may allow more hosts than the package indexes.
+  const allowedHostsOf = sessionAllowedHosts({ bus, store: environmentStore, sessions: () => sessions.list() });
+  const networks = dockerNetworks(docker, identity);
   const gateway = lazyEgressGateway({
-    docker,
+    networks,
     identity,
     allowedUrls: [config.pipIndexUrl, config.npmRegistryUrl],
     extraHosts: config.egressExtraHosts,
     onRefused: (event) => bus.emit('egress.refused', event),
     onAllowed: (event) => bus.emit('egress.allowed', event),
     onOutcome: (event) => bus.emit('egress.outcome', event),
-    // A session's environment may allow more hosts than the package indexes (read at each request, so a change applies at once).
-    extraHostsFor: (sessionId) => allowedHostsOf.get(sessionId) ?? [],
+    extraHostsFor: allowedHostsOf,
     log,
     ...(options.egressConnect ? { connect: options.egressConnect } : {}),
   });
   const builder = new EnvironmentBuilder({
-    docker,
+    images: dockerImages(docker),
     store: environmentStore,
     bus,
     log,
@@ -188,7 +194,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
       };
     },
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), defaultIsolation: () => settings.current.defaultIsolation };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation };
   const kept = new KeptStore(config.home, config.runRoot, log);
   const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   const sessions = new SessionManager({
@@ -223,24 +229,10 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   bus.on('egress.refused', (event) => egressLog.refused(event));
   bus.on('egress.allowed', (event) => egressLog.allowed(event));
   bus.on('egress.outcome', (event) => egressLog.outcome(event));
-  // Each live session's extra allowed hosts, from its environment, kept up to date when the environment changes.
-  const allowedHostsOf = new Map<string, readonly string[]>();
-  const refreshAllowedHosts = async (sessionId: string, environmentId: string | undefined): Promise<void> => {
-    if (!environmentId) return;
-    const env = await environmentStore.get(environmentId).catch(() => undefined);
-    if (env) allowedHostsOf.set(sessionId, env.allowedHosts);
-  };
-  bus.on('session.updated', (info) => {
-    if (!allowedHostsOf.has(info.id)) void refreshAllowedHosts(info.id, info.environment);
-  });
-  bus.on('session.removed', ({ sessionId }) => allowedHostsOf.delete(sessionId));
-  bus.on('environment.updated', (env) => {
-    for (const info of sessions.list()) if (info.environment === env.id) allowedHostsOf.set(info.id, env.allowedHosts);
-  });
   backend.onLost(() => void engine.check());
   const reap = async (): Promise<void> => {
     try {
-      const report = await reapDeadInstances(docker, identity, config.runRoot, log);
+      const report = await reapDeadInstances(docker, identity, config.runRoot, { isKept: (sessionId) => isKeptSession(config.runRoot, sessionId), markersDir: KEPT_MARKERS_DIR }, log);
       // After their volumes: a loop device still mounted cannot be detached. Kept sessions' disks stay.
       const images = await reapWorkspaceImages(workspacesRoot, identity, log, (sessionId) => isKeptSession(config.runRoot, sessionId));
       if (report.containers.length + report.volumes.length + images.length > 0) log.info('reaped leftovers of dead instances', { ...report, workspaces: images });
@@ -251,41 +243,30 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   /**
    * Moves every session to another engine: the old one's sessions stop (their containers are removed
    * while it still answers), caches of its images are forgotten, and the new one is checked and warmed.
+   * A fixed engine (tests) never moves.
    */
-  const moveTo = async (address: string | undefined): Promise<void> => {
-    const next = options.docker ? undefined : (await openEngine(address, log)).docker;
-    if (!next) return;
-    log.info('moving to another Docker engine', { from: docker.endpoint.address, to: next.endpoint.address });
-    await sessions.stopAll();
-    await gateway.reset().catch((error: unknown) => log.warn('could not remove the egress network of the old engine', { error: toErrorBody(error).message }));
-    events.close();
-    engineClient.use(next);
-    executorImages.forget();
-    builder.forget();
-    backend.useWorkspaces(await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log, config.defaultLimits.workspaceMb));
-    engine.markDown('Moving to the new Docker engine…');
-    await engine.check();
-  };
-  // Moves happen one after the other, in the order the addresses were saved: the last one saved wins.
-  let moving: Promise<void> = Promise.resolve();
-  const switchEngine = (address: string | undefined): Promise<void> => {
-    const run = moving.then(() => moveTo(address));
-    moving = run.catch(() => undefined);
-    return run;
-  };
+  const switcher = engineSwitch({
+    engineClient,
+    events,
+    executorImages,
+    backend,
+    chooseWorkspaces: () => chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log, config.defaultLimits.workspaceMb),
+    leave: async () => {
+      await sessions.stopAll();
+      await gateway.reset().catch((error: unknown) => log.warn('could not remove the egress network of the old engine', { error: toErrorBody(error).message }));
+    },
+    arrive: async () => {
+      builder.forget();
+      engine.markDown('Moving to the new Docker engine…');
+      await engine.check();
+    },
+    log,
+  });
+  const switchEngine = (address: string | undefined): Promise<void> => (options.docker ? Promise.resolve() : switcher.switchEngine(address));
   // A new Docker address is tried before it is saved: one that does not answer is refused, saying why.
   settings.validateWith(async (next, previous) => {
     if (next.dockerHost === previous.dockerHost || options.docker) return;
-    const { docker: probe } = await openEngine(next.dockerHost, log);
-    try {
-      await probe.ping(5_000);
-    } catch (error) {
-      throw new SandpitError(
-        'INVALID_INPUT',
-        `There is no Docker engine answering at ${next.dockerHost ?? probe.endpoint.address}. Check the address (it looks like unix:///var/run/docker.sock or tcp://host:2376), or start Docker there first.`,
-        { fields: ['patch.dockerHost'], cause: toErrorBody(error).message },
-      );
-    }
+    await switcher.probe(next.dockerHost);
   });
 
   // Kept sessions of an earlier core are listed (paused) once the engine answers, before anything is reaped.

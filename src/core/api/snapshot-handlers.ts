@@ -62,7 +62,7 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
       limits: snapshot.limits,
       networkPolicy: policy,
       isolation: snapshot.isolation,
-      ...networkFor(policy, environments.egress()),
+      ...networkFor(policy, { egress: environments.egress(), open: environments.openNetwork }),
       name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`,
       client: context.client,
       owner: context.principal,

@@ -7,7 +7,7 @@ import { withPolicy } from '../api/with-policy';
 import { onlyHandlers } from '../../test-support/policy';
 import type { CallContext } from '../api/api-types';
 import { defaultConfig } from '../config';
-import { tokenPath } from '../http/token';
+import { tokenPath } from './token';
 import { ClientRegistry } from './client-registry';
 import { ServedEndpoint } from './served-endpoint';
 

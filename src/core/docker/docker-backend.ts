@@ -3,14 +3,14 @@ import type { ChannelSetting } from '../config';
 import type { Logger } from '../log';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
-import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxRecord, SandboxSpec } from '../sessions/sandbox-backend';
+import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
 import type { DaemonEvents } from './daemon-events';
 import type { DockerClient, EngineEndpoint, EngineProduct } from './docker-client';
 import { dockerFixHint } from './docker-errors';
 import { DockerSandbox } from './docker-sandbox';
 import { gvisorNetworkRefusal, gvisorRuntimeFor } from './gvisor';
 import { probeGvisorNetwork } from './gvisor-probe';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { podmanGvisorRefusal } from './podman';
 import type { WorkspaceKind, WorkspaceStorage } from './workspace-storage';
 

@@ -20,13 +20,12 @@ import type {
   EngineVersion,
   ExecOptions,
   ExecResult,
-  ImageInfo,
-  NetworkInfo,
   NetworkSpec,
-  NetworkSummary,
   VolumeSpec,
   VolumeSummary,
 } from './docker-client';
+import type { ImageInfo } from '../sandbox/sandbox-images';
+import type { NetworkInfo, NetworkSummary } from '../sandbox/sandbox-networks';
 import { followEventStream } from './dockerode-events';
 import { attachStreams, execInContainer, readContainerLogs, runHelperContainer } from './dockerode-exec';
 import { buildFromContext, importRootfs } from './dockerode-images';

@@ -6,8 +6,8 @@ import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import type { Limits } from '../../shared/domain/limits';
 import type { Logger } from '../log';
-import { isOwnerDead } from './instance-identity';
-import type { InstanceIdentity } from './labels';
+import { isOwnerDead } from '../sandbox/instance-identity';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 
 /**
  * What /workspace is on:

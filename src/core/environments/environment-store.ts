@@ -29,7 +29,7 @@ import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
 import { parsePackageSpec } from '../runtimes/package-specs';
-import { checkAllowedHost } from './allowed-host-check';
+import { checkAllowedHost } from '../egress/allowed-host-check';
 import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface EnvironmentStoreOptions {

@@ -1,5 +1,5 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { SandboxFolder } from '../sessions/sandbox-backend';
+import type { SandboxFolder } from '../sandbox/sandbox-backend';
 import { checkShareableFolder } from './folder-check';
 import { assertNoWritableNesting } from './folder-nesting';
 import { pathRules } from './folder-rules';

@@ -1,6 +1,6 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
-import type { SandboxFolder } from './sandbox-backend';
+import type { SandboxFolder } from '../sandbox/sandbox-backend';
 import type { KeptRecord } from './kept-store';
 import { sandboxFolders } from './session';
 

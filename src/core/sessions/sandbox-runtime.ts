@@ -3,14 +3,14 @@ import type { Display, StopCause, StreamName } from '../../shared/domain/executi
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
-import type { AgentChannel } from './agent-channel';
+import type { AgentChannel } from '../sandbox/agent-channel';
 import { ExecutionCollector } from './execution-collector';
 import type { CollectedOutput } from './execution-collector';
 import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
-import { isRequestReply } from './protocol';
-import type { AgentMessage, HostMessage } from './protocol';
-import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from './sandbox-backend';
+import { isRequestReply } from '../sandbox/protocol';
+import type { AgentMessage, HostMessage } from '../sandbox/protocol';
+import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
@@ -385,7 +385,12 @@ export class SandboxRuntime {
     const id = `h${++this.helloCounter}`;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new SandpitError('CONTAINER_DIED', `The sandbox agent did not answer within ${this.options.startTimeoutMs} ms.`)), this.options.startTimeoutMs);
-      this.pendingHello = { id, resolve: () => { clearTimeout(timer); resolve(); } };
+      const settle = (error?: SandpitError): void => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.pendingHello = { id, settle };
       channel.onClose(() => { clearTimeout(timer); reject(new SandpitError('CONTAINER_DIED', 'The sandbox agent exited while starting.')); });
       channel.send({ type: 'hello', id });
     }).finally(() => {
@@ -393,7 +398,7 @@ export class SandboxRuntime {
     });
   }
 
-  private pendingHello: { id: string; resolve: () => void } | undefined;
+  private pendingHello: { id: string; settle: (error?: SandpitError) => void } | undefined;
 
   /**
    * A request to the agent that is not a run (a file operation, reaping strays): sent on the channel,
@@ -409,7 +414,7 @@ export class SandboxRuntime {
       return;
     }
     if (message.type === 'hello') {
-      if (this.pendingHello?.id === message.id) this.pendingHello.resolve();
+      if (this.pendingHello?.id === message.id) this.pendingHello.settle(wrongLanguage(message.language, this.options.spec));
       return;
     }
     const current = this.current;
@@ -496,4 +501,18 @@ export class SandboxRuntime {
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * An agent that answers hello as another language than the session asked for (an image of another flavour, a
+ * bash session on an image whose agent has no bash mode) is refused at the start, saying so, before any code
+ * reaches it.
+ */
+function wrongLanguage(answered: string, spec: SandboxSpec): SandpitError | undefined {
+  if (answered === spec.language) return undefined;
+  return new SandpitError(
+    'INVALID_INPUT',
+    `The sandbox image ${spec.image} runs ${answered}, not ${spec.language}: a ${spec.language} session needs an image made for ${spec.language}. Choose an environment (or base) of that language.`,
+    { image: spec.image, language: spec.language, agentLanguage: answered },
+  );
 }

@@ -3,7 +3,7 @@ import { SandpitError } from '../../shared/api/errors';
 import { limitsSchema } from '../../shared/domain/limits';
 import { approvalSettingsSchema, egressSettingsSchema, settingsPatchSchema, settingsSchema } from '../../shared/domain/settings';
 import type { Settings, SettingsPatch } from '../../shared/domain/settings';
-import { checkAllowedHost } from '../environments/allowed-host-check';
+import { checkAllowedHost } from '../egress/allowed-host-check';
 
 /** What settings.json holds: only what the person set; everything else comes from the configuration. */
 export const storedSettingsSchema = z

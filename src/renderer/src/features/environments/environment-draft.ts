@@ -8,7 +8,7 @@ import type {
 } from '../../../../shared/domain/environment';
 import type { Isolation } from '../../../../shared/domain/isolation';
 import type { PartialLimits } from '../../../../shared/domain/limits';
-import { packageManagerOf } from '../../../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, packageManagerOf } from '../../../../shared/domain/runtimes';
 import type { Language, PackageManager } from '../../../../shared/domain/runtimes';
 import type { FolderMode } from '../../../../shared/domain/shared-folder';
 
@@ -43,7 +43,7 @@ export interface EnvironmentDraft {
   folders: FolderDraft[];
 }
 
-export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
+export function emptyDraft(language: Language = DEFAULT_LANGUAGE): EnvironmentDraft {
   return {
     name: '',
     description: '',

@@ -9,7 +9,7 @@ import {
   startProxy,
   useEgressProxyHarness,
   WAIT_MS,
-} from './egress-proxy-harness';
+} from '../../test-support/egress-proxy-harness';
 
 useEgressProxyHarness();
 

@@ -10,7 +10,7 @@ import {
   startProxy,
   useEgressProxyHarness,
   WAIT_MS,
-} from './egress-proxy-harness';
+} from '../../test-support/egress-proxy-harness';
 
 useEgressProxyHarness();
 

@@ -1,10 +1,9 @@
 import { isIP } from 'node:net';
 import type { EventPayload } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
-import type { DockerClient, NetworkInfo } from '../docker/docker-client';
-import { LABEL, instanceLabels } from '../docker/labels';
-import type { InstanceIdentity } from '../docker/labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import type { Logger } from '../log';
+import type { NetworkInfo, SandboxNetworks } from '../sandbox/sandbox-networks';
 import { newId } from '../util/ids';
 import { egressCredentials } from './egress-credentials';
 import type { EgressCredentials } from './egress-credentials';
@@ -18,7 +17,8 @@ import type { InstallProxy } from '../runtimes/helper-install';
 export type EgressRefusedEvent = EventPayload<'egress.refused'>;
 
 export interface EgressGatewayOptions {
-  docker: DockerClient;
+  /** The engine's networks (the proxy's internal network is made there). */
+  networks: SandboxNetworks;
   identity: InstanceIdentity;
   /** Index URLs (pip index, npm registry): their hosts, the hosts serving their files and their ports are allowed. */
   allowedUrls: string[];
@@ -88,20 +88,20 @@ function ipv4Gateway(info: NetworkInfo): { subnet: string; gateway: string } {
  * namespace (remote engine, Docker Desktop's VM, rootless Docker), as a plain-words error. (Checking
  * os.networkInterfaces() first does not work: it omits a bridge with no container on it yet.)
  */
-function notLocalError(error: unknown, gateway: string, network: string, docker: DockerClient): unknown {
+function notLocalError(error: unknown, gateway: string, network: string, networks: SandboxNetworks): unknown {
   if ((error as NodeJS.ErrnoException | undefined)?.code !== 'EADDRNOTAVAIL') return error;
   return new SandpitError(
     'INTERNAL',
     `The egress proxy cannot listen on ${gateway}, the gateway of Docker network ${network}: that address is not on this machine ` +
-      `(${docker.endpoint.kind} engine at ${docker.endpoint.address}). The "packages" network policy needs a local Docker engine on Linux.`,
+      `(${networks.endpoint.kind} engine at ${networks.endpoint.address}). The "packages" network policy needs a local Docker engine on Linux.`,
   );
 }
 
 /** Why there is no egress proxy with a remote engine, in plain words (package installs and the "packages" policy need it). */
-export function remoteEngineRefusal(docker: DockerClient): SandpitError {
+export function remoteEngineRefusal(networks: Pick<SandboxNetworks, 'endpoint'>): SandpitError {
   return new SandpitError(
     'CONFLICT',
-    `Package installs and the "packages" network policy go through Sandpit's egress proxy on this computer, and the containers of a remote Docker engine (${docker.endpoint.address}) cannot reach it. ` +
+    `Package installs and the "packages" network policy go through Sandpit's egress proxy on this computer, and the containers of a remote Docker engine (${networks.endpoint.address}) cannot reach it. ` +
       'Use a Docker engine on this computer for sessions that install packages, or bake the packages into an environment\'s image on that engine, or use the network policy "none" or "open".',
   );
 }
@@ -141,7 +141,7 @@ function proxyEnv(url: string): Record<string, string> {
  * with a clear error instead of opening anything.
  */
 export async function startEgressGateway(options: EgressGatewayOptions): Promise<EgressGateway> {
-  const { docker } = options;
+  const { networks } = options;
   const log = options.log.child({ component: 'egress-gateway' });
   const network = egressNetworkName(options.identity);
   // Validate the allow-list before touching the engine.
@@ -150,16 +150,12 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
 
   // A remote engine's containers reach their own host at the network's gateway, never this computer: a proxy
   // listening here on that address (it can exist here too: the same default subnets) would never see them.
-  if (docker.endpoint.kind === 'remote') throw remoteEngineRefusal(docker);
+  if (networks.endpoint.kind === 'remote') throw remoteEngineRefusal(networks);
   log.info('creating egress network', { network });
-  const networkId = await docker.createNetwork({
-    name: network,
-    labels: { ...instanceLabels(options.identity), [LABEL.role]: 'egress' },
-    internal: true,
-  });
+  const networkId = await networks.createInternal(network, 'egress');
   let proxy: RunningEgressProxy | undefined;
   try {
-    const info = await docker.inspectNetwork(networkId);
+    const info = await networks.inspect(networkId);
     if (!info) throw new SandpitError('INTERNAL', `Docker network ${network} vanished right after it was created.`);
     if (!info.internal) throw new SandpitError('INTERNAL', `Docker network ${network} is not internal.`);
     const { subnet, gateway } = ipv4Gateway(info);
@@ -186,20 +182,20 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
       ...(options.connect ? { connect: options.connect } : {}),
       log,
     }).catch((error: unknown) => {
-      throw notLocalError(error, gateway, network, docker);
+      throw notLocalError(error, gateway, network, networks);
     });
     log.info('egress gateway ready', { network, networkId, gateway, subnet, port: proxy.port });
-    return gatewayHandle({ docker, log, network, networkId, gateway, subnet, proxy, credentials, builds });
+    return gatewayHandle({ networks, log, network, networkId, gateway, subnet, proxy, credentials, builds });
   } catch (error) {
     log.warn('failed to start the egress gateway', { network, error: error instanceof Error ? error.message : String(error) });
     await proxy?.close().catch(() => undefined);
-    await docker.removeNetwork(networkId).catch(() => undefined);
+    await networks.remove(networkId).catch(() => undefined);
     throw error;
   }
 }
 
 interface HandleParts {
-  docker: DockerClient;
+  networks: SandboxNetworks;
   log: Logger;
   network: string;
   networkId: string;
@@ -212,7 +208,7 @@ interface HandleParts {
 }
 
 function gatewayHandle(parts: HandleParts): EgressGateway {
-  const { docker, log, network, networkId, gateway, proxy, credentials, builds } = parts;
+  const { networks, log, network, networkId, gateway, proxy, credentials, builds } = parts;
   // Owners are URL-safe by construction (the credential store refuses others), secrets are base64url.
   const proxyUrl = (owner: string): string => `http://${owner}:${credentials.issue(owner)}@${gateway}:${proxy.port}`;
   const revoke = (owner: string): void => {
@@ -255,7 +251,7 @@ function gatewayHandle(parts: HandleParts): EgressGateway {
         credentials.clear();
         await proxy.close();
         log.info('removing egress network', { network, networkId });
-        await docker.removeNetwork(networkId);
+        await networks.remove(networkId);
         log.info('removed egress network', { network, networkId });
       })()),
   };

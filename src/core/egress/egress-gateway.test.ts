@@ -4,9 +4,11 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../test-support/http-client';
-import type { DockerClient, NetworkInfo, NetworkSpec } from '../docker/docker-client';
+import type { DockerClient, NetworkSpec } from '../docker/docker-client';
+import type { NetworkInfo } from '../sandbox/sandbox-networks';
 import { LABEL, instanceLabels } from '../docker/labels';
-import type { InstanceIdentity } from '../docker/labels';
+import { dockerNetworks } from '../docker/docker-networks';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { silentLogger } from '../log';
 import { pollUntil, withTimeout } from '../util/with-timeout';
 import type { EgressConnector } from './egress-connector';
@@ -89,7 +91,7 @@ function sendFrom(localAddress: string, port: number, bytes: string): Promise<st
 
 function options(engine: FakeEngine, refusals: EgressRefusedEvent[] = []): EgressGatewayOptions {
   return {
-    docker: engine.docker,
+    networks: dockerNetworks(engine.docker, identity),
     identity,
     allowedUrls: ['http://pypi-mirror.test:3141/simple', 'https://registry.npmjs.org/'],
     extraHosts: [],

@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import { hardenedContainerSpec } from '../docker/container-profile';
 import type { ContainerSpec, DockerClient, ExecResult } from '../docker/docker-client';
 import { LABEL, instanceLabels } from '../docker/labels';
+import { dockerNetworks } from '../docker/docker-networks';
 import { silentLogger } from '../log';
 import { newId } from '../util/ids';
 import { pollUntil, withTimeout } from '../util/with-timeout';
@@ -151,7 +152,7 @@ describe('the egress gateway: an internal network whose only way out is Sandpit\
     recorder = recordingDocker(testDocker());
     sp = await startTestSandpit({ pipIndexUrl: index.url, installNetwork: index.network }, { docker: recorder.docker });
     gateway = await startEgressGateway({
-      docker,
+      networks: dockerNetworks(docker, sp.identity),
       identity: sp.identity,
       allowedUrls: [index.url],
       extraHosts: [],

@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import type { InstanceIdentity } from './labels';
+
+/** Who runs a Sandpit core: every container, volume and network it makes carries this (the reaper reads it). */
+export interface InstanceIdentity {
+  /** Random per running core. */
+  instanceId: string;
+  host: string;
+  pid: number;
+  /** The process's start time as the OS reports it (Linux: /proc/<pid>/stat field 22), '' when unknown. */
+  processStart: string;
+}
 
 /** The start time of a process as the kernel reports it (Linux), or '' when it cannot be read. */
 export function processStartTime(pid: number): string {

@@ -9,7 +9,7 @@ import {
   readAll,
   startProxy,
   useEgressProxyHarness,
-} from './egress-proxy-harness';
+} from '../../test-support/egress-proxy-harness';
 
 useEgressProxyHarness();
 

@@ -8,7 +8,7 @@ import {
   markInstanceDead,
   processStartTime,
 } from './instance-identity';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from './instance-identity';
 
 const onLinux = process.platform === 'linux';
 

@@ -6,7 +6,7 @@ import {
   runningProxy,
   startProxy,
   useEgressProxyHarness,
-} from './egress-proxy-harness';
+} from '../../test-support/egress-proxy-harness';
 
 useEgressProxyHarness();
 

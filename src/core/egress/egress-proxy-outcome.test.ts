@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { pollUntil } from '../util/with-timeout';
 import type { EgressPassageOutcome } from './egress-proxy';
 import { outcomeWords } from './egress-outcome';
-import { proxied, sendConnect, startProxy, useEgressProxyHarness, WAIT_MS } from './egress-proxy-harness';
+import { proxied, sendConnect, startProxy, useEgressProxyHarness, WAIT_MS } from '../../test-support/egress-proxy-harness';
 
 useEgressProxyHarness();
 

@@ -3,15 +3,15 @@ import type { IncomingHttpHeaders, Server } from 'node:http';
 import { connect, createServer as createTcpServer } from 'node:net';
 import type { AddressInfo, Server as TcpServer, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { rawRequest } from '../../test-support/http-client';
-import type { RawRequest, RawResponse } from '../../test-support/http-client';
-import type { LogFields, Logger } from '../log';
-import { withTimeout } from '../util/with-timeout';
-import type { EgressConnector } from './egress-connector';
-import { egressCredentials } from './egress-credentials';
-import type { EgressCredentials } from './egress-credentials';
-import { startEgressProxy } from './egress-proxy';
-import type { EgressProxyOptions, EgressRefusal, RunningEgressProxy } from './egress-proxy';
+import { rawRequest } from './http-client';
+import type { RawRequest, RawResponse } from './http-client';
+import type { LogFields, Logger } from '../core/log';
+import { withTimeout } from '../core/util/with-timeout';
+import type { EgressConnector } from '../core/egress/egress-connector';
+import { egressCredentials } from '../core/egress/egress-credentials';
+import type { EgressCredentials } from '../core/egress/egress-credentials';
+import { startEgressProxy } from '../core/egress/egress-proxy';
+import type { EgressProxyOptions, EgressRefusal, RunningEgressProxy } from '../core/egress/egress-proxy';
 
 // Every socket of the egress proxy tests goes to 127.0.0.1. Allowed names reach local servers only through the
 // injected connector; refused names are never resolved or connected. The proxy serves only requests
