@@ -149,9 +149,14 @@ export interface ExecOptions {
   user?: string;
   env?: Record<string, string>;
   workingDir?: string;
-  stdin?: Buffer;
+  /** What the program reads on stdin (a stream is piped in, then stdin is closed). */
+  stdin?: Buffer | Readable;
   timeoutMs?: number;
   maxOutputBytes?: number;
+  /** Binary stdout goes here as it comes (uncapped, not collected; ended when the program ends). */
+  stdoutTo?: Writable;
+  /** Aborting cuts the program's streams (a pipe it writes to breaks). */
+  signal?: AbortSignal;
 }
 
 export interface ExecResult {

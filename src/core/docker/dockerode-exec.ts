@@ -63,23 +63,38 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
     });
     return sink;
   };
-  docker.modem.demuxStream(stream, collect(out, 'out'), collect(err, 'err'));
-  if (options.stdin !== undefined) stream.end(options.stdin);
+  docker.modem.demuxStream(stream, options.stdoutTo ?? collect(out, 'out'), collect(err, 'err'));
+  if (Buffer.isBuffer(options.stdin)) stream.end(options.stdin);
+  else if (options.stdin !== undefined) {
+    options.stdin.on('error', () => stream.destroy());
+    options.stdin.pipe(stream);
+  }
   let timedOut = false;
+  let aborted = false;
   await new Promise<void>((resolve) => {
+    const finish = (): void => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', abort);
+      resolve();
+    };
+    const abort = (): void => {
+      aborted = true;
+      stream.destroy();
+      finish();
+    };
     const timer = setTimeout(() => {
       timedOut = true;
       stream.destroy();
-      resolve();
+      finish();
     }, timeoutMs);
-    const finish = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
+    if (options.signal?.aborted) abort();
+    options.signal?.addEventListener('abort', abort);
     stream.on('end', finish);
     stream.on('close', finish);
     stream.on('error', finish);
   });
+  options.stdoutTo?.end();
+  if (aborted) return { exitCode: -1, stdout: '', stderr: Buffer.concat(err).toString('utf8'), timedOut: false };
   const info = await exec.inspect();
   return {
     exitCode: timedOut ? -1 : (info.ExitCode ?? -1),

@@ -94,7 +94,7 @@ function refuseKind(path: string, type: TarHeader['type']): never {
 }
 
 /** Consumes an entry's body without keeping it. */
-function discard(body: TarEntryBody): Promise<void> {
+export function discard(body: TarEntryBody): Promise<void> {
   return new Promise((resolve, reject) => {
     body.on('end', () => resolve());
     body.on('error', reject);
@@ -103,7 +103,7 @@ function discard(body: TarEntryBody): Promise<void> {
 }
 
 /** Reads an entry's body, failing as soon as it grows past `cap` bytes. */
-function readBody(body: TarEntryBody, path: string, cap: number): Promise<Buffer> {
+export function readBody(body: TarEntryBody, path: string, cap: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,3 +1,4 @@
+import type { Readable, Writable } from 'node:stream';
 import type { Limits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/runtimes';
 import type { Isolation } from '../../shared/domain/isolation';
@@ -97,9 +98,14 @@ export interface SandboxState {
 export interface SandboxExecOptions {
   workingDir?: string;
   env?: Record<string, string>;
-  stdin?: Buffer;
+  /** What the program reads on stdin (a stream is piped in, then stdin is closed). */
+  stdin?: Buffer | Readable;
   timeoutMs: number;
   maxOutputBytes?: number;
+  /** Binary stdout goes here as it comes (not collected; ended when the program ends). */
+  stdoutTo?: Writable;
+  /** Aborting cuts the program's streams (a pipe it writes to breaks). */
+  signal?: AbortSignal;
 }
 
 export interface SandboxExecResult {

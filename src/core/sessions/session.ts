@@ -31,7 +31,7 @@ import { resumeNotice } from './resume-notice';
 import type { PauseReason } from './resume-notice';
 import { RunHistory } from './run-history';
 import type { RecordedRuns, RunRecord } from './run-history';
-import { walkWorkspace } from './workspace-walk';
+import { tarWorkspace, untarWorkspace } from './workspace-tar';
 import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-walk';
 
 /** The largest file run_file runs (the approval prompt reads it with the same cap). */
@@ -423,30 +423,23 @@ export class Session {
 
   /**
    * Everything a snapshot takes, in one job (nothing queued runs in between): each regular file of the
-   * workspace to `sink` (through the agent, links never followed), the package store's archive, the runs.
+   * workspace to `sink` (one tar stream read as the sandbox user, links never followed), the package store's archive, the runs.
    */
   async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }): Promise<SessionContents> {
     return this.job('quiet', 'The snapshot', async () => {
       // Shared folders are the person's files, not the session's: a snapshot never copies them.
       const sharedFolders = this.folderList.map((f) => f.mountPath.replace(/^\/workspace\/?/, ''));
-      const walk = await walkWorkspace(this.runtime, sink, { ...caps, leaveOut: sharedFolders });
+      const walk = await tarWorkspace(this.runtime.sandbox, sink, { ...caps, leaveOut: sharedFolders });
       const packages = await this.runtime.sandbox.exportPackages(caps.maxPackageBytes);
       return { ...walk, ...(packages ? { packages } : {}), packageNames: [...this.packages], history: this.history.recorded.runs, historyComplete: this.history.recorded.complete };
     });
   }
 
-  /** Puts a snapshot's files (read one at a time through `load`) and packages into this session, in one job. */
-  async restoreContents(files: Array<{ path: string; load(): Promise<Buffer> }>, packages: { tar: Buffer; names: string[] } | undefined): Promise<void> {
+  /** Puts a snapshot's files (read one at a time through `load`, written as one tar stream) and packages into this session, in one job. */
+  async restoreContents(files: Array<{ path: string; load(): Promise<Buffer> }>, packages: { tar: Buffer; names: string[] } | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
     await this.job('busy', 'The restore', async () => {
       if (packages) await this.runtime.sandbox.importPackages(packages.tar);
-      // The next file is loaded while this one is written.
-      let next = files[0]?.load();
-      for (const [i, file] of files.entries()) {
-        const content = await (next as Promise<Buffer>);
-        next = files[i + 1]?.load();
-        next?.catch(() => undefined);
-        await writeWorkspaceFile(this.runtime, file.path, content);
-      }
+      await untarWorkspace(this.runtime.sandbox, files, caps);
     });
     if (packages) this.recordPackages(packages.names);
   }

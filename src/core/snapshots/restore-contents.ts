@@ -4,6 +4,7 @@ import { LANGUAGES } from '../../shared/domain/runtimes';
 import type { RunRecord } from '../sessions/run-history';
 import type { Session } from '../sessions/session';
 import type { SnapshotManifest, SnapshotStore } from './snapshot-store';
+import { SNAPSHOT_CAPS } from './take-snapshot';
 
 const historySchema = z.array(z.object({ code: z.string(), language: z.enum(LANGUAGES) }));
 
@@ -18,6 +19,6 @@ export async function snapshotHistory(store: SnapshotStore, manifest: SnapshotMa
 export async function restoreContents(store: SnapshotStore, manifest: SnapshotManifest, session: Session): Promise<number> {
   const packages = manifest.packages ? { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages } : undefined;
   const files = manifest.files.map((f) => ({ path: f.path, load: () => store.read(f.sha256) }));
-  await session.restoreContents(files, packages);
+  await session.restoreContents(files, packages, SNAPSHOT_CAPS);
   return files.length;
 }

@@ -1,0 +1,139 @@
+import { PassThrough } from 'node:stream';
+import { SandpitError } from '../../shared/api/errors';
+import { normalizeRelativePath } from '../files/safe-path';
+import { discard, packFiles, readBody } from '../files/safe-tar';
+import { walkTar } from '../files/tar-walk';
+import type { Sandbox } from '../sandbox/sandbox-backend';
+import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
+import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-walk';
+
+/** What the workspace's files are read and written through in bulk: a program run as the sandbox user. */
+export type WorkspaceExec = Pick<Sandbox, 'exec'>;
+
+const MAX_SKIPPED_LISTED = 100;
+/** A whole read or write of the workspace: a base plus time per MiB (a slow disk must not hang the queue). */
+const BASE_TIMEOUT_MS = 60_000;
+const PER_MIB_TIMEOUT_MS = 1_000;
+/** Raw archive bytes allowed per entry on top of its content (headers, a pax record with a long name, padding). */
+const ENTRY_OVERHEAD_BYTES = 16 * 1024;
+/** What tar may say on stderr (its warnings name each file it could not read). */
+const MAX_STDERR_BYTES = 256 * 1024;
+
+function tooLarge(message: string): SandpitError {
+  return new SandpitError('LIMIT_EXCEEDED', message);
+}
+
+/** A name as the person sees it: control characters escaped as in JSON (`a\nb`), never raw. */
+function shownPath(path: string): string {
+  return JSON.stringify(path.replace(/^\.\//, '')).slice(1, -1);
+}
+
+function timeoutFor(bytes: number): number {
+  return BASE_TIMEOUT_MS + Math.ceil(bytes / (1024 * 1024)) * PER_MIB_TIMEOUT_MS;
+}
+
+/** The files GNU tar could not read (its warnings, names already escaped by tar): `tar: ./a\nb: Cannot open: Permission denied`. */
+function unreadable(stderr: string): string[] {
+  const names: string[] = [];
+  for (const line of stderr.split('\n')) {
+    const m = /^tar: \.\/(.+?): (?:Cannot (?:open|stat|read|savedir)|socket ignored|file changed as we read it|File removed before we read it)/.exec(line);
+    if (m?.[1]) names.push(m[1]);
+  }
+  return names;
+}
+
+/**
+ * Every regular file of /workspace in one tar stream, written by GNU tar run as the sandbox user (never
+ * root): links are archived as links and never followed (they, special files and names no path may have
+ * are left out and named in `skipped`, as are files the sandbox user cannot read), shared folders are not
+ * read at all. The stream is parsed here as it comes, each entry checked against the caps before its body
+ * is taken, and each file goes to `sink` while the next is read.
+ */
+export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSink, caps: WorkspaceWalkCaps): Promise<WorkspaceWalk> {
+  const leaveOut = [...new Set(caps.leaveOut ?? [])].filter((p) => p !== '');
+  const skipped: string[] = [];
+  const skip = (shown: string): void => {
+    if (skipped.length < MAX_SKIPPED_LISTED && !skipped.includes(shown)) skipped.push(shown);
+  };
+  const timeoutMs = timeoutFor(caps.maxBytes);
+  const seconds = Math.ceil(timeoutMs / 1000);
+  const argv = [
+    'timeout', '-s', 'KILL', String(seconds),
+    'tar', '--create', '--file=-', `--directory=${WORKSPACE_DIR}`, '--one-file-system', '--hard-dereference',
+    '--anchored', '--no-wildcards', ...leaveOut.map((p) => `--exclude=./${p}`), '.',
+  ];
+  const stdout = new PassThrough();
+  const abort = new AbortController();
+  const ran = sandbox.exec(argv, { workingDir: WORKSPACE_DIR, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES, stdoutTo: stdout, signal: abort.signal });
+  ran.catch(() => undefined);
+  let files = 0;
+  let bytes = 0;
+  let sinking: Promise<void> = Promise.resolve();
+  const badFolders: string[] = [];
+  try {
+    await walkTar(stdout, { timeoutMs, maxArchiveBytes: caps.maxBytes + (caps.maxFiles + 1) * ENTRY_OVERHEAD_BYTES + 1024 * 1024 }, (header, body) => {
+      const raw = header.name.replace(/\/+$/, '');
+      // Below a folder left out for its name: left out with it (the folder alone is named).
+      if (badFolders.some((folder) => raw.startsWith(`${folder}/`))) return discard(body);
+      let path: string;
+      try {
+        path = normalizeRelativePath(raw, { allowRoot: header.type === 'directory' });
+      } catch {
+        if (header.type === 'directory') badFolders.push(raw);
+        skip(shownPath(raw));
+        return discard(body);
+      }
+      if (header.type === 'directory') return discard(body);
+      if (header.type !== 'file') {
+        skip(shownPath(path));
+        return discard(body);
+      }
+      const size = header.size ?? 0;
+      if (files + 1 > caps.maxFiles) throw tooLarge(`The workspace holds more than ${caps.maxFiles.toLocaleString('en-US')} files: a snapshot takes at most that many.`);
+      if (size > caps.maxFileBytes) {
+        throw tooLarge(`/workspace/${path} is ${size} bytes: a snapshot takes files of up to ${caps.maxFileBytes} bytes. Delete or split it, then try again.`);
+      }
+      if (bytes + size > caps.maxBytes) throw tooLarge(`The workspace's files add up to more than ${caps.maxBytes} bytes: a snapshot takes at most that much.`);
+      files += 1;
+      bytes += size;
+      return readBody(body, path, size).then(async (content) => {
+        await sinking;
+        sinking = sink(path, content);
+        sinking.catch(() => undefined);
+      });
+    });
+    await sinking;
+  } catch (error) {
+    abort.abort();
+    await sinking.catch(() => undefined);
+    await ran.catch(() => undefined);
+    throw error;
+  }
+  const result = await ran;
+  for (const name of unreadable(result.stderr)) skip(name);
+  // 0: all read; 1: a file changed while it was read; 2: some could not be read (named above). Beyond: tar failed.
+  if (result.timedOut || result.exitCode < 0 || result.exitCode > 2) {
+    throw new SandpitError('EXEC_FAILED', `Reading the workspace failed (tar exit ${result.exitCode}): ${result.stderr.slice(0, 500)}`);
+  }
+  return { files, bytes, skipped, leftOut: leaveOut };
+}
+
+/**
+ * Writes files into /workspace as one tar stream unpacked by GNU tar run as the sandbox user (never root:
+ * it can write nothing the sandbox's own code could not). Files are loaded one at a time, checked as packed.
+ */
+export async function untarWorkspace(sandbox: WorkspaceExec, files: Array<{ path: string; load(): Promise<Buffer> }>, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
+  if (files.length === 0) return;
+  const loaded: Array<{ path: string; content: Buffer }> = [];
+  for (const file of files) loaded.push({ path: file.path, content: await file.load() });
+  const tar = await packFiles(loaded, { maxFileBytes: caps.maxFileBytes, maxTotalBytes: caps.maxBytes, timeoutMs: timeoutFor(caps.maxBytes) });
+  const timeoutMs = timeoutFor(tar.length);
+  const r = await sandbox.exec(
+    ['timeout', '-s', 'KILL', String(Math.ceil(timeoutMs / 1000)), 'tar', '--extract', '--file=-', `--directory=${WORKSPACE_DIR}`, '--no-same-owner', '--no-same-permissions', '--no-overwrite-dir'],
+    { workingDir: WORKSPACE_DIR, stdin: tar, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES },
+  );
+  if (r.exitCode !== 0 || r.timedOut) {
+    const full = /No space left on device|Disk quota exceeded/.test(r.stderr);
+    throw new SandpitError(full ? 'LIMIT_EXCEEDED' : 'EXEC_FAILED', `Writing the snapshot's files into /workspace failed${full ? ': No space left on device' : ''} (tar exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`);
+  }
+}
