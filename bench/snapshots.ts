@@ -2,6 +2,8 @@
  * Snapshots and forks of a session whose workspace holds 100 MiB (100 files of 1 MiB of random bytes):
  * a first snapshot (every byte new to the store), a repeat snapshot (unchanged files: nothing stored
  * again), a restore into a new session, and a fork (snapshot + new session + restore), each timed end to end.
+ * The reference, in the same run: GNU tar reading the same workspace inside the sandbox (`tar -cf - . | wc -c`,
+ * timed inside), and the goal is each ≤ 0.5 s and ≤ 5× that.
  */
 import type { Sandpit } from '../src/core/app';
 import { call } from '../src/core/api/dispatcher';
@@ -24,6 +26,10 @@ export interface SnapshotsSummary {
   repeatSnapshot: Distribution;
   restore: Distribution;
   fork: Distribution;
+  /** tar reading the same workspace inside the sandbox (timed inside it). */
+  tarReference: Distribution;
+  /** p50 of each over tar's p50. */
+  ratios: { firstSnapshot: number; repeatSnapshot: number; restore: number; fork: number };
   /** Storage the repeat snapshots added, in bytes (content addressing: about 0). */
   repeatAddedBytes: number[];
   firstSnapshotMiBps: number;
@@ -35,6 +41,15 @@ const FILL = [
   "    with open(f'data/part-{i:03d}.bin', 'wb') as f:",
   `        f.write(os.urandom(${FILE_MIB} * 1024 * 1024))`,
 ].join('\n');
+
+/** Times tar reading the workspace inside the sandbox (date's nanoseconds around it), in ms. */
+async function tarInside(sandpit: Sandpit, sessionId: string): Promise<number> {
+  const command = 's=$(date +%s%N); tar -cf - . | wc -c >/dev/null; e=$(date +%s%N); echo $(( (e - s) / 1000 ))';
+  const r = await call(sandpit.api, 'sessions.runCommand', { sessionId, command, timeoutMs: 60_000 }, PANEL);
+  const us = Number(r.stdout.trim());
+  if (r.exitCode !== 0 || !Number.isFinite(us)) throw new Error(`tar in the sandbox failed: ${r.stderr}`);
+  return us / 1000;
+}
 
 async function fill(sandpit: Sandpit, sessionId: string): Promise<void> {
   const r = await call(sandpit.api, 'sessions.execute', { sessionId, code: `import os\nos.makedirs('data', exist_ok=True)\n${FILL}`, timeoutMs: 120_000 }, PANEL);
@@ -49,10 +64,12 @@ export async function run(): Promise<SnapshotsSummary> {
     const restore: number[] = [];
     const fork: number[] = [];
     const repeatAdded: number[] = [];
+    const tar: number[] = [];
     const stop = async (id: string): Promise<void> => void (await call(sandpit.api, 'sessions.stop', { sessionId: id }, PANEL));
     for (let i = 0; i < N; i++) {
       // New random bytes each round: the first snapshot of them stores every byte.
       await fill(sandpit, source.id);
+      tar.push(await tarInside(sandpit, source.id));
       let t = now();
       const snap = await call(sandpit.api, 'snapshots.create', { sessionId: source.id }, PANEL);
       first.push(now() - t);
@@ -70,9 +87,11 @@ export async function run(): Promise<SnapshotsSummary> {
       fork.push(now() - t);
       await stop(forked.session.id);
       for (const s of (await call(sandpit.api, 'snapshots.list', {}, PANEL)).snapshots) await call(sandpit.api, 'snapshots.delete', { snapshotId: s.id }, PANEL);
-      progress(`snapshots ${i + 1}/${N}: first ${formatMs(first[i] ?? NaN)}, repeat ${formatMs(repeat[i] ?? NaN)}, restore ${formatMs(restore[i] ?? NaN)}, fork ${formatMs(fork[i] ?? NaN)}`);
+      progress(`snapshots ${i + 1}/${N}: tar in the sandbox ${formatMs(tar[i] ?? NaN)}, first ${formatMs(first[i] ?? NaN)}, repeat ${formatMs(repeat[i] ?? NaN)}, restore ${formatMs(restore[i] ?? NaN)}, fork ${formatMs(fork[i] ?? NaN)}`);
     }
     await stop(source.id);
+    const tarP50 = summarize(tar).p50;
+    const ratio = (xs: number[]): number => Math.round((summarize(xs).p50 / tarP50) * 10) / 10;
     const summary: SnapshotsSummary = {
       n: N,
       workspaceMiB: FILES * FILE_MIB,
@@ -81,6 +100,8 @@ export async function run(): Promise<SnapshotsSummary> {
       repeatSnapshot: roundDistribution(summarize(repeat)),
       restore: roundDistribution(summarize(restore)),
       fork: roundDistribution(summarize(fork)),
+      tarReference: roundDistribution(summarize(tar)),
+      ratios: { firstSnapshot: ratio(first), repeatSnapshot: ratio(repeat), restore: ratio(restore), fork: ratio(fork) },
       repeatAddedBytes: repeatAdded,
       firstSnapshotMiBps: Math.round(((FILES * FILE_MIB) / (summarize(first).p50 / 1000)) * 10) / 10,
     };
@@ -91,8 +112,11 @@ export async function run(): Promise<SnapshotsSummary> {
         latencyRow('repeat snapshot (unchanged)', summary.repeatSnapshot),
         latencyRow('restore into a new session', summary.restore),
         latencyRow('fork (snapshot + new session + restore)', summary.fork),
+        latencyRow('reference: tar reads the workspace in the sandbox', summary.tarReference),
       ])}\n`,
     );
+    const r = summary.ratios;
+    process.stdout.write(`p50 over tar's p50: first ${r.firstSnapshot}×, repeat ${r.repeatSnapshot}×, restore ${r.restore}×, fork ${r.fork}× (goal: each ≤ 5× and ≤ 0.5 s)\n`);
     process.stdout.write(`first snapshot ≈ ${summary.firstSnapshotMiBps} MiB/s; storage added by the repeat snapshots: ${repeatAdded.join(', ')} bytes\n`);
     return summary;
   });

@@ -32,7 +32,7 @@ import type { PauseReason } from './resume-notice';
 import { RunHistory } from './run-history';
 import type { RecordedRuns, RunRecord } from './run-history';
 import { tarWorkspace, untarWorkspace } from './workspace-tar';
-import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-walk';
+import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-tar';
 
 /** The largest file run_file runs (the approval prompt reads it with the same cap). */
 export const MAX_RUN_FILE_BYTES = 1024 * 1024;

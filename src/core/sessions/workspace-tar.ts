@@ -5,7 +5,28 @@ import { discard, packFiles, readBody } from '../files/safe-tar';
 import { walkTar } from '../files/tar-walk';
 import type { Sandbox } from '../sandbox/sandbox-backend';
 import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
-import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-walk';
+
+export interface WorkspaceWalkCaps {
+  maxFiles: number;
+  /** All the files' sizes together. */
+  maxBytes: number;
+  maxFileBytes: number;
+  /** Folders (relative to /workspace) not read at all, and named in `leftOut`: the session's shared folders. */
+  leaveOut?: readonly string[];
+}
+
+export interface WorkspaceWalk {
+  files: number;
+  bytes: number;
+  /** Entries left out and why they were (never followed or read): links, special files, files and folders the
+   * sandbox user cannot read, names no path may have (a newline, a backslash…: shown escaped). */
+  skipped: string[];
+  /** Folders not read because the caller left them out (shared folders of the person's computer). */
+  leftOut: string[];
+}
+
+/** Gets each regular file as it is read (so a large workspace is never held in memory at once). */
+export type WorkspaceFileSink = (path: string, content: Buffer) => Promise<void>;
 
 /** What the workspace's files are read and written through in bulk: a program run as the sandbox user. */
 export type WorkspaceExec = Pick<Sandbox, 'exec'>;
