@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { AuditStore } from '../src/core/audit/audit-store';
-import { processStartTime } from '../src/core/docker/instance-identity';
-import type { InstanceIdentity } from '../src/core/docker/labels';
+import { processStartTime } from '../src/core/sandbox/instance-identity';
+import type { InstanceIdentity } from '../src/core/sandbox/instance-identity';
 
 const CLIENTS = ['claude-desktop', 'cursor', 'vscode-copilot', 'claude-code', 'rest'];
 const STATUSES = ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'error', 'timeout', 'denied', 'killed'] as const;

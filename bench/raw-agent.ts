@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { Sandpit } from '../src/core/app';
 import { hardenedContainerSpec } from '../src/core/docker/container-profile';
 import { sessionLabels } from '../src/core/docker/labels';
-import type { AgentChannel } from '../src/core/sessions/agent-channel';
-import type { AgentMessage } from '../src/core/sessions/protocol';
-import { connectUnixChannel } from '../src/core/sessions/unix-socket-channel';
+import type { AgentChannel } from '../src/core/sandbox/agent-channel';
+import type { AgentMessage } from '../src/core/sandbox/protocol';
+import { connectUnixChannel } from '../src/core/sandbox/unix-socket-channel';
 
 const SANDBOX_UID = 10001;
 

@@ -5,7 +5,8 @@
  * SANDPIT_FROM_SOURCE=1 always runs the sources.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { enableCompileCache } from 'node:module';
+// node:module is imported whole: a named import of something older Node lacks would fail before the version check below.
+import nodeModule from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -20,7 +21,7 @@ if (!(major >= REQUIRED_MAJOR)) {
 }
 
 // V8 keeps the compiled code of the CLI between runs (in the OS's temporary folder): a cold start is mostly compiling.
-enableCompileCache();
+nodeModule.enableCompileCache();
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bundle = join(root, 'out', 'cli', 'index.mjs');

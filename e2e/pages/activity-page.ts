@@ -37,7 +37,7 @@ export class ActivityPage {
 
   /** The client column of every row in the DOM (the visible part of the virtual list). */
   async clientsShown(): Promise<string[]> {
-    return this.rows.locator('[role="cell"]:nth-child(2)').allInnerTexts();
+    return this.rows.locator('[role="cell"]:nth-child(3)').allInnerTexts();
   }
 
   async exportCsv(): Promise<Download> {

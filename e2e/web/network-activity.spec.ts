@@ -1,5 +1,5 @@
 /**
- * The egress monitor: a session of an environment with "Package indexes only" tries to reach a host that is
+ * The egress monitor: a session of an environment with "Package downloads only" tries to reach a host that is
  * not an index; its page (Network) and Activity say so in plain words, and one click allows that host for the
  * environment. (The proxy refuses before connecting anywhere: no traffic leaves this machine.)
  */
@@ -17,7 +17,7 @@ test('a blocked host shows on the session page and in Activity, and can be allow
   const own = await startOwnSandpit(testInfo, server.pythonImage, { env: { SANDPIT_EGRESS_PROXY: 'on' } });
   try {
     const env = (await callApi(own.info, 'environments.create', { name: uniqueName('Indexes only'), language: 'python', network: 'packages' })) as { id: string };
-    const session = (await callApi(own.info, 'sessions.create', { environment: env.id })) as { id: string };
+    const session = (await callApi(own.info, 'sessions.create', { environment: env.id })) as { id: string; name: string };
     const tried = (await callApi(own.info, 'sessions.execute', {
       sessionId: session.id,
       code: [
@@ -56,10 +56,10 @@ test('a blocked host shows on the session page and in Activity, and can be allow
     const after = (await callApi(own.info, 'environments.get', { environmentId: env.id })) as { allowedHosts: string[] };
     expect(after.allowedHosts).toEqual(updated.allowedHosts);
 
-    // Activity lists it too, with the session.
+    // Activity lists it too, with the session by its name (its id is in the tooltip).
     await page.goto(`${own.info.url}/#/activity`);
     await page.getByTestId('activity-network').locator('summary').click();
-    await expect(page.getByTestId('activity-network').getByTestId('network-entry').filter({ hasText: BLOCKED })).toContainText(`session ${session.id}`);
+    await expect(page.getByTestId('activity-network').getByTestId('network-entry').filter({ hasText: BLOCKED })).toContainText(`· ${session.name}`);
   } finally {
     await own.dispose();
   }

@@ -120,3 +120,23 @@ test('the theme switch (like this computer / light / dark) previews at once and 
   await page.getByTestId('settings-save').click();
   expect(await theme()).toBe('system');
 });
+
+test('the space for snapshots is a setting: a bad value is named next to its field, a good one is kept', async ({ panel, server }) => {
+  const page = panel.page;
+  const before = (await callApi(server, 'settings.get')) as Settings & { snapshotStoreMb: number };
+  const settings = await panel.settings();
+  const field = page.getByTestId('settings-snapshot-store');
+  await expect(field).toHaveValue(String(before.snapshotStoreMb));
+  try {
+    await field.fill('lots');
+    await settings.saveRefused();
+    await expect(page.getByTestId('settings-snapshot-store-error')).toHaveText('Give the space for snapshots as a whole number of MiB (0 = no snapshots).');
+    expect(((await callApi(server, 'settings.get')) as { snapshotStoreMb: number }).snapshotStoreMb).toBe(before.snapshotStoreMb);
+    await field.fill('2048');
+    await settings.save();
+    await expect(settings.saveBar).toContainText('Saved');
+    expect(((await callApi(server, 'settings.get')) as { snapshotStoreMb: number }).snapshotStoreMb).toBe(2048);
+  } finally {
+    await callApi(server, 'settings.update', { patch: { snapshotStoreMb: before.snapshotStoreMb } });
+  }
+});

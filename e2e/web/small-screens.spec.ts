@@ -50,7 +50,7 @@ test('at 800×600 every screen fits the window, the navigation is a strip, and t
   expect(box!.x).toBeGreaterThanOrEqual(0);
   expect(box!.x + box!.width).toBeLessThanOrEqual(800);
   const firstRow = page.getByTestId('activity-row').first();
-  const cell = firstRow.locator('[role="cell"]').nth(3);
+  const cell = firstRow.getByTestId('activity-row-status');
   await expect(cell).toBeVisible();
   const cellBox = await cell.boundingBox();
   expect(cellBox!.x + cellBox!.width).toBeLessThanOrEqual(800);

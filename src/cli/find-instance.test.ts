@@ -6,7 +6,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { instanceFilePath } from '../core/http/instance-file';
-import { tokenPath } from '../core/http/token';
+import { tokenPath } from '../core/connect/token';
 import { findRunningInstance } from './find-instance';
 
 /** This machine's first non-loopback IPv4 address: a URL there is reachable, but not loopback. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { get } from 'node:http';
 import { isProcessAlive, readInstanceFile } from '../core/http/instance-file';
-import { tokenPath } from '../core/http/token';
+import { tokenPath } from '../core/connect/token';
 
 /** How long a running instance has to answer GET /health. */
 export const HEALTH_TIMEOUT_MS = 1_000;

@@ -7,6 +7,9 @@ Usage:
   sandpit serve [--port N]   run the core headless: MCP over HTTP, REST and the web panel on 127.0.0.1
   sandpit mcp                speak MCP on stdin/stdout (for desktop assistants)
   sandpit doctor             check Node, Docker, the sandbox images and the data folder
+  sandpit connect --list     the assistants on this computer (Claude Desktop, Cursor, VS Code …) and whether they use Sandpit
+  sandpit connect <assistant> [--undo]
+                             write Sandpit into that assistant's configuration (--undo takes it out again)
   sandpit audit verify       check the audit log's hash chain (exit 1 names the first broken row)
   sandpit audit export --format jsonl|csv [--out FILE]
                              the audit log (filters: --client --session --status --from --to --search)
@@ -31,6 +34,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./mcp')).runMcp();
     case 'doctor':
       return (await import('./doctor')).runDoctor();
+    case 'connect':
+      return (await import('./connect')).runConnect(rest);
     case 'audit':
       return (await import('./audit')).runAudit(rest);
     case undefined:

@@ -25,8 +25,8 @@ export function startHostedCore(): HostedCore {
   const bus = new EventBus();
   const clients = clientRegistryOn(bus);
   const core = (async (): Promise<Sandpit> => {
-    const { startCore } = await import('./start-core');
-    const { sandpit, notes } = await startCore({}, { logger, bus, clients });
+    const { bootSandpit } = await import('../core/boot');
+    const { sandpit, notes } = await bootSandpit({ logger, bus, clients });
     for (const note of notes) log.warn(note);
     return sandpit;
   })();

@@ -1,4 +1,6 @@
 import { toErrorBody } from '../shared/api/errors';
+import { APPROVAL_ENV, ASSISTANT_ENV, assistantIdOf } from '../shared/domain/assistant-tag';
+import { approvalPolicySchema } from '../shared/domain/approval';
 import { deferredHandlers } from '../core/api/deferred-handlers';
 import { initializeRefusal } from '../core/mcp/initialize-refusal';
 import { clientNameOf, createMcpServer } from '../core/mcp/create-mcp-server';
@@ -20,13 +22,16 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   const { core, bus, clients, logger } = hosted;
   const log = logger.child({ component: 'mcp-stdio' });
   const principal = `stdio:${process.pid}`;
+  // The approval policy this assistant's own configuration asks for, at least (never looser than the settings).
+  const approvalFloor = approvalPolicySchema.safeParse(process.env[APPROVAL_ENV]).data;
   const mcp: SandpitMcpServer = createMcpServer({
     sandpit: { api: deferredHandlers(core.then((sandpit) => sandpit.api)), bus, log: logger, clients },
-    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal }),
+    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal, ...(approvalFloor ? { approvalFloor } : {}) }),
   });
   let untrack: (() => void) | undefined;
   mcp.server.server.oninitialized = () => {
-    untrack ??= clients.add({ name: clientNameOf(mcp) ?? 'unnamed client', transport: 'mcp-stdio' });
+    const assistant = assistantIdOf(process.env[ASSISTANT_ENV]);
+    untrack ??= clients.add({ name: clientNameOf(mcp) ?? 'unnamed client', transport: 'mcp-stdio', ...(assistant ? { assistant } : {}) });
   };
   mcp.server.server.onclose = () => untrack?.();
   transport.onerror = (error) => log.warn('stdio transport error', { error: error.message });

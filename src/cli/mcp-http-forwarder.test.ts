@@ -106,4 +106,29 @@ describe('McpHttpForwarder', () => {
     expect(closed).toBe(true);
     await forwarder.terminate();
   });
+
+  it('passes on which assistant started it and the approval policy its configuration asks for (from its environment)', async () => {
+    const fake = await instance((req, res) => {
+      if (req.method !== 'POST') return res.writeHead(405).end();
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'sess-3' }).end('{"jsonrpc":"2.0","id":1,"result":{}}');
+    });
+    server = fake.server;
+    process.env.SANDPIT_ASSISTANT = 'cursor';
+    process.env.SANDPIT_APPROVAL = 'ask-every';
+    try {
+      const forwarder = new McpHttpForwarder(fake.url, 'tok');
+      await forwarder.send(INITIALIZE);
+      await forwarder.terminate();
+    } finally {
+      delete process.env.SANDPIT_ASSISTANT;
+      delete process.env.SANDPIT_APPROVAL;
+    }
+    expect(fake.seen[0]?.headers).toMatchObject({ 'x-sandpit-assistant': 'cursor', 'x-sandpit-approval': 'ask-every' });
+    // Without them nothing is sent.
+    const plain = new McpHttpForwarder(fake.url, 'tok');
+    await plain.send(INITIALIZE);
+    await plain.terminate();
+    expect(fake.seen.at(-1)?.headers['x-sandpit-assistant']).toBeUndefined();
+    expect(fake.seen.filter((r) => r.method === 'POST').at(-1)?.headers['x-sandpit-approval']).toBeUndefined();
+  });
 });

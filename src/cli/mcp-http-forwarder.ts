@@ -1,6 +1,7 @@
 import { Agent, request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { APPROVAL_ENV, APPROVAL_HEADER, ASSISTANT_ENV, ASSISTANT_HEADER, assistantIdOf } from '../shared/domain/assistant-tag';
 import { isJsonRpcRequest } from './json-rpc-message';
 import { SseParser } from './sse-parser';
 
@@ -23,6 +24,10 @@ export class McpHttpForwarder {
   onclose?: () => void;
 
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
+  /** The assistant that started this `sandpit mcp` from a configuration Connect wrote (sent along, so the panel can say it connected). */
+  private readonly assistant = assistantIdOf(process.env[ASSISTANT_ENV]);
+  /** The approval policy its configuration asks for, passed on as it is (the running Sandpit checks it, and it only ever tightens). */
+  private readonly approval = /^[a-z-]{1,32}$/.test(process.env[APPROVAL_ENV] ?? '') ? process.env[APPROVAL_ENV] : undefined;
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
   private serverStream: IncomingMessage | undefined;
@@ -150,6 +155,8 @@ export class McpHttpForwarder {
         headers: {
           ...headers,
           authorization: `Bearer ${this.token}`,
+          ...(this.assistant !== undefined ? { [ASSISTANT_HEADER]: this.assistant } : {}),
+          ...(this.approval ? { [APPROVAL_HEADER]: this.approval } : {}),
           ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}),
           ...(this.protocolVersion !== undefined ? { 'mcp-protocol-version': this.protocolVersion } : {}),
           ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}),

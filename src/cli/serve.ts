@@ -1,11 +1,12 @@
 import { DEFAULT_PORT } from '../core/config';
 import { createMcpHttpMount } from '../core/mcp/http-mount';
 import { serveHttp } from '../core/http/serve-http';
-import { startCore, untilSignal } from './start-core';
+import { bootSandpit } from '../core/boot';
+import { untilSignal } from './until-signal';
 
 /** `sandpit serve`: the headless core on 127.0.0.1, until Ctrl-C. */
 export async function runServe(options: { port?: number }): Promise<number> {
-  const { sandpit, notes } = await startCore(options.port === undefined ? {} : { port: options.port });
+  const { sandpit, notes } = await bootSandpit(options.port === undefined ? {} : { overrides: { port: options.port } });
   const mcp = createMcpHttpMount(sandpit);
   const served = await serveHttp(sandpit, options.port ?? sandpit.config.port ?? DEFAULT_PORT, [mcp.route]).catch(async (error: unknown) => {
     await sandpit.dispose();

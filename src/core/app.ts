@@ -6,35 +6,42 @@ import { createSandpitApi } from './api/sandpit-api';
 import type { Handlers } from './api/api-types';
 import type { SandpitConfig } from './config';
 import { DaemonEvents } from './docker/daemon-events';
+import { dockerImages } from './docker/docker-images';
+import { dockerNetworks } from './docker/docker-networks';
 import { DockerBackend } from './docker/docker-backend';
 import type { DockerClient } from './docker/docker-client';
 import { engineCandidates } from './docker/engine-candidates';
 import { dockerFolderSharing } from './docker/docker-folder-sharing';
 import type { FolderSharing } from './folders/folder-sharing';
 import { openEngine } from './docker/open-engine';
+import { engineSwitch } from './docker/engine-switch';
 import { switchableDocker } from './docker/switchable-docker';
 import { ExecutorImages } from './docker/executor-images';
 import { chooseWorkspaceStorage } from './docker/choose-workspace-storage';
 import { reapWorkspaceImages } from './docker/workspace-storage';
 import { EngineMonitor } from './sessions/engine-monitor';
-import { currentIdentity, markInstanceAlive, markInstanceDead } from './docker/instance-identity';
-import type { InstanceIdentity } from './docker/labels';
+import { currentIdentity, isOwnerDead, markInstanceAlive, markInstanceDead } from './sandbox/instance-identity';
+import { currentCommand, lockHome } from './home-lock';
+import { recheckFolders } from './folders/recheck-folders';
+import type { HomeLock } from './home-lock';
+import type { InstanceIdentity } from './sandbox/instance-identity';
 import { reapDeadInstances } from './docker/reaper';
-import { KeptStore, isKeptSession } from './sessions/kept-store';
+import { KEPT_MARKERS_DIR, KeptStore, isKeptSession } from './sessions/kept-store';
 import { removeAllBut } from './util/remove-all-but';
 import { ArtifactStore } from './files/artifact-store';
 import { AuditStore } from './audit/audit-store';
 import { createLogger } from './log';
 import { ensurePrivateDir } from './util/private-dir';
-import type { EgressConnector } from './environments/egress-connector';
-import { lazyEgressGateway } from './environments/egress-gateway-lazy';
-import { EgressLog } from './environments/egress-log';
+import type { EgressConnector } from './egress/egress-connector';
+import { lazyEgressGateway } from './egress/egress-gateway-lazy';
+import { EgressLog } from './egress/egress-log';
 import { installSettingsFor } from './environments/environment-services';
 import { warmDefaultPools } from './environments/warm-defaults';
 import type { EnvironmentServices } from './environments/environment-services';
 import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
+import { sessionAllowedHosts } from './egress/session-allowed-hosts';
 import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 import { ApprovalQueue } from './approvals/approval-queue';
@@ -85,14 +92,47 @@ export interface CreateSandpitOptions {
   clients?: ClientRegistry;
 }
 
-/** The composition root: builds the engine, the stores and the API for one data folder. */
+/**
+ * The composition root: builds the engine, the stores and the API for one data folder — once the folder is
+ * this core's alone (home-lock.ts): a second Sandpit on it is refused, saying which one holds it.
+ */
 export async function createSandpit(baseConfig: SandpitConfig, options: CreateSandpitOptions = {}): Promise<Sandpit> {
+  await mkdir(baseConfig.home, { recursive: true, mode: 0o700 });
+  const identity = currentIdentity();
+  markInstanceAlive(identity.instanceId);
+  const holder = { host: identity.host, pid: identity.pid, processStart: identity.processStart, instanceId: identity.instanceId, command: currentCommand(), startedAt: new Date().toISOString() };
+  let lock: HomeLock;
+  try {
+    lock = await lockHome(baseConfig.home, holder, (h) => isOwnerDead({ host: h.host, pid: String(h.pid), start: h.processStart, instance: h.instanceId }, identity));
+  } catch (error) {
+    markInstanceDead(identity.instanceId);
+    throw error;
+  }
+  let sandpit: Sandpit;
+  try {
+    sandpit = await assembleSandpit(baseConfig, options, identity);
+  } catch (error) {
+    markInstanceDead(identity.instanceId);
+    await lock.release();
+    throw error;
+  }
+  const core = sandpit;
+  let released: Promise<void> | undefined;
+  return {
+    ...core,
+    dispose: () =>
+      (released ??= (async () => {
+        // A Sandpit starting on this folder meanwhile waits for this one to let go, rather than refusing.
+        await lock.closing().catch((error: unknown) => sandpit.log.warn('could not mark the data folder lock as closing', { error: toErrorBody(error).message }));
+        await core.dispose().finally(() => lock.release());
+      })()),
+  };
+}
+
+async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpitOptions, identity: InstanceIdentity): Promise<Sandpit> {
   const log = options.logger ?? createLogger({ app: 'sandpit' });
   // The settings over the defaults, unless the caller applied them already (startCore); a private copy either way.
   const { config, settings } = options.settings ? { config: { ...baseConfig }, settings: options.settings } : await withStoredSettings(baseConfig, log);
-  await mkdir(config.home, { recursive: true, mode: 0o700 });
-  const identity = currentIdentity();
-  markInstanceAlive(identity.instanceId);
   const instanceDir = join(config.runRoot, identity.instanceId);
   // Agent sockets live here, bind-mounted into sandboxes: both folders must be ours alone.
   await ensurePrivateDir(config.runRoot);
@@ -116,20 +156,23 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
   const egressLog = new EgressLog();
+  // A session's environment may allow more hosts than the package indexes.
+  const allowedHostsOf = sessionAllowedHosts({ bus, store: environmentStore, sessions: () => sessions.list() });
+  const networks = dockerNetworks(docker, identity);
   const gateway = lazyEgressGateway({
-    docker,
+    networks,
     identity,
     allowedUrls: [config.pipIndexUrl, config.npmRegistryUrl],
     extraHosts: config.egressExtraHosts,
     onRefused: (event) => bus.emit('egress.refused', event),
     onAllowed: (event) => bus.emit('egress.allowed', event),
-    // A session's environment may allow more hosts than the package indexes (read at each request, so a change applies at once).
-    extraHostsFor: (sessionId) => allowedHostsOf.get(sessionId) ?? [],
+    onOutcome: (event) => bus.emit('egress.outcome', event),
+    extraHostsFor: allowedHostsOf,
     log,
     ...(options.egressConnect ? { connect: options.egressConnect } : {}),
   });
   const builder = new EnvironmentBuilder({
-    docker,
+    images: dockerImages(docker),
     store: environmentStore,
     bus,
     log,
@@ -151,8 +194,9 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
       };
     },
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), defaultIsolation: () => settings.current.defaultIsolation };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation };
   const kept = new KeptStore(config.home, config.runRoot, log);
+  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   const sessions = new SessionManager({
     config,
     backend,
@@ -163,6 +207,7 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
+    checkFolders: (shared) => recheckFolders(shared, folders),
     log,
   });
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
@@ -183,24 +228,11 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   engine.onChange((status) => bus.emit('engine.status', status));
   bus.on('egress.refused', (event) => egressLog.refused(event));
   bus.on('egress.allowed', (event) => egressLog.allowed(event));
-  // Each live session's extra allowed hosts, from its environment, kept up to date when the environment changes.
-  const allowedHostsOf = new Map<string, readonly string[]>();
-  const refreshAllowedHosts = async (sessionId: string, environmentId: string | undefined): Promise<void> => {
-    if (!environmentId) return;
-    const env = await environmentStore.get(environmentId).catch(() => undefined);
-    if (env) allowedHostsOf.set(sessionId, env.allowedHosts);
-  };
-  bus.on('session.updated', (info) => {
-    if (!allowedHostsOf.has(info.id)) void refreshAllowedHosts(info.id, info.environment);
-  });
-  bus.on('session.removed', ({ sessionId }) => allowedHostsOf.delete(sessionId));
-  bus.on('environment.updated', (env) => {
-    for (const info of sessions.list()) if (info.environment === env.id) allowedHostsOf.set(info.id, env.allowedHosts);
-  });
+  bus.on('egress.outcome', (event) => egressLog.outcome(event));
   backend.onLost(() => void engine.check());
   const reap = async (): Promise<void> => {
     try {
-      const report = await reapDeadInstances(docker, identity, config.runRoot, log);
+      const report = await reapDeadInstances(docker, identity, config.runRoot, { isKept: (sessionId) => isKeptSession(config.runRoot, sessionId), markersDir: KEPT_MARKERS_DIR }, log);
       // After their volumes: a loop device still mounted cannot be detached. Kept sessions' disks stay.
       const images = await reapWorkspaceImages(workspacesRoot, identity, log, (sessionId) => isKeptSession(config.runRoot, sessionId));
       if (report.containers.length + report.volumes.length + images.length > 0) log.info('reaped leftovers of dead instances', { ...report, workspaces: images });
@@ -211,41 +243,30 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   /**
    * Moves every session to another engine: the old one's sessions stop (their containers are removed
    * while it still answers), caches of its images are forgotten, and the new one is checked and warmed.
+   * A fixed engine (tests) never moves.
    */
-  const moveTo = async (address: string | undefined): Promise<void> => {
-    const next = options.docker ? undefined : (await openEngine(address, log)).docker;
-    if (!next) return;
-    log.info('moving to another Docker engine', { from: docker.endpoint.address, to: next.endpoint.address });
-    await sessions.stopAll();
-    await gateway.reset().catch((error: unknown) => log.warn('could not remove the egress network of the old engine', { error: toErrorBody(error).message }));
-    events.close();
-    engineClient.use(next);
-    executorImages.forget();
-    builder.forget();
-    backend.useWorkspaces(await chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log, config.defaultLimits.workspaceMb));
-    engine.markDown('Moving to the new Docker engine…');
-    await engine.check();
-  };
-  // Moves happen one after the other, in the order the addresses were saved: the last one saved wins.
-  let moving: Promise<void> = Promise.resolve();
-  const switchEngine = (address: string | undefined): Promise<void> => {
-    const run = moving.then(() => moveTo(address));
-    moving = run.catch(() => undefined);
-    return run;
-  };
+  const switcher = engineSwitch({
+    engineClient,
+    events,
+    executorImages,
+    backend,
+    chooseWorkspaces: () => chooseWorkspaceStorage(config.workspaceStorage, isLocal(), workspacesRoot, identity, log, config.defaultLimits.workspaceMb),
+    leave: async () => {
+      await sessions.stopAll();
+      await gateway.reset().catch((error: unknown) => log.warn('could not remove the egress network of the old engine', { error: toErrorBody(error).message }));
+    },
+    arrive: async () => {
+      builder.forget();
+      engine.markDown('Moving to the new Docker engine…');
+      await engine.check();
+    },
+    log,
+  });
+  const switchEngine = (address: string | undefined): Promise<void> => (options.docker ? Promise.resolve() : switcher.switchEngine(address));
   // A new Docker address is tried before it is saved: one that does not answer is refused, saying why.
   settings.validateWith(async (next, previous) => {
     if (next.dockerHost === previous.dockerHost || options.docker) return;
-    const { docker: probe } = await openEngine(next.dockerHost, log);
-    try {
-      await probe.ping(5_000);
-    } catch (error) {
-      throw new SandpitError(
-        'INVALID_INPUT',
-        `There is no Docker engine answering at ${next.dockerHost ?? probe.endpoint.address}. Check the address (it looks like unix:///var/run/docker.sock or tcp://host:2376), or start Docker there first.`,
-        { fields: ['patch.dockerHost'], cause: toErrorBody(error).message },
-      );
-    }
+    await switcher.probe(next.dockerHost);
   });
 
   // Kept sessions of an earlier core are listed (paused) once the engine answers, before anything is reaped.
@@ -265,7 +286,6 @@ export async function createSandpit(baseConfig: SandpitConfig, options: CreateSa
   });
   await engine.check();
 
-  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   let disposed: Promise<void> | undefined;
   return {
     config,

@@ -17,6 +17,12 @@ describe('resolveHome', () => {
     }
   });
 
+  it.runIf(posix)('takes an empty SANDPIT_HOME, or an extension setting left unfilled, as the default folder', () => {
+    expect(resolveHome({ SANDPIT_HOME: '', XDG_CONFIG_HOME: '/xdg' }, 'linux')).toBe('/xdg/Sandpit');
+    expect(resolveHome({ SANDPIT_HOME: '${user_config.data_folder}', XDG_CONFIG_HOME: '/xdg' }, 'linux')).toBe('/xdg/Sandpit');
+    expect(resolveHome({ SANDPIT_HOME: '/data/${x}', XDG_CONFIG_HOME: '/xdg' }, 'linux')).toBe('/data/${x}');
+  });
+
   it.runIf(posix)('uses $XDG_CONFIG_HOME/Sandpit on Linux', () => {
     expect(resolveHome({ XDG_CONFIG_HOME: '/home/ann/.cfg' }, 'linux')).toBe('/home/ann/.cfg/Sandpit');
   });

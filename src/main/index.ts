@@ -1,17 +1,13 @@
 import { app, dialog, session } from 'electron';
 import type { BrowserWindow } from 'electron';
 import type { Sandpit } from '../core/app';
-import { createSandpit } from '../core/app';
-import { defaultConfig } from '../core/config';
-import { openEngine } from '../core/docker/open-engine';
+import { bootSandpit } from '../core/boot';
 import { createLogger } from '../core/log';
-import { withStoredSettings } from '../core/settings/load-settings';
 import { serveHttp } from '../core/http/serve-http';
 import { createMcpHttpMount } from '../core/mcp/http-mount';
 import { appPaths } from './app-paths';
 import { folderPicker } from './folder-picker';
 import { registerIpc } from './ipc-adapter';
-import { resolveImages } from './resolve-images';
 import { stopThenDispose } from './shutdown';
 import type { StopStep } from './shutdown';
 import { createTray } from './tray';
@@ -71,13 +67,10 @@ function startTray(sandpit: Sandpit): { tray?: SandpitTray; stop: () => void } {
 
 async function start(): Promise<Running> {
   hardenSession(session.defaultSession, paths.panel);
-  // The person's settings over the defaults, before anything reads the config (the engine address).
-  const { config, settings } = await withStoredSettings(defaultConfig(), log);
-  const { docker } = await openEngine(config.dockerHost, log);
-  const images = await resolveImages({ docker, imagesDir: paths.imagesDir, log });
-  // Not handed on: a client given to createSandpit is a fixed engine (tests), and a new Docker address in Settings
-  // must be tried when saved and used at once.
-  const sandpit = await createSandpit({ ...config, images }, { logger: log, settings });
+  // The same start-up as `sandpit serve`, with the images planned from the app's own executor-image folder.
+  const { sandpit, notes } = await bootSandpit({ logger: log, imagesDir: paths.imagesDir });
+  for (const note of notes) log.warn('sandbox image missing', { note });
+  const { config } = sandpit;
   const stopIpc = registerIpc(
     // The one method the desktop app answers itself: its folder dialog (a browser has none).
     { ...sandpit.api, 'folders.pick': folderPicker(() => window) },
@@ -93,7 +86,7 @@ async function start(): Promise<Running> {
   });
   ready = true;
   showWindow();
-  log.info('sandpit started', { home: config.home, images, url: served?.http.url });
+  log.info('sandpit started', { home: config.home, images: config.images, url: served?.http.url });
   const stop: StopStep[] = [
     { what: 'IPC', stop: stopIpc },
     { what: 'the tray', stop: stopTray },

@@ -61,6 +61,9 @@ export const ALLOWED_METHODS = [
   'connect.rotateToken',
   'connect.panelLink',
   'connect.rotatePanelLink',
+  'connect.assistants',
+  'connect.connectAssistant',
+  'connect.disconnectAssistant',
   'sessions.setKept',
 ] as const satisfies readonly MethodName[];
 

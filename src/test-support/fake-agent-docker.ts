@@ -1,18 +1,20 @@
 import { PassThrough } from 'node:stream';
 import type { AttachedStreams, ContainerState, DockerClient } from '../core/docker/docker-client';
-import type { HostMessage } from '../core/sessions/protocol';
+import type { HostMessage } from '../core/sandbox/protocol';
 
-/** What the fake agent in a container does with a request; `reply` writes one JSON line to the host. */
-export type FakeAgentBehaviour = (message: HostMessage, reply: (message: Record<string, unknown>) => void) => void;
+/** What the fake agent in a container does with a request; `reply` writes one JSON line to the host; `language` is the one its container was made for. */
+export type FakeAgentBehaviour = (message: HostMessage, reply: (message: Record<string, unknown>) => void, language: string) => void;
 
-/** Answers hello, finishes every execution at once with `ok`, ignores interrupts. */
-export const promptAgent: FakeAgentBehaviour = (message, reply) => {
-  if (message.type === 'hello') reply({ type: 'hello', id: message.id, language: 'python', version: '3', pid: 1, protocol: 1 });
+/** Answers hello (as the language its container was made for), finishes every execution at once with `ok`, ignores interrupts. */
+export const promptAgent: FakeAgentBehaviour = (message, reply, language) => {
+  if (message.type === 'hello') reply({ type: 'hello', id: message.id, language, version: '3', pid: 1, protocol: 1 });
   if (message.type === 'execute') reply({ type: 'done', id: message.id, status: 'ok', durationMs: 1 });
 };
 
 interface FakeContainer {
   running: boolean;
+  /** SANDPIT_LANGUAGE of its spec: what its agent answers hello with. */
+  language: string;
   /** The agent's end of the attached stdout while attached (ended when the container stops). */
   agentOut?: PassThrough;
 }
@@ -56,9 +58,13 @@ export function fakeAgentDocker(): FakeAgentDocker {
       for (let nl = buffered.indexOf('\n'); nl >= 0; nl = buffered.indexOf('\n')) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
-        fake.behaviour(JSON.parse(line) as HostMessage, (message) => {
-          if (!stdout.writableEnded) stdout.write(`${JSON.stringify(message)}\n`);
-        });
+        fake.behaviour(
+          JSON.parse(line) as HostMessage,
+          (message) => {
+            if (!stdout.writableEnded) stdout.write(`${JSON.stringify(message)}\n`);
+          },
+          containers.get(id)?.language ?? 'python',
+        );
       }
     });
     const streams: AttachedStreams = { stdin, stdout, stderr, close: () => stdout.end() };
@@ -72,9 +78,9 @@ export function fakeAgentDocker(): FakeAgentDocker {
     ping: async () => ({ product: 'docker', version: 'fake', apiVersion: '1.47', os: 'linux', runtimes: ['runc'] }),
     createVolume: async (spec) => spec.name,
     removeVolume: async () => undefined,
-    createContainer: async () => {
+    createContainer: async (spec) => {
       const id = `fake-${++created}`;
-      containers.set(id, { running: false });
+      containers.set(id, { running: false, language: spec.env.SANDPIT_LANGUAGE ?? 'python' });
       return id;
     },
     startContainer: async (id) => {

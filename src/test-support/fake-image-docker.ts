@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { BuildOptions, DockerClient, ImageInfo } from '../core/docker/docker-client';
+import type { BuildOptions, DockerClient } from '../core/docker/docker-client';
+import type { ImageInfo } from '../core/sandbox/sandbox-images';
 
 export interface FakeImageDocker {
   docker: DockerClient;

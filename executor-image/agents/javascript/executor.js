@@ -20,6 +20,7 @@ const { compileCell } = require('./cell-compiler');
 const { describe, errorMessage } = require('./errors');
 const { snapshotFiles, changedFiles } = require('./workspace-files');
 const { straysMayBeKilled, killStrays } = require('./processes');
+const { createFdReserve } = require('./fd-reserve');
 const protocol = require('./protocol');
 
 /**
@@ -63,6 +64,8 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
   ensureHandlers();
 
   const mayKillStrays = straysMayBeKilled();
+  // The file scans and /proc reads around a run get descriptors even when user code took all the others.
+  const reserve = createFdReserve(32);
 
   // -- the queue ---------------------------------------------------------------------------------------
   const queue = [];
@@ -191,7 +194,7 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
     const filename = `<cell-${seq}>`;
     restoreStdio();
     ensureHandlers();
-    const before = snapshotFiles(workspace);
+    const before = reserve.withFds(() => snapshotFiles(workspace));
     handling = id;
     mark({ begin: { id, seq, limit } });
     while (backgroundErrors.length) {
@@ -220,8 +223,10 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
     let strays = 0;
     // No process outlives the execution that started it (a background process would print into later
     // executions, or hold pids and memory). Its output so far precedes the end mark, written after this.
-    if (mayKillStrays) strays = killStrays();
-    const after = snapshotFiles(workspace);
+    const after = reserve.withFds(() => {
+      if (mayKillStrays) strays = killStrays();
+      return snapshotFiles(workspace);
+    });
     const { files, filesTruncated } = changedFiles(before, after);
     messages.push(
       protocol.doneMessage(id, {

@@ -9,11 +9,41 @@ const fs = require('fs');
 const path = require('path');
 const { MAX_WALK, MAX_FILES } = require('./limits');
 
-/** {files: Map(relative path -> {size, sig}), complete} of the regular files under `root`. */
+/**
+ * Absolute paths of the file systems mounted below `root` (the session's shared folders), from
+ * /proc/self/mountinfo: the scan leaves them out, so a large shared folder never hides the files a run made in
+ * the workspace, and is never walked at every run.
+ */
+function mountPointsUnder(root) {
+  const found = new Set();
+  const prefix = `${root.replace(/\/+$/, '')}/`;
+  let text;
+  try {
+    text = fs.readFileSync('/proc/self/mountinfo', 'latin1');
+  } catch {
+    return found;
+  }
+  for (const line of text.split('\n')) {
+    const raw = line.split(' ')[4];
+    if (raw === undefined) continue;
+    // spaces, tabs, newlines and backslashes are written as \ooo; the bytes are the path's own
+    const bytes = Buffer.from(
+      raw.replace(/\\([0-7]{3})/g, (_, o) => String.fromCharCode(parseInt(o, 8))),
+      'latin1',
+    );
+    const mount = bytes.toString('utf8');
+    if (mount.startsWith(prefix)) found.add(mount);
+  }
+  return found;
+}
+
+/** {files: Map(relative path -> {size, sig}), complete} of the regular files under `root` (nothing below another
+ * mount: shared folders are left out). */
 function snapshotFiles(root) {
   const files = new Map();
   let seen = 0;
   const stack = [''];
+  const mounts = mountPointsUnder(root);
   while (stack.length) {
     const rel = stack.pop();
     let entries;
@@ -26,8 +56,9 @@ function snapshotFiles(root) {
     for (const entry of entries) {
       if (++seen > MAX_WALK) return { files, complete: false };
       const p = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) stack.push(p);
-      else if (entry.isFile()) {
+      if (entry.isDirectory()) {
+        if (!mounts.has(path.join(root, p))) stack.push(p);
+      } else if (entry.isFile()) {
         try {
           const st = fs.lstatSync(path.join(root, p), { bigint: true });
           if (st.isFile()) files.set(p, { size: Number(st.size), sig: `${st.size}:${st.mtimeNs}` });
@@ -51,4 +82,4 @@ function changedFiles(before, after) {
   };
 }
 
-module.exports = { snapshotFiles, changedFiles };
+module.exports = { snapshotFiles, changedFiles, mountPointsUnder };

@@ -20,6 +20,7 @@
 const fs = require('fs');
 const { log } = require('./log');
 const { killStrays } = require('./processes');
+const { createFdReserve } = require('./fd-reserve');
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } =
   fs.constants;
@@ -140,6 +141,8 @@ function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
   const writes = new Map(); // id -> {fd, path, start (size when opened)} of a write whose last chunk has not come yet
   const failed = new Set(); // ids of failed writes whose later chunks are ignored (until `last`), oldest first
   let procChecked = false;
+  // The host's file operations get descriptors even when user code took all the others.
+  const reserve = createFdReserve(16);
 
   function fail(id, error) {
     if (!(error instanceof FsError)) {
@@ -487,7 +490,7 @@ function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
 
   /** Runs a generator in slices of SLICE_MS, waiting for the channel when it is congested after a chunk. */
   function run(id, job) {
-    const step = () => {
+    const step = () => reserve.withFds(() => {
       const deadline = Date.now() + SLICE_MS;
       try {
         for (;;) {
@@ -505,12 +508,16 @@ function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
       } catch (error) {
         fail(id, error);
       }
-    };
+    });
     step();
   }
 
   /** One `fs` or `reap` request (parsed by protocol.js: an object with an id). */
   function handle(msg) {
+    reserve.withFds(() => serve(msg));
+  }
+
+  function serve(msg) {
     const { id } = msg;
     try {
       if (msg.type === 'reap') {

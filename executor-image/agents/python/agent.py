@@ -31,6 +31,7 @@ import linecache
 import os
 import platform
 import queue
+import resource
 import select
 import signal
 import socket
@@ -51,6 +52,7 @@ WRITE_BATCH = 1 << 20  # the writer joins queued messages into one write, up to 
 COALESCE = 0.002  # a pump gathers what arrives within 2 ms into one message (fewer, larger chunks)
 SYNC_TIMEOUT = 2.0
 MAX_WALK = 20000
+FD_RESERVE = 64  # descriptors user code can never take from the agent (see FdBudget)
 MAX_FILES = 1000
 DEFAULT_LIMIT = 1 << 20
 MIN_TEXT_LIMIT = 4096  # results and tracebacks are clipped to max(outputLimit, this) characters
@@ -235,7 +237,9 @@ class Channel:
     def _accept(self):
         while True:
             try:
-                conn, _ = self.server.accept()
+                select.select([self.server], [], [])
+                with FDS:  # a new connection gets a descriptor whatever user code holds
+                    conn, _ = self.server.accept()
             except OSError:
                 time.sleep(0.05)
                 continue
@@ -482,9 +486,90 @@ def clean_traceback(tb):
     return kept[0] if kept else None
 
 
+class FdBudget:
+    """Keeps FD_RESERVE file descriptors for the agent's own work. User code runs with the soft
+    RLIMIT_NOFILE lowered by FD_RESERVE, so code that opens files until EMFILE (and keeps them) still
+    leaves the agent what it needs around a run (the file scan, the cgroup and /proc reads, `fs`
+    requests, a new channel connection). The limit is the full one while the main thread does the
+    agent's work (`main(True)`, idempotent, so a late SIGINT cannot unbalance it) or another thread is
+    inside `with FDS:`; between runs and while user code runs it is the lowered one."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.depth = 0  # threads other than the main one inside `with FDS:`
+        self.main_busy = True  # the main thread does the agent's work
+        try:
+            soft, self.hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        except (OSError, ValueError):
+            soft = self.hard = resource.RLIM_INFINITY
+        self.full = soft
+        # no reserve where there is no finite limit, or too small a one to share
+        self.user = soft - FD_RESERVE if soft != resource.RLIM_INFINITY and soft >= 4 * FD_RESERVE else None
+        self.applied = self.full
+
+    def _apply(self):
+        soft = self.full if self.main_busy or self.depth > 0 else self.user
+        if soft is None or soft == self.applied:
+            return
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, self.hard))
+            self.applied = soft
+        except (OSError, ValueError):
+            pass  # user code changed the hard limit: it keeps what it chose
+
+    def main(self, busy):
+        """The main thread starts (True) or stops (False) doing the agent's work."""
+        if os.getpid() != AGENT_PID:
+            return
+        with self.lock:
+            self.main_busy = busy
+            self._apply()
+
+    def __enter__(self):
+        with self.lock:
+            self.depth += 1
+            self._apply()
+        return self
+
+    def __exit__(self, *_exc):
+        with self.lock:
+            self.depth -= 1
+            self._apply()
+
+
+FDS = FdBudget()
+
+
+def mount_points_under(root):
+    """Absolute paths of the file systems mounted below `root` (the session's shared folders), from
+    /proc/self/mountinfo: the after-run scan leaves them out, so a large shared folder never hides the
+    files a run made in the workspace, and its files are never walked at every run."""
+    found = set()
+    prefix = root.rstrip('/') + '/'
+    try:
+        with open('/proc/self/mountinfo', 'rb') as f:
+            lines = f.read().split(b'\n')
+    except OSError:
+        return found
+    for line in lines:
+        fields = line.split(b' ')
+        if len(fields) < 5:
+            continue
+        raw = fields[4]
+        try:  # spaces, tabs, newlines and backslashes are written as \ooo
+            path = os.fsdecode(codecs.escape_decode(raw)[0])
+        except (ValueError, UnicodeError):
+            continue
+        if path.startswith(prefix):
+            found.add(path)
+    return found
+
+
 def snapshot_files(root):
-    """{relpath: (size, mtime_ns)} of regular files under `root` (no symlinks), and whether the walk was complete."""
+    """{relpath: (size, mtime_ns)} of regular files under `root` (no symlinks, nothing below another mount:
+    shared folders are left out), and whether the walk was complete."""
     files, seen, stack = {}, 0, ['']
+    mounts = mount_points_under(root)
     while stack:
         rel = stack.pop()
         try:
@@ -499,7 +584,8 @@ def snapshot_files(root):
             path = rel + '/' + entry.name if rel else entry.name
             try:
                 if entry.is_dir(follow_symlinks=False):
-                    stack.append(path)
+                    if not mounts or entry.path not in mounts:
+                        stack.append(path)
                 elif entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     files[path] = (st.st_size, st.st_mtime_ns)
@@ -792,17 +878,21 @@ class WorkspaceFs:
     def _serve(self):
         while True:
             msg = self.requests.get()
-            mid = msg.get('id')
-            try:
-                if msg.get('type') == 'reap':
-                    self.channel.send({'type': 'reaped', 'id': mid, 'killed': kill_strays() if self.may_kill_strays else 0})
-                else:
-                    self.handle(mid, msg)
-            except FsError as err:
-                self.channel.send({'type': 'fs-error', 'id': mid, 'code': err.code, 'message': err.message})
-            except Exception as exc:  # an agent bug: answer, and keep serving
-                log('fs request failed: %s' % ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
-                self.channel.send({'type': 'fs-error', 'id': mid, 'code': 'IO', 'message': 'Internal error: %r' % exc})
+            with FDS:  # the agent's descriptors, whatever user code holds
+                self.serve_one(msg.get('id'), msg)
+
+    def serve_one(self, mid, msg):
+        """Answer one request (fs thread)."""
+        try:
+            if msg.get('type') == 'reap':
+                self.channel.send({'type': 'reaped', 'id': mid, 'killed': kill_strays() if self.may_kill_strays else 0})
+            else:
+                self.handle(mid, msg)
+        except FsError as err:
+            self.channel.send({'type': 'fs-error', 'id': mid, 'code': err.code, 'message': err.message})
+        except Exception as exc:  # an agent bug: answer, and keep serving
+            log('fs request failed: %s' % ''.join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+            self.channel.send({'type': 'fs-error', 'id': mid, 'code': 'IO', 'message': 'Internal error: %r' % exc})
 
     def handle(self, mid, msg):
         op = msg.get('op')
@@ -1128,7 +1218,8 @@ class Agent:
         if not isinstance(mid, (str, int)):
             return
         if kind == 'hello':
-            language, version = ('bash', bash_version()) if self.bash else ('python', platform.python_version())
+            with FDS:  # bash_version() starts a process: the agent's descriptors, whatever user code holds
+                language, version = ('bash', bash_version()) if self.bash else ('python', platform.python_version())
             self.channel.send({'type': 'hello', 'id': mid, 'language': language, 'version': version,
                                'pid': os.getpid(), 'protocol': PROTOCOL})
         elif kind == 'execute' and isinstance(msg.get('code'), str) and mid not in self.accepted:
@@ -1155,7 +1246,9 @@ class Agent:
         """Run the queued executions, one at a time, for ever (main thread)."""
         signal.signal(signal.SIGINT, _ignore_sigint)
         while True:
+            FDS.main(False)
             msg = self.requests.get()
+            FDS.main(True)
             try:
                 self.execute(msg)
             except BaseException as exc:  # an agent bug must not take the session down
@@ -1249,6 +1342,7 @@ class Agent:
             try:
                 signal.signal(signal.SIGINT, signal.default_int_handler)
                 self.running = eid
+                FDS.main(False)  # user code gets all descriptors but the agent's reserve
                 try:
                     outcome = ('ok', fn(), None)
                 except KeyboardInterrupt as exc:
@@ -1256,9 +1350,11 @@ class Agent:
                 except BaseException as exc:  # SystemExit included: the agent never exits for user code
                     outcome = ('error', None, exc)
             finally:
+                FDS.main(True)
                 self.running = None
                 signal.signal(signal.SIGINT, _ignore_sigint)
         except KeyboardInterrupt:  # a late SIGINT landed in the lines above
+            FDS.main(True)
             self.running = None
             signal.signal(signal.SIGINT, _ignore_sigint)
         if os.getpid() != AGENT_PID:

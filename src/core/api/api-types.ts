@@ -1,5 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import type { CallTransport } from '../../shared/domain/caller';
+import type { ApprovalPolicy } from '../../shared/domain/approval';
 
 /** Who is calling: used for default sessions, ownership, approvals and the audit log. */
 export interface CallContext {
@@ -11,6 +12,11 @@ export interface CallContext {
    * the panel, which sees and manages every session.
    */
   principal?: string;
+  /**
+   * A policy the client's own configuration asks for (SANDPIT_APPROVAL, e.g. a Claude Desktop extension's
+   * setting): the stricter of it and the settings' policy applies, so it can never loosen them.
+   */
+  approvalFloor?: ApprovalPolicy;
   /** The caller gave up (e.g. its MCP request was cancelled): a call still waiting for approval is withdrawn. */
   signal?: AbortSignal;
   /** Told when the call starts (a plain message) and stops (undefined) waiting for the person, e.g. for MCP progress. */
@@ -24,6 +30,8 @@ export interface CallContext {
   approvedFileContent?: string;
   /** A run of a replay (audit.replay): the audit row of the original run it repeats, recorded as `replay_of`. */
   replayOf?: number;
+  /** The audit row of this call, once it is opened (an approval request names it). */
+  auditId?: number;
 }
 
 export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;

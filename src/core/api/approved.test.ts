@@ -59,6 +59,18 @@ describe('the approval gate (withPolicy)', () => {
     expect(ran).toEqual(['sessions.execute', 'packages.install']);
   });
 
+  it("asks a free client whose own configuration asks for more (approvalFloor), and lets a looser floor change nothing", async () => {
+    const { api, queue, ran } = setup('free');
+    const call = api['sessions.execute']({ code: '1' }, mcp({ approvalFloor: 'ask-every' }));
+    await answerNext(queue, 'approve');
+    await call;
+    expect(ran).toEqual(['sessions.execute']);
+    const strict = setup('ask-every');
+    const asked = strict.api['sessions.execute']({ code: '2' }, mcp({ approvalFloor: 'free' }));
+    await answerNext(strict.queue, 'deny');
+    await expect(asked).rejects.toMatchObject({ code: 'DENIED' });
+  });
+
   it('lets a free client run without asking, and leaves other methods alone', async () => {
     const { api, queue, ran } = setup('free');
     await api['sessions.execute']({ code: '1' }, mcp());

@@ -60,7 +60,7 @@ export async function askIfNeeded<M extends MethodName>(
   // A session that may change folders of this computer: asked about when the setting says so, whatever the policy.
   const writable = info?.folders.filter((f) => f.mode === 'rw') ?? [];
   const askWritable = settings.askWritableFolders === true && writable.length > 0 && rule.kind !== 'create-session';
-  if (!askWritable && !needsApproval(policyFor(settings, context.client), { kind: rule.kind, newSession, networked })) return {};
+  if (!askWritable && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
   const writes = writable.length > 0 ? `; it can change ${writable.map((f) => f.hostPath).join(', ')} on this computer` : '';
   const where =
     sessionId === undefined || info === undefined
@@ -81,6 +81,7 @@ export async function askIfNeeded<M extends MethodName>(
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(shown === undefined ? {} : { code: shown }),
       detail: rule.detail(input, where),
+      ...(context.auditId === undefined ? {} : { auditId: context.auditId }),
       timeoutMs: settings.timeoutSeconds * 1000,
       ...(context.signal ? { signal: context.signal } : {}),
     });

@@ -40,7 +40,7 @@ export async function audited<M extends MethodName>(
   rule: AuditRule<M>,
   rawInput: MethodParsedInput<M>,
   context: CallContext,
-  run: (input: MethodParsedInput<M>) => Promise<MethodOutput<M>>,
+  run: (input: MethodParsedInput<M>, auditId: number) => Promise<MethodOutput<M>>,
 ): Promise<MethodOutput<M> & { auditId: number }> {
   // A run gets its id before it starts, so its row and its live events name the same run.
   const given = (rawInput as { executionId?: string }).executionId;
@@ -80,7 +80,7 @@ export async function audited<M extends MethodName>(
   };
   let result: MethodOutput<M>;
   try {
-    result = await run(input);
+    result = await run(input, opened.id);
   } catch (error) {
     stopListening?.();
     try {

@@ -1,6 +1,6 @@
 import { defaultBaseFor } from '../../shared/domain/environment';
 import { PACKAGE_MANAGERS, packageManagerOf } from '../../shared/domain/runtimes';
-import { importDependencies } from '../environments/import-definition';
+import { importDependencies } from '../importers/import-definition';
 import type { EnvironmentServices } from '../environments/environment-services';
 import { shareFolders } from '../folders/share-folders';
 import type { Handlers } from './api-types';

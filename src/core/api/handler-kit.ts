@@ -3,7 +3,7 @@ import type { Language } from '../../shared/domain/runtimes';
 import type { ApprovalQueue } from '../approvals/approval-queue';
 import type { AuditStore } from '../audit/audit-store';
 import type { SandpitConfig } from '../config';
-import type { EgressLog } from '../environments/egress-log';
+import type { EgressLog } from '../egress/egress-log';
 import type { EnvironmentServices } from '../environments/environment-services';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';

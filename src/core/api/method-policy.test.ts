@@ -23,7 +23,7 @@ describe('the policy table', () => {
 
   it('keeps the token, settings changes, approvals and environment edits to the panel', () => {
     const panelOnly = METHOD_NAMES.filter((name) => METHOD_POLICY[name].access !== 'any');
-    for (const name of ['connect.revealToken', 'connect.rotateToken', 'settings.update', 'approvals.list', 'approvals.respond', 'environments.create', 'environments.remove'] as const) {
+    for (const name of ['connect.revealToken', 'connect.rotateToken', 'connect.assistants', 'connect.connectAssistant', 'connect.disconnectAssistant', 'settings.update', 'approvals.list', 'approvals.respond', 'environments.create', 'environments.remove'] as const) {
       expect(panelOnly).toContain(name);
     }
     // What an assistant needs stays open to it.

@@ -2,7 +2,7 @@ import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/a
 import type { ApprovalKind } from '../../shared/domain/approval';
 import type { AuditedMethod } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
-import { languageLabel, languageOfPath } from '../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, languageLabel, languageOfPath } from '../../shared/domain/runtimes';
 import { checkFinish, commandFinish, executionFinish, installFinish } from '../audit/audit-outcome';
 import type { AuditFinish } from '../audit/audit-writer';
 
@@ -55,10 +55,10 @@ export const METHOD_POLICY: PolicyTable = {
     approval: {
       kind: 'create-session',
       sessionId: () => undefined,
-      language: (input) => input.language ?? 'python',
+      language: (input) => input.language ?? DEFAULT_LANGUAGE,
       shows: (input) => (input.dependencies?.length ? input.dependencies.join('\n') : undefined),
       detail: (input) => {
-        const what = input.environment ? `session from the environment "${input.environment}"` : `${languageLabel(input.language ?? 'python')} session`;
+        const what = input.environment ? `session from the environment "${input.environment}"` : `${languageLabel(input.language ?? DEFAULT_LANGUAGE)} session`;
         const deps = input.dependencies?.length ? ` and install ${input.dependencies.join(', ')} from the package index` : '';
         return `Start a new ${what}${deps}`;
       },
@@ -86,7 +86,7 @@ export const METHOD_POLICY: PolicyTable = {
     approval: {
       kind: 'execute',
       sessionId: (input) => input.sessionId,
-      language: (input) => input.language ?? 'python',
+      language: (input) => input.language ?? DEFAULT_LANGUAGE,
       shows: (input) => input.code,
       detail: (_input, where) => `Run code ${where}`,
     },
@@ -107,7 +107,7 @@ export const METHOD_POLICY: PolicyTable = {
     approval: {
       kind: 'run-command',
       sessionId: (input) => input.sessionId,
-      language: () => 'python',
+      language: () => DEFAULT_LANGUAGE,
       shows: (input) => input.command,
       detail: (_input, where) => `Run a shell command ${where}`,
     },
@@ -125,7 +125,7 @@ export const METHOD_POLICY: PolicyTable = {
     approval: {
       kind: 'run-file',
       sessionId: (input) => input.sessionId,
-      language: (input) => languageOfPath(input.path) ?? 'python',
+      language: (input) => languageOfPath(input.path) ?? DEFAULT_LANGUAGE,
       // The file as it is now: that is what the person approves, and what runs (not the file as it is later).
       shows: 'file',
       detail: (input, where) => `Run the file ${input.path} ${where}`,
@@ -144,7 +144,7 @@ export const METHOD_POLICY: PolicyTable = {
     approval: {
       kind: 'install',
       sessionId: (input) => input.sessionId,
-      language: () => 'python',
+      language: () => DEFAULT_LANGUAGE,
       shows: (input) => input.packages.join('\n'),
       detail: (input, where) => `Install ${input.packages.join(', ')} from the package index ${where}`,
     },
@@ -163,7 +163,7 @@ export const METHOD_POLICY: PolicyTable = {
     approval: {
       kind: 'check-packages',
       sessionId: (input) => input.sessionId,
-      language: () => 'python',
+      language: () => DEFAULT_LANGUAGE,
       shows: (input) => input.packages.join('\n'),
       detail: (input, where) => `Check whether ${input.packages.join(', ')} ${input.packages.length === 1 ? 'is' : 'are'} installed ${where}`,
     },
@@ -190,7 +190,7 @@ export const METHOD_POLICY: PolicyTable = {
     approval: {
       kind: 'create-session',
       sessionId: () => undefined,
-      language: () => 'python',
+      language: () => DEFAULT_LANGUAGE,
       shows: () => undefined,
       detail: (input) => `Start a new session from the snapshot "${input.snapshot}"${input.replay ? ' and run its recorded runs again' : ''}`,
     },
@@ -201,7 +201,7 @@ export const METHOD_POLICY: PolicyTable = {
       kind: 'create-session',
       // The session it copies: one that is not the caller's is refused as missing before anyone is asked.
       sessionId: (input) => input.sessionId,
-      language: () => 'python',
+      language: () => DEFAULT_LANGUAGE,
       shows: () => undefined,
       detail: (input) => `Start a copy of ${input.sessionId ? `the session ${input.sessionId}` : 'its default session'} (same files and packages)${input.replay ? ' and run its runs again' : ''}`,
     },
@@ -224,4 +224,8 @@ export const METHOD_POLICY: PolicyTable = {
   'connect.rotateToken': panel('replace the access token'),
   'connect.panelLink': panel('see the panel link'),
   'connect.rotatePanelLink': panel('replace the panel link'),
+  // An assistant must not rewrite (or even list) the configuration of the person's other assistants.
+  'connect.assistants': panel('see which assistants are on this computer'),
+  'connect.connectAssistant': panel("change an assistant's configuration"),
+  'connect.disconnectAssistant': panel("change an assistant's configuration"),
 };

@@ -4,18 +4,19 @@ import type { Language } from '../../shared/domain/runtimes';
 import { NOTEBOOK_MIME, buildNotebook, notebookFileName } from '../notebook/notebook-builder';
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
+import { DEFAULT_LANGUAGE } from '../../shared/domain/runtimes';
 
 /** The most rows one notebook (and one replay) is made of. */
 export const SESSION_ROWS_MAX = 2_000;
 
-/** The language a session had: as its rows recorded it, else as the live session says, else Python. */
+/** The language a session had: as its rows recorded it, else as the live session says, else the default language. */
 export function sessionLanguage(kit: HandlerKit, sessionId: string, rows: readonly AuditEntry[]): Language {
   const recorded = rows.find((r) => r.sandbox?.language)?.sandbox?.language;
   if (recorded) return recorded;
   try {
     return kit.sessions.session(sessionId).info().language;
   } catch {
-    return 'python';
+    return DEFAULT_LANGUAGE;
   }
 }
 

@@ -8,7 +8,7 @@ import type { ReplayView } from '../../shared/domain/replay';
 import { createMcpServer } from '../mcp/create-mcp-server';
 import { startHttpServer } from '../http/http-server';
 import type { RunningHttpServer } from '../http/http-server';
-import { generateToken } from '../http/token';
+import { generateToken } from '../connect/token';
 import { pollUntil } from '../util/with-timeout';
 import { testDocker } from '../../test-support/docker';
 import { rawRequest } from '../../test-support/http-client';

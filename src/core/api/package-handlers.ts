@@ -1,4 +1,4 @@
-import { packageManagerOf } from '../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, packageManagerOf } from '../../shared/domain/runtimes';
 import type { Language } from '../../shared/domain/runtimes';
 import { parsePackageSpecs } from '../runtimes/package-specs';
 import type { CallContext, Handlers } from './api-types';
@@ -11,7 +11,7 @@ type PackageMethods = 'packages.install' | 'packages.check';
  * Known before any session is made, so a bad name is refused without starting anything.
  */
 function languageFor(kit: HandlerKit, sessionId: string | undefined, context: CallContext): Language {
-  return sessionId === undefined ? 'python' : kit.sessions.access(sessionId, context.principal).identity.language;
+  return sessionId === undefined ? DEFAULT_LANGUAGE : kit.sessions.access(sessionId, context.principal).identity.language;
 }
 
 /** Runtime installs (a helper fetches; the session stays offline) and checks of what is importable. */

@@ -36,6 +36,13 @@ function recordedEnvironment(rows: readonly AuditEntry[]): string | undefined {
   return named?.replace(/ \(open network\)$/, '');
 }
 
+/** Folders the recorded runs had (newest record of each mount path) that the replay's session does not. */
+function foldersMissing(rows: readonly AuditEntry[], present: readonly string[]): NonNullable<ReplayView['missingFolders']> {
+  const had = new Map<string, NonNullable<AuditEntry['folders']>[number]>();
+  for (const row of rows) for (const folder of row.folders ?? []) had.set(folder.mountPath, folder);
+  return [...had.values()].filter((f) => !present.includes(f.mountPath));
+}
+
 /**
  * Replays a recorded session: its runs, in order, in a fresh session made from the recorded environment (image,
  * limits) — installs are runs of the session, so they are repeated in their place. Every run goes through the
@@ -44,6 +51,13 @@ function recordedEnvironment(rows: readonly AuditEntry[]): string | undefined {
  */
 export class ReplayRunner {
   private readonly replays = new Map<string, ReplayView>();
+  /** Per replay: the mount paths of the folders its session lacks. */
+  private readonly missing = new Map<string, Set<string>>();
+
+  /** The replay whose session is `sessionId`. */
+  private replayOf(sessionId: string): string {
+    return [...this.replays.values()].find((r) => r.replaySessionId === sessionId)?.id ?? '';
+  }
   private readonly log: Logger;
 
   constructor(
@@ -97,7 +111,16 @@ export class ReplayRunner {
         view.recordedImage && view.recordedImage !== image
           ? `The recorded image was ${view.recordedImage}; the environment now builds ${image} (its definition changed since), so the replay runs on that.`
           : undefined;
-      this.update(view, { state: 'running', replaySessionId, image, ...(environmentName ? { environment: environmentName } : {}), ...(imageNote ? { message: imageNote } : {}) });
+      const missingFolders = foldersMissing(rows, session.info().folders.map((f) => f.mountPath));
+      this.update(view, {
+        state: 'running',
+        replaySessionId,
+        image,
+        ...(environmentName ? { environment: environmentName } : {}),
+        ...(imageNote ? { message: imageNote } : {}),
+        ...(missingFolders.length > 0 ? { missingFolders } : {}),
+      });
+      this.missing.set(view.id, new Set(missingFolders.map((f) => f.mountPath)));
     } catch (error) {
       this.update(view, { state: 'failed', message: `Could not start a fresh session for the replay: ${toErrorBody(error).message}`, finishedAt: new Date().toISOString() });
       return;
@@ -109,6 +132,7 @@ export class ReplayRunner {
         this.updateRun(view, index, await this.replayOne(entry, replaySessionId, context));
       }
     } finally {
+      this.missing.delete(view.id);
       await this.kit.sessions.stop(replaySessionId).catch((error: unknown) => this.log.warn('could not stop the replay session', { sessionId: replaySessionId, error: toErrorBody(error).message }));
     }
     this.update(view, { state: 'done', finishedAt: new Date().toISOString() });
@@ -135,7 +159,12 @@ export class ReplayRunner {
     if (replay.status === 'denied' || replay.status === 'failed') {
       return { outcome: 'failed', replayId, note: `The replay's call ${replay.status === 'denied' ? 'was refused' : 'failed'}: ${replay.errorMessage ?? toErrorBody(thrown).message}` };
     }
-    return { replayId, ...compareRuns(original, replay) };
+    const compared = compareRuns(original, replay);
+    const lacked = (original.folders ?? []).filter((f) => this.missing.get(this.replayOf(sessionId))?.has(f.mountPath));
+    if (compared.outcome === 'differs' && lacked.length > 0) {
+      return { replayId, ...compared, note: `The original had ${lacked.map((f) => `the folder ${f.hostPath} at ${f.mountPath}`).join(' and ')}; the replay did not, so what reads it differs.` };
+    }
+    return { replayId, ...compared };
   }
 
   private updateRun(view: ReplayView, index: number, change: Partial<ReplayRun>): void {

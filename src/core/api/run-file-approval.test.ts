@@ -4,7 +4,7 @@ import type { Language } from '../../shared/domain/runtimes';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { ApprovalQueue } from '../approvals/approval-queue';
 import { EventBus } from '../events/event-bus';
-import type { HostMessage, RequestReply } from '../sessions/protocol';
+import type { HostMessage, RequestReply } from '../sandbox/protocol';
 import { silentLogger } from '../log';
 import type { SandboxRuntime } from '../sessions/sandbox-runtime';
 import { Session } from '../sessions/session';

@@ -21,6 +21,7 @@ import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
 import { snapshotHandlers } from './snapshot-handlers';
 import { withPolicy } from './with-policy';
+import { DEFAULT_LANGUAGE } from '../../shared/domain/runtimes';
 
 /**
  * The one implementation of the contract. The panel (IPC, /api), REST and the MCP tools all call
@@ -46,13 +47,13 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...deps,
     target: async (sessionId, context, language) =>
       sessionId === undefined
-        ? defaults.resolve(defaultKey(context.principal), language ?? 'python', context.client)
+        ? defaults.resolve(defaultKey(context.principal), language ?? DEFAULT_LANGUAGE, context.client)
         : sessions.access(sessionId, context.principal),
   };
   const audit: AuditDeps = {
     audit: deps.audit,
     bus: deps.bus,
-    defaultSession: (context, language) => defaults.current(defaultKey(context.principal), language ?? 'python'),
+    defaultSession: (context, language) => defaults.current(defaultKey(context.principal), language ?? DEFAULT_LANGUAGE),
     environmentOf: (id) => {
       const info = find(id)?.info();
       if (!info) return undefined;
@@ -73,6 +74,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
         image: info.image,
         ...(info.environment ? { environmentId: info.environment } : {}),
         limits: info.limits,
+        sessionName: info.name.slice(0, 200),
       };
     },
     foldersOf: (id) => find(id)?.folders,

@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { PartialLimits } from '../../shared/domain/limits';
-import { RUNTIMES, languageLabel, packageManagerOf } from '../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, RUNTIMES, languageLabel, packageManagerOf } from '../../shared/domain/runtimes';
 import type { Language } from '../../shared/domain/runtimes';
 import { findEnvironment } from '../environments/environment-lookup';
 import { isolationOf, networkFor } from '../environments/environment-services';
@@ -40,7 +40,7 @@ export async function openSession(
   environments: EnvironmentServices,
   request: NewSessionRequest,
 ): Promise<{ session: Session; dependencies: PackageSpec[] }> {
-  const reference = request.environment ?? RUNTIMES[request.language ?? 'python'].defaultEnvironment;
+  const reference = request.environment ?? RUNTIMES[request.language ?? DEFAULT_LANGUAGE].defaultEnvironment;
   const env = await findEnvironment(environments.store, reference);
   if (request.language && request.language !== env.language) {
     throw new SandpitError(
@@ -67,7 +67,7 @@ export async function openSession(
     limits: request.limits,
     networkPolicy: env.network,
     isolation: isolationOf(env, environments),
-    ...networkFor(env.network, environments.egress(), environments.egressProblem?.()),
+    ...networkFor(env.network, { egress: environments.egress(), open: environments.openNetwork }, environments.egressProblem?.()),
     ...(request.name ? { name: request.name } : {}),
     client: request.client,
     owner: request.owner,

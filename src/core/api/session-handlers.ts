@@ -1,4 +1,5 @@
 import type { Handlers } from './api-types';
+import { isPanel } from './api-types';
 import type { HandlerKit } from './handler-kit';
 
 type SessionMethods = 'sessions.list' | 'sessions.get' | 'sessions.stop' | 'sessions.restart' | 'sessions.interrupt' | 'sessions.stats' | 'sessions.setKept';
@@ -11,7 +12,7 @@ export function sessionHandlers(kit: HandlerKit): Pick<Handlers, SessionMethods>
     'sessions.get': async ({ sessionId }, context) => sessions.access(sessionId, context.principal).info(),
     'sessions.stop': async ({ sessionId }, context) => {
       sessions.access(sessionId, context.principal);
-      await sessions.stop(sessionId);
+      await sessions.stop(sessionId, isPanel(context) ? { by: 'person' } : { by: 'assistant', ...(context.client ? { name: context.client } : {}) });
       return { sessionId, stopped: true };
     },
     'sessions.restart': async ({ sessionId }, context) => sessions.access(sessionId, context.principal).restart(),

@@ -29,7 +29,7 @@ function notFound(reference: string): SandpitError {
  * sessions.execute: a replay's runs are audited and approval-checked like any other.
  */
 export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessions.execute'>): Pick<Handlers, SnapshotMethods> {
-  const store = new SnapshotStore(join(kit.config.home, 'snapshots'));
+  const store = new SnapshotStore(join(kit.config.home, 'snapshots'), () => kit.settings.current.snapshotStoreMb * 1024 * 1024);
   const { sessions, environments } = kit;
 
   const find = async (reference: string, principal: string | undefined): Promise<SnapshotManifest> => {
@@ -62,7 +62,7 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
       limits: snapshot.limits,
       networkPolicy: policy,
       isolation: snapshot.isolation,
-      ...networkFor(policy, environments.egress()),
+      ...networkFor(policy, { egress: environments.egress(), open: environments.openNetwork }),
       name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`,
       client: context.client,
       owner: context.principal,

@@ -30,7 +30,7 @@ function guarded<M extends MethodName>(handler: Handler<M>, policy: MethodPolicy
   return async (input, context) => {
     if (access !== 'any' && !isPanel(context)) throw new SandpitError('DENIED', `Only the Sandpit panel may ${access.panel}.`);
     if (!audit) return approvedRun(input, context);
-    return audited(deps.audit, audit, input, context, (withId) => approvedRun(withId, context));
+    return audited(deps.audit, audit, input, context, (withId, auditId) => approvedRun(withId, { ...context, auditId }));
   };
 }
 

@@ -30,4 +30,12 @@ describe('approval policies', () => {
     expect(policyFor(settings, 'constructor')).toBe('ask-new');
     expect(policyFor(settings, '__proto__')).toBe('ask-new');
   });
+
+  it("takes a client's own stricter floor (an extension's setting), and never loosens the settings with it", () => {
+    const settings = { defaultPolicy: 'ask-new' as const, perClient: { cursor: 'free' as const }, timeoutSeconds: 60 };
+    expect(policyFor(settings, 'cursor', 'ask-every')).toBe('ask-every');
+    expect(policyFor(settings, 'cursor', 'ask-new')).toBe('ask-new');
+    expect(policyFor(settings, 'claude-ai', 'free')).toBe('ask-new');
+    expect(policyFor({ ...settings, defaultPolicy: 'ask-every' }, 'claude-ai', 'ask-new')).toBe('ask-every');
+  });
 });

@@ -10,10 +10,15 @@ export interface AskableCall {
   networked: boolean;
 }
 
-/** The policy of one client: its own, else the default. */
-export function policyFor(settings: ApprovalSettings, client: string | undefined): ApprovalPolicy {
-  if (client !== undefined && Object.hasOwn(settings.perClient, client)) return settings.perClient[client] ?? settings.defaultPolicy;
-  return settings.defaultPolicy;
+const STRICTNESS: Record<ApprovalPolicy, number> = { free: 0, 'ask-new': 1, 'ask-every': 2 };
+
+/**
+ * The policy of one client: its own, else the default — or `floor` when that is stricter (what the client's
+ * own configuration asks for, e.g. a Claude Desktop extension's setting: it can make Sandpit ask more, never less).
+ */
+export function policyFor(settings: ApprovalSettings, client: string | undefined, floor?: ApprovalPolicy): ApprovalPolicy {
+  const set = client !== undefined && Object.hasOwn(settings.perClient, client) ? (settings.perClient[client] ?? settings.defaultPolicy) : settings.defaultPolicy;
+  return floor !== undefined && STRICTNESS[floor] > STRICTNESS[set] ? floor : set;
 }
 
 /** Whether a call under `policy` must wait for the person's answer. */

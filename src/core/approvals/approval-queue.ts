@@ -22,6 +22,8 @@ export interface ApprovalRequest {
   /** The code, command or package list (capped for the panel). */
   code?: string;
   detail: string;
+  /** The audit row of the call that waits. */
+  auditId?: number;
   /** How long to wait for an answer; then the request counts as denied. */
   timeoutMs: number;
   /** The caller gave up (e.g. the MCP request was cancelled): the request is withdrawn. */
@@ -58,6 +60,7 @@ export class ApprovalQueue {
       ...(code === undefined ? {} : { code: code.length > MAX_APPROVAL_CODE_CHARS ? `${code.slice(0, MAX_APPROVAL_CODE_CHARS)}\n… (cut: ${code.length} characters in all)` : code }),
       codeTruncated: code !== undefined && code.length > MAX_APPROVAL_CODE_CHARS,
       detail: request.detail,
+      ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
       createdAt: new Date(createdAt).toISOString(),
       expiresAt: new Date(createdAt + request.timeoutMs).toISOString(),
     };

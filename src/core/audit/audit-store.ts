@@ -1,8 +1,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
 import type { AuditEntry, AuditExportFormat, AuditSummary, AuditVerifyResult } from '../../shared/domain/audit';
-import { isOwnerDead } from '../docker/instance-identity';
-import type { InstanceIdentity } from '../docker/labels';
+import { isOwnerDead } from '../sandbox/instance-identity';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import type { Logger } from '../log';
 import { silentLogger } from '../log';
 import type { AuditRecord } from './audit-chain';

@@ -1,7 +1,7 @@
 import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 import type { AuditFolder, AuditSandbox, AuditStatus, AuditedMethod } from '../../shared/domain/audit';
-import type { InstanceIdentity } from '../docker/labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { entryHash } from './audit-chain';
 import type { AuditRecord, ChainPoint } from './audit-chain';
 import { inWriteTransaction, statement } from './audit-database';

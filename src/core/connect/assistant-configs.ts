@@ -25,16 +25,19 @@ export function assistantConfigs(stdio: StdioCommand, mcpUrl: string): ConnectIn
   const envFlags = Object.entries(stdio.env ?? {}).map(([key, value]) => `--env ${shellQuote(`${key}=${value}`)} `);
   return {
     claudeDesktop: {
-      where: 'Claude Desktop: Settings → Developer → Edit Config opens claude_desktop_config.json. Add "sandpit" under "mcpServers", save, and restart Claude Desktop.',
+      where:
+        'Claude Desktop: "Connect an assistant in one click" on the Connect screen writes this into claude_desktop_config.json for you. By hand: Settings → Developer → Edit Config opens that file; if it is empty, this is the whole file; if it already lists servers, copy only the "sandpit": { … } part into its "mcpServers" (with a comma after the server before it). Save, and restart Claude Desktop.',
       stdio: json({ mcpServers: { sandpit: stdioEntry(stdio) } }),
     },
     cursor: {
-      where: 'Cursor: ~/.cursor/mcp.json (every project) or .cursor/mcp.json in one project. Add "sandpit" under "mcpServers".',
+      where:
+        'Cursor: ~/.cursor/mcp.json (every project) or .cursor/mcp.json in one project. If the file is empty, this is the whole file; if it already lists servers, copy only the "sandpit": { … } part into its "mcpServers" (with a comma after the server before it).',
       stdio: json({ mcpServers: { sandpit: stdioEntry(stdio) } }),
       http: json({ mcpServers: { sandpit: { url: mcpUrl, headers: { Authorization: AUTHORIZATION } } } }),
     },
     vscode: {
-      where: 'VS Code: .vscode/mcp.json in your project (or the command "MCP: Open User Configuration"). Add "sandpit" under "servers".',
+      where:
+        'VS Code: .vscode/mcp.json in your project (or the command "MCP: Open User Configuration"). If the file is empty, this is the whole file; if it already lists servers, copy only the "sandpit": { … } part into its "servers" (with a comma after the server before it).',
       stdio: json({ servers: { sandpit: { type: 'stdio', ...stdioEntry(stdio) } } }),
       http: json({ servers: { sandpit: { type: 'http', url: mcpUrl, headers: { Authorization: AUTHORIZATION } } } }),
     },

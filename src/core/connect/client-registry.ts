@@ -1,5 +1,6 @@
 import type { ConnectedClient } from '../../shared/domain/connect';
 import type { EventBus } from '../events/event-bus';
+import { assistantOfClientName } from './assistant-targets';
 
 export type ClientInfo = Omit<ConnectedClient, 'connectedAt'>;
 
@@ -9,6 +10,7 @@ export type ClientInfo = Omit<ConnectedClient, 'connectedAt'>;
  */
 export class ClientRegistry {
   private readonly clients = new Map<number, ConnectedClient>();
+  private readonly seenNames = new Set<string>();
   private nextKey = 0;
 
   constructor(private readonly onChange: (clients: ConnectedClient[]) => void = () => undefined) {}
@@ -16,11 +18,18 @@ export class ClientRegistry {
   /** Records a client; returns its removal (safe to call more than once). */
   add(info: ClientInfo): () => void {
     const key = this.nextKey++;
-    this.clients.set(key, { ...info, connectedAt: new Date().toISOString() });
+    const assistant = info.assistant ?? assistantOfClientName(info.name);
+    this.clients.set(key, { ...info, ...(assistant ? { assistant } : {}), connectedAt: new Date().toISOString() });
+    this.seenNames.add(info.name);
     this.onChange(this.list());
     return () => {
       if (this.clients.delete(key)) this.onChange(this.list());
     };
+  }
+
+  /** Every name a client has connected with since this registry began, first seen first (gone ones too). */
+  seen(): string[] {
+    return [...this.seenNames];
   }
 
   /** Oldest first. */

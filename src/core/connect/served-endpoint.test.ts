@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,7 +7,7 @@ import { withPolicy } from '../api/with-policy';
 import { onlyHandlers } from '../../test-support/policy';
 import type { CallContext } from '../api/api-types';
 import { defaultConfig } from '../config';
-import { tokenPath } from '../http/token';
+import { tokenPath } from './token';
 import { ClientRegistry } from './client-registry';
 import { ServedEndpoint } from './served-endpoint';
 
@@ -78,5 +78,21 @@ describe('ServedEndpoint and the connect methods', () => {
     const { token } = await api['connect.revealToken']({}, PANEL);
     const rotated = await api['connect.rotateToken']({}, { transport: 'http', client: 'panel' });
     expect(rotated.token).not.toBe(token);
+  });
+
+  it('lets only the panel list, connect or disconnect assistants: an assistant cannot rewrite another one’s configuration', async () => {
+    const places = { home: join(home, 'person'), platform: 'linux' as const };
+    await mkdir(join(places.home, '.cursor'), { recursive: true });
+    const clients = new ClientRegistry();
+    const api = withPolicy(onlyHandlers(connectHandlers(defaultConfig({ home, port: 7499 }), { endpoint: new ServedEndpoint(home), clients, places })), { audit: {} as never, approvals: {} as never });
+    for (const call of [() => api['connect.assistants']({}, CLIENT), () => api['connect.connectAssistant']({ id: 'cursor' }, CLIENT), () => api['connect.disconnectAssistant']({ id: 'cursor' }, CLIENT)]) {
+      await expect(call()).rejects.toMatchObject({ code: 'DENIED' });
+    }
+    await expect(readFile(join(places.home, '.cursor', 'mcp.json'), 'utf8')).rejects.toThrow();
+    const change = await api['connect.connectAssistant']({ id: 'cursor' }, PANEL);
+    expect(change.status.state).toBe('connected');
+    const { assistants } = await api['connect.assistants']({}, PANEL);
+    expect(assistants.find((a) => a.id === 'cursor')).toMatchObject({ state: 'connected', deepLink: expect.stringMatching(/^cursor:\/\/anysphere\.cursor-deeplink\/mcp\/install\?name=sandpit&config=/) as unknown });
+    expect(assistants.find((a) => a.id === 'vscode')).toMatchObject({ state: 'not-found', deepLink: expect.stringMatching(/^vscode:mcp\/install\?/) as unknown });
   });
 });

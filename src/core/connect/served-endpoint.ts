@@ -1,4 +1,4 @@
-import { loadOrCreateToken, rotateToken, tokenPath } from '../http/token';
+import { loadOrCreateToken, rotateToken, tokenPath } from './token';
 import type { Logger } from '../log';
 
 /** The part of a running HTTP server the endpoint needs: its URL and a way to switch its tokens. */

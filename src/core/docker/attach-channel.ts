@@ -1,7 +1,7 @@
 import type { DockerClient } from './docker-client';
 import type { Logger } from '../log';
-import { LineChannel } from '../sessions/agent-channel';
-import type { AgentChannel } from '../sessions/agent-channel';
+import { LineChannel } from '../sandbox/agent-channel';
+import type { AgentChannel } from '../sandbox/agent-channel';
 
 /** The agent's channel over the container's attached stdin/stdout: works with any engine, remote too. */
 export async function attachChannel(docker: DockerClient, containerId: string, log: Logger): Promise<AgentChannel> {

@@ -1,7 +1,7 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { SandpitConfig } from '../config';
 import type { Logger } from '../log';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { LoopWorkspaces, canLoopMount, plainWorkspaces } from './workspace-storage';
 import type { WorkspaceStorage } from './workspace-storage';
 

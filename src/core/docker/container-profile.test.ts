@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Limits } from '../../shared/domain/limits';
-import { AGENT_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
+import { AGENT_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import { AGENT_SOCKET, SANDBOX_NPROC, SANDBOX_USER, gvisorHostPids, hardenedContainerSpec } from './container-profile';
 import type { ProfileInput } from './container-profile';
 import type { ContainerSpec } from './docker-client';

@@ -1,5 +1,5 @@
 import type { Limits } from '../../shared/domain/limits';
-import { AGENT_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
+import { AGENT_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import type { ContainerSpec } from './docker-client';
 
 /** The sandbox user's uid and gid (the images make it). */

@@ -1,15 +1,16 @@
 import type { ChannelKind } from '../../shared/domain/session';
 import type { ChannelSetting } from '../config';
 import type { Logger } from '../log';
-import { dirname } from 'node:path';
-import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxRecord, SandboxSpec } from '../sessions/sandbox-backend';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { SandpitError } from '../../shared/api/errors';
+import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
 import type { DaemonEvents } from './daemon-events';
 import type { DockerClient, EngineEndpoint, EngineProduct } from './docker-client';
 import { dockerFixHint } from './docker-errors';
 import { DockerSandbox } from './docker-sandbox';
 import { gvisorNetworkRefusal, gvisorRuntimeFor } from './gvisor';
 import { probeGvisorNetwork } from './gvisor-probe';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { podmanGvisorRefusal } from './podman';
 import type { WorkspaceKind, WorkspaceStorage } from './workspace-storage';
 
@@ -31,6 +32,29 @@ export function resolveChannel(setting: ChannelSetting, endpoint: EngineEndpoint
   const canChown = typeof process.getuid === 'function' && process.getuid() === 0;
   // A socket in a host folder needs the engine on this machine, reached through its own socket (not TCP).
   return endpoint.kind === 'local' && endpoint.tcp !== true && process.platform === 'linux' && canChown ? 'socket' : 'attach';
+}
+
+/** An instance's folder in the run folder: its instance id. */
+const INSTANCE_DIR = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * A kept session's record is input from a file: its agent folder must be where Sandpit makes them
+ * (`<runRoot>/<instance>/<session>`: it is chowned to the sandbox user and removed with the session) and its
+ * runtime one Sandpit uses for its isolation. Else DENIED, and nothing it names is touched.
+ */
+function assertKeptRecord(spec: SandboxSpec, record: SandboxRecord, runRoot: string): void {
+  if (record.agentDir !== undefined) {
+    const where = relative(resolve(runRoot), resolve(record.agentDir)).split(sep);
+    if (record.channel !== 'socket' || where.length !== 2 || !INSTANCE_DIR.test(where[0] ?? '') || where[1] !== spec.sessionId) {
+      throw new SandpitError('DENIED', `The record of kept session ${spec.sessionId} names ${record.agentDir} as its agent folder, which is not where Sandpit makes them (${join(runRoot, '<instance>', spec.sessionId)}): it is not taken over, and that folder is left alone.`, { reason: 'foreign-folder' });
+    }
+  } else if (record.channel === 'socket') {
+    throw new SandpitError('DENIED', `The record of kept session ${spec.sessionId} says it talks over a socket but names no agent folder: it is not taken over.`, { reason: 'record-mismatch' });
+  }
+  const gvisor = /^runsc(-[a-z0-9]+)*$/.test(record.runtime);
+  if (!(record.runtime === 'runc' || gvisor) || gvisor !== (spec.isolation === 'strong')) {
+    throw new SandpitError('DENIED', `The record of kept session ${spec.sessionId} says it runs under "${record.runtime}", which is not the runtime of its isolation (${spec.isolation}): it is not taken over.`, { reason: 'record-mismatch' });
+  }
 }
 
 /** Sessions on a Docker engine (or anything speaking its API): the first SandboxBackend. */
@@ -105,6 +129,7 @@ export class DockerBackend implements SandboxBackend {
 
   /** A kept session's sandbox from its record: its channel and runtime as they were made (its container is fixed). */
   async reopen(spec: SandboxSpec, record: SandboxRecord): Promise<DockerSandbox> {
+    assertKeptRecord(spec, record, dirname(this.deps.instanceDir));
     const sandbox = new DockerSandbox(spec, {
       docker: this.deps.docker,
       engineProduct: await this.engineProduct(),
@@ -115,7 +140,7 @@ export class DockerBackend implements SandboxBackend {
       runtime: record.runtime,
       ...(record.channel === 'socket' && record.agentDir ? { socketRoot: dirname(record.agentDir) } : {}),
     });
-    sandbox.adopt(record);
+    await sandbox.adopt(record);
     return sandbox;
   }
 
@@ -133,7 +158,10 @@ export class DockerBackend implements SandboxBackend {
         this.gvisorNetworkProbes.set(key, probe);
       }
       const problem = await probe;
-      if (problem) throw gvisorNetworkRefusal(problem);
+      if (problem) {
+        this.deps.log.warn('gVisor cannot give a sandbox a network on this engine', { network: spec.network, engineError: problem });
+        throw gvisorNetworkRefusal(problem);
+      }
     }
     return runtime;
   }

@@ -1,4 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
+import type { ImageInfo } from '../sandbox/sandbox-images';
+import type { NetworkInfo, NetworkSummary } from '../sandbox/sandbox-networks';
 
 /** Everything Sandpit asks of a Docker engine. One dockerode implementation; tests of others may fake it. */
 export interface DockerClient {
@@ -94,6 +96,12 @@ export interface ContainerState {
   ipAddress?: string;
   /** The engine runtime it runs under (runc, runsc …). */
   runtime?: string;
+  /** The image it was made from, as named then. */
+  image?: string;
+  /** Its network mode as made (`none`, `bridge`, a network's name). */
+  networkMode?: string;
+  /** Its bind mounts of this computer's folders, as made. */
+  binds?: Array<{ source: string; target: string; readOnly: boolean }>;
 }
 
 export interface ContainerStats {
@@ -127,25 +135,6 @@ export interface NetworkSpec {
   name: string;
   labels: Record<string, string>;
   internal: boolean;
-}
-
-export interface NetworkSummary {
-  id: string;
-  name: string;
-  labels: Record<string, string>;
-}
-
-export interface NetworkInfo extends NetworkSummary {
-  internal: boolean;
-  /** IPAM config entries: `subnet` in CIDR form and the `gateway` address (the host's address on a bridge). */
-  subnets: Array<{ subnet: string; gateway?: string }>;
-}
-
-export interface ImageInfo {
-  /** The content-addressed image id (`sha256:…`). */
-  id: string;
-  labels: Record<string, string>;
-  sizeBytes: number;
 }
 
 export interface BuildOptions {

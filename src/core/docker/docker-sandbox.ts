@@ -3,20 +3,21 @@ import { join } from 'node:path';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
-import type { AgentChannel } from '../sessions/agent-channel';
-import { connectUnixChannel } from '../sessions/unix-socket-channel';
-import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxFolder, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sessions/sandbox-backend';
+import type { AgentChannel } from '../sandbox/agent-channel';
+import { connectUnixChannel } from '../sandbox/unix-socket-channel';
+import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxFolder, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sandbox/sandbox-backend';
 import { SandpitError } from '../../shared/api/errors';
 import { attachChannel } from './attach-channel';
-import { PACKAGES_DIR } from '../sessions/sandbox-paths';
+import { AGENT_DIR, PACKAGES_DIR } from '../sandbox/sandbox-paths';
 import { SANDBOX_UID, SANDBOX_USER, hardenedContainerSpec } from './container-profile';
 import type { DaemonEvents } from './daemon-events';
 import type { ContainerSpec, DockerClient, EngineProduct } from './docker-client';
 import { LABEL, sessionLabels } from './labels';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import type { WorkspaceStorage, WorkspaceVolume } from './workspace-storage';
 import { newId } from '../util/ids';
 import { cleanPackageArchive } from './package-archive';
+import { canonicalImageName } from './image-name';
 
 /** How long reading or writing a package store's archive may take. */
 const PACKAGE_ARCHIVE_TIMEOUT_MS = 300_000;
@@ -82,6 +83,7 @@ export class DockerSandbox implements Sandbox {
       await docker.createVolume({ name: this.volumeName, labels, ...(this.workspace.driverOpts ? { driverOpts: this.workspace.driverOpts } : {}) });
       await docker.createVolume({ name: this.packagesVolume, labels });
       if (this.agentDir) await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
+      await this.checkFolders();
       this.containerId = await docker.createContainer(this.containerSpec());
       this.log.debug('created session container', { containerId: this.containerId });
     } catch (error) {
@@ -90,12 +92,50 @@ export class DockerSandbox implements Sandbox {
     }
   }
 
-  /** Takes over the stopped container and storage of a kept session (after Sandpit restarted). */
-  adopt(record: SandboxRecord): void {
+  /**
+   * Takes over the stopped container and storage of a kept session (after Sandpit restarted). The record
+   * is input from a file: the container must be one Sandpit made for this session (its labels), made as
+   * this session's spec says (network, runtime, bind mounts), and its disk where Sandpit keeps disks —
+   * else nothing of it is taken over, and nothing it names is touched (DENIED, saying why).
+   */
+  async adopt(record: SandboxRecord): Promise<void> {
+    const { docker } = this.deps;
+    const found = await docker.listContainers({ [LABEL.managed]: 'true', [LABEL.session]: this.sessionId });
+    if (!found.some((c) => c.id === record.containerId)) {
+      throw new SandpitError('DENIED', `The record of kept session ${this.sessionId} names container ${record.containerId.slice(0, 12)}, which is not one Sandpit made for that session: it is not taken over, and nothing is done to that container.`, { reason: 'foreign-container' });
+    }
+    const made = await docker.inspectContainer(record.containerId);
+    const wantedNetwork = this.spec.network ?? 'none';
+    // Runtimes are compared by kind: Podman names its default one "oci" where Docker says "runc".
+    const gvisor = (runtime: string | undefined): boolean => runtime?.startsWith('runsc') === true;
+    if ((made.networkMode ?? wantedNetwork) !== wantedNetwork || gvisor(made.runtime) !== gvisor(record.runtime) || canonicalImageName(made.image ?? this.spec.image) !== canonicalImageName(this.spec.image)) {
+      throw new SandpitError(
+        'DENIED',
+        `The container of kept session ${this.sessionId} was made from ${made.image ?? '?'} with network "${made.networkMode ?? '?'}" and runtime ${made.runtime ?? '?'}, not from ${this.spec.image} with network "${wantedNetwork}" and runtime ${record.runtime} as its record says: it is not taken over.`,
+        { reason: 'record-mismatch' },
+      );
+    }
+    const expected = [
+      ...(this.agentDir ? [`${this.agentDir}\u0000${AGENT_DIR}\u0000rw`] : []),
+      ...this.folders.map((f) => `${f.hostPath}\u0000${f.mountPath}\u0000${f.readOnly ? 'ro' : 'rw'}`),
+    ].sort();
+    const actual = (made.binds ?? []).map((b) => `${b.source}\u0000${b.target}\u0000${b.readOnly ? 'ro' : 'rw'}`).sort();
+    if (made.binds !== undefined && JSON.stringify(expected) !== JSON.stringify(actual)) {
+      throw new SandpitError('DENIED', `The container of kept session ${this.sessionId} mounts other folders of this computer than its record says: it is not taken over.`, { reason: 'record-mismatch' });
+    }
+    this.workspace = this.deps.workspaces.reopen(record.workspace, this.sessionId);
     this.containerId = record.containerId;
-    this.workspace = this.deps.workspaces.reopen(record.workspace);
     this.adopted = true;
     this.deps.events.follow(record.containerId);
+  }
+
+  /**
+   * The shared folders checked again right before a container that mounts them is made or started (the
+   * engine follows a bind mount's source at every start): what is mounted is what was just checked.
+   */
+  private async checkFolders(): Promise<void> {
+    if (this.folders.length === 0 || !this.spec.checkFolders) return;
+    this.folders = await this.spec.checkFolders(this.folders);
   }
 
   record(): SandboxRecord {
@@ -135,10 +175,11 @@ export class DockerSandbox implements Sandbox {
   async replaceFolders(folders: SandboxFolder[]): Promise<void> {
     const { docker, events } = this.deps;
     const previous = this.containerId;
+    const checked = folders.length && this.spec.checkFolders ? await this.spec.checkFolders(folders) : [...folders];
     this.log.info('replacing the session container for new shared folders', { containerId: previous, folders: folders.length });
     await docker.removeContainer(previous);
     events.forget(previous);
-    this.folders = [...folders];
+    this.folders = checked;
     this.containerId = await docker.createContainer(this.containerSpec());
     this.log.info('replaced the session container', { containerId: this.containerId });
   }
@@ -146,6 +187,7 @@ export class DockerSandbox implements Sandbox {
   async start(timeoutMs: number): Promise<AgentChannel> {
     const { docker } = this.deps;
     if (this.adopted) await this.checkAdopted();
+    await this.checkFolders();
     if (!this.agentDir) {
       // The agent only speaks when asked, so attaching after start loses nothing.
       await docker.startContainer(this.containerId);
@@ -213,6 +255,10 @@ export class DockerSandbox implements Sandbox {
 
   async importPackages(tar: Buffer): Promise<void> {
     const { docker } = this.deps;
+    // Cleaned again as it is unpacked: the archive comes from the data folder, which may have been edited
+    // (device nodes, set-id files, links out would otherwise land in the package store).
+    const clean = await cleanPackageArchive(tar, tar.length, PACKAGE_ARCHIVE_TIMEOUT_MS, { topFolder: false });
+    if (!clean) return;
     // A container that is created, never started: the engine unpacks into its writable mount of the store.
     const spec = hardenedContainerSpec({
       name: `sandpit-restore-${newId('r', 4)}`,
@@ -226,8 +272,8 @@ export class DockerSandbox implements Sandbox {
     spec.openStdin = false;
     const helperId = await docker.createContainer(spec);
     try {
-      this.log.info('unpacking packages into the session', { bytes: tar.length });
-      await docker.putArchive(helperId, PACKAGES_DIR, tar);
+      this.log.info('unpacking packages into the session', { bytes: clean.tar.length });
+      await docker.putArchive(helperId, PACKAGES_DIR, clean.tar);
     } finally {
       await docker.removeContainer(helperId);
     }

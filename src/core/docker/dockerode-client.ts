@@ -20,13 +20,12 @@ import type {
   EngineVersion,
   ExecOptions,
   ExecResult,
-  ImageInfo,
-  NetworkInfo,
   NetworkSpec,
-  NetworkSummary,
   VolumeSpec,
   VolumeSummary,
 } from './docker-client';
+import type { ImageInfo } from '../sandbox/sandbox-images';
+import type { NetworkInfo, NetworkSummary } from '../sandbox/sandbox-networks';
 import { followEventStream } from './dockerode-events';
 import { attachStreams, execInContainer, readContainerLogs, runHelperContainer } from './dockerode-exec';
 import { buildFromContext, importRootfs } from './dockerode-images';
@@ -207,6 +206,9 @@ export class DockerodeClient implements DockerClient {
         labels: i.Config.Labels ?? {},
         ipAddress: networks.find((n) => n.IPAddress)?.IPAddress,
         runtime: (i.HostConfig as { Runtime?: string } | undefined)?.Runtime || 'runc',
+        image: i.Config.Image,
+        networkMode: i.HostConfig.NetworkMode,
+        binds: (i.Mounts ?? []).filter((m) => m.Type === 'bind').map((m) => ({ source: m.Source, target: m.Destination, readOnly: !m.RW })),
       };
     });
   }

@@ -4,7 +4,7 @@ import { newId } from '../util/ids';
 import { hardenedContainerSpec } from './container-profile';
 import type { DockerClient } from './docker-client';
 import { LABEL, sessionLabels } from './labels';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 
 /**
  * Whether a gVisor sandbox on `network` starts on this engine: a hardened container that only runs `true`

@@ -31,10 +31,14 @@ export function gvisorRuntimeFor(available: readonly string[], networked: boolea
   return found;
 }
 
-/** What a session with a network gets under gVisor where this engine's runsc cannot give one. */
+/**
+ * What a session with a network gets under gVisor where this engine's runsc cannot give one: a plain sentence
+ * (the engine's own error goes in `details` and the log, not in front of a person).
+ */
 export function gvisorNetworkRefusal(detail: string): SandpitError {
   return new SandpitError(
     'INVALID_INPUT',
-    `Strong isolation (gVisor) cannot give sessions a network on this Docker engine (${detail}). Use Standard isolation for environments whose network policy is "packages" or "open", or the network policy "none" with gVisor.`,
+    'This session cannot start: it has network access (“Package downloads only” or “Unrestricted internet”), and Strong isolation (gVisor) cannot give a session network access on this Docker engine. Give its environment Standard isolation (Environments → Edit → Isolation), or “No network”.',
+    { engineError: detail },
   );
 }

@@ -1,3 +1,5 @@
+import type { InstanceIdentity } from '../sandbox/instance-identity';
+
 /** Labels on every container, volume and network Sandpit creates. The reaper trusts nothing else. */
 export const LABEL = {
   managed: 'dev.sandpit.managed',
@@ -13,15 +15,6 @@ export const LABEL = {
   imageFlavour: 'dev.sandpit.image-flavour',
   imageBase: 'dev.sandpit.image-base',
 } as const;
-
-export interface InstanceIdentity {
-  /** Random per running core. */
-  instanceId: string;
-  host: string;
-  pid: number;
-  /** The process's start time as the OS reports it (Linux: /proc/<pid>/stat field 22), '' when unknown. */
-  processStart: string;
-}
 
 export function instanceLabels(identity: InstanceIdentity): Record<string, string> {
   return {

@@ -1,8 +1,8 @@
 import type { Logger } from '../log';
 import type { DockerClient } from './docker-client';
-import { isOwnerDead } from './instance-identity';
+import { isOwnerDead } from '../sandbox/instance-identity';
 import { LABEL } from './labels';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 
 /**
  * Removes the Docker networks (the egress network) of dead Sandpit instances, and nothing else:

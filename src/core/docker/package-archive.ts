@@ -17,11 +17,16 @@ export interface PackageArchive {
 const ENTRY_SLACK_BYTES = 16 * 1024;
 const MAX_ENTRIES = 200_000;
 
-/** The entry's path below the archive's top folder ("packages/x/y" → "x/y"); undefined for the top folder itself. */
-function innerPath(name: string): string | undefined {
+/**
+ * The entry's path below the archive's top folder ("packages/x/y" → "x/y"; undefined for the top folder
+ * itself), or, for an archive without one (`topFolder` false: a clean archive, as a snapshot stores it), the
+ * entry's own path.
+ */
+function innerPath(name: string, topFolder: boolean): string | undefined {
   const parts = name.split('/').filter((p) => p !== '' && p !== '.');
   if (parts.some((p) => p === '..' || p.includes('\0'))) throw new SandpitError('INVALID_INPUT', `The package store holds an invalid name ${JSON.stringify(name.slice(0, 200))}.`);
-  return parts.length <= 1 ? undefined : parts.slice(1).join('/');
+  const skip = topFolder ? 1 : 0;
+  return parts.length <= skip ? undefined : parts.slice(skip).join('/');
 }
 
 /** A link is kept only when it points inside the store, relatively (as npm's `.bin` links do). */
@@ -62,9 +67,15 @@ function drain(body: TarEntryBody): Promise<void> {
  * Re-packs the engine's archive of a package store as a clean one: folders, regular files and links that
  * stay inside the store, each owned by the sandbox user with permission bits only (no set-id bits).
  * Hard links, devices, FIFOs and links that point outside are left out. The archive's content came from
- * installers (untrusted): names are checked, sizes capped, the walk bounded in time.
+ * installers (untrusted): names are checked, sizes capped, the walk bounded in time. A snapshot's archive is
+ * cleaned again before it is unpacked (`topFolder: false`): the data folder's files may have been edited.
  */
-export async function cleanPackageArchive(source: NodeJS.ReadableStream | Buffer, maxBytes: number, timeoutMs: number): Promise<PackageArchive | undefined> {
+export async function cleanPackageArchive(
+  source: NodeJS.ReadableStream | Buffer,
+  maxBytes: number,
+  timeoutMs: number,
+  { topFolder = true }: { topFolder?: boolean } = {},
+): Promise<PackageArchive | undefined> {
   const out = pack();
   const chunks: Buffer[] = [];
   let outBytes = 0;
@@ -85,7 +96,7 @@ export async function cleanPackageArchive(source: NodeJS.ReadableStream | Buffer
     });
   try {
     await walkTar(source, { timeoutMs, maxArchiveBytes: maxBytes + MAX_ENTRIES * ENTRY_SLACK_BYTES }, async (header: TarHeader, body) => {
-      const path = innerPath(header.name);
+      const path = innerPath(header.name, topFolder);
       const common = { uid: SANDBOX_UID, gid: SANDBOX_GID, mtime: header.mtime ?? new Date(0) };
       if (path === undefined) return drain(body);
       entries += 1;

@@ -4,11 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../log';
-import type { ContainerSummary, DockerClient, NetworkSummary, VolumeSummary } from './docker-client';
-import { currentIdentity, markInstanceAlive, markInstanceDead, processStartTime } from './instance-identity';
+import type { ContainerSummary, DockerClient, VolumeSummary } from './docker-client';
+import type { NetworkSummary } from '../sandbox/sandbox-networks';
+import { currentIdentity, markInstanceAlive, markInstanceDead, processStartTime } from '../sandbox/instance-identity';
 import { LABEL, instanceLabels } from './labels';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { reapDeadInstances } from './reaper';
+import type { KeptSessions } from './reaper';
+import { KEPT_MARKERS_DIR, isKeptSession } from '../sessions/kept-store';
+
+function keptIn(runRoot: string): KeptSessions {
+  return { isKept: (sessionId) => isKeptSession(runRoot, sessionId), markersDir: KEPT_MARKERS_DIR };
+}
 import { KeptStore } from '../sessions/kept-store';
 
 function exitedPid(): number {
@@ -122,7 +129,7 @@ describe('reapDeadInstances', () => {
     );
     markInstanceAlive(me.instanceId);
     try {
-      const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+      const report = await reapDeadInstances(docker, me, runRoot, keptIn(runRoot), silentLogger);
       expect(removedContainers.sort()).toEqual(['c-dead', 'c-disposed-here']);
       expect(removedVolumes).toEqual(['v-dead']);
       expect(report.containers.sort()).toEqual(['c-dead', 'c-disposed-here']);
@@ -142,7 +149,7 @@ describe('reapDeadInstances', () => {
       network('n-mine', instanceLabels(me)),
       network('n-unmanaged', unmanaged(dead)),
     ]);
-    const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+    const report = await reapDeadInstances(docker, me, runRoot, keptIn(runRoot), silentLogger);
     expect(removedNetworks).toEqual(['n-dead']);
     expect(report.networks).toEqual(['name-n-dead']);
   });
@@ -153,7 +160,7 @@ describe('reapDeadInstances', () => {
       [{ name: 'v-mine', labels: instanceLabels(me) }],
     );
     markInstanceDead(me.instanceId);
-    const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+    const report = await reapDeadInstances(docker, me, runRoot, keptIn(runRoot), silentLogger);
     expect(removedContainers).toEqual([]);
     expect(removedVolumes).toEqual([]);
     expect(report).toEqual({ containers: [], volumes: [], networks: [], dirs: [] });
@@ -170,7 +177,7 @@ describe('reapDeadInstances', () => {
     const liveDir = await agentDir(live.instanceId, live);
     const remoteDir = await agentDir(remote.instanceId, remote);
     const mine = await agentDir(me.instanceId);
-    const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+    const report = await reapDeadInstances(docker, me, runRoot, keptIn(runRoot), silentLogger);
     expect(report.dirs.sort()).toEqual([deadDir, halfMade].sort());
     expect((await readdir(runRoot)).sort()).toEqual([live.instanceId, remote.instanceId, me.instanceId, 'inst-starting'].sort());
     expect(await readdir(starting)).toEqual(['ses-1']);
@@ -181,7 +188,7 @@ describe('reapDeadInstances', () => {
 
   it('copes with a run root that does not exist yet', async () => {
     const { docker } = fakeDocker([], []);
-    const report = await reapDeadInstances(docker, me, join(runRoot, 'missing'), silentLogger);
+    const report = await reapDeadInstances(docker, me, join(runRoot, 'missing'), keptIn(join(runRoot, 'missing')), silentLogger);
     expect(report).toEqual({ containers: [], volumes: [], networks: [], dirs: [] });
   });
 });
@@ -218,7 +225,7 @@ describe('reapDeadInstances and kept sessions', () => {
       await mkdir(join(dir, 'ses-kept'), { recursive: true });
       await mkdir(join(dir, 'ses-plain'), { recursive: true });
       await writeFile(join(dir, 'owner.json'), JSON.stringify(dead));
-      const report = await reapDeadInstances(docker, me, runRoot, silentLogger);
+      const report = await reapDeadInstances(docker, me, runRoot, keptIn(runRoot), silentLogger);
       expect(removedContainers.sort()).toEqual(['c-kept-installer', 'c-orphan', 'c-plain']);
       expect(removedVolumes).toEqual(['sandpit-ws-ses-plain']);
       expect((await readdir(dir)).sort()).toEqual(['owner.json', 'ses-kept']);

@@ -2,11 +2,16 @@ import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../log';
 import type { DockerClient } from './docker-client';
-import { isOwnerDead } from './instance-identity';
+import { isOwnerDead } from '../sandbox/instance-identity';
 import { LABEL } from './labels';
-import type { InstanceIdentity } from './labels';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { reapDeadNetworks } from './network-reaper';
-import { KEPT_MARKERS_DIR, isKeptSession } from '../sessions/kept-store';
+
+/** Which sessions some data folder keeps (their leftovers stay), and the run folder's entry holding their markers. */
+export interface KeptSessions {
+  isKept(sessionId: string): Promise<boolean>;
+  markersDir: string;
+}
 
 export interface ReapReport {
   containers: string[];
@@ -23,13 +28,13 @@ function ownerOf(labels: Record<string, string>): { host?: string; pid?: string;
 /**
  * Removes containers, volumes, networks and agent dirs that belong to dead Sandpit instances — and nothing
  * else: only resources carrying our managed label are even looked at. A kept session's container, volumes
- * and agent dir stay (kept by some data folder on this machine: isKeptSession); its installers do not.
+ * and agent dir stay (kept by some data folder on this machine: `keptSessions`); its installers do not.
  */
-export async function reapDeadInstances(docker: DockerClient, self: InstanceIdentity, runRoot: string, log: Logger): Promise<ReapReport> {
+export async function reapDeadInstances(docker: DockerClient, self: InstanceIdentity, runRoot: string, keptSessions: KeptSessions, log: Logger): Promise<ReapReport> {
   const report: ReapReport = { containers: [], volumes: [], networks: [], dirs: [] };
   const kept = (labels: Record<string, string>): Promise<boolean> => {
     const session = labels[LABEL.session];
-    return session === undefined ? Promise.resolve(false) : isKeptSession(runRoot, session);
+    return session === undefined ? Promise.resolve(false) : keptSessions.isKept(session);
   };
   const containers = await docker.listContainers({ [LABEL.managed]: 'true' });
   for (const c of containers) {
@@ -46,7 +51,7 @@ export async function reapDeadInstances(docker: DockerClient, self: InstanceIden
   }
   // After the containers: a network with containers on it cannot be removed.
   report.networks = await reapDeadNetworks(docker, self, log);
-  report.dirs = await reapAgentDirs(runRoot, self);
+  report.dirs = await reapAgentDirs(runRoot, self, keptSessions);
   return report;
 }
 
@@ -62,7 +67,7 @@ async function attempt(remove: () => Promise<void>, log: Logger, fields: Record<
 }
 
 /** Agent dirs live in `<runRoot>/<instanceId>/` with an owner.json; dirs of dead owners go. */
-async function reapAgentDirs(runRoot: string, self: InstanceIdentity): Promise<string[]> {
+async function reapAgentDirs(runRoot: string, self: InstanceIdentity, keptSessions: KeptSessions): Promise<string[]> {
   const removed: string[] = [];
   let names: string[];
   try {
@@ -71,7 +76,7 @@ async function reapAgentDirs(runRoot: string, self: InstanceIdentity): Promise<s
     return removed;
   }
   for (const name of names) {
-    if (name === self.instanceId || name === KEPT_MARKERS_DIR) continue;
+    if (name === self.instanceId || name === keptSessions.markersDir) continue;
     const dir = join(runRoot, name);
     try {
       const owner = JSON.parse(await readFile(join(dir, 'owner.json'), 'utf8')) as InstanceIdentity;
@@ -83,7 +88,7 @@ async function reapAgentDirs(runRoot: string, self: InstanceIdentity): Promise<s
     }
     const entries = await readdir(dir).catch(() => [] as string[]);
     const kept: string[] = [];
-    for (const entry of entries) if (await isKeptSession(runRoot, entry)) kept.push(entry);
+    for (const entry of entries) if (await keptSessions.isKept(entry)) kept.push(entry);
     if (kept.length === 0) {
       await rm(dir, { recursive: true, force: true });
       removed.push(dir);

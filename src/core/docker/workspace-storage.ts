@@ -2,12 +2,12 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { access, mkdir, readdir, readFile, realpath, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { constants } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve as resolvePath, sep } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import type { Limits } from '../../shared/domain/limits';
 import type { Logger } from '../log';
-import { isOwnerDead } from './instance-identity';
-import type { InstanceIdentity } from './labels';
+import { isOwnerDead } from '../sandbox/instance-identity';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 
 /**
  * What /workspace is on:
@@ -33,13 +33,19 @@ export interface WorkspaceVolume {
 export interface WorkspaceStorage {
   readonly kind: WorkspaceKind;
   prepare(sessionId: string, limits: Limits): Promise<WorkspaceVolume>;
-  /** A kept session's workspace again, from its record (none: a plain volume, which the engine keeps by name). */
-  reopen(disk: { image: string; device: string } | undefined): WorkspaceVolume;
+  /**
+   * A kept session's workspace again, from its record (none: a plain volume, which the engine keeps by name).
+   * A disk that is not where Sandpit puts this session's disks, or a device that is not a loop device, is
+   * refused (DENIED): nothing of it is ever detached or deleted.
+   */
+  reopen(disk: { image: string; device: string } | undefined, sessionId: string): WorkspaceVolume;
   /** Removes what the storage made for itself (not for a session), once no sandbox is being made with it. */
   close?(): Promise<void>;
 }
 
 const TOOL_TIMEOUT_MS = 30_000;
+/** An instance's folder of workspace disks: its instance id. */
+const INSTANCE_DIR = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SANDBOX_OWNER = '10001:10001';
 
 function run(file: string, args: string[]): Promise<string> {
@@ -151,15 +157,28 @@ export class LoopWorkspaces implements WorkspaceStorage {
    * it). The device is detached only while it still backs this image, so a device number taken by another
    * image since (the machine restarted) is never touched — and never mounted as this session's workspace.
    */
-  reopen(disk: { image: string; device: string } | undefined): WorkspaceVolume {
+  reopen(disk: { image: string; device: string } | undefined, sessionId: string): WorkspaceVolume {
     if (!disk) return { release: async () => undefined };
     const { image, device } = disk;
+    const where = relative(resolvePath(this.root), resolvePath(image)).split(sep);
+    if (where.length !== 2 || !INSTANCE_DIR.test(where[0] ?? '') || where[1] !== `${sessionId}.img` || !/^\/dev\/loop[0-9]+$/.test(device)) {
+      throw new SandpitError('DENIED', `The record of kept session ${sessionId} names a workspace disk (${image} on ${device}) that is not where Sandpit keeps that session's disk (${join(this.root, '<instance>', `${sessionId}.img`)} on a loop device): it is not used, and that file is left alone.`, { reason: 'foreign-disk' });
+    }
+    // The folders on the way are Sandpit's own, not links to somewhere else: only then is the image ever deleted.
+    const ours = async (): Promise<boolean> => {
+      const [root, real] = await Promise.all([realpath(this.root).catch(() => undefined), realpath(image).catch(() => undefined)]);
+      return root !== undefined && real !== undefined && real === join(root, where[0] ?? '', where[1] ?? '');
+    };
     const backs = async (): Promise<boolean> => (await backingFile(device)) === (await realpath(image).catch(() => image));
     return {
       disk,
       problem: async () =>
         (await backs()) ? undefined : `Its workspace disk (${image}) is no longer attached as ${device} (the machine restarted?): its files are in that image, but this session cannot mount it again. Stop it and start a new one.`,
       release: async () => {
+        if (!(await ours())) {
+          this.log.warn('a kept workspace disk is not in Sandpit\'s workspaces folder any more; it is left alone', { image });
+          return;
+        }
         if (await backs()) await run('losetup', ['-d', device]).catch((error: unknown) => this.log.warn('could not detach a workspace loop device', { device, error: String(error) }));
         await rm(image, { force: true });
       },

@@ -2,9 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BuildOptions, DockerClient } from '../docker/docker-client';
 import { EventBus } from '../events/event-bus';
 import { silentLogger } from '../log';
+import type { ImageBuild, SandboxImages } from '../sandbox/sandbox-images';
 import { EnvironmentBuilder } from './environment-builder';
 import type { BuildSettings } from './environment-builder';
 import { EnvironmentStore } from './environment-store';
@@ -19,14 +19,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function builderWith(build: (options: BuildOptions) => Promise<void>, settings: () => BuildSettings): { builder: EnvironmentBuilder; store: EnvironmentStore } {
+function builderWith(build: (request: ImageBuild) => Promise<void>, settings: () => BuildSettings): { builder: EnvironmentBuilder; store: EnvironmentStore } {
   const store = new EnvironmentStore({ dir, logger: silentLogger, presets: { offlineBase: true } });
-  const docker = {
-    imageExists: () => Promise.resolve(false),
-    buildImage: (_context: Buffer, options: BuildOptions) => build(options),
-  } as Partial<DockerClient> as DockerClient;
+  const images = {
+    exists: () => Promise.resolve(false),
+    build: (request: ImageBuild) => build(request),
+  } as Partial<SandboxImages> as SandboxImages;
   const builder = new EnvironmentBuilder({
-    docker,
+    images,
     store,
     bus: new EventBus(),
     log: silentLogger,
@@ -43,7 +43,7 @@ describe('EnvironmentBuilder: the build\'s proxy credential', () => {
     let fail = false;
     const { builder, store } = builderWith(
       (options) => {
-        events.push(`build ${options.buildArgs?.HTTP_PROXY ?? 'no proxy'} on ${options.networkMode ?? 'no network'}`);
+        events.push(`build ${options.buildArgs?.HTTP_PROXY ?? 'no proxy'} on ${options.network ?? 'no network'}`);
         return fail ? Promise.reject(new Error('pip failed')) : Promise.resolve();
       },
       () => {

@@ -1,10 +1,9 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Environment, EnvironmentBase, EnvironmentStatus, EnvironmentView } from '../../shared/domain/environment';
 import type { EventBus } from '../events/event-bus';
-import type { DockerClient } from '../docker/docker-client';
-import { LABEL } from '../docker/labels';
 import { packFiles } from '../files/safe-tar';
 import type { Logger } from '../log';
+import type { SandboxImages } from '../sandbox/sandbox-images';
 import type { InstallDiagnosis } from '../../shared/domain/packages';
 import { diagnoseInstall } from '../runtimes/install-diagnosis';
 import { environmentDockerfile, failedPackageFrom } from './environment-dockerfile';
@@ -23,7 +22,7 @@ export interface BuildSettings {
 }
 
 export interface EnvironmentBuilderDeps {
-  docker: DockerClient;
+  images: SandboxImages;
   store: EnvironmentStore;
   bus: EventBus;
   log: Logger;
@@ -118,7 +117,7 @@ export class EnvironmentBuilder {
 
   private async exists(tag: string): Promise<boolean> {
     if (this.existing.has(tag)) return true;
-    const found = await this.deps.docker.imageExists(tag);
+    const found = await this.deps.images.exists(tag);
     if (found) this.existing.add(tag);
     return found;
   }
@@ -133,7 +132,7 @@ export class EnvironmentBuilder {
   }
 
   private async run(environmentId: string, force: boolean): Promise<Environment> {
-    const { docker, store, bus, log } = this.deps;
+    const { images, store, bus, log } = this.deps;
     const env = await store.get(environmentId);
     const target = await this.targetTag(env);
     const startedAt = new Date().toISOString();
@@ -146,7 +145,7 @@ export class EnvironmentBuilder {
       bus.emit('environment.buildLog', { environmentId, line, step: step ? Number(step[1]) : undefined, steps: step ? Number(step[2]) : undefined });
     };
 
-    if (!target.needsBuild || (!force && (await docker.imageExists(target.tag)))) {
+    if (!target.needsBuild || (!force && (await images.exists(target.tag)))) {
       logLine(target.needsBuild ? `${target.tag} is up to date` : `no packages to install: sessions use ${target.tag}`);
       await store.setImage(environmentId, { tag: target.tag, hash: target.hash, builtAt: startedAt });
       this.existing.add(target.tag);
@@ -161,14 +160,8 @@ export class EnvironmentBuilder {
       const dockerfile = environmentDockerfile(env, target.base, settings);
       const context = await packFiles([{ path: 'Dockerfile', content: Buffer.from(dockerfile) }], { maxFileBytes: 1024 * 1024, maxTotalBytes: 1024 * 1024 });
       log.info('building environment', { environmentId, image: target.tag });
-      await docker.buildImage(
-        context,
-        {
-          tag: target.tag,
-          buildArgs: settings.proxyEnv,
-          networkMode: settings.buildNetwork,
-          labels: { [LABEL.managed]: 'true', [LABEL.role]: 'environment', 'dev.sandpit.environment': environmentId, 'dev.sandpit.environment-hash': target.hash },
-        },
+      await images.build(
+        { context, tag: target.tag, buildArgs: settings.proxyEnv, network: settings.buildNetwork, environment: { id: environmentId, hash: target.hash } },
         (line) => {
           lines.push(line);
           if (lines.length > 2_000) lines.shift();

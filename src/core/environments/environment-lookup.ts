@@ -1,5 +1,5 @@
 import { SandpitError } from '../../shared/api/errors';
-import { ENVIRONMENT_ID } from '../../shared/domain/environment';
+import { ENVIRONMENT_ID, environmentNameKey } from '../../shared/domain/environment';
 import type { Environment } from '../../shared/domain/environment';
 import type { EnvironmentStore } from './environment-store';
 
@@ -22,7 +22,8 @@ export async function findEnvironment(store: EnvironmentStore, reference: string
   if (byName.length === 1) return byName[0]!;
   const names = all.map((e) => `"${e.id}" (${e.name})`).join(', ');
   if (byName.length > 1) {
-    throw new SandpitError('INVALID_INPUT', `More than one environment is called "${wanted}": use its id, one of ${byName.map((e) => `"${e.id}"`).join(', ')}.`);
+    // Only a data folder from before names had to be unique can hold two: the person can rename one (its id is under Details).
+    throw new SandpitError('INVALID_INPUT', `More than one environment is called "${wanted}" (made before Sandpit refused a name in use): use its id, one of ${byName.map((e) => `"${e.id}"`).join(', ')}, or ask the person to rename one on the Environments screen (each one's id is under its Details).`);
   }
   throw new SandpitError('INVALID_INPUT', `There is no environment "${wanted}". The environments are: ${names}. See list_environments.`, {
     environments: all.map((e) => e.id),
@@ -30,5 +31,5 @@ export async function findEnvironment(store: EnvironmentStore, reference: string
 }
 
 function comparable(name: string): string {
-  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+  return environmentNameKey(name);
 }

@@ -35,12 +35,12 @@ describe('installSettingsFor', () => {
 
 describe('networkFor', () => {
   it('gives none no network, open the bridge, packages the egress network with a per-session credential', () => {
-    expect(networkFor('none', egress)).toEqual({});
-    expect(networkFor('open', undefined)).toEqual({ network: 'bridge' });
-    const packages = networkFor('packages', egress);
+    expect(networkFor('none', { egress, open: 'bridge' })).toEqual({});
+    expect(networkFor('open', { egress: undefined, open: 'bridge' })).toEqual({ network: 'bridge' });
+    const packages = networkFor('packages', { egress, open: 'bridge' });
     expect(packages.network).toBe('sandpit-egress-1');
     expect(typeof packages.containerEnv === 'function' ? packages.containerEnv('ses-9') : undefined).toEqual({ HTTP_PROXY: 'http://ses-9:secret-of-ses-9@10.0.0.1:3128' });
-    expect(() => networkFor('packages', undefined)).toThrow(/egress proxy/);
-    expect(() => networkFor('packages', undefined, 'the engine is remote.')).toThrow(/sessions of this environment cannot start\. the engine is remote\.$/);
+    expect(() => networkFor('packages', { egress: undefined, open: 'bridge' })).toThrow(/egress proxy/);
+    expect(() => networkFor('packages', { egress: undefined, open: 'bridge' }, 'the engine is remote.')).toThrow(/sessions of this environment cannot start\. the engine is remote\.$/);
   });
 });

@@ -3,11 +3,11 @@ import type { Environment, NetworkPolicy } from '../../shared/domain/environment
 import type { Isolation } from '../../shared/domain/isolation';
 import type { SandpitConfig } from '../config';
 import type { InstallProxy, InstallSettings } from '../runtimes/helper-install';
-import type { ContainerEnv } from '../sessions/session-manager';
+import type { ContainerEnv } from '../sessions/session-template';
 import type { EnvironmentBuilder } from './environment-builder';
 import type { EnvironmentStore } from './environment-store';
 
-/** Where sessions of a network policy are attached: the egress network (packages) or a bridge (open). */
+/** Where sessions of the "packages" policy are attached: the egress proxy's network. */
 export interface EgressAccess {
   network: string;
   /** Proxy variables carrying the session's own credential. */
@@ -22,6 +22,8 @@ export interface EnvironmentServices {
   egress(): EgressAccess | undefined;
   /** Why the egress proxy is not running, when its start failed (e.g. a remote engine). */
   egressProblem?(): string | undefined;
+  /** The engine's network with a way out (sessions of the "open" policy). */
+  openNetwork: string;
   /** The isolation of sessions whose environment does not choose one (the Settings default, now). */
   defaultIsolation(): Isolation;
 }
@@ -32,9 +34,14 @@ export function isolationOf(env: Environment, services: Pick<EnvironmentServices
 }
 
 /** How a session of this policy is connected: nothing, the egress proxy only, or the open network. */
-export function networkFor(policy: NetworkPolicy, egress: EgressAccess | undefined, whyNot?: string): { network?: string; containerEnv?: ContainerEnv } {
+export function networkFor(
+  policy: NetworkPolicy,
+  networks: { egress: EgressAccess | undefined; open: string },
+  whyNot?: string,
+): { network?: string; containerEnv?: ContainerEnv } {
+  const { egress } = networks;
   if (policy === 'none') return {};
-  if (policy === 'open') return { network: 'bridge' };
+  if (policy === 'open') return { network: networks.open };
   if (!egress) throw new SandpitError('DOCKER_UNAVAILABLE', `The egress proxy for the "packages" network policy is not running; sessions of this environment cannot start.${whyNot ? ` ${whyNot}` : ''}`);
   // Each sandbox's proxy URL carries a credential issued for it: the proxy serves nothing else, and
   // refusals are logged with the session the credential belongs to.

@@ -72,6 +72,20 @@ describe('EnvironmentStore', () => {
     expect((await store.get('mirror')).allowedHosts).toEqual(['files.example.org', '*.mirror.example.com']);
   });
 
+  it('refuses a second environment with the same name, ignoring capitals and spaces (create, rename); copies get a free name', async () => {
+    const store = open();
+    await store.create({ name: 'Team data', language: 'python' });
+    const other = await store.create({ name: 'Other', language: 'python' });
+    const refusal = await rejection(store.create({ name: '  team   DATA ', language: 'python' }), 'CONFLICT');
+    expect(refusal).toBe('An environment is already called “Team data” (capitals and spaces do not tell names apart). Choose another name.');
+    await rejection(store.create({ name: 'PYTHON', language: 'python' }), 'CONFLICT');
+    await rejection(store.update(other.id, { name: 'TEAM DATA' }), 'CONFLICT');
+    expect((await store.update('team-data', { name: 'Team Data' })).name).toBe('Team Data');
+    expect((await store.copy('team-data')).name).toBe('Team Data (copy)');
+    expect((await store.copy('team-data')).name).toBe('Team Data (copy 2)');
+    expect((await store.list()).filter((e) => e.name.toLowerCase() === 'team data')).toHaveLength(1);
+  });
+
   it('refuses an allowed host no sandbox may reach, on create and on update (the one-click Allow), saying why and keeping the old list', async () => {
     const store = open();
     const created = store.create({ name: 'Metadata', language: 'python', network: 'packages', allowedHosts: ['files.example.org', '169.254.169.254'] });
@@ -83,6 +97,18 @@ describe('EnvironmentStore', () => {
       await expect(store.update('mirror', { allowedHosts: ['files.example.org', host] }), host).rejects.toThrow(/^allowedHosts\.1: .*so it cannot be an allowed host\.$/);
     }
     expect((await store.get('mirror')).allowedHosts).toEqual(['files.example.org']);
+  });
+
+  it('keeps a stored environment whose file lists a host now refused: the host is left out (and logged), nothing else', async () => {
+    await open().create({ name: 'Mirror', language: 'python', network: 'packages', allowedHosts: ['files.example.org'] });
+    const path = join(dir, 'mirror.json');
+    const stored = JSON.parse(await readFile(path, 'utf8')) as { allowedHosts: string[] };
+    stored.allowedHosts = ['files.example.org', 'localhost', '169.254.169.254'];
+    await writeFile(path, JSON.stringify(stored));
+    const env = await open().get('mirror');
+    expect(env.name).toBe('Mirror');
+    expect(env.allowedHosts).toEqual(['files.example.org']);
+    expect(logger.warnings.filter((w) => w.message === 'left out an allowed host no sandbox may reach').map((w) => w.fields?.host)).toEqual(['localhost', '169.254.169.254']);
   });
 
   it('creates, gets, lists, updates and removes an environment', async () => {
@@ -160,7 +186,8 @@ describe('EnvironmentStore', () => {
     expect(await rejection(store.remove('node'), 'CONFLICT')).toMatch(/preset/);
     const copy = await store.copy('python-data');
     expect(copy).toMatchObject({ id: 'python-data-copy', name: 'Python (data) (copy)', base: 'python-data', preset: false });
-    const renamed = await store.copy('python', { name: 'Python' });
+    await rejection(store.copy('python', { name: 'python' }), 'CONFLICT');
+    const renamed = await store.copy('python', { name: 'Python!' });
     expect(renamed.id).toBe('python-2');
     expect((await store.update('python-2', { packages: { pip: ['rich'] } })).packages.pip).toEqual(['rich']);
     expect((await store.get('python')).packages.pip).toEqual([]);
@@ -174,15 +201,18 @@ describe('EnvironmentStore', () => {
   it('gives unique ids: slug, then -2, -3…, never a preset id', async () => {
     const store = open();
     const ids = [];
-    for (const name of ['Data Science', 'data science', 'Data  science!', 'Node.js', 'Ünïcödé', '!!!']) ids.push((await store.create({ name, language: 'python' })).id);
+    for (const name of ['Data Science', 'Data-Science', 'Data  science!', 'Node.js!', 'Ünïcödé', '!!!']) ids.push((await store.create({ name, language: 'python' })).id);
     expect(ids).toEqual(['data-science', 'data-science-2', 'data-science-3', 'node-js', 'unicode', 'environment']);
     expect((await store.create({ name: 'node', language: 'javascript' })).id).toBe('node-2');
     expect(slugify('x'.repeat(100))).toHaveLength(40);
   });
 
-  it('serializes concurrent creates: every one gets its own id and file', async () => {
+  it('serializes concurrent creates: every one gets its own id and file, and of one name only one is made', async () => {
     const store = open();
-    const created = await Promise.all(Array.from({ length: 12 }, () => store.create({ name: 'Same', language: 'python' })));
+    const created = await Promise.all(Array.from({ length: 12 }, (_, i) => store.create({ name: `Same${'!'.repeat(i)}`, language: 'python' })));
+    const twins = await Promise.allSettled(Array.from({ length: 4 }, () => store.create({ name: 'Twin', language: 'python' })));
+    expect(twins.filter((t) => t.status === 'fulfilled')).toHaveLength(1);
+    await store.remove('twin');
     const ids = created.map((e) => e.id);
     expect(new Set(ids).size).toBe(12);
     expect(ids[0]).toBe('same');

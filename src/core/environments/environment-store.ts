@@ -4,6 +4,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import {
+  nameTakenMessage,
   BASES_BY_LANGUAGE,
   defaultBaseFor,
   ENVIRONMENT_ID,
@@ -28,7 +29,7 @@ import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
 import { parsePackageSpec } from '../runtimes/package-specs';
-import { checkAllowedHost } from './allowed-host-check';
+import { checkAllowedHost } from '../egress/allowed-host-check';
 import type { PackageManager } from '../../shared/domain/runtimes';
 
 export interface EnvironmentStoreOptions {
@@ -175,6 +176,7 @@ export class EnvironmentStore {
   async create(input: EnvironmentDefinitionInput): Promise<Environment> {
     const definition = validateDefinition(input);
     return this.writes.run(async () => {
+      await this.refuseTakenName(definition.name);
       const at = this.now().toISOString();
       const environment = this.record({ ...definition, id: await this.freeId(definition.name), preset: false, createdAt: at, updatedAt: at });
       await this.write(environment);
@@ -186,7 +188,24 @@ export class EnvironmentStore {
   /** A new, editable environment with the same definition (not the build state), named "<name> (copy)" by default. */
   async copy(id: string, options: { name?: string } = {}): Promise<Environment> {
     const source = await this.get(id);
-    return this.create({ ...definitionOf(source), name: options.name ?? `${source.name.slice(0, 57)} (copy)` });
+    return this.create({ ...definitionOf(source), name: options.name ?? (await this.freeCopyName(source.name)) });
+  }
+
+  /** "<name> (copy)", else "<name> (copy 2)", "(copy 3)"… : the first no environment is called. */
+  private async freeCopyName(name: string): Promise<string> {
+    const all = await this.list();
+    for (let n = 1; n < 1_000; n += 1) {
+      const suffix = n === 1 ? ' (copy)' : ` (copy ${n})`;
+      const candidate = `${name.slice(0, 64 - suffix.length)}${suffix}`;
+      if (nameTakenMessage(candidate, all) === undefined) return candidate;
+    }
+    throw new SandpitError('CONFLICT', `Too many copies of "${name}"`);
+  }
+
+  /** Two environments may not have the same name (ignoring capitals and spaces): an assistant picks one by its name. */
+  private async refuseTakenName(name: string, exceptId?: string): Promise<void> {
+    const problem = nameTakenMessage(name, (await this.list()).filter((e) => e.id !== exceptId));
+    if (problem) throw new SandpitError('CONFLICT', problem, { field: 'name' });
   }
 
   /** Changes the definition; the last good image and the build state are kept (the hash tells if it is stale). */
@@ -201,6 +220,7 @@ export class EnvironmentStore {
     }
     return this.writes.run(async () => {
       const current = await this.get(id);
+      if (change.name !== undefined) await this.refuseTakenName(change.name, id);
       const language = change.language ?? current.language;
       // A new language that cannot run on the current base moves to its default base.
       const base = change.base ?? (BASES_BY_LANGUAGE[language].includes(current.base) ? current.base : defaultBaseFor(language));
@@ -373,7 +393,17 @@ export class EnvironmentStore {
       const parsed = environmentSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
       if (!parsed.success) return skip(toErrorBody(parsed.error).message);
       if (parsed.data.id !== id) return skip(`it holds environment "${parsed.data.id}"`);
-      const definition = validateDefinition(definitionOf(parsed.data));
+      // A host entered before such hosts were refused is left out (the proxy never let it through), not the environment.
+      const allowedHosts = parsed.data.allowedHosts.filter((entry) => {
+        try {
+          checkAllowedHost(entry);
+          return true;
+        } catch (error) {
+          this.logger.warn('left out an allowed host no sandbox may reach', { path, host: entry, reason: toErrorBody(error).message });
+          return false;
+        }
+      });
+      const definition = validateDefinition(definitionOf({ ...parsed.data, allowedHosts }));
       // Presets live in code: a file can only claim to be one through its id.
       return this.record({ ...parsed.data, ...definition, preset: isPresetId(id) });
     } catch (error) {

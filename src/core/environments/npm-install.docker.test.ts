@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/api-types';
-import { PACKAGES_DIR } from '../sessions/sandbox-paths';
+import { PACKAGES_DIR } from '../sandbox/sandbox-paths';
 import { startNpmRegistry } from '../../test-support/npm-registry';
 import type { NpmRegistry } from '../../test-support/npm-registry';
 import { recordingDocker } from '../../test-support/recording-docker';

@@ -2,7 +2,7 @@ import { posix } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import { SHARED_FOLDERS_DIR } from '../../shared/domain/shared-folder';
 import type { SharedFolder } from '../../shared/domain/shared-folder';
-import { WORKSPACE_DIR } from '../sessions/sandbox-paths';
+import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 
 const MAX_NAME = 64;
 

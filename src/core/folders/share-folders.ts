@@ -1,6 +1,7 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { FolderMode, SharedFolder } from '../../shared/domain/shared-folder';
 import { checkShareableFolder } from './folder-check';
+import { assertNoWritableNesting } from './folder-nesting';
 import { folderMountPath, folderName } from './folder-placement';
 import { pathRules } from './folder-rules';
 import type { FolderSharing } from './folder-sharing';
@@ -19,7 +20,8 @@ export interface FolderRequest {
 
 /**
  * The folders after adding `requests` to `current`: each checked (after resolving links), named and
- * placed; a folder already shared, or a refused one, throws with the reason. The one way a folder is
+ * placed; a folder already shared, a refused one, or one inside a read-write one (or around it), throws
+ * with the reason. The one way a folder is
  * accepted, for a session and for an environment.
  */
 export async function shareFolders(requests: readonly FolderRequest[], sharing: FolderSharing, current: readonly MountedFolder[] = []): Promise<MountedFolder[]> {
@@ -36,6 +38,7 @@ export async function shareFolders(requests: readonly FolderRequest[], sharing: 
     const name = folderName(checked.realPath, next.map((f) => f.name));
     const mountPath = folderMountPath(request.mountPath, name, next);
     next.push({ name, hostPath: checked.realPath, mountPath, mode: request.mode, ...(checked.groupId === undefined ? {} : { groupId: checked.groupId }) });
+    assertNoWritableNesting(next, rules);
   }
   return next;
 }

@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { allowedOrigins, bearerToken, guardRequest, isAllowedHost, isAllowedOrigin, isJsonContentType } from './guard';
 import type { GuardDecision } from './guard';
-import { generateToken, principalOf } from './token';
+import { generateToken, principalOf } from '../connect/token';
 
 const PORT = 7411;
 const TOKEN = generateToken();

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ErrorBody } from '../../shared/api/errors';
-import { principalOf, tokensEqual } from './token';
+import { principalOf, tokensEqual } from '../connect/token';
 
 /**
  * The request guard as pure decisions, applied in this order to every request:

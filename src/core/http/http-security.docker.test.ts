@@ -6,7 +6,7 @@ import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { startHttpServer } from './http-server';
 import type { RunningHttpServer } from './http-server';
-import { generateToken } from './token';
+import { generateToken } from '../connect/token';
 import { newSession } from '../../test-support/sessions';
 
 const MB = 1024 * 1024;

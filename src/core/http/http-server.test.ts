@@ -16,7 +16,7 @@ import { SANDPIT_VERSION } from '../version';
 import { startHttpServer } from './http-server';
 import type { HttpMount, HttpServerOptions, RunningHttpServer, RouteContext } from './http-server';
 import type { HttpSandpit } from './http-sandpit';
-import { generateToken, principalOf } from './token';
+import { generateToken, principalOf } from '../connect/token';
 
 const TOKEN = generateToken();
 const AUTH = { authorization: `Bearer ${TOKEN}` };

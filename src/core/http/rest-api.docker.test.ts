@@ -8,7 +8,7 @@ import type { TestSandpit } from '../../test-support/sandpit';
 import { startHttpServer } from './http-server';
 import type { RunningHttpServer } from './http-server';
 import type { RestExecuteResponse } from './rest-execute';
-import { generateToken } from './token';
+import { generateToken } from '../connect/token';
 
 const TOKEN = generateToken();
 const AUTH = { authorization: `Bearer ${TOKEN}` };

@@ -8,7 +8,7 @@ import type { TestSandpit } from '../../test-support/sandpit';
 import { newSession } from '../../test-support/sessions';
 import { startHttpServer } from './http-server';
 import type { RunningHttpServer } from './http-server';
-import { generateToken } from './token';
+import { generateToken } from '../connect/token';
 
 const TOKEN = generateToken();
 

@@ -6,7 +6,7 @@ import type { EngineMonitor } from '../sessions/engine-monitor';
 import { silentLogger } from '../log';
 import { startHttpServer } from './http-server';
 import type { RunningHttpServer } from './http-server';
-import { generateToken } from './token';
+import { generateToken } from '../connect/token';
 
 let running: RunningHttpServer | undefined;
 afterEach(async () => {

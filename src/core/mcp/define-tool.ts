@@ -1,16 +1,9 @@
 import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type {
-  CallToolResult,
-  ContentBlock,
-  ServerNotification,
-  ServerRequest,
-} from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { toErrorBody } from '../../shared/api/errors';
+import type { ToolExtra } from './tool-extra';
 import type { ToolKit } from './tool-kit';
-
-export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** All four hints, always set: clients decide on confirmations from them. */
 export interface ToolHints {

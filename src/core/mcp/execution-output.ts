@@ -22,7 +22,7 @@ export const executionOutputShape = {
   truncated: z
     .object({ stdout: z.boolean(), stderr: z.boolean() })
     .describe('Whether output was cut at the session limit'),
-  state_lost: z.boolean().describe('true when the sandbox had to be restarted: variables are gone, files kept'),
+  state_lost: z.boolean().describe('true when the variables are gone: the sandbox was restarted (files kept), or the session was stopped (status "killed": nothing kept; see message)'),
   message: z.string().optional().describe('Plain-language note on timeouts, memory, restarts'),
   artifacts: z.array(artifactLinkSchema).describe('Files the run created or changed, kept after the session ends'),
 };

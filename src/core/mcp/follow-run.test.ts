@@ -2,7 +2,7 @@ import type { ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { EventBus } from '../events/event-bus';
 import { silentLogger } from '../log';
-import type { ToolExtra } from './define-tool';
+import type { ToolExtra } from './tool-extra';
 import { followRun, newestLine } from './follow-run';
 
 function fakeExtra(progressToken?: string): { extra: ToolExtra; sent: ServerNotification[]; abort: () => void } {

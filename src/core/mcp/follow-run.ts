@@ -2,7 +2,7 @@ import { toErrorBody } from '../../shared/api/errors';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
-import type { ToolExtra } from './define-tool';
+import type { ToolExtra } from './tool-extra';
 import { startProgress } from './progress-ticker';
 import type { ToolKit } from './tool-kit';
 

@@ -13,6 +13,8 @@ import { DEFAULT_MCP_SESSION_LIMITS, McpSessionTable } from './mcp-session-table
 import type { McpSessionLimits } from './mcp-session-table';
 import { stopOwnSessions } from './own-sessions';
 import type { McpSandpit } from './tool-kit';
+import { APPROVAL_HEADER, ASSISTANT_HEADER, assistantIdOf } from '../../shared/domain/assistant-tag';
+import { approvalPolicySchema } from '../../shared/domain/approval';
 
 export { DEFAULT_MCP_SESSION_LIMITS } from './mcp-session-table';
 export type { McpSessionLimits } from './mcp-session-table';
@@ -171,6 +173,10 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
     try {
       // Filled in below: the transport's callbacks and the server's handlers need the record they belong to.
       const session = { id: '', opener: ctx.principal } as LiveSession;
+      // `sandpit mcp` started from a configuration Connect wrote says which assistant started it.
+      const assistant = assistantIdOf(req.headers[ASSISTANT_HEADER]);
+      // …and how strict it wants approvals to be, at least (never looser than the settings).
+      const approvalFloor = approvalPolicySchema.safeParse(req.headers[APPROVAL_HEADER]).data;
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -193,6 +199,7 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
           transport: 'mcp-http',
           client: clientNameOf(mcp),
           principal: mcpPrincipal(transport.sessionId ?? 'uninitialized'),
+          ...(approvalFloor ? { approvalFloor } : {}),
         }),
       });
       session.transport = transport;
@@ -202,6 +209,7 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
         untrack ??= sandpit.clients.add({
           name: clientNameOf(mcp) ?? 'unnamed client',
           transport: 'mcp-http',
+          ...(assistant ? { assistant } : {}),
           ...(transport.sessionId === undefined ? {} : { mcpSessionId: transport.sessionId }),
         });
       };

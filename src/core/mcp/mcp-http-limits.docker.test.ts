@@ -10,7 +10,7 @@ import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { startHttpServer } from '../http/http-server';
 import type { RunningHttpServer } from '../http/http-server';
-import { generateToken } from '../http/token';
+import { generateToken } from '../connect/token';
 import { pollUntil } from '../util/with-timeout';
 import { createMcpHttpMount, DEFAULT_MCP_SESSION_LIMITS, mcpPrincipal } from './http-mount';
 import type { McpHttpMount, McpHttpMountOptions } from './http-mount';

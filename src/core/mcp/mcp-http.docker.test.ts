@@ -6,7 +6,7 @@ import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { startHttpServer } from '../http/http-server';
 import type { RunningHttpServer } from '../http/http-server';
-import { generateToken } from '../http/token';
+import { generateToken } from '../connect/token';
 import { createMcpHttpMount } from './http-mount';
 import type { McpHttpMount } from './http-mount';
 

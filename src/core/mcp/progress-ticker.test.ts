@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../log';
-import type { ToolExtra } from './define-tool';
+import type { ToolExtra } from './tool-extra';
 import { startProgress } from './progress-ticker';
 import { setProgressNote, setWaiting } from './request-waiting';
 

@@ -1,6 +1,6 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
-import type { ToolExtra } from './define-tool';
+import type { ToolExtra } from './tool-extra';
 import { onProgressChange, waitingFor } from './request-waiting';
 
 /** How often a long call reports progress (a client's request timeout can reset on each). */

@@ -1,4 +1,4 @@
-import type { ToolExtra } from './define-tool';
+import type { ToolExtra } from './tool-extra';
 
 /** What each in-flight tool call is waiting for now (e.g. the person's approval), by its request. */
 const waiting = new WeakMap<ToolExtra, string>();

@@ -4,7 +4,7 @@ import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/api-types';
 import type { Sandpit } from '../app';
 import type { Logger } from '../log';
-import type { ToolExtra } from './define-tool';
+import type { ToolExtra } from './tool-extra';
 import { setProgressNote, setWaiting } from './request-waiting';
 
 /** How many artifacts one MCP server remembers having handed out (oldest forgotten first). */

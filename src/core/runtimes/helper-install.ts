@@ -2,7 +2,7 @@ import { SandpitError } from '../../shared/api/errors';
 import type { InstallDiagnosis, PackageOutcome } from '../../shared/domain/packages';
 import type { PackageManager } from '../../shared/domain/runtimes';
 import type { Logger } from '../log';
-import type { Sandbox } from '../sessions/sandbox-backend';
+import type { Sandbox } from '../sandbox/sandbox-backend';
 import { diagnoseInstall, diagnosisText } from './install-diagnosis';
 import type { PackageSpec } from './package-specs';
 

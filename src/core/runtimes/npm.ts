@@ -1,4 +1,4 @@
-import { PACKAGES_DIR, WORKSPACE_DIR } from '../sessions/sandbox-paths';
+import { PACKAGES_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import { checkWith, installWithHelper } from './helper-install';
 import type { InstallSettings, Installer } from './helper-install';
 import type { PackageSpec } from './package-specs';

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { AgentChannel } from './agent-channel';
+import type { AgentChannel } from '../sandbox/agent-channel';
 import { AgentRequests } from './agent-requests';
-import type { HostMessage } from './protocol';
+import type { HostMessage } from '../sandbox/protocol';
 
 function channel(): AgentChannel & { sent: HostMessage[] } {
   const sent: HostMessage[] = [];

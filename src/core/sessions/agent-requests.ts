@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
-import type { AgentChannel } from './agent-channel';
-import type { HostMessage, RequestReply } from './protocol';
+import type { AgentChannel } from '../sandbox/agent-channel';
+import type { HostMessage, RequestReply } from '../sandbox/protocol';
 
 /** Collects one request's replies; returns a value once the request is answered, else undefined (more to come). */
 export type ReplyCollector<T> = (reply: RequestReply) => T | undefined;

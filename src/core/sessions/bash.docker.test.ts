@@ -115,4 +115,19 @@ describe('bash sessions', () => {
     const next = await sp.sessions.session(id).execute('echo fine');
     expect(next).toMatchObject({ status: 'ok', stdout: 'fine\n' });
   });
+
+  it('refuses a bash session on the node image, whose agent has no bash mode, naming both, and leaves nothing running', async () => {
+    const image = inject('images').node;
+    if (!image) throw new Error('The node executor image was not built by the docker globalSetup.');
+    const before = sp.sessions.list().length;
+    await expect(sp.sessions.create({ language: 'bash', image })).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: `The sandbox image ${image} runs javascript, not bash: a bash session needs an image made for bash. Choose an environment (or base) of that language.`,
+    });
+    expect(sp.sessions.list()).toHaveLength(before);
+    // No warm pool here (startTestSandpit): every container of this instance is a live session's, the refused one is gone.
+    const live = new Set(sp.sessions.list().map((s) => s.id));
+    const containers = await sp.docker.listContainers({ 'dev.sandpit.instance': sp.identity.instanceId });
+    expect(containers.filter((c) => !live.has(c.labels['dev.sandpit.session'] ?? ''))).toEqual([]);
+  });
 });

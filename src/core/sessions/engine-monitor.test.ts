@@ -6,7 +6,7 @@ import type { Logger } from '../log';
 import type { EngineEndpoint, EngineVersion } from '../docker/docker-client';
 import { dockerFixHint } from '../docker/docker-errors';
 import { EngineMonitor } from './engine-monitor';
-import type { SandboxBackend } from './sandbox-backend';
+import type { SandboxBackend } from '../sandbox/sandbox-backend';
 
 type DockerClient = Pick<SandboxBackend, 'ping' | 'endpoint' | 'fixHint'>;
 

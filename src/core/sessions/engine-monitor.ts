@@ -1,7 +1,7 @@
 import type { EngineStatus } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
-import type { SandboxBackend } from './sandbox-backend';
+import type { SandboxBackend } from '../sandbox/sandbox-backend';
 
 const MAX_BACKOFF_MS = 30_000;
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Display, StreamName } from '../../shared/domain/execution';
 import { ExecutionCollector, truncationMarker } from './execution-collector';
 import type { CollectorSink } from './execution-collector';
-import type { AgentMessage, DoneMessage } from './protocol';
+import type { AgentMessage, DoneMessage } from '../sandbox/protocol';
 
 interface RecordingSink extends CollectorSink {
   outputs: Array<{ stream: StreamName; text: string }>;

@@ -1,5 +1,5 @@
 import type { Display, ExecutionError, StreamName } from '../../shared/domain/execution';
-import type { AgentMessage, DoneMessage } from './protocol';
+import type { AgentMessage, DoneMessage } from '../sandbox/protocol';
 
 const MAX_DISPLAYS = 50;
 const MAX_DISPLAY_BYTES = 16 * 1024 * 1024;

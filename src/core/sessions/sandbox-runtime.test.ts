@@ -1,11 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
-import { fakeAgentDocker, promptAgent } from '../../test-support/fake-agent-docker';
-import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
-import { DaemonEvents } from '../docker/daemon-events';
-import { plainWorkspaces } from '../docker/workspace-storage';
-import { DockerBackend } from '../docker/docker-backend';
+import { MemoryBackend, promptMemoryAgent } from '../../test-support/memory-backend';
 import { silentLogger } from '../log';
 import { KILL_WAIT_MS, SandboxRuntime } from './sandbox-runtime';
 import type { RunOutcome, RunRequest } from './sandbox-runtime';
@@ -13,23 +9,18 @@ import type { RunOutcome, RunRequest } from './sandbox-runtime';
 const GRACE_MS = 100;
 const TIMEOUT_MS = 200;
 
-async function startedSession(fake: FakeAgentDocker): Promise<SandboxRuntime> {
-  const backend = new DockerBackend({
-    docker: fake.docker,
-    events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
-    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
-    instanceDir: '/nonexistent',
-    channel: 'attach',
-    workspaces: plainWorkspaces,
-    log: silentLogger,
-  });
-  const session = new SandboxRuntime({
+function runtimeOn(backend: MemoryBackend, language: 'python' | 'javascript' | 'bash' = 'python'): SandboxRuntime {
+  return new SandboxRuntime({
     backend,
-    spec: { sessionId: 'ses-test', language: 'python', image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, isolation: 'standard', pooled: false },
+    spec: { sessionId: 'ses-test', language, image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, isolation: 'standard', pooled: false },
     log: silentLogger,
     startTimeoutMs: 5_000,
     graceMs: GRACE_MS,
   });
+}
+
+async function startedSession(backend: MemoryBackend): Promise<SandboxRuntime> {
+  const session = runtimeOn(backend);
   await session.start();
   return session;
 }
@@ -55,27 +46,24 @@ afterEach(() => {
 
 describe('SandboxRuntime watchdog', () => {
   it('ends the run when the kill fails and the channel never closes, so the queue and the slot are freed', async () => {
-    const fake = fakeAgentDocker();
-    const session = await startedSession(fake);
-    fake.behaviour = (message, reply) => (message.type === 'execute' ? undefined : promptAgent(message, reply)); // runs for ever, ignores interrupts
-    fake.override.killContainer = () => Promise.reject(new SandpitError('INTERNAL', 'Docker call "kill container" did not finish within 30000 ms'));
-    fake.override.inspectContainer = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine does not answer'));
+    const engine = new MemoryBackend();
+    const session = await startedSession(engine);
+    engine.agent = (message, reply, spec) => (message.type === 'execute' ? undefined : promptMemoryAgent(message, reply, spec)); // runs for ever, ignores interrupts
+    engine.override.kill = () => Promise.reject(new SandpitError('INTERNAL', 'Docker call "kill container" did not finish within 30000 ms'));
+    engine.override.state = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine does not answer'));
     vi.useFakeTimers();
     const result = await settleWithin(session.run(request()), TIMEOUT_MS + GRACE_MS + KILL_WAIT_MS + 1_000);
     expect(result.settled).toBe(true);
     expect(result.error).toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
-    expect(fake.calls).toContain('killContainer');
+    expect(engine.calls).toContain('kill');
   });
 
   it('ends the run as a timeout and restarts the sandbox when the killed container\'s stream never ends', async () => {
-    const fake = fakeAgentDocker();
-    const session = await startedSession(fake);
-    fake.behaviour = (message, reply) => (message.type === 'execute' ? undefined : promptAgent(message, reply));
+    const engine = new MemoryBackend();
+    const session = await startedSession(engine);
+    engine.agent = (message, reply, spec) => (message.type === 'execute' ? undefined : promptMemoryAgent(message, reply, spec));
     // The container stops, but the engine never ends its attached stream.
-    fake.override.killContainer = async (id) => {
-      const container = fake.containers.get(id);
-      if (container) container.running = false;
-    };
+    engine.override.kill = async () => engine.sandboxes.get('ses-test')?.stopKeepingStream(137);
     vi.useFakeTimers();
     const result = await settleWithin(session.run(request()), TIMEOUT_MS + GRACE_MS + KILL_WAIT_MS + 5_000);
     expect(result.settled).toBe(true);
@@ -85,24 +73,45 @@ describe('SandboxRuntime watchdog', () => {
   });
 });
 
+describe("SandboxRuntime: the agent's hello", () => {
+  it('refuses an agent that answers as another language than the session asked for, naming both', async () => {
+    const engine = new MemoryBackend();
+    // An image whose agent is the Python one, asked to run a bash session (an agent without a bash mode answers python).
+    engine.agent = (message, reply, spec) => promptMemoryAgent(message, reply, { ...spec, language: 'python' });
+    const runtime = runtimeOn(engine, 'bash');
+    await expect(runtime.start()).rejects.toMatchObject({
+      code: 'INVALID_INPUT',
+      message: 'The sandbox image sandpit-fake:1 runs python, not bash: a bash session needs an image made for bash. Choose an environment (or base) of that language.',
+    });
+    await runtime.remove();
+  });
+
+  it('starts when the agent answers as the language the session asked for', async () => {
+    const engine = new MemoryBackend();
+    const runtime = runtimeOn(engine, 'javascript');
+    await runtime.start();
+    await runtime.remove();
+  });
+});
+
 describe('SandboxRuntime timeout status', () => {
   it('says timeout when the code caught the interrupt and returned within the grace period', async () => {
-    const fake = fakeAgentDocker();
-    const session = await startedSession(fake);
-    fake.behaviour = (message, reply) => {
+    const engine = new MemoryBackend();
+    const session = await startedSession(engine);
+    engine.agent = (message, reply, spec) => {
       if (message.type === 'interrupt') reply({ type: 'done', id: message.id, status: 'ok', durationMs: TIMEOUT_MS });
-      else if (message.type !== 'execute') promptAgent(message, reply);
+      else if (message.type !== 'execute') promptMemoryAgent(message, reply, spec);
     };
     vi.useFakeTimers();
     const result = await settleWithin(session.run(request('try:\n    while True: pass\nexcept KeyboardInterrupt:\n    pass')), TIMEOUT_MS + GRACE_MS);
     expect(result.outcome).toMatchObject({ status: 'timeout', stateLost: false });
     expect(result.outcome?.message).toMatch(/time limit/);
-    expect(fake.calls).not.toContain('killContainer');
+    expect(engine.calls).not.toContain('kill');
   });
 
   it('keeps ok for a run that finished before the time limit', async () => {
-    const fake = fakeAgentDocker();
-    const session = await startedSession(fake);
+    const engine = new MemoryBackend();
+    const session = await startedSession(engine);
     const outcome = await session.run(request('1 + 1'));
     expect(outcome).toMatchObject({ status: 'ok', stateLost: false });
     expect(outcome.message).toBeUndefined();

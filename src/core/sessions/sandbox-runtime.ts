@@ -1,16 +1,16 @@
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
-import type { Display, StreamName } from '../../shared/domain/execution';
+import type { Display, StopCause, StreamName } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
-import type { AgentChannel } from './agent-channel';
+import type { AgentChannel } from '../sandbox/agent-channel';
 import { ExecutionCollector } from './execution-collector';
 import type { CollectedOutput } from './execution-collector';
 import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
-import { isRequestReply } from './protocol';
-import type { AgentMessage, HostMessage } from './protocol';
-import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from './sandbox-backend';
+import { isRequestReply } from '../sandbox/protocol';
+import type { AgentMessage, HostMessage } from '../sandbox/protocol';
+import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
@@ -40,13 +40,26 @@ export interface RunRequest {
   onDisplay(display: Display): void;
 }
 
-export type RunStatus = 'ok' | 'error' | 'timeout' | 'interrupted' | 'oom';
+export type RunStatus = 'ok' | 'error' | 'timeout' | 'interrupted' | 'oom' | 'killed';
 
 export interface RunOutcome extends CollectedOutput {
   status: RunStatus;
   durationMs: number;
   stateLost: boolean;
   message?: string;
+  /** The session was stopped during the run (status `killed`): by whom. */
+  stoppedBy?: StopCause;
+}
+
+/** What the caller of a run stopped by the session's removal is told: who stopped it, and that nothing of it is left. */
+export function stoppedRunMessage(cause: StopCause): string {
+  const who =
+    cause.by === 'person'
+      ? 'The person stopped this session'
+      : cause.by === 'assistant'
+        ? `${cause.name ? `The assistant "${cause.name}"` : 'An assistant'} stopped this session`
+        : `Sandpit stopped this session${cause.why ? ` (${cause.why})` : ''}`;
+  return `${who} during the run; it no longer exists: its variables and the files in /workspace are gone. Start a new session to go on.`;
 }
 
 /**
@@ -236,6 +249,11 @@ export class SandboxRuntime {
       return { ...collected, status, durationMs, stateLost: false, message };
     }
 
+    // Removed during the run (the session was stopped): nothing is restarted, and the caller is told who stopped it.
+    if (this.stopping) {
+      const stoppedBy = this.stopCause;
+      return { ...collected, status: 'killed', durationMs: Date.now() - startedAt, stateLost: true, message: stoppedRunMessage(stoppedBy), stoppedBy };
+    }
     // The channel ended before `done`: find out why, restart, and never report success.
     const cause = await this.diagnoseDeath(oomSince);
     if (cause === 'engine') {
@@ -250,13 +268,19 @@ export class SandboxRuntime {
     if (recoverError !== undefined && !(await this.engineAnswers())) {
       throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
     }
+    this.startFailure = recoverError === undefined ? undefined : toErrorBody(recoverError).message;
+    // What happened to the sandbox after the run, as it is: started again, or not (and why).
+    const after =
+      this.startFailure === undefined
+        ? 'the sandbox was restarted: variables were lost; the files in /workspace were kept.'
+        : `the sandbox was stopped, and it could not be started again: ${this.startFailure}`;
     if (killedByWatchdog || timedOut) {
       return {
         ...collected,
         status: 'timeout',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so the sandbox was restarted: variables were lost; the files in /workspace were kept.`,
+        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so ${after}`,
       };
     }
     if (cause === 'oom') {
@@ -265,7 +289,7 @@ export class SandboxRuntime {
         status: 'oom',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. The sandbox was restarted: variables were lost; the files in /workspace were kept.`,
+        message: `The code used more than the ${this.limits.memoryMb} MiB memory limit and was stopped. Then ${after}`,
       };
     }
     const engine = this.sandbox.unreportedOom;
@@ -273,7 +297,7 @@ export class SandboxRuntime {
       engine && this.deathExitCode === 137
         ? `it was killed (exit code 137); ${engine} does not report out-of-memory kills, so this may have been the ${this.limits.memoryMb} MiB memory limit`
         : (closedReason ?? cause);
-    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${why}). It was restarted: variables were lost; the files in /workspace were kept.`, {
+    throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${why}). Then ${after}`, {
       partial: { stdout: collected.stdout, stderr: collected.stderr },
       stateLost: true,
     });
@@ -287,6 +311,9 @@ export class SandboxRuntime {
       return false;
     }
   }
+
+  /** Why the sandbox could not be started again after the last run that ended it, or undefined. */
+  startFailure: string | undefined;
 
   /** Sends SIGINT to the running code if `executionId` (or any run) is current. */
   interrupt(executionId?: string): boolean {
@@ -331,9 +358,15 @@ export class SandboxRuntime {
     return this.restarting;
   }
 
+  /** Why the sandbox is being removed, for a run it cuts short. */
+  private stopCause: StopCause = { by: 'sandpit' };
+
   /** Removes the sandbox with its storage. Safe to call more than once. */
-  async remove(): Promise<void> {
-    if (!this.stopping) this.options.onRemove?.();
+  async remove(cause: StopCause = { by: 'sandpit' }): Promise<void> {
+    if (!this.stopping) {
+      this.stopCause = cause;
+      this.options.onRemove?.();
+    }
     this.stopping = true;
     this.channel?.close();
     this.current?.settle('the session was stopped');
@@ -352,7 +385,12 @@ export class SandboxRuntime {
     const id = `h${++this.helloCounter}`;
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new SandpitError('CONTAINER_DIED', `The sandbox agent did not answer within ${this.options.startTimeoutMs} ms.`)), this.options.startTimeoutMs);
-      this.pendingHello = { id, resolve: () => { clearTimeout(timer); resolve(); } };
+      const settle = (error?: SandpitError): void => {
+        clearTimeout(timer);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.pendingHello = { id, settle };
       channel.onClose(() => { clearTimeout(timer); reject(new SandpitError('CONTAINER_DIED', 'The sandbox agent exited while starting.')); });
       channel.send({ type: 'hello', id });
     }).finally(() => {
@@ -360,7 +398,7 @@ export class SandboxRuntime {
     });
   }
 
-  private pendingHello: { id: string; resolve: () => void } | undefined;
+  private pendingHello: { id: string; settle: (error?: SandpitError) => void } | undefined;
 
   /**
    * A request to the agent that is not a run (a file operation, reaping strays): sent on the channel,
@@ -376,7 +414,7 @@ export class SandboxRuntime {
       return;
     }
     if (message.type === 'hello') {
-      if (this.pendingHello?.id === message.id) this.pendingHello.resolve();
+      if (this.pendingHello?.id === message.id) this.pendingHello.settle(wrongLanguage(message.language, this.options.spec));
       return;
     }
     const current = this.current;
@@ -463,4 +501,18 @@ export class SandboxRuntime {
 
 function formatSeconds(ms: number): string {
   return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/**
+ * An agent that answers hello as another language than the session asked for (an image of another flavour, a
+ * bash session on an image whose agent has no bash mode) is refused at the start, saying so, before any code
+ * reaches it.
+ */
+function wrongLanguage(answered: string, spec: SandboxSpec): SandpitError | undefined {
+  if (answered === spec.language) return undefined;
+  return new SandpitError(
+    'INVALID_INPUT',
+    `The sandbox image ${spec.image} runs ${answered}, not ${spec.language}: a ${spec.language} session needs an image made for ${spec.language}. Choose an environment (or base) of that language.`,
+    { image: spec.image, language: spec.language, agentLanguage: answered },
+  );
 }

@@ -6,6 +6,7 @@ import { resolveLimits } from '../../shared/domain/limits';
 import type { Limits, PartialLimits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/runtimes';
 import type { ChannelKind, SessionInfo } from '../../shared/domain/session';
+import type { StopCause } from '../../shared/domain/execution';
 import type { SandpitConfig } from '../config';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
@@ -14,14 +15,16 @@ import type { InstallSettings } from '../runtimes/helper-install';
 import { newId } from '../util/ids';
 import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
-import { keptKey, keptRecordOf } from './kept-record';
 import type { KeptStore } from './kept-store';
-import type { SandboxBackend } from './sandbox-backend';
+import { KeptSessions } from './kept-sessions';
+import { keptRecordAccepted } from './kept-check';
+import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
 import type { SessionServices } from './session';
 import { sandboxFolders } from './session';
+import type { ContainerEnv, SessionTemplate } from './session-template';
 import { WarmPool } from './warm-pool';
 
 export interface SessionManagerDeps {
@@ -39,14 +42,10 @@ export interface SessionManagerDeps {
   sandboxRemoved?(sessionId: string): void;
   /** Where kept sessions are recorded (the data folder); absent: no session can be kept. */
   kept?: KeptStore;
+  /** Checks shared folders again before each container that mounts them is made or started (see SandboxSpec). */
+  checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
   log: Logger;
 }
-
-/**
- * Container variables, or a function of the session id (e.g. the egress proxy URL with the session's
- * credential). A function's variables differ per sandbox, so they never tell warm pools apart.
- */
-export type ContainerEnv = Record<string, string> | ((sessionId: string) => Record<string, string>);
 
 /** A new session, with its image, limits and network already resolved from its environment by the caller. */
 export interface CreateSessionInput {
@@ -75,16 +74,6 @@ export interface CreateSessionInput {
   folders?: readonly MountedFolder[];
 }
 
-/** Everything that makes two sessions interchangeable: a warm pool holds sandboxes of one template. */
-export interface SessionTemplate {
-  language: Language;
-  image: string;
-  limits: Limits;
-  network?: string;
-  env?: ContainerEnv;
-  isolation: Isolation;
-}
-
 /**
  * The sessions: create (from a warm pool when one fits), find (with ownership), stop, idle TTL, max
  * sessions. Every operation on one session is the Session's own (its queue, its state machine).
@@ -95,11 +84,8 @@ export class SessionManager {
   private readonly services: SessionServices;
   private readonly log: Logger;
   private readonly nameCounters = new Map<string, number>();
-  /** How many packages each kept session's record lists (it is written again when that changes). */
-  /** What each kept session's record was last written with (keptKey). */
-  private readonly savedKept = new Map<string, string>();
-  /** A kept record being written again: a stop waits for it, so the record it removes is not written back after. */
-  private readonly recordWrites = new Map<string, Promise<void>>();
+  /** Kept sessions' records in the data folder. */
+  private readonly kept: KeptSessions;
   private sweepTimer: NodeJS.Timeout | undefined;
   private disposed = false;
   /** Sessions being claimed or started: they count against maxSessions like the ones that exist. */
@@ -110,6 +96,7 @@ export class SessionManager {
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
+    this.kept = new KeptSessions(deps.kept, this.log);
     this.services = {
       slots: new Semaphore(deps.config.maxConcurrentRuns),
       queueTimeoutMs: deps.config.queueTimeoutMs,
@@ -129,9 +116,7 @@ export class SessionManager {
     // the person changes its shared folders (so even a crash keeps them).
     deps.bus.on('session.updated', (info) => {
       const session = this.sessions.get(info.id);
-      if (!session?.kept || this.disposed || this.savedKept.get(info.id) === keptKey(session)) return;
-      const write = this.saveKept(session, false).catch((error: unknown) => this.log.warn('could not update a kept session record', { sessionId: info.id, error: toErrorBody(error).message }));
-      this.recordWrites.set(info.id, write);
+      if (session && !this.disposed) this.kept.changed(session);
     });
   }
 
@@ -171,7 +156,7 @@ export class SessionManager {
 
   async create(input: CreateSessionInput): Promise<Session> {
     this.assertOpen();
-    if (input.keep) this.assertKeepable(input.networkPolicy === 'packages' || typeof input.containerEnv === 'function');
+    if (input.keep) this.kept.assertKeepable(input.networkPolicy === 'packages' || typeof input.containerEnv === 'function');
     this.assertEngineUp();
     // Counted before the first await, so creates that run at once cannot all pass the check.
     if (this.sessions.size + this.creating >= this.deps.config.maxSessions) {
@@ -240,7 +225,7 @@ export class SessionManager {
     }
     if (input.keep) {
       try {
-        await this.saveKept(session, true);
+        await this.kept.save(session, true);
       } catch (error) {
         await this.stop(session.id).catch(() => undefined);
         throw error;
@@ -311,12 +296,10 @@ export class SessionManager {
   async setKept(sessionId: string, keep: boolean): Promise<Session> {
     const session = this.session(sessionId);
     if (keep) {
-      this.assertKeepable(session.identity.networkPolicy === 'packages');
-      await this.saveKept(session, true);
+      this.kept.assertKeepable(session.identity.networkPolicy === 'packages');
+      await this.kept.save(session, true);
     } else {
-      await this.recordWrites.get(sessionId);
-      await this.deps.kept?.remove(sessionId);
-      session.setKept(false);
+      await this.kept.unkeep(session);
     }
     return session;
   }
@@ -327,11 +310,11 @@ export class SessionManager {
    * usable by every client, like sessions made in the panel.
    */
   async restoreKept(): Promise<number> {
-    const store = this.deps.kept;
-    if (!store || this.disposed) return 0;
+    if (this.disposed) return 0;
     let restored = 0;
-    for (const record of await store.list()) {
+    for (const record of await this.kept.records()) {
       if (this.sessions.has(record.id)) continue;
+      if (!(await keptRecordAccepted(record, this.log, this.deps.checkFolders))) continue;
       const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
       const folders = record.folders ?? [];
       const runtime = this.makeRuntime(record.id, template, false, folders);
@@ -362,7 +345,7 @@ export class SessionManager {
         folders,
       );
       this.sessions.set(session.id, session);
-      this.savedKept.set(session.id, keptKey(session));
+      this.kept.adopted(session);
       this.countName(record.environment?.name ?? record.language, record.name);
       this.deps.bus.emit('session.updated', session.info());
       restored += 1;
@@ -371,16 +354,13 @@ export class SessionManager {
     return restored;
   }
 
-  async stop(sessionId: string): Promise<void> {
+  /** Stops a session for good; `cause` is what a run it cuts short is told (default: Sandpit stopped it). */
+  async stop(sessionId: string, cause?: StopCause): Promise<void> {
     const session = this.session(sessionId);
     this.sessions.delete(sessionId);
     try {
-      // Stopped for good: no longer kept either (its record goes first, so a crash in between cannot bring it back).
-      await this.recordWrites.get(sessionId);
-      if (session.kept) await this.deps.kept?.remove(sessionId);
-      this.savedKept.delete(sessionId);
-      this.recordWrites.delete(sessionId);
-      await session.stop();
+      await this.kept.forget(session);
+      await session.stop(cause);
     } finally {
       this.deps.bus.emit('session.removed', { sessionId });
       this.log.info('session stopped', { sessionId });
@@ -395,7 +375,8 @@ export class SessionManager {
     const pools = [...this.pools.values()];
     this.pools.clear();
     await Promise.all(pools.map((p) => p.dispose()));
-    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
+    const cause: StopCause = { by: 'sandpit', why: 'the Docker engine it uses was changed' };
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined)));
   }
 
   /** Sandpit quits: kept sessions' containers stop with their storage (and record) kept; every other session is removed. */
@@ -404,21 +385,14 @@ export class SessionManager {
     clearInterval(this.sweepTimer);
     await Promise.all([...this.pools.values()].map((p) => p.dispose()));
     const kept = [...this.sessions.values()].filter((s) => s.kept);
-    await Promise.all(kept.map((s) => this.keepForQuit(s)));
-    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id).catch(() => undefined)));
-  }
-
-  /** One kept session at quit: container stopped, record brought up to date, then out of the table (not removed). */
-  private async keepForQuit(session: Session): Promise<void> {
-    try {
-      await session.pauseForQuit();
-      await this.saveKept(session, false);
-      this.sessions.delete(session.id);
-      this.log.info('kept session paused as Sandpit quits', { sessionId: session.id });
-    } catch (error) {
-      // Left in the table: stopped with the others, so nothing of it is left half-kept.
-      this.log.warn('could not keep a session as Sandpit quits; it is stopped instead', { sessionId: session.id, error: toErrorBody(error).message });
-    }
+    await Promise.all(
+      kept.map(async (s) => {
+        // Kept: out of the table (not removed). Else left in it: stopped with the others, so nothing of it is left half-kept.
+        if (await this.kept.keepForQuit(s)) this.sessions.delete(s.id);
+      }),
+    );
+    const cause: StopCause = { by: 'sandpit', why: 'Sandpit was quitting' };
+    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined)));
   }
 
   /** Pools may try again after the engine came back; sessions start their own sandboxes again. */
@@ -428,28 +402,6 @@ export class SessionManager {
       void pool.refill();
     }
     for (const session of this.sessions.values()) session.recoverAfterEngine();
-  }
-
-  /** Writes a kept session's record (its sandbox's too) and marks it kept. */
-  private async saveKept(session: Session, announce: boolean): Promise<void> {
-    const store = this.deps.kept;
-    if (!store) throw new SandpitError('INVALID_INPUT', 'Sessions cannot be kept here: this Sandpit has no data folder for them.');
-    await store.save(keptRecordOf(session));
-    this.savedKept.set(session.id, keptKey(session));
-    if (announce) session.setKept(true);
-  }
-
-  /**
-   * A sandbox whose variables differ per sandbox (the package proxy's credential, issued to this run of
-   * Sandpit) cannot outlive it: keeping one is refused, saying why.
-   */
-  private assertKeepable(perSandboxPass: boolean): void {
-    if (perSandboxPass) {
-      throw new SandpitError(
-        'INVALID_INPUT',
-        'A session whose network goes through the package proxy cannot be kept: the proxy pass it was started with ends when Sandpit quits. Keep a session without network (or with an open network) instead.',
-      );
-    }
   }
 
   /** After a restored "Python 3", new sessions of that environment count on from 4. */
@@ -498,6 +450,7 @@ export class SessionManager {
         isolation: template.isolation,
         pooled,
         ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
+        ...(this.deps.checkFolders ? { checkFolders: this.deps.checkFolders } : {}),
       },
       log: this.deps.log,
       startTimeoutMs: config.startTimeoutMs,

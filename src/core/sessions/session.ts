@@ -1,6 +1,6 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Artifact, FileEntry } from '../../shared/domain/artifact';
-import type { ExecutionResult } from '../../shared/domain/execution';
+import type { ExecutionResult, StopCause } from '../../shared/domain/execution';
 import type { Limits } from '../../shared/domain/limits';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
 import type { Language } from '../../shared/domain/runtimes';
@@ -22,9 +22,9 @@ import { SerialQueue } from '../util/serial-queue';
 import { captureArtifacts } from './capture-artifacts';
 import type { EngineMonitor } from './engine-monitor';
 import type { SandboxRuntime } from './sandbox-runtime';
-import type { SandboxFolder, SandboxStats } from './sandbox-backend';
+import type { SandboxFolder, SandboxStats } from '../sandbox/sandbox-backend';
 import type { MountedFolder } from '../folders/share-folders';
-import { WORKSPACE_DIR } from './sandbox-paths';
+import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import { assertTransition } from './session-state';
 import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
 import { resumeNotice } from './resume-notice';
@@ -149,7 +149,7 @@ export class Session {
       this.history.forget();
       this.setState('restarting');
     };
-    runtime.onRecovered = (error) => this.setState(error ? 'failed' : 'ready');
+    runtime.onRecovered = (error) => (error ? this.fail(error) : this.setState('ready'));
   }
 
   get state(): SessionState {
@@ -243,7 +243,7 @@ export class Session {
           this.setState('ready');
         } catch (again) {
           this.log.error('could not start the sandbox again with its previous shared folders', { error: toErrorBody(again).message });
-          this.setState('failed');
+          this.fail(again);
         }
         throw error;
       }
@@ -260,7 +260,7 @@ export class Session {
       try {
         await this.runtime.start();
       } catch (error) {
-        this.setState('failed');
+        this.fail(error);
         throw error;
       }
       this.setState('ready');
@@ -363,7 +363,7 @@ export class Session {
       try {
         await this.runtime.restart();
       } catch (error) {
-        this.setState('failed');
+        this.fail(error);
         throw error;
       }
       this.setState('ready');
@@ -405,17 +405,17 @@ export class Session {
         () => this.setState('ready'),
         (error: unknown) => {
           this.log.warn('could not restart a session after the engine came back', { error: toErrorBody(error).message });
-          this.setState('failed');
+          this.fail(error);
         },
       );
   }
 
-  /** Removes the sandbox; queued jobs fail with SESSION_NOT_FOUND. */
-  async stop(): Promise<void> {
+  /** Removes the sandbox; a run under way ends `killed` (saying who stopped it), queued jobs fail with SESSION_NOT_FOUND. */
+  async stop(cause?: StopCause): Promise<void> {
     if (this.stateValue === 'stopping' || this.stateValue === 'stopped') return;
     this.setState('stopping');
     try {
-      await this.runtime.remove();
+      await this.runtime.remove(cause);
     } finally {
       this.setState('stopped');
     }
@@ -497,7 +497,7 @@ export class Session {
     try {
       await this.runtime.resume();
     } catch (error) {
-      this.setState('failed');
+      this.fail(error);
       // The engine is gone: the monitor reconnects, and recoverAfterEngine starts this session then.
       const body = toErrorBody(error);
       if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
@@ -507,6 +507,14 @@ export class Session {
     const durationMs = Date.now() - started;
     this.log.info('resumed a paused session', { durationMs });
     this.services.bus.emit('session.resumed', { sessionId: this.id, durationMs });
+  }
+
+  /** Why its sandbox could not be started again, as the person is told on every later call. */
+  private failure: string | undefined;
+
+  private fail(error: unknown): void {
+    this.failure = toErrorBody(error).message;
+    this.setState('failed');
   }
 
   private stoppedError(): SandpitError {
@@ -519,7 +527,7 @@ export class Session {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
       if (this.stateValue === 'paused') await this.resumeNow();
       if (this.stateValue === 'failed') {
-        throw new SandpitError('CONTAINER_DIED', `The sandbox of session ${this.id} stopped and could not be started again. Restart the session, or start a new one.`);
+        throw new SandpitError('CONTAINER_DIED', `The sandbox of session ${this.id} stopped and could not be started again${this.failure ? ` (${this.failure.replace(/\.$/, '')})` : ''}. Restart the session, or start a new one.`);
       }
       const release = await this.services.slots.acquire(this.services.queueTimeoutMs, what);
       this.lastUsed = new Date();
@@ -529,7 +537,10 @@ export class Session {
       } finally {
         release();
         this.lastUsed = new Date();
-        if (this.stateValue === 'busy' || (this.stateValue === 'ready' && !this.runtime.connected)) this.setState(this.runtime.connected ? 'ready' : 'failed');
+        if (this.stateValue === 'busy' || (this.stateValue === 'ready' && !this.runtime.connected)) {
+          if (this.runtime.connected) this.setState('ready');
+          else this.fail(new Error(this.runtime.startFailure ?? 'its sandbox is not connected'));
+        }
       }
     });
   }
@@ -566,17 +577,28 @@ export class Session {
         artifacts,
         stateLost: outcome.stateLost,
         message: outcome.message,
+        ...(outcome.stoppedBy ? { stoppedBy: outcome.stoppedBy } : {}),
       };
       const notice = this.pendingNotice;
       this.pendingNotice = undefined;
       if (notice) Object.assign(result, { stateLost: true, message: outcome.message ? `${notice} ${outcome.message}` : notice });
       if (outcome.stateLost) this.history.forget();
       else if (result.status === 'ok') this.history.remember({ code, language: this.identity.language });
-      bus.emit('execution.done', { sessionId, executionId, status: result.status, durationMs: result.durationMs });
+      bus.emit('execution.done', {
+        sessionId,
+        executionId,
+        status: result.status,
+        durationMs: result.durationMs,
+        ...(result.result !== undefined && result.result !== '' ? { result: result.result } : {}),
+        ...(result.error ? { error: result.error } : {}),
+        ...(result.message ? { message: result.message } : {}),
+        ...(result.truncated.stdout || result.truncated.stderr ? { truncated: true } : {}),
+        ...(result.stoppedBy ? { stoppedBy: result.stoppedBy } : {}),
+      });
       return result;
     } catch (error) {
       const body = toErrorBody(error);
-      bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code });
+      bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code, message: body.message });
       if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
       throw error;
     }
@@ -603,6 +625,7 @@ export class Session {
 
   /** Every change goes through the table; one it does not allow is refused and logged (a bug, never the user's). */
   private setState(state: SessionState): void {
+    if (state !== 'failed') this.failure = undefined;
     if (this.stateValue === state) return;
     try {
       assertTransition(this.id, this.stateValue, state);

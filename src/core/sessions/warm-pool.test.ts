@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../log';
 import { pollUntil } from '../util/with-timeout';
 import type { SandboxRuntime } from './sandbox-runtime';
-import type { SessionTemplate } from './session-manager';
+import type { SessionTemplate } from './session-template';
 import { WarmPool } from './warm-pool';
 
 const TEMPLATE = { language: 'python', image: 'sandpit-fake:1' } as SessionTemplate;

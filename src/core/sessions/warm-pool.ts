@@ -1,7 +1,7 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
 import type { SandboxRuntime } from './sandbox-runtime';
-import type { SessionTemplate } from './session-manager';
+import type { SessionTemplate } from './session-template';
 
 /**
  * Ready sandboxes for one session template (image + limits + channel). A claim takes one at once;

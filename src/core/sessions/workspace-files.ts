@@ -3,7 +3,7 @@ import type { ErrorCode } from '../../shared/api/errors';
 import type { FileEntry } from '../../shared/domain/artifact';
 import { fromWorkspacePath } from '../files/safe-path';
 import type { ReplyCollector } from './agent-requests';
-import type { FsErrorCode, RequestReply } from './protocol';
+import type { FsErrorCode, RequestReply } from '../sandbox/protocol';
 import type { SandboxRuntime } from './sandbox-runtime';
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { WorkspaceAgent } from './workspace-files';
 import { walkWorkspace } from './workspace-walk';
 
-type Node = { file: string } | { link: string } | { dir: Record<string, Node> } | 'fifo';
+/** `locked`: what the sandbox user may not read (chmod 000): listed, but reading or listing it is DENIED. */
+type Node = { file: string; locked?: true } | { link: string } | { dir: Record<string, Node>; locked?: true } | 'fifo';
 
 /** An agent over an in-memory tree that answers list and read as the real one does (links listed, never followed). */
 function fakeAgent(root: Record<string, Node>): WorkspaceAgent & { reads: string[] } {
@@ -27,7 +28,9 @@ function fakeAgent(root: Record<string, Node>): WorkspaceAgent & { reads: string
         const r = collect({ id: 'q1', ...reply } as never);
         if (r !== undefined) out = r;
       };
-      if (msg!.op === 'list' && node && typeof node !== 'string' && 'dir' in node) {
+      if (node && typeof node !== 'string' && 'locked' in node) {
+        feed({ type: 'fs-error', code: 'DENIED', message: `"${msg!.path}": permission denied.` });
+      } else if (msg!.op === 'list' && node && typeof node !== 'string' && 'dir' in node) {
         const entries = Object.entries(node.dir).map(([name, n]) => ({
           name,
           type: typeof n === 'string' ? 'other' : 'dir' in n ? 'directory' : 'link' in n ? 'symlink' : 'file',
@@ -66,6 +69,26 @@ describe('walkWorkspace', () => {
     expect(got).toEqual({ 'a.txt': 'A', 'shared/own.txt': 'O' });
     expect(walk.leftOut).toEqual(['shared/docs']);
     expect(agent.reads.some((path) => path.startsWith('shared/docs'))).toBe(false);
+  });
+
+  it('leaves out and names what the sandbox user cannot read and names no path may have, instead of failing', async () => {
+    const agent = fakeAgent({
+      'a.txt': { file: 'A' },
+      'locked.txt': { file: 'secret', locked: true },
+      'locked-dir': { dir: { 'x.txt': { file: 'X' } }, locked: true },
+      'line\nbreak.txt': { file: 'odd' },
+      'back\\slash': { dir: { 'y.txt': { file: 'Y' } } },
+    });
+    const got: Record<string, string> = {};
+    const walk = await walkWorkspace(agent, async (path, content) => void (got[path] = content.toString()), CAPS);
+    expect(got).toEqual({ 'a.txt': 'A' });
+    expect([...walk.skipped].sort()).toEqual(['back\\\\slash', 'line\\nbreak.txt', 'locked-dir', 'locked.txt']);
+    expect(agent.reads.sort()).toEqual(['a.txt']);
+  });
+
+  it('still fails when the workspace itself cannot be listed', async () => {
+    const locked: WorkspaceAgent = { request: async (_build, collect) => collect({ type: 'fs-error', id: 'q1', code: 'DENIED', message: 'permission denied.' } as never) as never };
+    await expect(walkWorkspace(locked, async () => undefined, CAPS)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: '/workspace: permission denied.' });
   });
 
   it('refuses a file over the per-file cap, saying which and how large, before reading it', async () => {

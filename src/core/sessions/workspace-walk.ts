@@ -1,4 +1,5 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
+import { normalizeRelativePath } from '../files/safe-path';
 import { listWorkspace, readWorkspaceFile } from './workspace-files';
 import type { WorkspaceAgent } from './workspace-files';
 
@@ -17,7 +18,8 @@ export interface WorkspaceWalkCaps {
 export interface WorkspaceWalk {
   files: number;
   bytes: number;
-  /** Entries left out: links (never followed) and special files. */
+  /** Entries left out and why they were (never followed or read): links, special files, files and folders the
+   * sandbox user cannot read, names no path may have (a newline, a backslash…: shown escaped). */
   skipped: string[];
   /** Folders not walked because the caller left them out (shared folders of the person's computer). */
   leftOut: string[];
@@ -30,6 +32,26 @@ const MAX_SKIPPED_LISTED = 100;
 
 function tooLarge(message: string): SandpitError {
   return new SandpitError('LIMIT_EXCEEDED', message);
+}
+
+/** Whether a name the sandbox listed is one a workspace path may have (no control characters, backslashes…). */
+function usablePath(path: string): boolean {
+  try {
+    normalizeRelativePath(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A listed name as the person sees it: control characters escaped as in JSON (`a\nb`), never raw. */
+function shownPath(path: string): string {
+  return JSON.stringify(path).slice(1, -1);
+}
+
+/** Why the agent refused: its fs-error code. */
+function refusedFor(error: unknown): string | undefined {
+  return ((error as SandpitError | undefined)?.details as { reason?: string } | undefined)?.reason;
 }
 
 /**
@@ -49,19 +71,33 @@ export async function walkWorkspace(
   let files = 0;
   let bytes = 0;
   const skip = (path: string): void => {
-    if (skipped.length < MAX_SKIPPED_LISTED) skipped.push(path);
+    if (skipped.length < MAX_SKIPPED_LISTED) skipped.push(shownPath(path));
   };
   // The sink of one file runs while the next is read (order kept; at most two files held at once).
   let sinking: Promise<void> = Promise.resolve();
   try {
     for (let folder = folders.shift(); folder !== undefined; folder = folders.shift()) {
-      const entries = await listWorkspace(agent, folder);
+      let entries;
+      try {
+        entries = await listWorkspace(agent, folder);
+      } catch (error) {
+        // A folder code made unreadable (chmod 000) is left out like a link: it cannot block the snapshot.
+        if (folder !== '' && refusedFor(error) === 'DENIED') {
+          skip(folder);
+          continue;
+        }
+        throw error;
+      }
       if (entries.length >= LISTING_CAP) {
         throw tooLarge(
           `The folder /workspace/${folder} holds ${LISTING_CAP.toLocaleString('en-US')} entries or more: a snapshot takes folders of fewer entries.`,
         );
       }
       for (const entry of entries) {
+        if (!usablePath(entry.path)) {
+          skip(entry.path);
+          continue;
+        }
         if (entry.type === 'directory') {
           if (leaveOut.has(entry.path)) leftOut.push(entry.path);
           else folders.push(entry.path);
@@ -90,12 +126,10 @@ export async function walkWorkspace(
             .content;
         } catch (error) {
           const { code } = toErrorBody(error);
-          // Replaced by a link, or removed, since the listing (code still running in the background).
-          if (
-            code === 'NOT_FOUND' ||
-            (code === 'INVALID_INPUT' &&
-              ((error as SandpitError).details as { reason?: string } | undefined)?.reason === 'LINK')
-          ) {
+          const reason = refusedFor(error);
+          // Unreadable for the sandbox user (chmod 000), or replaced by a link or a special file, or removed,
+          // since the listing (code still running in the background): left out and named.
+          if (code === 'NOT_FOUND' || (code === 'INVALID_INPUT' && (reason === 'LINK' || reason === 'DENIED' || reason === 'NOT_A_FILE'))) {
             skip(entry.path);
             continue;
           }

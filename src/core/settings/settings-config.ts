@@ -7,6 +7,8 @@ import { DEFAULT_PROTECTED_FOLDERS } from '../../shared/domain/shared-folder';
 export const DEFAULT_APPROVALS: ApprovalSettings = { defaultPolicy: 'free', perClient: {}, timeoutSeconds: 120, askWritableFolders: false };
 /** The audit log keeps everything unless the person sets a retention. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 0;
+/** Snapshots may take 10 GiB of disk together unless the person sets another size. */
+export const DEFAULT_SNAPSHOT_STORE_MB = 10 * 1024;
 
 /** The settings a configuration stands for (what settings.get shows where the person set nothing). */
 export function settingsFromConfig(config: SandpitConfig): Settings {
@@ -22,6 +24,7 @@ export function settingsFromConfig(config: SandpitConfig): Settings {
     idleMinutes: minutesOf(config.idleTtlMs),
     idleAction: config.idleAction,
     protectedFolders: [...DEFAULT_PROTECTED_FOLDERS],
+    snapshotStoreMb: DEFAULT_SNAPSHOT_STORE_MB,
   };
 }
 

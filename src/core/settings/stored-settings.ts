@@ -3,7 +3,7 @@ import { SandpitError } from '../../shared/api/errors';
 import { limitsSchema } from '../../shared/domain/limits';
 import { approvalSettingsSchema, egressSettingsSchema, settingsPatchSchema, settingsSchema } from '../../shared/domain/settings';
 import type { Settings, SettingsPatch } from '../../shared/domain/settings';
-import { checkAllowedHost } from '../environments/allowed-host-check';
+import { checkAllowedHost } from '../egress/allowed-host-check';
 
 /** What settings.json holds: only what the person set; everything else comes from the configuration. */
 export const storedSettingsSchema = z
@@ -57,6 +57,7 @@ export function applyPatch(stored: StoredSettings, patch: SettingsPatch): Stored
   if (patch.port !== undefined) next.port = patch.port;
   if (patch.idleMinutes !== undefined) next.idleMinutes = patch.idleMinutes;
   if (patch.idleAction !== undefined) next.idleAction = patch.idleAction;
+  if (patch.snapshotStoreMb !== undefined) next.snapshotStoreMb = patch.snapshotStoreMb;
   if (patch.protectedFolders === null) delete next.protectedFolders;
   else if (patch.protectedFolders !== undefined) next.protectedFolders = [...patch.protectedFolders];
   if (patch.approvals) {
@@ -96,6 +97,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
     idleMinutes: stored.idleMinutes ?? base.idleMinutes,
     idleAction: stored.idleAction ?? base.idleAction,
     protectedFolders: stored.protectedFolders ?? base.protectedFolders,
+    snapshotStoreMb: stored.snapshotStoreMb ?? base.snapshotStoreMb,
   };
 }
 

@@ -1,4 +1,5 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,7 +39,8 @@ describe('SnapshotStore', () => {
     const hold = new Set<string>();
     const a = await store.put(Buffer.from('same'), hold);
     const b = await store.put(Buffer.from('same'), hold);
-    expect(a.added).toBe(4);
+    // what it takes on disk: at least its bytes (whole blocks of the file system)
+    expect(a.added).toBeGreaterThanOrEqual(4);
     expect(b).toEqual({ sha256: a.sha256, size: 4, added: 0 });
     expect(await blobCount()).toBe(1);
     expect((await store.read(a.sha256)).toString()).toBe('same');
@@ -51,21 +53,56 @@ describe('SnapshotStore', () => {
     const shared = await store.put(Buffer.from('shared file'), h1);
     const own = await store.put(Buffer.from('only in the second'), h1);
     const history = await store.put(Buffer.from('[]'), h1);
+    const all = shared.added + own.added + history.added;
+    expect(await store.storedBytes()).toBe(all);
     await store.save(manifest('snap-aaaaaaaaaaaaaaaa', [shared], history));
     await store.save(manifest('snap-bbbbbbbbbbbbbbbb', [shared, own], history));
     store.release(h1);
     // A third one is being taken: its blob is not in any manifest yet.
     const h2 = new Set<string>();
-    await store.put(Buffer.from('not saved yet'), h2);
+    const pending = await store.put(Buffer.from('not saved yet'), h2);
     expect(await blobCount()).toBe(4);
 
-    expect(await store.delete('snap-bbbbbbbbbbbbbbbb')).toEqual({ freedBytes: 'only in the second'.length });
+    expect(await store.delete('snap-bbbbbbbbbbbbbbbb')).toEqual({ freedBytes: own.added });
     expect(await blobCount()).toBe(3);
     store.release(h2);
-    expect(await store.collect()).toEqual({ freedBytes: 'not saved yet'.length });
-    expect(await store.delete('snap-aaaaaaaaaaaaaaaa')).toEqual({ freedBytes: 'shared file'.length + 2 });
+    expect(await store.collect()).toEqual({ freedBytes: pending.added });
+    expect(await store.delete('snap-aaaaaaaaaaaaaaaa')).toEqual({ freedBytes: shared.added + history.added });
     expect(await blobCount()).toBe(0);
+    expect(await store.storedBytes()).toBe(0);
     expect(await new SnapshotStore(dir).list()).toEqual([]);
+  });
+
+  it('keeps a file of zeros sparse: 64 MiB of zeros with a few bytes in it takes a few KiB of disk, and reads back whole', async () => {
+    const store = new SnapshotStore(dir);
+    const content = Buffer.alloc(64 * 1024 * 1024);
+    content.write('start', 0);
+    content.write('end', content.length - 3);
+    const blob = await store.put(content, new Set());
+    expect(blob.size).toBe(content.length);
+    expect(blob.added).toBeLessThanOrEqual(2 * 64 * 1024);
+    expect((await stat(join(dir, 'objects', blob.sha256.slice(0, 2), blob.sha256))).blocks * 512).toBe(blob.added);
+    expect((await store.read(blob.sha256)).equals(content)).toBe(true);
+  });
+
+  it('refuses a blob beyond its cap in plain words, writing nothing, and takes it once space is freed', async () => {
+    let cap = 3 * 1024 * 1024;
+    const store = new SnapshotStore(dir, () => cap);
+    const hold = new Set<string>();
+    const first = await store.put(randomBytes(2 * 1024 * 1024), hold);
+    const second = randomBytes(2 * 1024 * 1024);
+    const refused = await store.put(second, hold).catch((e: unknown) => e as { code: string; message: string });
+    expect(refused).toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    expect((refused as { message: string }).message).toMatch(/^The space for snapshots is full: they may take 3 MiB of disk together and 2(\.\d)? MiB is taken/);
+    expect(await blobCount()).toBe(1);
+    expect(await store.storedBytes()).toBe(first.added);
+    cap = 0;
+    const off = await store.put(Buffer.from('x'), hold).catch((e: unknown) => e as { code: string; message: string });
+    expect(off).toMatchObject({ code: 'LIMIT_EXCEEDED' });
+    expect((off as { message: string }).message).toMatch(/Snapshots are turned off/);
+    cap = 8 * 1024 * 1024;
+    expect((await store.put(second, hold)).added).toBeGreaterThanOrEqual(second.length);
+    expect(await blobCount()).toBe(2);
   });
 
   it('reads its manifests again after a restart, and leaves out one that does not parse', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
 import { snapshotSchema } from '../../shared/domain/snapshot';
-import { syncFolder, writeFileAtomic } from '../util/atomic-write';
+import { denseBytes, syncFolder, writeFileAtomic, writeSparseFileAtomic } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 
 const SHA256 = /^[a-f0-9]{64}$/;
@@ -37,6 +37,18 @@ function sha256Of(content: Buffer): string {
   return createHash('sha256').update(content).digest('hex');
 }
 
+const MIB = 1024 * 1024;
+
+function mib(bytes: number): string {
+  return `${(bytes / MIB).toLocaleString('en-US', { maximumFractionDigits: 1 })} MiB`;
+}
+
+/** Disk space a file takes (its allocated blocks: a sparse file's holes take none). */
+async function diskBytes(path: string): Promise<number> {
+  const st = await stat(path).catch(() => undefined);
+  return st ? st.blocks * 512 : 0;
+}
+
 function isMissing(error: unknown): boolean {
   return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
 }
@@ -46,6 +58,8 @@ function isMissing(error: unknown): boolean {
  * history) once at `<dir>/objects/<aa>/<sha256>`, one manifest per snapshot at `<dir>/manifests/<id>.json`.
  * Two snapshots of the same files share their blobs; deleting a snapshot removes the blobs no other uses.
  * Blob writes and the sweep take turns, and blobs of snapshots still being taken are never swept.
+ * Blobs are written sparse (a file of zeros takes no disk), and all of them together may take at most
+ * `capBytes()` of disk (the Settings' snapshot space): a put beyond it is refused in plain words.
  */
 export class SnapshotStore {
   private readonly objects: string;
@@ -54,8 +68,13 @@ export class SnapshotStore {
   /** Blobs put by snapshots not saved yet, with how many such snapshots hold each. */
   private readonly pending = new Map<string, number>();
   private cache: Map<string, SnapshotManifest> | undefined;
+  /** Disk taken by the blobs (counted once, then kept up to date by put and the sweep). */
+  private used: number | undefined;
 
-  constructor(readonly dir: string) {
+  constructor(
+    readonly dir: string,
+    private readonly capBytes: () => number = () => Number.POSITIVE_INFINITY,
+  ) {
     this.objects = join(dir, 'objects');
     this.manifests = join(dir, 'manifests');
   }
@@ -68,6 +87,8 @@ export class SnapshotStore {
         hold.add(sha256);
         this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
       }
+      const cap = this.capBytes();
+      if (cap <= 0) throw new SandpitError('LIMIT_EXCEEDED', 'Snapshots are turned off: Settings → System → "Space for snapshots" is 0.');
       const path = this.blobPath(sha256);
       try {
         await stat(path);
@@ -75,9 +96,19 @@ export class SnapshotStore {
       } catch (error) {
         if (!isMissing(error)) throw error;
       }
+      const used = await this.usedBytes();
+      const need = denseBytes(content);
+      if (used + need > cap) {
+        throw new SandpitError(
+          'LIMIT_EXCEEDED',
+          `The space for snapshots is full: they may take ${mib(cap)} of disk together and ${mib(used)} is taken, so this snapshot does not fit. Delete snapshots you no longer need, or give snapshots more space in Settings → System.`,
+          { reason: 'SNAPSHOT_STORE_FULL', capBytes: cap, usedBytes: used },
+        );
+      }
       await mkdir(join(this.objects, sha256.slice(0, 2)), { recursive: true, mode: DIR_MODE });
-      await writeFileAtomic(path, content);
-      return { sha256, size: content.length, added: content.length };
+      const taken = await writeSparseFileAtomic(path, content);
+      this.used = used + taken;
+      return { sha256, size: content.length, added: taken };
     });
   }
 
@@ -139,9 +170,17 @@ export class SnapshotStore {
 
   /** Disk used by every blob together. */
   async storedBytes(): Promise<number> {
-    let total = 0;
-    for (const path of await this.blobPaths()) total += (await stat(path).catch(() => ({ size: 0 }))).size;
-    return total;
+    return this.lock.run(() => this.usedBytes());
+  }
+
+  /** (The lock held.) */
+  private async usedBytes(): Promise<number> {
+    if (this.used === undefined) {
+      let total = 0;
+      for (const path of await this.blobPaths()) total += await diskBytes(path);
+      this.used = total;
+    }
+    return this.used;
   }
 
   private async sweep(all: Map<string, SnapshotManifest>): Promise<{ freedBytes: number }> {
@@ -155,10 +194,11 @@ export class SnapshotStore {
     for (const path of await this.blobPaths()) {
       const sha = path.slice(-64);
       if (used.has(sha)) continue;
-      const size = (await stat(path).catch(() => ({ size: 0 }))).size;
+      const size = await diskBytes(path);
       await rm(path, { force: true });
       freedBytes += size;
     }
+    if (this.used !== undefined) this.used = Math.max(0, this.used - freedBytes);
     return { freedBytes };
   }
 

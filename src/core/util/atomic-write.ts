@@ -27,6 +27,59 @@ export async function writeFileAtomic(
   }
 }
 
+const SPARSE_BLOCK = 64 * 1024;
+const ZERO_BLOCK = Buffer.alloc(SPARSE_BLOCK);
+
+/** Bytes of `content` outside its all-zero 64 KiB blocks: about what `writeSparseFileAtomic` puts on disk. */
+export function denseBytes(content: Buffer): number {
+  let dense = 0;
+  for (let at = 0; at < content.length; at += SPARSE_BLOCK) {
+    const block = content.subarray(at, at + SPARSE_BLOCK);
+    if (!block.equals(ZERO_BLOCK.subarray(0, block.length))) dense += block.length;
+  }
+  return dense;
+}
+
+/**
+ * `writeFileAtomic` for content that may be mostly zeros: all-zero 64 KiB blocks are left as holes (the file
+ * is sparse where the file system allows it), so a sparse file read as zeros takes no more disk than it did
+ * in the sandbox. Returns the disk space the file takes (its allocated blocks).
+ */
+export async function writeSparseFileAtomic(path: string, content: Buffer, temp = `${path}.${randomBytes(6).toString('hex')}.tmp`): Promise<number> {
+  try {
+    const handle = await open(temp, 'wx', 0o600);
+    let allocated: number;
+    try {
+      // each run of blocks that are not all zeros in one write; holes between them
+      const writeRun = async (from: number, to: number): Promise<void> => {
+        const dense = content.subarray(from, to);
+        for (let off = 0; off < dense.length; ) off += (await handle.write(dense, off, dense.length - off, from + off)).bytesWritten;
+      };
+      let run = -1;
+      for (let at = 0; at < content.length; at += SPARSE_BLOCK) {
+        const block = content.subarray(at, at + SPARSE_BLOCK);
+        const hole = block.equals(ZERO_BLOCK.subarray(0, block.length));
+        if (!hole && run < 0) run = at;
+        else if (hole && run >= 0) {
+          await writeRun(run, at);
+          run = -1;
+        }
+      }
+      if (run >= 0) await writeRun(run, content.length);
+      await handle.truncate(content.length);
+      await handle.sync();
+      allocated = (await handle.stat()).blocks * 512;
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+    return allocated;
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** Flushes a folder's entries (a rename) to disk where the platform allows it. */
 export async function syncFolder(path: string): Promise<void> {
   let handle: FileHandle | undefined;

@@ -8,7 +8,7 @@ import {
   auditSummarySchema,
   auditVerifyResultSchema,
 } from '../domain/audit';
-import { displaySchema, executionResultSchema, executionStatusSchema, streamNameSchema } from '../domain/execution';
+import { displaySchema, executionErrorSchema, executionResultSchema, executionStatusSchema, stopCauseSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
 import { replayViewSchema } from '../domain/replay';
 import {
@@ -20,6 +20,7 @@ import {
 } from '../domain/environment';
 import { approvalDecisionSchema, approvalOutcomeSchema, approvalSchema } from '../domain/approval';
 import { connectedClientSchema, connectInfoSchema } from '../domain/connect';
+import { assistantChangeSchema, assistantIdSchema, assistantStatusSchema } from '../domain/assistants';
 import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
 import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain/session';
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
@@ -48,6 +49,8 @@ export const egressEntrySchema = z.object({
   allowed: z.boolean(),
   reason: z.string().optional().describe('Why it was refused, in plain words'),
   reasonCode: z.string().optional(),
+  connected: z.boolean().optional().describe('Let through: whether it reached the host (absent while it is connecting)'),
+  answer: z.string().optional().describe("Let through: what the host answered, or why the connection failed, in plain words"),
 });
 export type EgressEntry = z.infer<typeof egressEntrySchema>;
 
@@ -362,6 +365,18 @@ export const methods = {
     input: z.object({}),
     output: z.object({ link: z.string().optional(), token: z.string().describe('The new panel token (this panel switches to it)') }),
   },
+  'connect.assistants': {
+    input: z.object({}),
+    output: z.object({ assistants: z.array(assistantStatusSchema).describe('Every assistant Connect knows, found on this computer or not') }),
+  },
+  'connect.connectAssistant': {
+    input: z.object({ id: assistantIdSchema }),
+    output: assistantChangeSchema,
+  },
+  'connect.disconnectAssistant': {
+    input: z.object({ id: assistantIdSchema }),
+    output: assistantChangeSchema,
+  },
 } as const;
 
 export const events = {
@@ -373,6 +388,8 @@ export const events = {
   'egress.refused': z.object({ host: z.string(), port: z.number().int(), time: z.string(), reason: z.string(), sessionId: z.string().optional() }),
   /** A session's sandbox reached a host through the egress proxy (policy "packages"). */
   'egress.allowed': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string() }),
+  /** A connection let through reached its host (`answer`: what a plain-HTTP host answered) or failed (`answer`: why, in words). */
+  'egress.outcome': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string(), connected: z.boolean(), answer: z.string().optional() }),
   'engine.status': engineStatusSchema,
   'session.updated': sessionInfoSchema,
   'session.removed': z.object({ sessionId: z.string() }),
@@ -389,6 +406,12 @@ export const events = {
     status: executionStatusSchema.or(z.literal('failed')),
     durationMs: z.number(),
     errorCode: z.string().optional(),
+    /** What the caller received beyond the streamed output, so every run shows it (whoever started it). */
+    result: z.string().optional().describe('repr of the value of the last expression'),
+    error: executionErrorSchema.optional().describe('The exception the code raised, with its traceback'),
+    message: z.string().optional().describe("Sandpit's note (time limit, memory, restart, resume), or why the run could not run"),
+    truncated: z.boolean().optional().describe('The output was cut at the session limit'),
+    stoppedBy: stopCauseSchema.optional().describe('Who stopped the session during the run (status "killed")'),
   }),
   'settings.updated': settingsViewSchema,
   /** A replay (audit.replay) moved on: it started its session, or one of its runs started or ended. */

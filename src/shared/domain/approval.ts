@@ -30,6 +30,7 @@ export const approvalSchema = z.object({
   code: z.string().optional().describe(`The code, command or package list, at most ${MAX_APPROVAL_CODE_CHARS} characters`),
   codeTruncated: z.boolean().describe('Whether code was cut'),
   detail: z.string().describe('What the call would do, in plain words'),
+  auditId: z.number().int().optional().describe('The audit row of the call that waits (Activity shows it "waiting for approval")'),
   createdAt: z.string(),
   expiresAt: z.string().describe('When the request counts as denied if no one answers'),
 });

@@ -32,6 +32,8 @@ export const auditSandboxSchema = z.object({
   image: z.string().optional(),
   environmentId: z.string().optional(),
   limits: limitsSchema.optional(),
+  /** The session's name when the run ended (what Activity calls it after the session has gone). */
+  sessionName: z.string().max(200).optional(),
 });
 export type AuditSandbox = z.infer<typeof auditSandboxSchema>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { assistantIdSchema } from './assistants';
 import { callTransportSchema } from './caller';
 
 /** Stands for the access token in copy-paste configs; the panel puts the real one in after connect.revealToken. */
@@ -9,6 +10,7 @@ export const connectedClientSchema = z.object({
   transport: callTransportSchema,
   connectedAt: z.string(),
   mcpSessionId: z.string().optional(),
+  assistant: assistantIdSchema.optional().describe('The assistant it is, when Connect set it up or its name is a known one'),
 });
 export type ConnectedClient = z.infer<typeof connectedClientSchema>;
 
@@ -40,5 +42,8 @@ export const connectInfoSchema = z.object({
     claudeCode: assistantConfigSchema,
   }),
   clients: z.array(connectedClientSchema).describe('MCP clients connected now'),
+  seenClients: z
+    .array(z.string())
+    .describe('The name of every MCP client that has connected since Sandpit started, exactly as it connected (what a per-assistant approval rule matches)'),
 });
 export type ConnectInfo = z.infer<typeof connectInfoSchema>;

@@ -51,6 +51,18 @@ export function defaultBaseFor(language: Language): EnvironmentBase {
 
 /** Debian package names (policy §5.6.1), at least two characters. */
 export const APT_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
+/** How environment names are compared (an assistant finds one by name): spaces collapsed, capitals ignored. Two may not be equal so. */
+export function environmentNameKey(name: string): string {
+  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** Why `name` cannot be given to an environment (another one is called so), or undefined. */
+export function nameTakenMessage(name: string, others: ReadonlyArray<{ name: string }>): string | undefined {
+  const key = environmentNameKey(name);
+  const same = others.find((e) => environmentNameKey(e.name) === key);
+  return same ? `An environment is already called “${same.name}” (capitals and spaces do not tell names apart). Choose another name.` : undefined;
+}
+
 export const ENVIRONMENT_ID = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 const MAX_PACKAGES = 200;
 

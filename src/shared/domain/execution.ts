@@ -5,6 +5,15 @@ export const EXECUTION_STATUSES = ['ok', 'error', 'timeout', 'interrupted', 'oom
 export const executionStatusSchema = z.enum(EXECUTION_STATUSES);
 export type ExecutionStatus = z.infer<typeof executionStatusSchema>;
 
+/** Who stopped a session while it ran code (the run then ends "killed", and the session is gone). */
+export const STOPPED_BY = ['person', 'assistant', 'sandpit'] as const;
+export const stopCauseSchema = z.object({
+  by: z.enum(STOPPED_BY),
+  name: z.string().optional().describe("The assistant's name, when an assistant stopped it"),
+  why: z.string().optional().describe('Why Sandpit stopped it (it was quitting, the Docker engine changed)'),
+});
+export type StopCause = z.infer<typeof stopCauseSchema>;
+
 export const streamNameSchema = z.enum(['stdout', 'stderr']);
 export type StreamName = z.infer<typeof streamNameSchema>;
 
@@ -36,8 +45,9 @@ export const executionResultSchema = z.object({
   exitCode: z.number().int().optional(),
   files: z.array(z.object({ path: z.string(), size: z.number().int() })),
   artifacts: z.array(artifactSchema),
-  stateLost: z.boolean().describe('true when the container had to be restarted: variables are gone'),
+  stateLost: z.boolean().describe('true when the variables are gone: the container was restarted, or the session was stopped (status "killed")'),
   message: z.string().optional().describe('plain-language note on timeouts, OOM, restarts'),
+  stoppedBy: stopCauseSchema.optional().describe('Set when the session was stopped during the run (status "killed")'),
   auditId: z.number().int().optional().describe('Row of this call in the audit log'),
 });
 export type ExecutionResult = z.infer<typeof executionResultSchema>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { auditIdSchema, auditedMethodSchema } from './audit';
+import { auditFolderSchema, auditIdSchema, auditedMethodSchema } from './audit';
 
 export const diffLineSchema = z.object({ op: z.enum(['same', 'removed', 'added']), text: z.string() });
 
@@ -34,6 +34,10 @@ export const replayViewSchema = z.object({
   environment: z.string().optional(),
   recordedImage: z.string().optional(),
   image: z.string().optional().describe('The image the replay ran on'),
+  missingFolders: z
+    .array(auditFolderSchema)
+    .optional()
+    .describe("Folders of this computer the original session had that the replay's session does not (runs that read them fail)"),
   startedAt: z.string(),
   finishedAt: z.string().optional(),
   runs: z.array(replayRunSchema),

@@ -8,6 +8,9 @@
 export const LANGUAGES = ['python', 'javascript', 'bash'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
+/** The language of a session, a run or a notebook that names none. */
+export const DEFAULT_LANGUAGE: Language = 'python';
+
 /** Executor image flavours (executor-image/bases.json): what an environment's base can be. */
 export const FLAVOURS = ['python', 'python-data', 'node'] as const;
 export type Flavour = (typeof FLAVOURS)[number];

@@ -62,6 +62,12 @@ export const settingsSchema = z.object({
     )
     .max(200)
     .describe('Folders never shared with a session, nor anything inside or containing them (~ = the home folder)'),
+  snapshotStoreMb: z
+    .number()
+    .int()
+    .min(0)
+    .max(16 * 1024 * 1024)
+    .describe('Disk space all snapshots together may take, in MiB (a snapshot that would need more is refused; 0 = no snapshots)'),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingKey = keyof Settings;
@@ -97,6 +103,7 @@ export const settingsPatchSchema = z
     idleMinutes: settingsSchema.shape.idleMinutes,
     idleAction: settingsSchema.shape.idleAction,
     protectedFolders: settingsSchema.shape.protectedFolders.nullable(),
+    snapshotStoreMb: settingsSchema.shape.snapshotStoreMb,
   })
   .partial()
   .strict();

@@ -28,7 +28,7 @@ export const snapshotSchema = z.object({
   historyComplete: z.boolean().describe('false: the session ran more than the history keeps, so a replay would be partial'),
   sizeBytes: z.number().int().describe('Everything it holds: files, packages and run history'),
   addedBytes: z.number().int().describe('Storage it added when taken (files already stored by another snapshot are shared)'),
-  skipped: z.array(z.string()).describe('Workspace entries left out: links and special files (never followed)'),
+  skipped: z.array(z.string()).describe('Workspace entries left out: links and special files (never followed), what the sandbox user cannot read, names no path may have (shown escaped)'),
   sharedFoldersLeftOut: z
     .array(z.string())
     .default([])

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, LANGUAGES } from '../../../shared/domain/runtimes';
 import { defineTool } from '../define-tool';
 import { withProgress } from '../progress-ticker';
 import { sessionLine, sessionSummarySchema, toSessionSummary } from '../session-output';
@@ -48,7 +48,7 @@ export const createSession = defineTool({
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
   run: async (args, kit, extra) => {
     const what = [
-      `starting a ${args.environment ? `session from "${args.environment}"` : `${args.language ?? 'python'} session`}`,
+      `starting a ${args.environment ? `session from "${args.environment}"` : `${args.language ?? DEFAULT_LANGUAGE} session`}`,
       args.dependencies?.length ? `and installing ${args.dependencies.join(' ')}` : '',
     ]
       .filter(Boolean)

@@ -6,7 +6,7 @@ export const ISOLATION_EXPLAINED: Record<Isolation, { title: string; explain: st
   standard: {
     title: ISOLATION_WORDS.standard,
     explain:
-      'A locked-down container: the code cannot see your files or your network. It shares the computer’s core (its kernel) with everything else, like any program.',
+      'A locked-down container: the code sees none of your files but the folders you share with a session, and no network but what its environment allows. It shares the computer’s core (its kernel) with everything else, like any program.',
   },
   strong: {
     title: ISOLATION_WORDS.strong,

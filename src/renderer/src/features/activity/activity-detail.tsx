@@ -27,7 +27,7 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
   const [entry, setEntry] = useState<AuditEntry | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [openSha, setOpenSha] = useState<string | undefined>();
-  const sessionName = useSessionName(entry?.sessionId);
+  const sessionName = useSessionName(entry?.sessionId, entry?.sandbox?.sessionName);
 
   useEffect(() => {
     let live = true;
@@ -138,6 +138,17 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
           ) : (
             <p className="muted">No output.</p>
           )}
+          {entry.result !== undefined && entry.result !== '' ? (
+            <>
+              <h3>Value of the last line</h3>
+              <p className="muted small">
+                What {entry.client === 'panel' ? 'the panel' : (entry.client ?? 'the caller')} received as the run’s result.
+              </p>
+              <pre className="content-text" data-testid="activity-detail-result">
+                {entry.result}
+              </pre>
+            </>
+          ) : null}
           <h3>Files it made</h3>
           {entry.artifacts.length === 0 ? (
             <p className="muted">This run made no files.</p>

@@ -8,6 +8,7 @@ import { useAppStore, usePanel } from '../../stores/panel-context';
 import { ActivityDetail } from './activity-detail';
 import { ActivityTable } from './activity-table';
 import { NetworkActivity } from '../sessions/network-activity';
+import { recordedSessionName } from '../sessions/session-name';
 import { ChainStatus } from './chain-status';
 import { FiltersBar } from './filters-bar';
 import { NO_FILTERS } from './activity-filters';
@@ -37,7 +38,10 @@ export function ActivityScreen(): ReactElement {
   const sessionChoices = useMemo(() => {
     const names = new Map(sessions.map((s) => [s.id, s.name]));
     const ids = [...new Set([...sessions.map((s) => s.id), ...rows.map((r) => r.sessionId).filter((s): s is string => !!s)])];
-    return ids.map((id) => ({ id, name: names.get(id) ?? `Ended session (${id.slice(0, 12)})` }));
+    return ids.map((id) => {
+      const recorded = recordedSessionName(rows, id);
+      return { id, name: names.get(id) ?? (recorded ? `${recorded} (ended)` : `Ended session (${id.slice(0, 12)})`) };
+    });
   }, [rows, sessions]);
   const filtered = JSON.stringify(filters) !== JSON.stringify(NO_FILTERS);
 
@@ -103,7 +107,7 @@ export function ActivityScreen(): ReactElement {
           </button>
         </span>
       </div>
-      <ChainStatus />
+      <ChainStatus onOpenRow={setOpenId} />
       <details className="card" data-testid="activity-network">
         <summary>Network: the hosts sessions tried to reach</summary>
         <NetworkActivity />

@@ -4,7 +4,7 @@ import { plural } from '../../lib/format';
 import { useAppStore } from '../../stores/panel-context';
 
 /** Whether the log's hash chain holds: "Log intact", or which row is broken and why. */
-export function ChainStatus(): ReactElement {
+export function ChainStatus({ onOpenRow }: { onOpenRow: (id: number) => void }): ReactElement {
   const verify = useAppStore('activity', (s) => s.verify);
   const verifying = useAppStore('activity', (s) => s.verifying);
   const check = useAppStore('activity', (s) => s.check);
@@ -36,6 +36,15 @@ export function ChainStatus(): ReactElement {
       <span>
         <strong>Log broken{verify.brokenAt !== undefined ? ` at row ${verify.brokenAt}` : ''}</strong> —{' '}
         {verify.reason ?? 'a row was changed or removed after it was written.'}
+        {verify.brokenAt !== undefined ? (
+          <>
+            {' '}
+            <button type="button" className="link-button" onClick={() => onOpenRow(verify.brokenAt!)} data-testid="chain-open-row">
+              Show row {verify.brokenAt}
+            </button>{' '}
+            <span className="muted small">(marked in the list below, in the Row column)</span>
+          </>
+        ) : null}
       </span>
     );
   }

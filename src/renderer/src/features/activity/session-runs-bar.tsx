@@ -4,7 +4,7 @@ import type { AuditSummary } from '../../../../shared/domain/audit';
 import { useAppStore, useClient } from '../../stores/panel-context';
 import { DownloadNotebookButton } from '../notebooks/download-notebook-button';
 import { ReplayPanel } from '../replay/replay-panel';
-import { useSessionName } from '../sessions/session-name';
+import { recordedSessionName, useSessionName } from '../sessions/session-name';
 
 /** The session a replay session's runs repeat (from the original row of one of them), once known. */
 function useReplayedSession(rows: readonly AuditSummary[]): string | undefined {
@@ -33,7 +33,7 @@ function useReplayedSession(rows: readonly AuditSummary[]): string | undefined {
  * result run by run), and — for a replay session — the way back to the session it replayed.
  */
 export function SessionRunsBar({ sessionId, rows, onOpenRow }: { sessionId: string; rows: readonly AuditSummary[]; onOpenRow: (id: number) => void }): ReactElement {
-  const known = useSessionName(sessionId);
+  const known = useSessionName(sessionId, recordedSessionName(rows, sessionId));
   const name = known === 'Ended session' ? `the ended session ${sessionId}` : known;
   const start = useAppStore('replay', (s) => s.start);
   const starting = useAppStore('replay', (s) => s.starting[sessionId] === true);

@@ -5,13 +5,33 @@ import { CopyButton } from '../../components/copy-button';
 import { ASSISTANTS } from './assistants';
 import type { AssistantKey } from './assistants';
 import { withToken } from './connect-text';
+import { KeyedCopyButton } from './keyed-copy-button';
 
-function Block({ title, text, testId, note, copyLabel }: { title: string; text: string; testId: string; note?: string; copyLabel: string }): ReactElement {
+function Block({
+  title,
+  text,
+  testId,
+  note,
+  copyLabel,
+  keyed,
+}: {
+  title: string;
+  text: string;
+  testId: string;
+  note?: string;
+  copyLabel: string;
+  /** The text needs the access key: the copy gets the real one (the shown text keeps the placeholder until "Show"). */
+  keyed?: { token: string | undefined };
+}): ReactElement {
   return (
     <div className="config-block">
       <div className="row">
         <h3>{title}</h3>
-        <CopyButton text={text} label={copyLabel} testId={`${testId}-copy`} />
+        {keyed ? (
+          <KeyedCopyButton text={text} token={keyed.token} label={copyLabel} testId={`${testId}-copy`} />
+        ) : (
+          <CopyButton text={text} label={copyLabel} testId={`${testId}-copy`} />
+        )}
       </div>
       {note ? <p className="muted small">{note}</p> : null}
       <details>
@@ -30,7 +50,7 @@ export function AssistantConfigs({ configs, token }: { configs: ConnectInfo['con
   const config: AssistantConfig = configs[which];
   return (
     <section className="card" aria-labelledby="configs-title" data-testid="connect-configs">
-      <h2 id="configs-title">Set up your assistant</h2>
+      <h2 id="configs-title">Or set up your assistant by hand</h2>
       <p className="muted">Pick your app, copy its setup, paste it where it says, then restart the app.</p>
       <div className="tabs tabs-plain" role="tablist" aria-label="Assistant">
         {ASSISTANTS.map(([key, label]) => (
@@ -60,7 +80,8 @@ export function AssistantConfigs({ configs, token }: { configs: ConnectInfo['con
           text={withToken(config.http, token)}
           copyLabel="Copy this setup"
           testId="connect-config-http"
-          note={token ? 'It holds the access key: keep it to yourself.' : 'It needs the access key: press “Show” under “Access key for assistants” first, and it is filled in here.'}
+          keyed={{ token }}
+          note="What gets copied holds the access key (keep it to yourself); it is shown here once you press “Show” under “Access key for assistants”."
         />
       ) : null}
     </section>

@@ -8,6 +8,7 @@ import { formatAge, plural } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 import { AssistantConfigs } from './assistant-configs';
+import { AssistantsCard } from './assistants-card';
 import { HIDDEN_TOKEN, commandLine } from './connect-text';
 import { PanelLinkCard } from './panel-link-card';
 
@@ -75,12 +76,13 @@ export function ConnectScreen(): ReactElement {
       {status === 'loading' ? <p className="muted">Loading…</p> : null}
       {info ? (
         <>
+          <AssistantsCard clients={info.clients} />
           <AssistantConfigs configs={info.configs} token={token} />
           <section className="card" aria-labelledby="clients-title">
             <h2 id="clients-title">Connected now</h2>
             {info.clients.length === 0 ? (
               <EmptyState testId="connect-clients-empty">
-                No assistant is connected right now. Paste the setup above into your assistant, then restart it.
+                No assistant is connected right now. Connect one above (or paste its setup), then restart it.
               </EmptyState>
             ) : (
               <ul className="list" data-testid="connect-clients">

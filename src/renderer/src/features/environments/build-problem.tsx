@@ -1,6 +1,7 @@
 import type { ReactElement } from 'react';
 import type { EnvironmentView } from '../../../../shared/domain/environment';
 import { usePanel } from '../../stores/panel-context';
+import { affectedPackages } from './environment-words';
 
 /**
  * Why the last build failed, for a person: the cause in words, the packages it hit, what to do — with the
@@ -23,7 +24,7 @@ export function BuildProblem({
   const build = env.build;
   if (!build || build.state !== 'failed') return null;
   const diagnosis = build.diagnosis;
-  const affected = diagnosis?.affected ?? (build.failedPackage ? [build.failedPackage] : []);
+  const affected = affectedPackages(env);
   const fixes = diagnosis?.fixes ?? ['Change its packages and build it again.'];
   return (
     <div className="build-problem" role="alert" data-testid="env-build-problem" data-cause={diagnosis?.cause ?? 'unknown'}>

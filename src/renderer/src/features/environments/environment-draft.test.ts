@@ -81,4 +81,11 @@ describe('environment drafts', () => {
     expect(draft).toMatchObject({ name: 'requirements', language: 'python', pip: ['numpy'] });
     expect(notes).toEqual(['Line 3: -e . — editable installs are not supported']);
   });
+
+  it('sends the allowed hosts it lists: an edit that removes the last one sends an empty list, so it is taken back', () => {
+    const draft = { ...emptyDraft('python'), name: 'Downloads', network: 'packages' as const, allowedHosts: ['files.example.org'] };
+    expect(toCreateInput(draft, {}).allowedHosts).toEqual(['files.example.org']);
+    expect(toCreateInput({ ...draft, allowedHosts: [] }, {}).allowedHosts).toBeUndefined();
+    expect(toPatch({ ...draft, allowedHosts: [] }, {}).allowedHosts).toEqual([]);
+  });
 });

@@ -8,7 +8,7 @@ import type {
 } from '../../../../shared/domain/environment';
 import type { Isolation } from '../../../../shared/domain/isolation';
 import type { PartialLimits } from '../../../../shared/domain/limits';
-import { packageManagerOf } from '../../../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, packageManagerOf } from '../../../../shared/domain/runtimes';
 import type { Language, PackageManager } from '../../../../shared/domain/runtimes';
 import type { FolderMode } from '../../../../shared/domain/shared-folder';
 
@@ -31,6 +31,8 @@ export interface EnvironmentDraft {
   npm: string[];
   apt: string[];
   network: NetworkPolicy;
+  /** With "packages": more hosts its sessions may reach (what "Allow" in Network activity adds). */
+  allowedHosts: string[];
   /** '' = as the Settings default. */
   isolation: Isolation | '';
   /** Limits as typed; '' = the default. */
@@ -41,7 +43,7 @@ export interface EnvironmentDraft {
   folders: FolderDraft[];
 }
 
-export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
+export function emptyDraft(language: Language = DEFAULT_LANGUAGE): EnvironmentDraft {
   return {
     name: '',
     description: '',
@@ -51,6 +53,7 @@ export function emptyDraft(language: Language = 'python'): EnvironmentDraft {
     npm: [],
     apt: [],
     network: 'none',
+    allowedHosts: [],
     isolation: '',
     memoryMb: '',
     cpus: '',
@@ -72,6 +75,7 @@ export function draftFrom(env: Environment): EnvironmentDraft {
     npm: [...env.packages.npm],
     apt: [...env.packages.apt],
     network: env.network,
+    allowedHosts: [...env.allowedHosts],
     isolation: env.isolation ?? '',
     memoryMb: text(env.limits.memoryMb),
     cpus: text(env.limits.cpus),
@@ -139,6 +143,7 @@ export function toCreateInput(draft: EnvironmentDraft, limits: PartialLimits): M
       apt: draft.apt,
     },
     network: draft.network,
+    ...(draft.allowedHosts.length ? { allowedHosts: draft.allowedHosts } : {}),
     limits,
     ...(draft.isolation ? { isolation: draft.isolation } : {}),
     ...(draft.description.trim() ? { description: draft.description.trim() } : {}),
@@ -151,6 +156,7 @@ export function toPatch(draft: EnvironmentDraft, limits: PartialLimits): Environ
   return {
     ...rest,
     folders: foldersOf(draft),
+    allowedHosts: draft.allowedHosts,
     isolation: draft.isolation === '' ? null : draft.isolation,
     packages: { pip: packages?.pip ?? [], npm: packages?.npm ?? [], apt: packages?.apt ?? [] },
     description: draft.description.trim(),

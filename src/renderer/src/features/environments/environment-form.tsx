@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import type { ReactElement } from 'react';
 import { isSandpitError } from '../../../../shared/api/errors';
-import { BASES_BY_LANGUAGE } from '../../../../shared/domain/environment';
+import { BASES_BY_LANGUAGE, nameTakenMessage } from '../../../../shared/domain/environment';
 import type { EnvironmentView as Environment, EnvironmentBase } from '../../../../shared/domain/environment';
 import { DEFAULT_LIMITS } from '../../../../shared/domain/limits';
 import { LANGUAGES } from '../../../../shared/domain/runtimes';
 import type { Language } from '../../../../shared/domain/runtimes';
 import { LANGUAGE_WORDS } from '../../lib/format';
-import { useClient } from '../../stores/panel-context';
+import { useAppStore, useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
 import { Field } from '../settings/settings-section';
 import { ChipInput } from './chip-input';
@@ -40,6 +40,10 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
   const failed = editing?.build?.state === 'failed' ? editing.build.failedPackage : undefined;
   const installer = installerFor(draft.language);
   const change = (patch: Partial<EnvironmentDraft>): void => setDraft((d) => ({ ...d, ...patch }));
+  const others = useAppStore('environments', (s) => s.environments).filter((e) => e.id !== editing?.id);
+  // Refused at once, as the server would: an assistant picks an environment by its name.
+  const [nameRefused, setNameRefused] = useState<string | undefined>();
+  const nameProblem = nameTakenMessage(draft.name, others) ?? nameRefused;
 
   const save = async (build: boolean): Promise<void> => {
     const limits = draftLimits(draft);
@@ -51,6 +55,7 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
       setError('Give the environment a name.');
       return;
     }
+    if (nameProblem) return;
     setSaving(true);
     setError(undefined);
     setBad(undefined);
@@ -61,6 +66,10 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
       onSaved(env, build);
     } catch (caught) {
       const message = plainError(caught);
+      if (isSandpitError(caught, 'CONFLICT') && (caught.details as { field?: string } | undefined)?.field === 'name') {
+        setNameRefused(message);
+        return;
+      }
       const chip = isSandpitError(caught, 'INVALID_INPUT') ? invalidChip(draft, message, caught.details) : undefined;
       setBad(chip ? { ...chip, message } : undefined);
       setError(chip ? undefined : message);
@@ -101,9 +110,19 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
           type="text"
           value={draft.name}
           maxLength={64}
-          onChange={(e) => change({ name: e.target.value })}
+          onChange={(e) => {
+            setNameRefused(undefined);
+            change({ name: e.target.value });
+          }}
+          aria-invalid={nameProblem ? true : undefined}
+          aria-describedby={nameProblem ? 'env-name-error' : undefined}
           data-testid="env-name"
         />
+        {nameProblem ? (
+          <p className="field-error" id="env-name-error" role="alert" data-testid="env-name-error">
+            {nameProblem}
+          </p>
+        ) : null}
       </div>
       <div className="field">
         <label htmlFor="env-description" className="label">
@@ -183,6 +202,21 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
         testId="env-apt"
       />
       <NetworkChoice value={draft.network} onChange={(network) => change({ network })} />
+      {draft.network === 'packages' || draft.allowedHosts.length > 0 ? (
+        <ChipInput
+          id="env-allowed-hosts"
+          label="More hosts its sessions may reach"
+          hint={
+            draft.network === 'packages'
+              ? 'Besides the package sites: a host name or *.domain, e.g. files.example.org. “Allow” in Network activity adds one here; remove it to block it again.'
+              : 'Used only with “Package downloads only”: with the network choice above, these hosts are not reached.'
+          }
+          chips={draft.allowedHosts}
+          onChange={(allowedHosts) => change({ allowedHosts })}
+          placeholder="files.example.org"
+          testId="env-allowed-hosts"
+        />
+      ) : null}
       <IsolationChoice value={draft.isolation} onChange={(isolation) => change({ isolation })} />
       <FolderChoice value={draft.folders} onChange={(folders) => change({ folders })} />
       <fieldset className="choices">
@@ -231,10 +265,10 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
         <button type="button" className="secondary" onClick={onCancel} data-testid="env-cancel">
           Cancel
         </button>
-        <button type="submit" className="secondary" disabled={saving} data-testid="env-save">
+        <button type="submit" className="secondary" disabled={saving || nameProblem !== undefined} data-testid="env-save">
           {saving ? 'Saving…' : 'Save'}
         </button>
-        <button type="button" disabled={saving} onClick={() => void save(true)} data-testid="env-save-build">
+        <button type="button" disabled={saving || nameProblem !== undefined} onClick={() => void save(true)} data-testid="env-save-build">
           Save and build
         </button>
       </div>

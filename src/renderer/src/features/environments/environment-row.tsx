@@ -7,7 +7,8 @@ import { LANGUAGE_WORDS, formatTime } from '../../lib/format';
 import { useAppStore, useClient, usePanel } from '../../stores/panel-context';
 import { BuildLogView } from './build-log';
 import { BuildProblem } from './build-problem';
-import { environmentPurpose, includedPackages } from './environment-words';
+import { affectedPackages, environmentPurpose, includedPackages } from './environment-words';
+import { AllowedHosts } from './allowed-hosts';
 import { NETWORK_WORDS } from './network-choice';
 
 const BUILD_WORDS = {
@@ -42,7 +43,7 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
   const [failedStart, setFailedStart] = useState(false);
   const state = buildState(env, building);
   const { fromBase, added } = includedPackages(env);
-  const failed = state === 'failed' ? new Set(env.build?.diagnosis?.affected ?? (env.build?.failedPackage ? [env.build.failedPackage] : [])) : new Set<string>();
+  const failed = state === 'failed' ? new Set(affectedPackages(env)) : new Set<string>();
   const failedPackage = state === 'failed' ? env.build?.failedPackage : undefined;
 
   const runBuild = async (): Promise<void> => {
@@ -94,6 +95,7 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
             {env.network === 'open' ? ' ⚠' : ''} ·{' '}
             <span data-testid="env-isolation">{env.isolation ? `${ISOLATION_WORDS[env.isolation]} isolation` : 'Isolation as in Settings'}</span>
           </p>
+          {env.network === 'packages' ? <AllowedHosts env={env} onProblem={reportError} /> : null}
           {fromBase.length > 0 ? (
             <p className="small" data-testid="env-comes-with">
               Comes with {fromBase.join(', ')}.

@@ -36,6 +36,20 @@ export function environmentBlurb(env: Pick<EnvironmentView, 'id' | 'preset' | 'd
   return all.length > 0 ? `${languageLabel(env.language)} with ${all.join(', ')}.` : `${languageLabel(env.language)}, no packages added.`;
 }
 
+/**
+ * The packages a failed build names as affected, without those its base already comes with (the installer
+ * lists every package of the command that failed: "pandas, matplotlib, pandsa" when only pandsa is wrong).
+ * All of them when every one comes with the base (then the base's own may be the problem).
+ */
+export function affectedPackages(env: Pick<EnvironmentView, 'base' | 'build'>): string[] {
+  const build = env.build;
+  if (!build || build.state !== 'failed') return [];
+  const all = build.diagnosis?.affected ?? (build.failedPackage ? [build.failedPackage] : []);
+  const fromBase = BASE_INCLUDES[env.base];
+  const own = all.filter((spec) => !fromBase.includes((/^[A-Za-z0-9._-]+/.exec(spec)?.[0] ?? spec).toLowerCase()));
+  return own.length > 0 ? own : all;
+}
+
 /** Packages it comes with: the base's own and the ones added, without repeats. */
 export function includedPackages(env: Pick<EnvironmentView, 'base' | 'packages'>): { fromBase: string[]; added: string[] } {
   const fromBase = [...BASE_INCLUDES[env.base]];

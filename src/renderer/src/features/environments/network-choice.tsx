@@ -9,7 +9,7 @@ export const NETWORK_WORDS: Record<NetworkPolicy, { title: string; explain: stri
   packages: {
     title: 'Package downloads only',
     explain:
-      'Code can reach only the package sites set in Settings (pip and npm), through Sandpit’s filter. Everything else is blocked.',
+      'Code can reach only the package sites set in Settings (pip and npm) and the hosts you allow for this environment, through Sandpit’s filter. Everything else is blocked.',
   },
   open: {
     title: 'Unrestricted internet',

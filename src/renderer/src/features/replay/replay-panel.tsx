@@ -36,6 +36,18 @@ export function ReplayPanel({
         {replaySummary(view)}
       </p>
       {view.message && view.state !== 'failed' ? <p className="muted small">{view.message}</p> : null}
+      {view.missingFolders?.length ? (
+        <p className="notice notice-wait" data-testid="replay-missing-folders">
+          The original session had{' '}
+          {view.missingFolders.map((f, i) => (
+            <span key={f.mountPath}>
+              {i > 0 ? ' and ' : ''}the folder <code>{f.hostPath}</code> at <code>{f.mountPath}</code> ({f.mode === 'ro' ? 'read-only' : 'read and write'})
+            </span>
+          ))}
+          ; this replay ran without {view.missingFolders.length === 1 ? 'it' : 'them'} (it was shared with that session, not with its environment),
+          so runs that read {view.missingFolders.length === 1 ? 'it' : 'them'} fail here with “file not found” and show as different.
+        </p>
+      ) : null}
       <p className="muted small">
         Each run was repeated in order in a fresh sandbox{view.environment ? ` from the environment “${view.environment}”` : ''}; output that depends on the time or on
         chance shows as different.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ExecutionResult } from '../../../../shared/domain/execution';
-import { EMPTY_BUFFER, appendEntry, resultEntries } from './console-buffer';
+import { EMPTY_BUFFER, appendEntry, endEntries } from './console-buffer';
+import type { RunEnd } from './console-buffer';
 import type { ConsoleCaps } from './console-buffer';
 
 const caps: ConsoleCaps = { maxEntries: 4, maxChars: 20, maxDisplayChars: 10 };
@@ -51,23 +51,18 @@ describe('console buffer', () => {
     expect(b.entries[0]).toMatchObject({ kind: 'note', text: expect.stringMatching(/Artifacts/) as unknown });
   });
 
-  it('adds the value, the traceback and the note of a result', () => {
-    const result = {
-      executionId: 'r',
+  it('adds the value, the traceback and the notes of a run\'s end; a run stopped with its session gets no note', () => {
+    const end = {
       sessionId: 's',
+      executionId: 'r',
       status: 'error',
-      stdout: '',
-      stderr: '',
+      durationMs: 3,
       result: '42',
       error: { name: 'ZeroDivisionError', value: 'division by zero', traceback: 'Traceback …\nZeroDivisionError' },
-      displays: [],
-      truncated: { stdout: true, stderr: false },
-      durationMs: 3,
-      files: [],
-      artifacts: [],
-      stateLost: false,
+      truncated: true,
       message: 'The session restarted.',
-    } satisfies ExecutionResult;
-    expect(resultEntries(result).map((e) => e.kind)).toEqual(['result', 'error', 'note', 'note']);
+    } satisfies RunEnd;
+    expect(endEntries(end).map((e) => e.kind)).toEqual(['result', 'error', 'note', 'note']);
+    expect(endEntries({ sessionId: 's', executionId: 'r', status: 'killed', durationMs: 5, message: 'The person stopped this session', stoppedBy: { by: 'person' } })).toEqual([]);
   });
 });

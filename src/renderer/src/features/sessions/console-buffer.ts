@@ -1,4 +1,5 @@
-import type { Display, ExecutionResult } from '../../../../shared/domain/execution';
+import type { EventPayload } from '../../../../shared/api/contract';
+import type { Display, StopCause } from '../../../../shared/domain/execution';
 
 /** One block of a session's console: code that ran, output as it streamed, a picture, or how a run ended. */
 export type ConsoleEntry =
@@ -6,7 +7,7 @@ export type ConsoleEntry =
   | { id: number; kind: 'stdout' | 'stderr'; executionId: string; text: string }
   | { id: number; kind: 'display'; executionId: string; display: Display }
   | { id: number; kind: 'result' | 'error' | 'note'; executionId: string; text: string }
-  | { id: number; kind: 'done'; executionId: string; status: string; durationMs: number; errorCode?: string };
+  | { id: number; kind: 'done'; executionId: string; status: string; durationMs: number; errorCode?: string; stoppedBy?: StopCause };
 
 export interface ConsoleBuffer {
   entries: ConsoleEntry[];
@@ -105,22 +106,24 @@ export function appendEntry(buffer: ConsoleBuffer, entry: NewEntry, caps: Consol
   return trim({ entries: [...buffer.entries, added], chars: buffer.chars + sizeOf(added), trimmed }, caps);
 }
 
+/** How a run ended, as its `execution.done` event says (whoever started it). */
+export type RunEnd = EventPayload<'execution.done'>;
+
 /**
- * What a run's result adds beyond its streamed output: the value of the last expression, the error with its
- * traceback, and Sandpit's note (timeouts, memory, restarts). Used for runs started from the panel.
+ * What a run's end adds beyond its streamed output: the value of the last expression (what the caller
+ * received), the error with its traceback, and Sandpit's note (timeouts, memory, restarts, resume, why it
+ * could not run). For every run, whoever started it. A run stopped with its session gets no note: its end
+ * line says who stopped it.
  */
-export function resultEntries(result: ExecutionResult): NewEntry[] {
+export function endEntries(end: RunEnd): NewEntry[] {
   const out: NewEntry[] = [];
-  const executionId = result.executionId;
-  if (result.result !== undefined && result.result !== '')
-    out.push({ kind: 'result', executionId, text: result.result });
-  if (result.error) {
-    const text = result.error.traceback.trim() || `${result.error.name}: ${result.error.value}`;
+  const { executionId } = end;
+  if (end.result !== undefined && end.result !== '') out.push({ kind: 'result', executionId, text: end.result });
+  if (end.error) {
+    const text = end.error.traceback.trim() || `${end.error.name}: ${end.error.value}`;
     out.push({ kind: 'error', executionId, text });
   }
-  if (result.truncated.stdout || result.truncated.stderr) {
-    out.push({ kind: 'note', executionId, text: 'The output was too long and was cut short.' });
-  }
-  if (result.message) out.push({ kind: 'note', executionId, text: result.message });
+  if (end.truncated) out.push({ kind: 'note', executionId, text: 'The output was too long and was cut short.' });
+  if (end.message && !end.stoppedBy) out.push({ kind: 'note', executionId, text: end.message });
   return out;
 }

@@ -30,27 +30,33 @@ describe('console store', () => {
   });
 });
 
-describe('console store and a run started here', () => {
-  it('keeps "Finished"/"Failed" as the run\'s last line when the result comes after the live end', () => {
+describe('console store and how a run ended', () => {
+  it('shows the value, the traceback and the note of every run before its last line, and a note said twice once', () => {
     const store = createConsoleStore();
     const { applyEvent } = store.getState();
     applyEvent({ name: 'execution.started', payload: { sessionId: 's', executionId: 'r', code: '1/0', startedAt: '2026-01-01T00:00:00Z' } });
-    applyEvent({ name: 'execution.done', payload: { sessionId: 's', executionId: 'r', status: 'error', durationMs: 3 } });
-    store.getState().addResult({
-      executionId: 'r',
-      sessionId: 's',
-      status: 'error',
-      stdout: '',
-      stderr: '',
-      error: { name: 'ZeroDivisionError', value: 'division by zero', traceback: 'Traceback …\nZeroDivisionError: division by zero' },
-      displays: [],
-      truncated: { stdout: false, stderr: false },
-      durationMs: 3,
-      files: [],
-      artifacts: [],
-      stateLost: false,
+    applyEvent({
+      name: 'execution.done',
+      payload: {
+        sessionId: 's',
+        executionId: 'r',
+        status: 'error',
+        durationMs: 3,
+        error: { name: 'ZeroDivisionError', value: 'division by zero', traceback: 'Traceback …\nZeroDivisionError: division by zero' },
+        message: 'Variables from before the pause are gone.',
+      },
     });
-    expect(store.getState().buffers.s?.entries.map((e) => e.kind)).toEqual(['code', 'error', 'done']);
+    store.getState().addNote('s', 'Variables from before the pause are gone.', 'r');
+    expect(store.getState().buffers.s?.entries.map((e) => e.kind)).toEqual(['code', 'error', 'note', 'done']);
+    applyEvent({ name: 'execution.done', payload: { sessionId: 's', executionId: 'v', status: 'ok', durationMs: 3, result: '42' } });
+    expect(store.getState().buffers.s?.entries.slice(-2).map((e) => ('text' in e ? e.text : e.kind))).toEqual(['42', 'done']);
+  });
+
+  it('a note for a run that could not start comes once, before or after its end', () => {
+    const store = createConsoleStore();
+    store.getState().addNote('s', 'The sandbox is not running.', 'r');
+    store.getState().applyEvent({ name: 'execution.done', payload: { sessionId: 's', executionId: 'r', status: 'failed', durationMs: 3, errorCode: 'CONTAINER_DIED', message: 'The sandbox is not running.' } });
+    expect(store.getState().buffers.s?.entries.map((e) => e.kind)).toEqual(['note', 'done']);
   });
 });
 

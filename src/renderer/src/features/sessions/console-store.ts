@@ -1,8 +1,8 @@
 import { createStore } from 'zustand/vanilla';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SandpitEvent } from '../../../../shared/api/client';
-import type { ExecutionResult } from '../../../../shared/domain/execution';
-import { EMPTY_BUFFER, appendEntry, resultEntries } from './console-buffer';
+import type { StopCause } from '../../../../shared/domain/execution';
+import { EMPTY_BUFFER, appendEntry, endEntries } from './console-buffer';
 import type { ConsoleBuffer } from './console-buffer';
 
 /** A run the panel saw start (from live events): the history when the activity log is not available. */
@@ -14,6 +14,7 @@ export interface RunSeen {
   status?: string;
   durationMs?: number;
   errorCode?: string;
+  stoppedBy?: StopCause;
 }
 
 export interface ConsoleState {
@@ -22,9 +23,8 @@ export interface ConsoleState {
   /** Runs seen per session id, newest first. */
   runs: Record<string, RunSeen[]>;
   applyEvent: (event: SandpitEvent) => void;
-  /** Adds what a run's result says beyond its streamed output (for runs started here). */
-  addResult: (result: ExecutionResult) => void;
-  addNote: (sessionId: string, text: string) => void;
+  /** A note in the console; one for a run (`executionId`) is not added twice (its end may have said it already). */
+  addNote: (sessionId: string, text: string, executionId?: string) => void;
   clear: (sessionId: string) => void;
 }
 
@@ -33,6 +33,10 @@ export type ConsoleStore = StoreApi<ConsoleState>;
 const MAX_RUNS_PER_SESSION = 500;
 /** Consoles kept in memory; the one written to longest ago is forgotten first. */
 export const MAX_CONSOLES = 30;
+
+function hasNote(buffer: ConsoleBuffer, executionId: string, text: string): boolean {
+  return buffer.entries.some((e) => e.kind === 'note' && e.executionId === executionId && e.text === text);
+}
 
 function lastId(buffer: ConsoleBuffer): number {
   return buffer.entries[buffer.entries.length - 1]?.id ?? 0;
@@ -88,11 +92,14 @@ export function createConsoleStore(): ConsoleStore {
             break;
           }
           case 'execution.done': {
-            const { sessionId, executionId, status, durationMs, errorCode } = event.payload;
-            update(sessionId, (b) =>
-              appendEntry(b, { kind: 'done', executionId, status, durationMs, ...(errorCode ? { errorCode } : {}) }),
-            );
-            updateRun(sessionId, executionId, { status, durationMs, ...(errorCode ? { errorCode } : {}) });
+            const { sessionId, executionId, status, durationMs, errorCode, stoppedBy } = event.payload;
+            const extra = { ...(errorCode ? { errorCode } : {}), ...(stoppedBy ? { stoppedBy } : {}) };
+            update(sessionId, (b) => {
+              const adds = endEntries(event.payload).filter((e) => !(e.kind === 'note' && hasNote(b, executionId, e.text)));
+              const withEnd = adds.reduce((acc, entry) => appendEntry(acc, entry), b);
+              return appendEntry(withEnd, { kind: 'done', executionId, status, durationMs, ...extra });
+            });
+            updateRun(sessionId, executionId, { status, durationMs, ...extra });
             break;
           }
           default:
@@ -100,20 +107,8 @@ export function createConsoleStore(): ConsoleStore {
         }
       },
 
-      addResult: (result) => {
-        update(result.sessionId, (b) => {
-          // The run's end ("Finished", "Failed") may have come first, as a live event: it stays the last line of the run.
-          const done = b.entries.find((e) => e.kind === 'done' && e.executionId === result.executionId);
-          const before = done ? { ...b, entries: b.entries.filter((e) => e !== done), chars: b.chars - 16 } : b;
-          const withResult = resultEntries(result).reduce((acc, entry) => appendEntry(acc, entry), before);
-          if (!done || done.kind !== 'done') return withResult;
-          const { id: _id, ...rest } = done;
-          return appendEntry(withResult, rest);
-        });
-      },
-
-      addNote: (sessionId, text) => {
-        update(sessionId, (b) => appendEntry(b, { kind: 'note', executionId: '', text }));
+      addNote: (sessionId, text, executionId = '') => {
+        update(sessionId, (b) => (executionId !== '' && hasNote(b, executionId, text) ? b : appendEntry(b, { kind: 'note', executionId, text })));
       },
 
       clear: (sessionId) => {

@@ -57,7 +57,7 @@ function Entry({ entry }: { entry: ConsoleEntry }): ReactElement {
           data-testid="console-done"
           data-status={entry.status}
         >
-          {doneWords(entry.status, entry.durationMs)}
+          {doneWords(entry.status, entry.durationMs, entry.stoppedBy)}
           {entry.errorCode ? <span className="con-code-word"> ({entry.errorCode})</span> : null}
         </p>
       );

@@ -4,9 +4,26 @@ import type { EgressEntry } from '../../../../shared/api/contract';
 import { EmptyState } from '../../components/empty-state';
 import { formatTime } from '../../lib/format';
 import { useClient } from '../../stores/panel-context';
+import { useSessionNames } from './session-name';
 import { plainError } from '../../stores/panel-store';
 
 const SHOWN = 100;
+
+/** A connection let through, in words: reached only when it did, with the host's answer; else why it failed. */
+export function passageWords(entry: Pick<EgressEntry, 'host' | 'connected' | 'answer'>): string {
+  if (entry.connected === undefined) return `let through to ${entry.host} (connecting…)`;
+  if (entry.connected) return `reached ${entry.host}${entry.answer ? ` — it ${entry.answer}` : ''}`;
+  return `let through to ${entry.host}, but the connection failed: ${entry.answer ?? 'no answer'}`;
+}
+
+/** Whether an allow-list entry (`files.example.org`, `*.example.org`) covers `host`, as the egress filter compares them. */
+export function isCovered(host: string, entries: readonly string[]): boolean {
+  const h = host.toLowerCase();
+  return entries.some((entry) => {
+    const e = entry.toLowerCase();
+    return e.startsWith('*.') ? h.endsWith(e.slice(1)) : h === e;
+  });
+}
 
 /**
  * The hosts sessions tried to reach through the egress proxy (environments with the network policy
@@ -15,9 +32,30 @@ const SHOWN = 100;
  */
 export function NetworkActivity({ sessionId, environmentId }: { sessionId?: string; environmentId?: string }): ReactElement {
   const client = useClient();
+  const names = useSessionNames();
   const [entries, setEntries] = useState<EgressEntry[] | undefined>();
   const [problem, setProblem] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
+  // The environment's allowed hosts now: a host blocked earlier but allowed since no longer offers "Allow".
+  const [allowed, setAllowed] = useState<{ name: string; hosts: string[] } | undefined>();
+
+  useEffect(() => {
+    if (!environmentId) return undefined;
+    let live = true;
+    client.call('environments.get', { environmentId }).then(
+      (env) => {
+        if (live) setAllowed({ name: env.name, hosts: env.allowedHosts });
+      },
+      () => undefined,
+    );
+    const stop = client.subscribe((event) => {
+      if (event.name === 'environment.updated' && event.payload.id === environmentId) setAllowed({ name: event.payload.name, hosts: event.payload.allowedHosts });
+    });
+    return () => {
+      live = false;
+      stop();
+    };
+  }, [client, environmentId]);
 
   const load = useCallback(() => {
     client.call('egress.recent', { ...(sessionId ? { sessionId } : {}), limit: SHOWN }).then(
@@ -33,7 +71,7 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
     load();
     let pending: ReturnType<typeof setTimeout> | undefined;
     const stop = client.subscribe((event) => {
-      if (event.name !== 'egress.allowed' && event.name !== 'egress.refused') return;
+      if (event.name !== 'egress.allowed' && event.name !== 'egress.refused' && event.name !== 'egress.outcome') return;
       if (sessionId && event.payload.sessionId !== sessionId) return;
       // Many connections come in bursts (an install): read the list once they settle.
       clearTimeout(pending);
@@ -53,8 +91,9 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
         setNote(`${host} is already allowed for "${env.name}".`);
         return;
       }
-      await client.call('environments.update', { environmentId, patch: { allowedHosts: [...env.allowedHosts, host] } });
-      setNote(`${host} is now allowed for "${env.name}": its sessions may reach it from now on.`);
+      const updated = await client.call('environments.update', { environmentId, patch: { allowedHosts: [...env.allowedHosts, host] } });
+      setAllowed({ name: updated.name, hosts: updated.allowedHosts });
+      setNote(`${host} is now allowed for "${env.name}": its sessions may reach it from now on. Environments → ${env.name} lists it, and takes it back.`);
     } catch (error) {
       setNote(`Could not allow ${host}: ${plainError(error)}`);
     }
@@ -71,7 +110,7 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
       ) : null}
       {entries.length === 0 ? (
         <EmptyState testId="network-empty">
-          No connections yet. Sessions without network reach nothing; with &quot;Package indexes only&quot;, every host they try to reach is listed here.
+          No connections yet. Sessions without network reach nothing; with &quot;Package downloads only&quot;, every host they try to reach is listed here.
         </EmptyState>
       ) : (
         <ul className="plain-list" data-testid="network-list">
@@ -79,11 +118,18 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
             <li key={`${entry.time}-${entry.host}-${i}`} data-testid="network-entry" data-allowed={entry.allowed ? 'yes' : 'no'}>
               <span className="muted small">{formatTime(entry.time)}</span>{' '}
               {entry.allowed ? (
-                <>reached {entry.host}</>
+                <span data-testid="network-passage" data-outcome={entry.connected === undefined ? 'connecting' : entry.connected ? 'reached' : 'failed'}>
+                  {passageWords(entry)}
+                </span>
               ) : (
                 <>
                   tried to reach <strong>{entry.host}</strong> — blocked: {entry.reason ?? 'not allowed'}
-                  {environmentId && entry.reasonCode === 'host-not-allowed' ? (
+                  {environmentId && entry.reasonCode === 'host-not-allowed' && allowed && isCovered(entry.host, allowed.hosts) ? (
+                    <span className="muted small" data-testid="network-allowed-since">
+                      {' '}
+                      — allowed for “{allowed.name}” since
+                    </span>
+                  ) : environmentId && entry.reasonCode === 'host-not-allowed' ? (
                     <>
                       {' '}
                       <button type="button" className="link-button" onClick={() => void allow(entry.host)} data-testid="network-allow">
@@ -93,7 +139,12 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
                   ) : null}
                 </>
               )}
-              {!sessionId && entry.sessionId ? <span className="muted small"> · session {entry.sessionId}</span> : null}
+              {!sessionId && entry.sessionId ? (
+                <span className="muted small" title={entry.sessionId} data-testid="network-session">
+                  {' '}
+                  · {names.get(entry.sessionId) ?? 'an ended session'}
+                </span>
+              ) : null}
             </li>
           ))}
         </ul>

@@ -4,6 +4,7 @@ import type { EnvironmentView } from '../../../../shared/domain/environment';
 import { Modal } from '../../components/modal';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 import { environmentBlurb, environmentState } from '../environments/environment-words';
+import { DEFAULT_LANGUAGE, RUNTIMES } from '../../../../shared/domain/runtimes';
 
 /** Why an environment cannot (or not at once) start a session, or nothing. */
 function statusNote(env: EnvironmentView): string | undefined {
@@ -38,7 +39,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
   const createSession = usePanel((s) => s.createSession);
   const navigate = usePanel((s) => s.navigate);
   const creating = usePanel((s) => s.pending.includes('new'));
-  const [choice, setChoice] = useState<string>('python');
+  const [choice, setChoice] = useState<string>(RUNTIMES[DEFAULT_LANGUAGE].defaultEnvironment);
   const [keep, setKeep] = useState(false);
 
   useEffect(() => {

@@ -11,6 +11,12 @@ describe('session words', () => {
     expect(doneWords('interrupted', 10)).toBe('Interrupted');
   });
 
+  it('says who stopped the session a run was cut short with', () => {
+    expect(doneWords('killed', 5_400, { by: 'person' })).toBe('Stopped by you after 5.4 s');
+    expect(doneWords('killed', 5_400, { by: 'assistant', name: 'cursor-vscode' })).toBe('Stopped by cursor-vscode after 5.4 s');
+    expect(doneWords('killed', 200, { by: 'sandpit', why: 'Sandpit was quitting' })).toBe('Stopped by Sandpit after 200 ms (Sandpit was quitting)');
+  });
+
   it('does not claim a state while Sandpit cannot be reached', () => {
     expect(stateWords('ready', false)).toBe('Ready');
     expect(stateWords('ready', true)).toBe('Unknown');

@@ -1,3 +1,4 @@
+import type { StopCause } from '../../../../shared/domain/execution';
 import type { SessionInfo, SessionState } from '../../../../shared/domain/session';
 import { formatDuration } from '../../lib/format';
 
@@ -39,9 +40,14 @@ export function runStatusWords(status: string | undefined): string {
  * How a run ended, for the console: "Finished in 4.2 s", "Failed", "Took too long (stopped after 60 s)".
  * Short runs get no duration: "Failed in 0 ms" says nothing a person needs.
  */
-export function doneWords(status: string, durationMs: number): string {
-  const words = runStatusWords(status);
+export function doneWords(status: string, durationMs: number, stoppedBy?: StopCause): string {
   const meaningful = Number.isFinite(durationMs) && durationMs >= 1_000;
+  if (stoppedBy) {
+    const who = stoppedBy.by === 'person' ? 'you' : stoppedBy.by === 'assistant' ? (stoppedBy.name ?? 'an assistant') : 'Sandpit';
+    const why = stoppedBy.by === 'sandpit' && stoppedBy.why ? ` (${stoppedBy.why})` : '';
+    return `Stopped by ${who} after ${formatDuration(durationMs)}${why}`;
+  }
+  const words = runStatusWords(status);
   if (status === 'timeout' || status === 'interrupted' || status === 'killed') return meaningful ? `${words} (stopped after ${formatDuration(durationMs)})` : words;
   if (!meaningful) return words;
   return status === 'ok' ? `${words} in ${formatDuration(durationMs)}` : `${words} after ${formatDuration(durationMs)}`;

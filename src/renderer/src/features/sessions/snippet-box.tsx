@@ -15,7 +15,6 @@ const PLACEHOLDER: Record<SessionInfo['language'], string> = {
 /** Run some code in this session from the panel; its output shows in the live output above. */
 export function SnippetBox({ session, disabled }: { session: SessionInfo; disabled: boolean }): ReactElement {
   const client = useClient();
-  const addResult = useAppStore('console', (s) => s.addResult);
   const addNote = useAppStore('console', (s) => s.addNote);
   const [code, setCode] = useState('');
   const [running, setRunning] = useState(false);
@@ -24,15 +23,12 @@ export function SnippetBox({ session, disabled }: { session: SessionInfo; disabl
   const run = async (): Promise<void> => {
     if (!code.trim() || running) return;
     setRunning(true);
+    const executionId = newExecutionId();
     try {
-      const result = await client.call('sessions.execute', {
-        sessionId: session.id,
-        code,
-        executionId: newExecutionId(),
-      });
-      addResult(result);
+      // Its output, value, error and note arrive as the run's live events, as for an assistant's run.
+      await client.call('sessions.execute', { sessionId: session.id, code, executionId });
     } catch (error) {
-      addNote(session.id, `The code could not run: ${plainError(error)}`);
+      addNote(session.id, plainError(error), executionId);
     } finally {
       setRunning(false);
     }

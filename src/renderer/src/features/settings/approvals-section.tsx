@@ -3,6 +3,7 @@ import type { ReactElement } from 'react';
 import { APPROVAL_POLICIES } from '../../../../shared/domain/approval';
 import type { ApprovalPolicy } from '../../../../shared/domain/approval';
 import { useAppStore } from '../../stores/panel-context';
+import { RULE_MATCHING_EXPLAINED, unmatchedWarning } from './approval-rule-match';
 import type { SettingsDraft } from './settings-draft';
 import { Field, FieldError, SettingsSection } from './settings-section';
 
@@ -25,11 +26,16 @@ export const POLICY_WORDS: Record<ApprovalPolicy, { title: string; explain: stri
 export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElement {
   const edit = useAppStore('settings', (s) => s.edit);
   const errors = useAppStore('settings', (s) => s.errors);
-  const connected = useAppStore('connect', (s) => s.info?.clients);
+  const seen = useAppStore('connect', (s) => s.info?.seenClients) ?? [];
   const { approvalDefault: policy, perClient } = draft;
   const setPerClient = (next: Record<string, ApprovalPolicy>): void => edit({ perClient: next });
   const [newClient, setNewClient] = useState('');
-  const suggestions = [...new Set((connected ?? []).map((c) => c.name))].filter((n) => !(n in perClient));
+  const suggestions = seen.filter((n) => !(n in perClient));
+  const typedWarning = unmatchedWarning(newClient, seen);
+  const addRule = (name: string): void => {
+    setPerClient({ ...perClient, [name]: 'ask-every' });
+    setNewClient('');
+  };
 
   return (
     <SettingsSection
@@ -59,13 +65,20 @@ export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElem
         <span className="label">Per assistant</span>
         {Object.keys(perClient).length === 0 ? (
           <p className="muted small">
-            No assistant has its own rule. Add one below, using the name it connects with (see Connect).
+            No assistant has its own rule. Add one below.
           </p>
         ) : (
           <ul className="list" data-testid="settings-approval-clients">
             {Object.entries(perClient).map(([name, p]) => (
               <li key={name} className="list-row" data-testid="settings-approval-client" data-client={name}>
-                <strong>{name}</strong>
+                <span>
+                  <strong>{name}</strong>
+                  {unmatchedWarning(name, seen) ? (
+                    <span className="field-error small block" data-testid="settings-approval-client-unmatched">
+                      {unmatchedWarning(name, seen)}
+                    </span>
+                  ) : null}
+                </span>
                 <span className="actions">
                   <select
                     aria-label={`Rule for ${name}`}
@@ -94,12 +107,34 @@ export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElem
             ))}
           </ul>
         )}
+        <p className="muted small" data-testid="settings-approval-matching">
+          {RULE_MATCHING_EXPLAINED}
+        </p>
+        {suggestions.length > 0 ? (
+          <div className="inline-add" data-testid="settings-approval-seen">
+            <span className="muted small">Connected since Sandpit started:</span>
+            {suggestions.map((n) => (
+              <button
+                key={n}
+                type="button"
+                className="secondary small"
+                aria-label={`Add a rule for ${n}`}
+                onClick={() => addRule(n)}
+                data-testid="settings-approval-seen-client"
+                data-client={n}
+              >
+                {n}
+              </button>
+            ))}
+          </div>
+        ) : null}
         <div className="inline-add">
           <input
             type="text"
             list="approval-client-names"
             aria-label="Assistant name"
-            placeholder="Assistant name, e.g. claude-ai"
+            aria-describedby={typedWarning ? 'settings-approval-new-client-warning' : undefined}
+            placeholder="Or type a name, e.g. claude-ai"
             value={newClient}
             onChange={(e) => setNewClient(e.target.value)}
             onKeyDown={(e) => {
@@ -116,15 +151,17 @@ export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElem
             type="button"
             className="secondary"
             disabled={!newClient.trim() || newClient.trim() in perClient}
-            onClick={() => {
-              setPerClient({ ...perClient, [newClient.trim()]: 'ask-every' });
-              setNewClient('');
-            }}
+            onClick={() => addRule(newClient.trim())}
             data-testid="settings-approval-add-client"
           >
             Add a rule
           </button>
         </div>
+        {typedWarning ? (
+          <p className="field-error" id="settings-approval-new-client-warning" role="status" data-testid="settings-approval-new-client-warning">
+            {typedWarning}
+          </p>
+        ) : null}
         <FieldError id="settings-approval-clients" error={errors.perClient} />
       </div>
       <label className="choice choice-block">

@@ -13,6 +13,7 @@ const view: SettingsView = {
   idleMinutes: 30,
   idleAction: 'stop',
   protectedFolders: ['~/.ssh'],
+  snapshotStoreMb: 10_240,
   dataFolder: '/home/me/.sandpit',
   restartNeeded: [],
 };

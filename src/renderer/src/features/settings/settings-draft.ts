@@ -26,6 +26,8 @@ export interface SettingsDraft {
   dockerHost: string;
   port: string;
   retention: string;
+  /** MiB all snapshots together may take. */
+  snapshotStore: string;
   isolation: Isolation;
   idleMinutes: string;
   idleAction: 'stop' | 'pause';
@@ -59,6 +61,7 @@ export function draftFromView(view: SettingsView, theme: Theme): SettingsDraft {
     dockerHost: view.dockerHost ?? '',
     port: String(view.port),
     retention: String(view.auditRetentionDays),
+    snapshotStore: String(view.snapshotStoreMb),
     isolation: view.defaultIsolation,
     idleMinutes: String(view.idleMinutes),
     idleAction: view.idleAction,
@@ -157,6 +160,11 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     if (days === undefined) errors.retention = 'Keep runs for a whole number of days (0 = forever).';
     else patch.auditRetentionDays = days;
   }
+  if (changed.has('snapshotStore')) {
+    const mb = wholeAtLeast(draft.snapshotStore, 0);
+    if (mb === undefined || mb > 16 * 1024 * 1024) errors.snapshotStore = 'Give the space for snapshots as a whole number of MiB (0 = no snapshots).';
+    else patch.snapshotStoreMb = mb;
+  }
   if (changed.has('isolation')) patch.defaultIsolation = draft.isolation;
   if (changed.has('idleMinutes')) {
     const minutes = wholeAtLeast(draft.idleMinutes, 1);
@@ -185,6 +193,7 @@ const SERVER_PATHS: [RegExp, DraftField][] = [
   [/^patch\.dockerHost/, 'dockerHost'],
   [/^patch\.port/, 'port'],
   [/^patch\.auditRetentionDays/, 'retention'],
+  [/^patch\.snapshotStoreMb/, 'snapshotStore'],
   [/^patch\.defaultIsolation/, 'isolation'],
   [/^patch\.idleMinutes/, 'idleMinutes'],
   [/^patch\.idleAction/, 'idleAction'],

@@ -5,7 +5,7 @@ import { useAppStore } from '../../stores/panel-context';
 import type { SettingsDraft } from './settings-draft';
 import { Field, SettingsSection } from './settings-section';
 
-/** The local server's port, how long the activity log keeps runs, the data folder (read-only). */
+/** The local server's port, how long the activity log keeps runs, the space snapshots may take, the data folder (read-only). */
 export function SystemSection({ draft, view }: { draft: SettingsDraft; view: SettingsView }): ReactElement {
   const edit = useAppStore('settings', (s) => s.edit);
   const errors = useAppStore('settings', (s) => s.errors);
@@ -20,6 +20,15 @@ export function SystemSection({ draft, view }: { draft: SettingsDraft; view: Set
         inputMode="numeric"
         onChange={(retention) => edit({ retention })}
         error={errors.retention}
+      />
+      <Field
+        id="settings-snapshot-store"
+        label="Space for snapshots (MiB)"
+        hint="All snapshots together may take this much of the disk; a snapshot that would need more is refused until you delete older ones. 0 turns snapshots off."
+        value={draft.snapshotStore}
+        inputMode="numeric"
+        onChange={(snapshotStore) => edit({ snapshotStore })}
+        error={errors.snapshotStore}
       />
       <Field
         id="settings-port"

@@ -1,0 +1,54 @@
+'use strict';
+/*
+ * Descriptors kept for the agent's own work. Code that opens files until EMFILE (and keeps them) must not
+ * leave the agent without the few it needs around a run: the file scan and /proc reads of the main thread
+ * (executor.js), the host's file operations in the I/O thread (workspace-fs.js). Node cannot lower
+ * RLIMIT_NOFILE, so each thread holds `count` descriptors of /dev/null while user code may run and frees them
+ * only while it does its own (synchronous) work: `withFds(fn)` closes them, runs fn, and opens them again
+ * (as many as it can: what fn still keeps open is one fewer).
+ */
+
+const fs = require('fs');
+
+function createFdReserve(count) {
+  const held = []; // [fd, inode of what it was opened on]
+
+  function hold() {
+    while (held.length < count) {
+      try {
+        const fd = fs.openSync('/dev/null', 'r');
+        held.push([fd, fs.fstatSync(fd).ino]);
+      } catch {
+        return; // every descriptor is in use: hold what we have
+      }
+    }
+  }
+
+  function release() {
+    for (const [fd, ino] of held.splice(0)) {
+      try {
+        // user code may have closed it and got the number for a file of its own: that one stays open
+        const st = fs.fstatSync(fd);
+        if (st.ino === ino && st.isCharacterDevice()) fs.closeSync(fd);
+      } catch {
+        // closed already
+      }
+    }
+  }
+
+  let depth = 0;
+  /** Runs fn() with the reserve freed (calls may nest), and returns what it returns. */
+  function withFds(fn) {
+    if (depth++ === 0) release();
+    try {
+      return fn();
+    } finally {
+      if (--depth === 0) hold();
+    }
+  }
+
+  hold();
+  return { withFds, hold, release, size: () => held.length };
+}
+
+module.exports = { createFdReserve };

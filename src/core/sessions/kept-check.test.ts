@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_LIMITS } from '../../shared/domain/limits';
+import { keptRecordProblem } from './kept-check';
+import type { KeptRecord } from './kept-store';
+
+const record: KeptRecord = {
+  version: 1,
+  id: 'ses-abc123',
+  name: 'kept',
+  language: 'python',
+  image: 'sandpit/python:abc',
+  limits: DEFAULT_LIMITS,
+  networkPolicy: 'none',
+  isolation: 'standard',
+  createdAt: '2026-12-02T10:00:00.000Z',
+  idleTtlMs: 60_000,
+  packages: [],
+  sandbox: { containerId: 'c1', channel: 'attach', runtime: 'runc' },
+};
+
+describe('a kept record read back from the data folder', () => {
+  it('keeps the network its policy gives: none, or the default bridge for open', () => {
+    expect(keptRecordProblem(record)).toBeUndefined();
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'bridge' })).toBeUndefined();
+  });
+
+  it('refuses the host network, another network, a network for policy none, and the package proxy', () => {
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'host' })).toMatch(/network "host"/);
+    expect(keptRecordProblem({ ...record, network: 'host' })).toMatch(/network "host", not the one its policy "none" gives \(none\)/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'container:abc' })).toMatch(/container:abc/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open' })).toMatch(/network "none"/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'sandpit-egress-1' })).toMatch(/package proxy/);
+  });
+});

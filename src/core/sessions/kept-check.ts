@@ -1,0 +1,39 @@
+import { toErrorBody } from '../../shared/api/errors';
+import type { Logger } from '../log';
+import type { SandboxFolder } from '../sandbox/sandbox-backend';
+import type { KeptRecord } from './kept-store';
+import { sandboxFolders } from './session';
+
+/**
+ * What is wrong with a kept session's record read back from the data folder, in plain words, or undefined.
+ * A record is input: its network must be the one its policy gives (none: no network; open: the engine's
+ * default bridge), and a session on the package proxy is never kept — so `network: host`, a container
+ * network or another policy's network is refused, as the contract would refuse it.
+ */
+export function keptRecordProblem(record: KeptRecord): string | undefined {
+  if (record.networkPolicy === 'packages') return 'it says it uses the package proxy, and such a session is never kept';
+  const wanted = record.networkPolicy === 'open' ? 'bridge' : undefined;
+  if (record.network !== wanted) {
+    return `it asks for the network "${record.network ?? 'none'}", not the one its policy "${record.networkPolicy}" gives (${wanted ?? 'none'})`;
+  }
+  return undefined;
+}
+
+/**
+ * Whether the next core may take a kept record over: one whose network is refused is logged and left as it is
+ * (nothing of it starts). Its shared folders are checked again at every start; one refused already is said now
+ * (the session is listed, and will not start until it is stopped).
+ */
+export async function keptRecordAccepted(record: KeptRecord, log: Logger, checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>): Promise<boolean> {
+  const problem = keptRecordProblem(record);
+  if (problem) {
+    log.warn('a kept session record is refused; it is left as it is and nothing of it is started', { sessionId: record.id, reason: problem });
+    return false;
+  }
+  if (record.folders?.length && checkFolders) {
+    await checkFolders(sandboxFolders(record.folders)).catch((error: unknown) =>
+      log.warn("a kept session's shared folder is refused: the session is listed but will not start until it is stopped", { sessionId: record.id, error: toErrorBody(error).message }),
+    );
+  }
+  return true;
+}
