@@ -99,6 +99,18 @@ describe('EnvironmentStore', () => {
     expect((await store.get('mirror')).allowedHosts).toEqual(['files.example.org']);
   });
 
+  it('keeps a stored environment whose file lists a host now refused: the host is left out (and logged), nothing else', async () => {
+    await open().create({ name: 'Mirror', language: 'python', network: 'packages', allowedHosts: ['files.example.org'] });
+    const path = join(dir, 'mirror.json');
+    const stored = JSON.parse(await readFile(path, 'utf8')) as { allowedHosts: string[] };
+    stored.allowedHosts = ['files.example.org', 'localhost', '169.254.169.254'];
+    await writeFile(path, JSON.stringify(stored));
+    const env = await open().get('mirror');
+    expect(env.name).toBe('Mirror');
+    expect(env.allowedHosts).toEqual(['files.example.org']);
+    expect(logger.warnings.filter((w) => w.message === 'left out an allowed host no sandbox may reach').map((w) => w.fields?.host)).toEqual(['localhost', '169.254.169.254']);
+  });
+
   it('creates, gets, lists, updates and removes an environment', async () => {
     const store = open();
     const created = await store.create({ name: 'Web scraping', language: 'python', packages: { pip: ['requests >= 2.31', 'beautifulsoup4'] } });

@@ -393,7 +393,17 @@ export class EnvironmentStore {
       const parsed = environmentSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
       if (!parsed.success) return skip(toErrorBody(parsed.error).message);
       if (parsed.data.id !== id) return skip(`it holds environment "${parsed.data.id}"`);
-      const definition = validateDefinition(definitionOf(parsed.data));
+      // A host entered before such hosts were refused is left out (the proxy never let it through), not the environment.
+      const allowedHosts = parsed.data.allowedHosts.filter((entry) => {
+        try {
+          checkAllowedHost(entry);
+          return true;
+        } catch (error) {
+          this.logger.warn('left out an allowed host no sandbox may reach', { path, host: entry, reason: toErrorBody(error).message });
+          return false;
+        }
+      });
+      const definition = validateDefinition(definitionOf({ ...parsed.data, allowedHosts }));
       // Presets live in code: a file can only claim to be one through its id.
       return this.record({ ...parsed.data, ...definition, preset: isPresetId(id) });
     } catch (error) {

@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import { MemoryBackend, promptMemoryAgent } from '../../test-support/memory-backend';
 import { silentLogger } from '../log';
 import { KILL_WAIT_MS, SandboxRuntime } from './sandbox-runtime';
-import type { RunOutcome, RunRequest } from './sandbox-runtime';
+import type { RunOutcome, RunRequest } from './run-outcome';
 
 const GRACE_MS = 100;
 const TIMEOUT_MS = 200;

@@ -1,11 +1,12 @@
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
-import type { Display, StopCause, StreamName } from '../../shared/domain/execution';
+import type { StopCause } from '../../shared/domain/execution';
+import { stoppedRunMessage } from './run-outcome';
+import type { RunOutcome, RunRequest, RunStatus } from './run-outcome';
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sandbox/agent-channel';
 import { ExecutionCollector } from './execution-collector';
-import type { CollectedOutput } from './execution-collector';
 import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
 import { isRequestReply } from '../sandbox/protocol';
@@ -29,37 +30,6 @@ export interface SandboxRuntimeOptions {
   graceMs: number;
   /** Called once, as the sandbox's removal for good begins (before its container goes). Must not throw. */
   onRemove?: () => void;
-}
-
-export interface RunRequest {
-  executionId: string;
-  code: string;
-  timeoutMs: number;
-  outputLimit: number;
-  onOutput(stream: StreamName, text: string): void;
-  onDisplay(display: Display): void;
-}
-
-export type RunStatus = 'ok' | 'error' | 'timeout' | 'interrupted' | 'oom' | 'killed';
-
-export interface RunOutcome extends CollectedOutput {
-  status: RunStatus;
-  durationMs: number;
-  stateLost: boolean;
-  message?: string;
-  /** The session was stopped during the run (status `killed`): by whom. */
-  stoppedBy?: StopCause;
-}
-
-/** What the caller of a run stopped by the session's removal is told: who stopped it, and that nothing of it is left. */
-export function stoppedRunMessage(cause: StopCause): string {
-  const who =
-    cause.by === 'person'
-      ? 'The person stopped this session'
-      : cause.by === 'assistant'
-        ? `${cause.name ? `The assistant "${cause.name}"` : 'An assistant'} stopped this session`
-        : `Sandpit stopped this session${cause.why ? ` (${cause.why})` : ''}`;
-  return `${who} during the run; it no longer exists: its variables and the files in /workspace are gone. Start a new session to go on.`;
 }
 
 /**
