@@ -25,7 +25,7 @@ export const RUN_STATUS_WORDS: Record<string, string> = {
 /** How the assistant or person reached Sandpit for a run. */
 export const TRANSPORT_WORDS: Record<string, string> = {
   'mcp-http': 'connected while Sandpit runs',
-  'mcp-stdio': 'started Sandpit itself',
+  'mcp-stdio': 'over stdio: it started "sandpit mcp"',
   http: 'the web panel',
   ipc: 'this app',
   rest: 'the simple web interface',
