@@ -91,7 +91,7 @@ describe('sandpit audit export', () => {
     expect(code).toBe(0);
     expect(stdout).toBe(`Exported 4 rows to ${out}.\n`);
     const content = readFileSync(out, 'utf8');
-    expect(content.split('\r\n')[0]).toMatch(/^id,method,startedAt,/);
+    expect(content.split('\r\n')[0]).toMatch(/^Row,Kind of run,Started,/);
     expect(content).toContain('"print(""a,b"")"');
     expect(statSync(out).mode & 0o777).toBe(0o600);
   });

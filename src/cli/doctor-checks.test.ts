@@ -2,14 +2,18 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tokenPath } from '../core/connect/token';
+import { lockHome } from '../core/home-lock';
+import { writeInstanceFile } from '../core/http/instance-file';
 import {
   checkDataFolder,
   checkNode,
   checkPort,
+  checkRunningSandpit,
+  findDataFolderOwner,
   checkTokenFile,
   formatChecks,
   probeSandpitHealth,
@@ -171,3 +175,47 @@ describe('checkPort', () => {
     expect(result.fix).toContain('--port');
   });
 });
+
+describe('the Sandpit running on the data folder', () => {
+  let home: string;
+  beforeEach(async () => {
+    home = await mkdtemp(join(tmpdir(), 'sandpit-doctor-owner-'));
+  });
+  afterEach(async () => {
+    await rm(home, { recursive: true, force: true });
+  });
+
+  it('names the running instance by process, command and address, and the free default port says where it serves', async () => {
+    const holder = { host: hostname(), pid: process.pid, processStart: '', instanceId: 'i-1', command: 'sandpit serve --port 7522', startedAt: '2026-12-02T17:00:00Z' };
+    const lock = await lockHome(home, holder, () => false);
+    await writeInstanceFile(home, { url: 'http://127.0.0.1:7522', pid: process.pid, startedAt: holder.startedAt });
+    try {
+      const running = await findDataFolderOwner(home);
+      expect(running).toEqual({ pid: process.pid, command: 'sandpit serve --port 7522', startedAt: holder.startedAt, url: 'http://127.0.0.1:7522' });
+      expect(checkRunningSandpit(home, running).detail).toBe(
+        `process ${process.pid} (sandpit serve --port 7522, serving http://127.0.0.1:7522), started 2026-12-02T17:00:00Z, uses the data folder ${home}; "sandpit mcp" connects to it`,
+      );
+      const port = await freePort();
+      expect((await checkPort(port, undefined, running)).detail).toBe(`127.0.0.1:${port} is free (the running Sandpit, process ${process.pid}, serves http://127.0.0.1:7522)`);
+    } finally {
+      await lock.release();
+    }
+  });
+
+  it('says none runs when the lock is gone or its process has died', async () => {
+    expect(await findDataFolderOwner(home)).toBeUndefined();
+    expect(checkRunningSandpit(home, undefined).detail).toBe(`none runs on the data folder ${home}`);
+    // A lock left by a dead process (pid beyond any live one) names no running Sandpit.
+    await writeFile(join(home, 'owner.lock'), `${JSON.stringify({ host: hostname(), pid: 2 ** 22 + 17, processStart: '', instanceId: 'x', command: 'sandpit mcp', startedAt: 'then' })}\n`);
+    expect(await findDataFolderOwner(home)).toBeUndefined();
+  });
+});
+
+/** A port nothing listens on (taken and let go). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}

@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { toErrorBody } from '../shared/api/errors';
 import type { CheckResult } from '../core/check-result';
 import { isLooserThanOwnerOnly, tokenPath } from '../core/connect/token';
+import { readHomeHolder } from '../core/home-lock';
+import { isProcessAlive, readInstanceFile } from '../core/http/instance-file';
 
 export function checkNode(version: string = process.versions.node): CheckResult {
   const major = Number(version.split('.')[0]);
@@ -46,11 +49,38 @@ export async function probeSandpitHealth(port: number, timeoutMs = 2_000): Promi
   return undefined;
 }
 
-/** The HTTP port is free, or a healthy Sandpit already serves on it. */
-export async function checkPort(port: number, probe: typeof probeSandpitHealth = probeSandpitHealth): Promise<CheckResult> {
+/** The Sandpit that holds this data folder (its owner.lock names a live process on this computer), if one does. */
+export interface RunningSandpit {
+  pid: number;
+  command: string;
+  startedAt: string;
+  /** Where it serves, when its instance.json is its own. */
+  url?: string;
+}
+
+export async function findDataFolderOwner(home: string): Promise<RunningSandpit | undefined> {
+  const holder = await readHomeHolder(home);
+  if (!holder || holder.host !== hostname() || !isProcessAlive(holder.pid)) return undefined;
+  const served = await readInstanceFile(home);
+  return { pid: holder.pid, command: holder.command, startedAt: holder.startedAt, ...(served && served.pid === holder.pid ? { url: served.url } : {}) };
+}
+
+/** The Sandpit already running on this data folder, by its process, command and address (none is fine too). */
+export function checkRunningSandpit(home: string, running: RunningSandpit | undefined): CheckResult {
+  const name = 'Running Sandpit';
+  if (!running) return { name, ok: true, detail: `none runs on the data folder ${home}` };
+  const where = running.url ? `, serving ${running.url}` : ', not serving HTTP';
+  return { name, ok: true, detail: `process ${running.pid} (${running.command}${where}), started ${running.startedAt}, uses the data folder ${home}; "sandpit mcp" connects to it` };
+}
+
+/** The HTTP port is free, or a healthy Sandpit already serves on it; a free port says where the running Sandpit serves instead. */
+export async function checkPort(port: number, probe: typeof probeSandpitHealth = probeSandpitHealth, running?: RunningSandpit): Promise<CheckResult> {
   const name = 'HTTP port';
   const failure = await tryListen(port);
-  if (failure === undefined) return { name, ok: true, detail: `127.0.0.1:${port} is free` };
+  if (failure === undefined) {
+    const elsewhere = running ? ` (the running Sandpit, process ${running.pid}, ${running.url ? `serves ${running.url}` : 'does not serve HTTP'})` : '';
+    return { name, ok: true, detail: `127.0.0.1:${port} is free${elsewhere}` };
+  }
   if (failure === 'EADDRINUSE') {
     const sandpit = await probe(port);
     if (sandpit) return { name, ok: true, detail: `127.0.0.1:${port} is used by a running Sandpit ${sandpit.version} (Docker ${sandpit.engine})` };

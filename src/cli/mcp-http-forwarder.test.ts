@@ -123,7 +123,7 @@ describe('McpHttpForwarder', () => {
       delete process.env.SANDPIT_ASSISTANT;
       delete process.env.SANDPIT_APPROVAL;
     }
-    expect(fake.seen[0]?.headers).toMatchObject({ 'x-sandpit-assistant': 'cursor', 'x-sandpit-approval': 'ask-every' });
+    expect(fake.seen[0]?.headers).toMatchObject({ 'x-sandpit-assistant': 'cursor', 'x-sandpit-approval': 'ask-every', 'x-sandpit-bridge': 'stdio' });
     // Without them nothing is sent.
     const plain = new McpHttpForwarder(fake.url, 'tok');
     await plain.send(INITIALIZE);

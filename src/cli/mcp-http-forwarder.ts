@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import type { IncomingMessage } from 'node:http';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import { APPROVAL_ENV, APPROVAL_HEADER, ASSISTANT_ENV, ASSISTANT_HEADER, assistantIdOf } from '../shared/domain/assistant-tag';
+import { APPROVAL_ENV, APPROVAL_HEADER, ASSISTANT_ENV, ASSISTANT_HEADER, assistantIdOf, BRIDGE_HEADER } from '../shared/domain/assistant-tag';
 import { isJsonRpcRequest } from './json-rpc-message';
 import { SseParser } from './sse-parser';
 
@@ -155,6 +155,7 @@ export class McpHttpForwarder {
         headers: {
           ...headers,
           authorization: `Bearer ${this.token}`,
+          [BRIDGE_HEADER]: 'stdio',
           ...(this.assistant !== undefined ? { [ASSISTANT_HEADER]: this.assistant } : {}),
           ...(this.approval ? { [APPROVAL_HEADER]: this.approval } : {}),
           ...(this.sessionId !== undefined ? { 'mcp-session-id': this.sessionId } : {}),

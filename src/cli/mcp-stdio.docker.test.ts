@@ -148,6 +148,10 @@ describe('sandpit mcp bridging to a running Sandpit', () => {
     expect(mount.sessionCount()).toBe(1);
     expect(seen.some((p) => p.message === 'via bridge')).toBe(true);
     expect(spawned.stderr()).toContain('bridging stdio to the running Sandpit');
+    // The client connected over stdio: its run and its row in Connect say stdio, not the bridge's HTTP.
+    const row = JSON.parse(sp.audit.export('jsonl', { filters: { sessionId: out.session_id } }, 10).content.split('\n')[0] ?? '{}') as { transport?: string; client?: string };
+    expect(row).toMatchObject({ transport: 'mcp-stdio', client: 'stdio-bridge-test' });
+    expect(sp.clients.list().find((c) => c.name === 'stdio-bridge-test')?.transport).toBe('mcp-stdio');
 
     // A cancel travels through the bridge and interrupts the run in the instance; the session stays.
     const ended: string[] = [];

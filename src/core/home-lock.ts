@@ -58,6 +58,12 @@ function parseHolder(text: string): HomeHolder | undefined {
   }
 }
 
+/** Who holds the data folder's lock, as its `owner.lock` records it (undefined: no lock, or not a lock). */
+export async function readHomeHolder(home: string): Promise<HomeHolder | undefined> {
+  const text = await readFile(homeLockPath(home), 'utf8').catch(() => undefined);
+  return text === undefined ? undefined : parseHolder(text);
+}
+
 /** The command line of this process, as a person would recognise it (`sandpit mcp`, `sandpit serve`). */
 export function currentCommand(argv: readonly string[] = process.argv): string {
   const [, script, ...rest] = argv;

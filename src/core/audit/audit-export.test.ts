@@ -45,6 +45,7 @@ beforeEach(() => {
   store.complete(second.id, {
     status: 'ok',
     exitCode: 0,
+    sandbox: { isolation: 'standard', sessionName: 'Sales figures' },
     folders: [
       { name: 'data', hostPath: '/home/me/data', mountPath: '/workspace/shared/data', mode: 'ro' },
       { name: 'out', hostPath: '/home/me/out', mountPath: '/workspace/out', mode: 'rw' },
@@ -68,16 +69,34 @@ describe('audit export', () => {
     const { content, rows } = store.export('csv', {}, 100);
     expect(rows).toBe(2);
     const table = parseCsv(content);
-    expect(table[0]).toEqual([...CSV_COLUMNS]);
     expect(table).toHaveLength(3);
-    const first = Object.fromEntries(CSV_COLUMNS.map((c, i) => [c, table[1]?.[i]]));
-    expect(first).toMatchObject({ id: '1', code: tricky, stdout: 'x,y\n', status: 'error', artifacts: `${'a'.repeat(64)} ${'b'.repeat(64)}`, exitCode: '', errorMessage: 'boom' });
+    const at = (row: number, column: string): string | undefined => table[row]?.[CSV_COLUMNS.findIndex(([c]) => c === column)];
+    expect(at(1, 'id')).toBe('1');
+    expect(at(1, 'code')).toBe(tricky);
+    expect(at(1, 'stdout')).toBe('x,y\n');
+    expect(at(1, 'artifacts')).toBe(`${'a'.repeat(64)} ${'b'.repeat(64)}`);
+    expect(at(1, 'exitCode')).toBe('');
+    expect(at(1, 'errorMessage')).toBe('boom');
     // A formula from a program is never evaluated by a spreadsheet.
-    expect(first.stderr).toBe('\'=HYPERLINK("http://evil")');
-    expect(table[2]?.[CSV_COLUMNS.indexOf('exitCode')]).toBe('0');
+    expect(at(1, 'stderr')).toBe('\'=HYPERLINK("http://evil")');
+    expect(at(2, 'exitCode')).toBe('0');
     // The folders a run had, one per line, and how.
-    expect(table[1]?.[CSV_COLUMNS.indexOf('folders')]).toBe('');
-    expect(table[2]?.[CSV_COLUMNS.indexOf('folders')]).toBe('/home/me/data -> /workspace/shared/data (ro)\n/home/me/out -> /workspace/out (rw)');
+    expect(at(1, 'folders')).toBe('');
+    expect(at(2, 'folders')).toBe('/home/me/data -> /workspace/shared/data (read-only)\n/home/me/out -> /workspace/out (read and write)');
+  });
+
+  it('says in CSV what a person reads: plain headings, kinds, outcomes and the session by name', () => {
+    const table = parseCsv(store.export('csv', {}, 100).content);
+    const header = table[0] ?? [];
+    expect(header.slice(0, 12)).toEqual(['Row', 'Kind of run', 'Started', 'Ended', 'Took (ms)', 'Outcome', 'Exit code', 'Assistant or app', 'Connected how', 'Access key used', 'Session', 'Session number']);
+    // No developer field names in the headings.
+    for (const word of ['method', 'principal', 'sessionId', 'status', 'ok']) expect(header).not.toContain(word);
+    const row = (n: number): Record<string, string | undefined> => Object.fromEntries(header.map((h, i) => [h, table[n]?.[i]]));
+    expect(row(1)).toMatchObject({ 'Kind of run': 'Code', Outcome: 'Failed', 'Connected how': 'connected while Sandpit runs', 'Output cut short': 'no' });
+    expect(row(2)).toMatchObject({ Outcome: 'Finished', Session: 'Sales figures', 'Session number': 'ses-1', 'Assistant or app': 'other' });
+    // JSONL keeps the field names and values, for machines.
+    const json = JSON.parse(store.export('jsonl', {}, 100).content.split('\n')[1] ?? '{}') as Record<string, unknown>;
+    expect(json).toMatchObject({ method: 'sessions.execute', status: 'ok', sessionId: 'ses-1', principal: 'p1' });
   });
 
   it('applies the filters and reports truncation at the row limit and the size cap', () => {

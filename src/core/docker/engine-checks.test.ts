@@ -46,7 +46,7 @@ describe('checkGvisor', () => {
   const engine = (runtimes: string[]): EngineVersion => ({ product: 'docker', version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes });
 
   it('is fine when both gVisor runtimes are registered', () => {
-    expect(checkGvisor(engine(['runc', 'runsc', 'runsc-nonet']), true)).toEqual({ name: 'Strong isolation (gVisor)', ok: true, detail: 'runtimes runsc and runsc-nonet registered' });
+    expect(checkGvisor(engine(['runc', 'runsc', 'runsc-nonet']), true)).toEqual({ name: 'Strong isolation (gVisor)', ok: true, detail: 'runtimes runsc and runsc-nonet registered. gVisor serves sandboxes without network; a session with network access may not run under it on this engine (it is refused in plain words when it starts): give such environments Standard isolation' });
   });
 
   it('says how to set it up, as a note when optional and as a problem when Strong is the default', () => {

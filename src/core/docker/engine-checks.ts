@@ -32,7 +32,7 @@ export function checkGvisor(version: EngineVersion, required: boolean, platform:
     return { name: 'Strong isolation (gVisor)', ok: false, detail: `${detail}, but Settings make Strong isolation the default`, fix: 'Set the default isolation to Standard in Settings, or point Sandpit at a Docker engine with gVisor set up.' };
   }
   const found = GVISOR_RUNTIMES.filter((runtime) => version.runtimes.includes(runtime));
-  if (found.length === GVISOR_RUNTIMES.length) return { name: 'Strong isolation (gVisor)', ok: true, detail: `runtimes ${found.join(' and ')} registered` };
+  if (found.length === GVISOR_RUNTIMES.length) return { name: 'Strong isolation (gVisor)', ok: true, detail: `runtimes ${found.join(' and ')} registered. gVisor serves sandboxes without network; a session with network access may not run under it on this engine (it is refused in plain words when it starts): give such environments Standard isolation` };
   const missing = GVISOR_RUNTIMES.filter((runtime) => !found.includes(runtime)).join(' and ');
   const detail = `not set up: ${missing} not registered with this engine (its runtimes: ${version.runtimes.join(', ') || 'none'})`;
   if (!required) return { name: 'Strong isolation (gVisor)', ok: true, detail: `${detail}. Only needed for Strong isolation: ${gvisorSetupHint(platform)}` };

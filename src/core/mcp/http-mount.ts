@@ -13,7 +13,7 @@ import { DEFAULT_MCP_SESSION_LIMITS, McpSessionTable } from './mcp-session-table
 import type { McpSessionLimits } from './mcp-session-table';
 import { stopOwnSessions } from './own-sessions';
 import type { McpSandpit } from './tool-kit';
-import { APPROVAL_HEADER, ASSISTANT_HEADER, assistantIdOf } from '../../shared/domain/assistant-tag';
+import { APPROVAL_HEADER, ASSISTANT_HEADER, assistantIdOf, BRIDGE_HEADER } from '../../shared/domain/assistant-tag';
 import { approvalPolicySchema } from '../../shared/domain/approval';
 
 export { DEFAULT_MCP_SESSION_LIMITS } from './mcp-session-table';
@@ -177,6 +177,8 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
       const assistant = assistantIdOf(req.headers[ASSISTANT_HEADER]);
       // …and how strict it wants approvals to be, at least (never looser than the settings).
       const approvalFloor = approvalPolicySchema.safeParse(req.headers[APPROVAL_HEADER]).data;
+      // A stdio client bridged by `sandpit mcp` connected over stdio: its runs and its row in Connect say so.
+      const callTransport = req.headers[BRIDGE_HEADER] === 'stdio' ? 'mcp-stdio' : 'mcp-http';
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
@@ -196,7 +198,7 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
       const mcp: SandpitMcpServer = createMcpServer({
         sandpit,
         context: () => ({
-          transport: 'mcp-http',
+          transport: callTransport,
           client: clientNameOf(mcp),
           principal: mcpPrincipal(transport.sessionId ?? 'uninitialized'),
           ...(approvalFloor ? { approvalFloor } : {}),
@@ -208,7 +210,7 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
       mcp.server.server.oninitialized = () => {
         untrack ??= sandpit.clients.add({
           name: clientNameOf(mcp) ?? 'unnamed client',
-          transport: 'mcp-http',
+          transport: callTransport,
           ...(assistant ? { assistant } : {}),
           ...(transport.sessionId === undefined ? {} : { mcpSessionId: transport.sessionId }),
         });

@@ -33,3 +33,6 @@ export function assistantIdOf(value: unknown): AssistantId | undefined {
 export const APPROVAL_ENV = 'SANDPIT_APPROVAL';
 /** The header `sandpit mcp` sends it in when it bridges to a running Sandpit. */
 export const APPROVAL_HEADER = 'x-sandpit-approval';
+
+/** The header `sandpit mcp` sends when it bridges a stdio client to a running Sandpit: its runs say stdio, as the client connected. */
+export const BRIDGE_HEADER = 'x-sandpit-bridge';

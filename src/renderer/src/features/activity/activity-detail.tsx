@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
 import type { AuditEntry } from '../../../../shared/domain/audit';
+import { TRANSPORT_WORDS } from '../../../../shared/domain/audit-words';
 import { Modal } from '../../components/modal';
 import { formatDuration, formatTime } from '../../lib/format';
 import { useAppStore, useClient } from '../../stores/panel-context';
@@ -9,15 +10,6 @@ import { ArtifactDetail } from '../artifacts/artifact-detail';
 import { ReplayComparison } from '../replay/replay-comparison';
 import { useSessionName } from '../sessions/session-name';
 import { doneWords, runStatusTone } from '../sessions/session-words';
-
-const TRANSPORT_WORDS: Record<string, string> = {
-  'mcp-http': 'connected while Sandpit runs',
-  'mcp-stdio': 'started Sandpit itself',
-  http: 'the web panel',
-  ipc: 'this app',
-  rest: 'the simple web interface',
-  internal: 'Sandpit itself',
-};
 
 /** One audit row in full: the code, its output, its artifacts, how it ended, and its place in the chain. */
 export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: () => void; onOpen?: (id: number) => void }): ReactElement {

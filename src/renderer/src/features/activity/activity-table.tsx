@@ -1,6 +1,7 @@
 import { useMemo } from 'react';
 import type { ReactElement } from 'react';
 import type { AuditSummary } from '../../../../shared/domain/audit';
+import { AUDIT_METHOD_WORDS } from '../../../../shared/domain/audit-words';
 import { VirtualList } from '../../components/virtual-list';
 import { codeExcerpt, tookWords } from '../../lib/format';
 import { useAppStore } from '../../stores/panel-context';
@@ -8,14 +9,6 @@ import { useSessionNames } from '../sessions/session-name';
 import { runStatusTone, runStatusWords } from '../sessions/session-words';
 
 export const ROW_HEIGHT = 40;
-
-const METHOD_WORDS: Record<AuditSummary['method'], string> = {
-  'sessions.execute': 'Code',
-  'sessions.runCommand': 'Command',
-  'sessions.runFile': 'File',
-  'packages.install': 'Install',
-  'packages.check': 'Package check',
-};
 
 /** When a run started, always with its day: "Today, 14:03:22", "Yesterday, 09:10", "28 Nov 2026, 16:45". */
 export function rowTime(iso: string, now = new Date()): string {
@@ -117,7 +110,7 @@ export function ActivityTable({
                   Replay ·{' '}
                 </span>
               ) : null}
-              <span className="muted small">{METHOD_WORDS[row.method]}</span> <code>{codeExcerpt(row.code, 120)}</code>
+              <span className="muted small">{AUDIT_METHOD_WORDS[row.method]}</span> <code>{codeExcerpt(row.code, 120)}</code>
             </span>
           </button>
         )}

@@ -14,7 +14,7 @@ import { PanelLinkCard } from './panel-link-card';
 
 const TRANSPORT_WORDS: Record<string, string> = {
   'mcp-http': 'connected to Sandpit while it runs',
-  'mcp-stdio': 'started Sandpit itself',
+  'mcp-stdio': 'over stdio: it started "sandpit mcp"',
   http: 'web panel',
   ipc: 'this app',
   rest: 'through the simple web interface',

@@ -1,5 +1,6 @@
 import type { StopCause } from '../../../../shared/domain/execution';
 import type { SessionInfo, SessionState } from '../../../../shared/domain/session';
+import { RUN_STATUS_WORDS } from '../../../../shared/domain/audit-words';
 import { formatDuration } from '../../lib/format';
 
 export const STATE_WORDS: Record<SessionState, string> = {
@@ -17,19 +18,6 @@ export const STATE_WORDS: Record<SessionState, string> = {
 export function stateWords(state: SessionState, lost: boolean): string {
   return lost ? 'Unknown' : STATE_WORDS[state];
 }
-
-/** How a run ended, in plain words. */
-export const RUN_STATUS_WORDS: Record<string, string> = {
-  running: 'Running',
-  ok: 'Finished',
-  error: 'Failed',
-  timeout: 'Took too long',
-  interrupted: 'Interrupted',
-  oom: 'Ran out of memory',
-  killed: 'Stopped',
-  failed: 'Could not run',
-  denied: 'Denied',
-};
 
 export function runStatusWords(status: string | undefined): string {
   if (status === undefined) return 'Running';
