@@ -43,6 +43,10 @@ test('a session kept in the panel survives a restart: listed as paused, resumed 
     const again = await sessions.open(id);
     await expect(again.root.getByTestId('session-state')).toHaveText('Paused');
     await expect(again.root.getByTestId('session-paused-note')).toContainText('Running code resumes it');
+    await expect(again.root.getByTestId('session-snapshot')).toBeDisabled();
+    await expect(again.root.getByTestId('session-snapshot-blocked')).toHaveText(
+      'Snapshot and Fork need the sandbox running: run code in this session to resume it, then take the snapshot.',
+    );
     await again.runHere("print(open('/workspace/kept.txt').read())\nprint('counter' in globals())");
     await expect(again.stdoutWith('from before the restart')).toHaveCount(1);
     await expect(again.stdoutWith('False')).toHaveCount(1);
@@ -51,6 +55,8 @@ test('a session kept in the panel survives a restart: listed as paused, resumed 
     );
     await expect(again.root.getByTestId('session-state')).toHaveText('Ready');
     await expect(again.root.getByTestId('session-paused-note')).toHaveCount(0);
+    await expect(again.root.getByTestId('session-snapshot')).toBeEnabled();
+    await expect(again.root.getByTestId('session-snapshot-blocked')).toHaveCount(0);
     await saveScreenshot(page, testInfo, 'kept-session-resumed');
 
     // Stopped for good: gone from the list (dispose checks no container is left behind).

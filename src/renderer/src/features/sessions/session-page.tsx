@@ -121,7 +121,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         ) : (
           <span className="actions">
             <DownloadNotebookButton sessionId={sessionId} testId="session-notebook" />
-            <SessionSnapshotActions session={session} disabled={!ready || pending} />
+            <SessionSnapshotActions session={session} blockedBecause={snapshotBlockedBecause(ready, pending, paused)} />
             <button type="button" className="secondary" onClick={() => setConfirm('restart')} disabled={pending || lost} data-testid="session-restart">
               Restart
             </button>
@@ -187,4 +187,12 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
       ) : null}
     </section>
   );
+}
+
+/** Why Snapshot and Fork cannot be used now, in words (undefined: they can). */
+function snapshotBlockedBecause(ready: boolean, pending: boolean, paused: boolean): string | undefined {
+  if (pending) return 'Snapshot and Fork wait until the session has finished what it is doing.';
+  if (ready) return undefined;
+  if (paused) return 'Snapshot and Fork need the sandbox running: run code in this session to resume it, then take the snapshot.';
+  return 'Snapshot and Fork need the session to be ready.';
 }

@@ -10,21 +10,27 @@ import { useSnapshots } from './use-snapshots';
 
 type Open = 'snapshot' | 'restore' | 'fork' | undefined;
 
-/** The session page's Snapshot, Restore and Fork buttons and their dialogs. */
-export function SessionSnapshotActions({ session, disabled }: { session: SessionInfo; disabled: boolean }): ReactElement {
+/** The session page's Snapshot, Restore and Fork buttons and their dialogs; `blockedBecause` says why Snapshot and Fork are off. */
+export function SessionSnapshotActions({ session, blockedBecause }: { session: SessionInfo; blockedBecause: string | undefined }): ReactElement {
   const [open, setOpen] = useState<Open>();
+  const disabled = blockedBecause !== undefined;
   const client = useClient();
   return (
     <>
-      <button type="button" className="secondary" onClick={() => setOpen('snapshot')} disabled={disabled} data-testid="session-snapshot">
+      <button type="button" className="secondary" onClick={() => setOpen('snapshot')} disabled={disabled} title={blockedBecause} data-testid="session-snapshot">
         Snapshot
       </button>
       <button type="button" className="secondary" onClick={() => setOpen('restore')} data-testid="session-restore-snapshot">
         Restore…
       </button>
-      <button type="button" className="secondary" onClick={() => setOpen('fork')} disabled={disabled} data-testid="session-fork">
+      <button type="button" className="secondary" onClick={() => setOpen('fork')} disabled={disabled} title={blockedBecause} data-testid="session-fork">
         Fork
       </button>
+      {blockedBecause ? (
+        <span className="muted small" data-testid="session-snapshot-blocked">
+          {blockedBecause}
+        </span>
+      ) : null}
       {open === 'snapshot' ? <SnapshotDialog session={session} onClose={() => setOpen(undefined)} /> : null}
       {open === 'restore' ? <PickSnapshotDialog session={session} onClose={() => setOpen(undefined)} /> : null}
       {open === 'fork' ? (
