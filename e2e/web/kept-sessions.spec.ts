@@ -38,6 +38,8 @@ test('a session kept in the panel survives a restart: listed as paused, resumed 
     const row = sessions.row(id);
     await expect(row.getByTestId('session-state')).toHaveText('Paused', { timeout: 20_000 });
     await expect(row.getByTestId('session-kept')).toHaveText('Kept');
+    // Its one run before the restart still counts (it said "0 runs").
+    await expect(row).toContainText('1 run ·');
     await saveScreenshot(page, testInfo, 'kept-session-paused');
 
     const again = await sessions.open(id);

@@ -21,6 +21,7 @@ export function keptRecordOf(session: Session): KeptRecord {
     createdAt: session.createdAt.toISOString(),
     idleTtlMs: identity.idleTtlMs,
     packages: session.installedPackages,
+    runs: session.runCount,
     history: session.recordedRuns,
     ...(session.mountedFolders.length ? { folders: [...session.mountedFolders] } : {}),
     sandbox: session.runtime.record(),

@@ -26,6 +26,8 @@ export const keptRecordSchema = z.object({
   createdAt: z.string(),
   idleTtlMs: z.number().int().positive(),
   packages: z.array(z.string()),
+  /** How many runs it had when the record was last written (the count the session list shows). */
+  runs: z.number().int().nonnegative().optional(),
   /** Its successful runs, in order, when the record was last written (a fork with replay: true runs them again). */
   history: z.object({ runs: z.array(z.object({ code: z.string(), language: languageSchema })), complete: z.boolean() }).optional(),
   /** Folders of this computer the person shared with it (its container has them mounted). */

@@ -341,7 +341,7 @@ export class SessionManager {
         },
         this.services,
         'paused',
-        { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit', ...(record.history ? { history: record.history } : {}) },
+        { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit', ...(record.history ? { history: record.history } : {}), ...(record.runs !== undefined ? { runs: record.runs } : {}) },
         folders,
       );
       this.sessions.set(session.id, session);

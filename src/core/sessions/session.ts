@@ -91,6 +91,8 @@ export interface SessionRestore {
   pausedBy?: PauseReason;
   /** The successful runs recorded before Sandpit quit (what a fork's replay runs again). */
   history?: RecordedRuns;
+  /** How many runs it had (the count carries on after a resume). */
+  runs?: number;
 }
 
 /** What a snapshot takes of a session, in one job: its files (through a sink), its packages, its runs. */
@@ -142,6 +144,7 @@ export class Session {
     this.createdAt = restore?.createdAt ?? new Date();
     this.packages = [...(restore?.packages ?? [])];
     this.keptValue = restore?.kept ?? false;
+    this.runs = restore?.runs ?? 0;
     this.history = new RunHistory(restore?.history);
     if (restore?.pausedBy) this.pendingNotice = resumeNotice(restore.pausedBy, identity.idleTtlMs);
     this.log = services.log.child({ sessionId: this.id });
@@ -150,6 +153,11 @@ export class Session {
       this.setState('restarting');
     };
     runtime.onRecovered = (error) => (error ? this.fail(error) : this.setState('ready'));
+  }
+
+  /** How many runs it has had (a kept session's count goes on after a resume). */
+  get runCount(): number {
+    return this.runs;
   }
 
   get state(): SessionState {
