@@ -1,14 +1,21 @@
 import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
 
-/** Copies text to the clipboard and says so for a moment. */
+/**
+ * Copies text to the clipboard and says so for a moment. `text` may be worked out at the click (a setup that
+ * needs the access key fetched first); "copied" is said only once the clipboard holds it.
+ */
 export function CopyButton({
   text,
   label = 'Copy',
+  copiedLabel = 'Copied',
+  failedLabel = 'Select and copy by hand',
   testId,
 }: {
-  text: string;
+  text: string | (() => Promise<string>);
   label?: string;
+  copiedLabel?: string;
+  failedLabel?: string;
   testId?: string;
 }): ReactElement {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
@@ -19,7 +26,7 @@ export function CopyButton({
   }, [state]);
   const copy = async (): Promise<void> => {
     try {
-      await navigator.clipboard.writeText(text);
+      await navigator.clipboard.writeText(typeof text === 'string' ? text : await text());
       setState('copied');
     } catch {
       setState('failed');
@@ -27,9 +34,7 @@ export function CopyButton({
   };
   return (
     <button type="button" className="secondary" onClick={() => void copy()} data-testid={testId}>
-      <span aria-live="polite">
-        {state === 'copied' ? 'Copied' : state === 'failed' ? 'Select and copy by hand' : label}
-      </span>
+      <span aria-live="polite">{state === 'copied' ? copiedLabel : state === 'failed' ? failedLabel : label}</span>
     </button>
   );
 }

@@ -1,5 +1,5 @@
-import { useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
+import { CopyButton } from '../../components/copy-button';
 import { useClient } from '../../stores/panel-context';
 import { withToken } from './connect-text';
 
@@ -19,30 +19,14 @@ export function KeyedCopyButton({
   testId: string;
 }): ReactElement {
   const client = useClient();
-  const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
-  useEffect(() => {
-    if (state === 'idle') return undefined;
-    const timer = setTimeout(() => setState('idle'), 2_000);
-    return () => clearTimeout(timer);
-  }, [state]);
-  const copy = async (): Promise<void> => {
-    try {
-      const key = token ?? (await client.call('connect.revealToken')).token;
-      await navigator.clipboard.writeText(withToken(text, key));
-      setState('copied');
-    } catch {
-      setState('failed');
-    }
-  };
+  const withKey = async (): Promise<string> => withToken(text, token ?? (await client.call('connect.revealToken')).token);
   return (
-    <button type="button" className="secondary" onClick={() => void copy()} data-testid={testId}>
-      <span aria-live="polite">
-        {state === 'copied'
-          ? 'Copied, with the access key'
-          : state === 'failed'
-            ? 'Could not copy: select it and copy by hand'
-            : label}
-      </span>
-    </button>
+    <CopyButton
+      text={withKey}
+      label={label}
+      copiedLabel="Copied, with the access key"
+      failedLabel="Could not copy: select it and copy by hand"
+      testId={testId}
+    />
   );
 }
