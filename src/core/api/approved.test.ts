@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import type { Environment } from '../../shared/domain/environment';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { ApprovalQueue } from '../approvals/approval-queue';
 import { EventBus } from '../events/event-bus';
@@ -17,7 +18,12 @@ interface Setup {
 }
 
 /** The gate over fake handlers that record what ran; `networked` sessions have a network. */
-function setup(policy: ApprovalSettings['defaultPolicy'], options: { defaults?: Record<string, string>; networked?: string[] } = {}): Setup {
+type EnvironmentFacts = Pick<Environment, 'network' | 'allowedHosts' | 'folders'>;
+
+function setup(
+  policy: ApprovalSettings['defaultPolicy'],
+  options: { defaults?: Record<string, string>; networked?: string[]; environments?: Record<string, EnvironmentFacts> } = {},
+): Setup {
   const ran: string[] = [];
   const record = (name: string) => async (): Promise<never> => {
     ran.push(name);
@@ -37,7 +43,7 @@ function setup(policy: ApprovalSettings['defaultPolicy'], options: { defaults?: 
   const queue = new ApprovalQueue(new EventBus());
   // The table without its audit rules: these tests are about the gate.
   const table = Object.fromEntries(Object.entries(METHOD_POLICY).map(([name, policy]) => [name, { ...policy, audit: undefined }])) as unknown as PolicyTable;
-  return { api: withPolicy(handlers, { audit: {} as never, approvals: { queue, settings: () => settings, sessions, defaultSession } }, table), queue, ran, settings };
+  return { api: withPolicy(handlers, { audit: {} as never, approvals: { queue, settings: () => settings, sessions, defaultSession, environment: async (name) => options.environments?.[name] } }, table), queue, ran, settings };
 }
 
 const mcp = (extra: Partial<CallContext> = {}): CallContext => ({ transport: 'mcp-http', client: 'claude-ai', principal: 'mcp:1', ...extra });
@@ -151,5 +157,29 @@ describe('the approval gate (withPolicy)', () => {
     expect(queue.list()).toEqual([]);
     expect(ran).toEqual([]);
     expect(onWaiting).toHaveBeenLastCalledWith(undefined);
+  });
+
+  it('says what a new session from an environment opens: its network and the folders of this computer it gets', async () => {
+    const environments: Record<string, EnvironmentFacts> = {
+      Analysis: { network: 'packages', allowedHosts: ['files.example.org'], folders: [{ hostPath: '/home/ana/sales', mode: 'rw' }, { hostPath: '/home/ana/ref', mode: 'ro' }] },
+      Web: { network: 'open', allowedHosts: [], folders: [] },
+      Plain: { network: 'none', allowedHosts: [], folders: [] },
+    };
+    const { api, queue } = setup('ask-new', { environments });
+    const analysis = api['sessions.create']({ environment: 'Analysis' }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe(
+      'Start a new session from the environment "Analysis"; it may download packages and reach files.example.org; it can change /home/ana/sales on this computer; it can read /home/ana/ref on this computer',
+    );
+    await analysis;
+    const web = api['sessions.create']({ environment: 'Web' }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe('Start a new session from the environment "Web"; it will have unrestricted network access');
+    await web;
+    const plain = api['sessions.create']({ environment: 'Plain' }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe('Start a new session from the environment "Plain"');
+    await plain;
+    // An environment that cannot be found is the call's own error to give: the prompt says only what is known.
+    const unknown = api['sessions.create']({ environment: 'Nowhere' }, mcp());
+    expect(await answerNext(queue, 'approve')).toBe('Start a new session from the environment "Nowhere"');
+    await unknown;
   });
 });

@@ -1,6 +1,7 @@
 import type { MethodName, MethodParsedInput } from '../../shared/api/contract';
 import { languageLabel } from '../../shared/domain/runtimes';
 import type { Language } from '../../shared/domain/runtimes';
+import type { Environment } from '../../shared/domain/environment';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { needsApproval, policyFor } from '../approvals/approval-policy';
 import type { ApprovalQueue } from '../approvals/approval-queue';
@@ -8,6 +9,7 @@ import { MAX_RUN_FILE_BYTES } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
 import { isPanel } from './api-types';
 import type { CallContext } from './api-types';
+import { environmentOpenings } from './environment-openings';
 import type { ApprovalRule } from './method-policy';
 
 /** What a waiting MCP call reports as progress. */
@@ -20,6 +22,16 @@ export interface ApprovalGate {
   sessions: Pick<SessionManager, 'access'>;
   /** The caller's default session of a language, if it exists (never creates one). */
   defaultSession(principal: string, language: Language): string | undefined;
+  /** The environment a new session would start from (by id or name), to say what it opens; undefined: none such. */
+  environment?(reference: string): Promise<Pick<Environment, 'network' | 'allowedHosts' | 'folders'> | undefined>;
+}
+
+/** What a new session from the environment the call names would open ('' for none, or no environment). */
+async function openingsOf(gate: ApprovalGate, input: unknown): Promise<string> {
+  const reference = (input as { environment?: unknown }).environment;
+  if (typeof reference !== 'string' || !gate.environment) return '';
+  const environment = await gate.environment(reference).catch(() => undefined);
+  return environment ? environmentOpenings(environment) : '';
 }
 
 /**
@@ -63,7 +75,9 @@ export async function askIfNeeded<M extends MethodName>(
   if (!askWritable && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
   const writes = writable.length > 0 ? `; it can change ${writable.map((f) => f.hostPath).join(', ')} on this computer` : '';
   const where =
-    sessionId === undefined || info === undefined
+    rule.kind === 'create-session'
+      ? await openingsOf(gate, input)
+      : sessionId === undefined || info === undefined
       ? `in a new ${languageLabel(language)} session`
       : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}${writes}`;
   context.onWaiting?.(WAITING_FOR_APPROVAL);

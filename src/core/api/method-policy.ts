@@ -27,7 +27,10 @@ export interface ApprovalRule<M extends MethodName> {
   language(input: MethodParsedInput<M>): Language;
   /** What the person reads: the code, the command, the package list; `file` = the workspace file at `path`. */
   shows: ((input: MethodParsedInput<M>) => string | undefined) | 'file';
-  /** What the call would do, in plain words; `where` is "in session …" or "in a new … session". */
+  /**
+   * What the call would do, in plain words; `where` is "in session …" or "in a new … session" — for a
+   * `create-session` rule, what the new session's environment opens ("; it can change … on this computer") or ''.
+   */
   detail(input: MethodParsedInput<M>, where: string): string;
 }
 
@@ -57,10 +60,10 @@ export const METHOD_POLICY: PolicyTable = {
       sessionId: () => undefined,
       language: (input) => input.language ?? DEFAULT_LANGUAGE,
       shows: (input) => (input.dependencies?.length ? input.dependencies.join('\n') : undefined),
-      detail: (input) => {
+      detail: (input, opens) => {
         const what = input.environment ? `session from the environment "${input.environment}"` : `${languageLabel(input.language ?? DEFAULT_LANGUAGE)} session`;
         const deps = input.dependencies?.length ? ` and install ${input.dependencies.join(', ')} from the package index` : '';
-        return `Start a new ${what}${deps}`;
+        return `Start a new ${what}${deps}${opens}`;
       },
     },
   },

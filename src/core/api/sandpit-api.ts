@@ -8,6 +8,7 @@ import type { AuditDeps } from './audited';
 import { connectHandlers } from './connect-handlers';
 import { DefaultSessions } from './default-sessions';
 import { environmentHandlers } from './environment-handlers';
+import { findEnvironment } from '../environments/environment-lookup';
 import { fileHandlers } from './file-handlers';
 import type { HandlerKit, SandpitApiDeps } from './handler-kit';
 import { METHOD_POLICY } from './method-policy';
@@ -161,6 +162,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       settings: () => deps.settings.current.approvals,
       sessions,
       defaultSession: (principal: string, language: Language) => defaults.current(principal, language),
+      environment: async (reference: string) => findEnvironment(environments.store, reference),
     },
   });
   wrapped.handlers = guarded;

@@ -22,6 +22,8 @@ export interface ArtifactMeta {
   /** Where the file was in the session, relative to /workspace (`/workspace/x` is accepted as `x`). */
   path: string;
   sessionId: string;
+  /** The session's name at capture. */
+  sessionName?: string;
   executionId?: string;
   /** Detected from the path and the first bytes when absent. */
   mime?: string;
@@ -112,6 +114,7 @@ export class ArtifactStore {
       mime: meta.mime === undefined ? detectMime(path, content.subarray(0, 64)) : requireText(meta.mime, 'mime', 255),
       size: content.length,
       sessionId,
+      ...(meta.sessionName === undefined ? {} : { sessionName: requireText(meta.sessionName, 'sessionName', 200) }),
       ...(meta.executionId === undefined ? {} : { executionId: requireText(meta.executionId, 'executionId', 200) }),
       createdAt: this.now().toISOString(),
     });

@@ -10,6 +10,7 @@ export interface CaptureInput {
   agent: WorkspaceAgent;
   store: ArtifactStore;
   sessionId: string;
+  sessionName: string;
   executionId: string;
   files: Array<{ path: string; size: number }>;
   displays: Display[];
@@ -32,7 +33,7 @@ export async function captureArtifacts(input: CaptureInput): Promise<Artifact[]>
     const ext = DISPLAY_EXTENSIONS[display.mime];
     if (!ext || (!isImageMime(display.mime) && display.mime !== 'text/html')) continue;
     const content = display.encoding === 'base64' ? Buffer.from(display.data, 'base64') : Buffer.from(display.data, 'utf8');
-    artifacts.push(await input.store.put(content, { path: `outputs/${shortId}-${index + 1}.${ext}`, sessionId: input.sessionId, executionId: input.executionId, mime: display.mime }));
+    artifacts.push(await input.store.put(content, { path: `outputs/${shortId}-${index + 1}.${ext}`, sessionId: input.sessionId, sessionName: input.sessionName, executionId: input.executionId, mime: display.mime }));
   }
   for (const file of input.files) {
     if (artifacts.length >= input.maxCount) break;
@@ -42,7 +43,7 @@ export async function captureArtifacts(input: CaptureInput): Promise<Artifact[]>
     }
     try {
       const read = await readWorkspaceFile(input.agent, file.path, input.maxBytes);
-      artifacts.push(await input.store.put(read.content, { path: read.path, sessionId: input.sessionId, executionId: input.executionId }));
+      artifacts.push(await input.store.put(read.content, { path: read.path, sessionId: input.sessionId, sessionName: input.sessionName, executionId: input.executionId }));
     } catch (error) {
       // A file that vanished, became a link or grew past the cap is simply not kept.
       input.log.info('file not kept as an artifact', { path: file.path, error: error instanceof Error ? error.message : String(error) });

@@ -611,6 +611,7 @@ export class Session {
         agent: this.runtime,
         store: this.services.artifacts,
         sessionId: this.id,
+        sessionName: this.identity.name,
         executionId,
         files,
         displays,

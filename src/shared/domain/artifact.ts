@@ -7,6 +7,8 @@ export const artifactSchema = z.object({
   mime: z.string(),
   size: z.number().int().nonnegative(),
   sessionId: z.string(),
+  /** The session's name when the run made it (kept so an ended session's files still say whose they are). */
+  sessionName: z.string().optional(),
   executionId: z.string().optional(),
   createdAt: z.string(),
 });

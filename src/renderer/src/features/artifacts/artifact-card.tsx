@@ -41,10 +41,13 @@ function Thumbnail({ artifact }: { artifact: Artifact }): ReactElement {
 /** One artifact in the gallery; opens its detail view. */
 export function ArtifactCard({
   artifact,
+  sessionName,
   now,
   onOpen,
 }: {
   artifact: Artifact;
+  /** Whose file it is, in the person's words. */
+  sessionName: string;
   now: number;
   onOpen: () => void;
 }): ReactElement {
@@ -62,6 +65,9 @@ export function ArtifactCard({
         </span>
         <span className="artifact-name" title={artifact.path}>
           {baseName(artifact.path)}
+        </span>
+        <span className="muted small artifact-session" data-testid="artifact-session">
+          {sessionName}
         </span>
         <span className="muted small">
           {formatBytes(artifact.size)} · {formatAge(artifact.createdAt, now)}

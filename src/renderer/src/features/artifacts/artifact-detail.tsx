@@ -16,7 +16,7 @@ export function ArtifactDetail({ artifact, onClose }: { artifact: Artifact; onCl
   const read = useAppStore('artifacts', (s) => s.read);
   const content = useAppStore('artifacts', (s) => s.contents[artifact.sha256]);
   const previewable = artifact.size <= PREVIEW_MAX_BYTES;
-  const sessionName = useSessionName(artifact.sessionId);
+  const sessionName = useSessionName(artifact.sessionId, artifact.sessionName);
   useEffect(() => {
     if (previewable) void read(artifact.sha256);
   }, [previewable, read, artifact.sha256]);

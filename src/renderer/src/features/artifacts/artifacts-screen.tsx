@@ -26,6 +26,8 @@ export function ArtifactsScreen(): ReactElement {
   }, [load]);
 
   const sessions = useMemo(() => [...new Set(artifacts.map((a) => a.sessionId))], [artifacts]);
+  // What each session is called: its name now, else the name recorded when its files were made.
+  const nameOf = (id: string): string | undefined => names.get(id) ?? artifacts.find((a) => a.sessionId === id && a.sessionName)?.sessionName;
   const visible = useMemo(
     () => (session ? artifacts.filter((a) => a.sessionId === session) : artifacts),
     [artifacts, session],
@@ -53,7 +55,7 @@ export function ArtifactsScreen(): ReactElement {
                 <option value="">All sessions</option>
                 {sessions.map((id) => (
                   <option key={id} value={id}>
-                    {names.get(id) ?? `Ended session (${id.slice(0, 12)})`}
+                    {nameOf(id) ?? `Ended session (${id.slice(0, 12)})`}
                   </option>
                 ))}
               </select>
@@ -80,6 +82,7 @@ export function ArtifactsScreen(): ReactElement {
             <ArtifactCard
               key={artifact.sha256 + artifact.sessionId + artifact.path}
               artifact={artifact}
+              sessionName={nameOf(artifact.sessionId) ?? 'Ended session'}
               now={now}
               onOpen={() => setOpenSha(artifact.sha256)}
             />
