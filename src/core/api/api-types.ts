@@ -1,7 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import type { CallTransport } from '../../shared/domain/caller';
-import type { ApprovalPolicy } from '../../shared/domain/approval';
-import type { ChatAsk } from '../approvals/approval-queue';
+import type { ApprovalPolicy, ChatAsk } from '../../shared/domain/approval';
 
 /** Who is calling: used for default sessions, ownership, approvals and the audit log. */
 export interface CallContext {

@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
 import { MAX_APPROVAL_CODE_CHARS } from '../../shared/domain/approval';
-import type { Approval, ApprovalDecision, ApprovalKind, ApprovalOutcome } from '../../shared/domain/approval';
+import type { Approval, ApprovalDecision, ApprovalKind, ApprovalOutcome, ChatAsk } from '../../shared/domain/approval';
 import type { CallTransport } from '../../shared/domain/caller';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -39,15 +39,7 @@ export interface ApprovalRequest {
   chat?: ChatAsk;
 }
 
-/** What the person chose in the chat. */
-export type ChatDecision = 'approve' | 'deny' | 'approve-session';
-
-/**
- * Asks an approval question in the caller's chat. Resolves with the person's choice, or undefined when the chat
- * gave no answer (dismissed, closed, failed): the panel's prompt then still decides. `signal` aborts when the
- * question is settled elsewhere: the chat's question must be withdrawn then.
- */
-export type ChatAsk = (approval: Approval, signal: AbortSignal) => Promise<ChatDecision | undefined>;
+export type { ChatAsk, ChatDecision } from '../../shared/domain/approval';
 
 /** Where an answer came from, and whether it holds for the rest of the session (the chat's third choice). */
 export interface ApprovalAnswer {

@@ -6,6 +6,11 @@ import type { Sandpit } from '../app';
 import type { Logger } from '../log';
 import type { ToolExtra } from './tool-extra';
 import { setProgressNote, setWaiting } from './request-waiting';
+import type { ChatAsk } from '../../shared/domain/approval';
+
+function withChat(ask: ChatAsk | undefined): Pick<CallContext, 'askInChat'> {
+  return ask === undefined ? {} : { askInChat: ask };
+}
 
 /** How many artifacts one MCP server remembers having handed out (oldest forgotten first). */
 const MAX_REMEMBERED_ARTIFACTS = 1_000;
@@ -48,7 +53,10 @@ function createArtifactMemory(max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
   };
 }
 
-export function createToolKit(sandpit: McpSandpit, context: () => CallContext): ToolKit {
+/** How one tool call's approval questions are asked in the client's chat; undefined when the client cannot be asked. */
+export type ChatAskerOf = (extra: ToolExtra) => ChatAsk | undefined;
+
+export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf): ToolKit {
   const artifacts = createArtifactMemory();
   const log = sandpit.log.child({ component: 'mcp' });
   const kitWith = (contextOf: () => CallContext): ToolKit => ({
@@ -60,6 +68,7 @@ export function createToolKit(sandpit: McpSandpit, context: () => CallContext): 
     forRequest: (extra) =>
       kitWith(() => ({
         ...context(),
+        ...withChat(chatOf?.(extra)),
         signal: extra.signal,
         onWaiting: (what) => setWaiting(extra, what),
         onProgress: (what) => setProgressNote(extra, what),

@@ -43,3 +43,13 @@ export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 /** How a request ended: answered, not answered in time, or withdrawn by its caller (request cancelled). */
 export const approvalOutcomeSchema = z.enum(['approved', 'denied', 'expired', 'cancelled']);
 export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
+
+/** What the person chose in the chat (approvals in the chat, issue 23). */
+export type ChatDecision = 'approve' | 'deny' | 'approve-session';
+
+/**
+ * Asks an approval question in the caller's chat (MCP elicitation). Resolves with the person's choice, or undefined
+ * when the chat gave no answer (dismissed, closed, failed): the panel's prompt then still decides. `signal` aborts
+ * when the question is settled elsewhere: the chat's question must be withdrawn then.
+ */
+export type ChatAsk = (approval: Approval, signal: AbortSignal) => Promise<ChatDecision | undefined>;
