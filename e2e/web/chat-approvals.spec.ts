@@ -67,6 +67,17 @@ test('the panel answering first withdraws the chat\'s question; the chat answeri
     const ok2 = await secondCall;
     expect((ok2.structuredContent as { stdout?: string } | undefined)?.stdout).toContain(second);
 
+    // Activity says where each was answered.
+    const activity = await panel.activity();
+    const detail1 = await activity.openRow(activity.rowsWith(first));
+    await expect(detail1.getByTestId('activity-detail-approval')).toHaveText('Approved in the panel');
+    await panel.page.keyboard.press('Escape');
+    await expect(detail1).toBeHidden();
+    const detail2 = await activity.openRow(activity.rowsWith(second));
+    await expect(detail2.getByTestId('activity-detail-approval')).toHaveText(`Approved in the chat by ${name}`);
+    await panel.page.keyboard.press('Escape');
+    await expect(detail2).toBeHidden();
+
     // 3. Turned off in Settings: only the panel asks.
     const again = await panel.settings();
     await again.approvals.getByTestId('settings-approval-ask-in-chat').uncheck();
