@@ -36,7 +36,15 @@ export function createMcpServer(deps: McpServerDeps): SandpitMcpServer {
   );
   // Approvals in the chat: asked only of a client that declared form elicitation (checked per call).
   const firstRequest = new FirstRequest();
-  const kit = createToolKit(deps.sandpit, deps.context, (extra) => (canAskInChat(server.server.getClientCapabilities()) ? chatAsker(extra, firstRequest) : undefined));
+  const kit = createToolKit(
+    deps.sandpit,
+    deps.context,
+    (extra) => (canAskInChat(server.server.getClientCapabilities()) ? chatAsker(extra, firstRequest) : undefined),
+    // A run that made files: the client's resource list (artifacts) changed.
+    () => {
+      if (server.isConnected()) server.sendResourceListChanged();
+    },
+  );
   for (const tool of TOOLS) tool.register(server, kit);
   registerResources(server, kit);
   return { server, close: () => server.close() };

@@ -38,15 +38,18 @@ export interface ArtifactMemory {
   list(): Artifact[];
 }
 
-function createArtifactMemory(max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
+function createArtifactMemory(onNew?: () => void, max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
   const known = new Map<string, Artifact>();
   return {
     remember: (artifacts) => {
+      let added = false;
       for (const artifact of artifacts) {
+        added ||= !known.has(artifact.sha256);
         known.delete(artifact.sha256);
         known.set(artifact.sha256, artifact);
         if (known.size > max) known.delete(known.keys().next().value as string);
       }
+      if (added) onNew?.();
     },
     get: (sha256) => known.get(sha256),
     list: () => [...known.values()].reverse(),
@@ -56,8 +59,12 @@ function createArtifactMemory(max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
 /** How one tool call's approval questions are asked in the client's chat; undefined when the client cannot be asked. */
 export type ChatAskerOf = (extra: ToolExtra) => ChatAsk | undefined;
 
-export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf): ToolKit {
-  const artifacts = createArtifactMemory();
+/**
+ * `onNewArtifacts`: told when a run of this client made files it had not seen (the server then sends
+ * `notifications/resources/list_changed`, so the client's resource list shows them).
+ */
+export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf, onNewArtifacts?: () => void): ToolKit {
+  const artifacts = createArtifactMemory(onNewArtifacts);
   const log = sandpit.log.child({ component: 'mcp' });
   const kitWith = (contextOf: () => CallContext): ToolKit => ({
     sandpit,
