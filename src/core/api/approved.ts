@@ -93,6 +93,8 @@ export async function askIfNeeded<M extends MethodName>(
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(shown === undefined ? {} : { code: shown }),
       detail: rule.detail(input, where),
+      ...(info?.environmentName === undefined ? {} : { environment: info.environmentName }),
+      ...(info === undefined ? {} : { network: info.network }),
       ...(context.auditId === undefined ? {} : { auditId: context.auditId }),
       timeoutMs: settings.timeoutSeconds * 1000,
       ...(context.signal ? { signal: context.signal } : {}),

@@ -26,6 +26,9 @@ export interface ApprovalRequest {
   /** The code, command or package list (capped for the panel). */
   code?: string;
   detail: string;
+  /** The session's environment (by name) and network access, when it runs in an existing session. */
+  environment?: string;
+  network?: 'none' | 'packages' | 'open';
   /** The audit row of the call that waits. */
   auditId?: number;
   /** How long to wait for an answer; then the request counts as denied. */
@@ -83,6 +86,8 @@ export class ApprovalQueue {
       codeTruncated: code !== undefined && code.length > MAX_APPROVAL_CODE_CHARS,
       detail: request.detail,
       ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
+      ...(request.environment === undefined ? {} : { environment: request.environment }),
+      ...(request.network === undefined ? {} : { network: request.network }),
       ...(request.chat === undefined ? {} : { askedInChat: true }),
       createdAt: new Date(createdAt).toISOString(),
       expiresAt: new Date(createdAt + request.timeoutMs).toISOString(),

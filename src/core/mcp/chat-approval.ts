@@ -22,6 +22,12 @@ const WHAT: Record<ApprovalKind, string> = {
   'create-session': 'Packages',
 };
 
+const NETWORK_WORDS: Record<NonNullable<Approval['network']>, string> = {
+  none: 'none',
+  packages: 'package indexes only',
+  open: 'open (it can reach the internet)',
+};
+
 /** Whether the client said it can show a form to its person (`elicitation: {}` means form, as the spec says). */
 export function canAskInChat(capabilities: ClientCapabilities | undefined): boolean {
   const elicitation = capabilities?.elicitation;
@@ -37,10 +43,15 @@ function abbreviated(code: string): string {
 /** The form the chat shows: what would run, where, and the choices (a new session has no "for this session"). */
 export function chatQuestion(approval: Approval): ElicitRequestFormParams {
   const code = approval.code === undefined ? '' : `\n\n${WHAT[approval.kind]}:\n${abbreviated(approval.code)}`;
+  const facts = [
+    approval.environment === undefined ? undefined : `Environment: ${approval.environment}`,
+    approval.network === undefined ? undefined : `Network: ${NETWORK_WORDS[approval.network]}`,
+  ].filter((line): line is string => line !== undefined);
+  const where = facts.length === 0 ? '' : `\n${facts.join('\n')}`;
   const choices: ChatDecision[] = approval.sessionId === undefined ? ['approve', 'deny'] : ['approve', 'deny', 'approve-session'];
   return {
     mode: 'form',
-    message: `Sandpit asks: may ${approval.client} do this?\n${approval.detail}.${code}\n\nThe Sandpit panel asks the same; whichever you answer first decides.`,
+    message: `Sandpit asks: may ${approval.client} do this?\n${approval.detail}.${where}${code}\n\nThe Sandpit panel asks the same; whichever you answer first decides.`,
     requestedSchema: {
       type: 'object',
       properties: {

@@ -136,7 +136,7 @@ describe('approvals in the chat, with real MCP clients and a real engine', () =>
     expect(chat.asked).toHaveLength(1);
     const params = chat.asked[0]!.request.params as unknown as { mode?: string; message: string; requestedSchema: { properties: { decision: { oneOf: Array<{ const: string; title: string }> } } } };
     expect(params.mode).toBe('form');
-    expect(params.message).toMatch(/^Sandpit asks: may chat-http-approve do this\?\nRun code in the session "[^"]+"\.\n\nCode:\nx = 41\nx \+ 1\n\nThe Sandpit panel asks the same; whichever you answer first decides\.$/);
+    expect(params.message).toMatch(/^Sandpit asks: may chat-http-approve do this\?\nRun code in the session "[^"]+"\.\nEnvironment: [^\n]+\nNetwork: none\n\nCode:\nx = 41\nx \+ 1\n\nThe Sandpit panel asks the same; whichever you answer first decides\.$/);
     expect(params.requestedSchema.properties.decision.oneOf.map((o) => o.title)).toEqual(['Approve', 'Deny', 'Approve for this session']);
     const approval = await nextRequest();
     expect(approval.askedInChat).toBe(true);

@@ -31,6 +31,8 @@ export const approvalSchema = z.object({
   codeTruncated: z.boolean().describe('Whether code was cut'),
   detail: z.string().describe('What the call would do, in plain words'),
   auditId: z.number().int().optional().describe('The audit row of the call that waits (Activity shows it "waiting for approval")'),
+  environment: z.string().optional().describe('The name of the environment of the session it would run in'),
+  network: z.enum(['none', 'packages', 'open']).optional().describe('The network access of that session'),
   askedInChat: z.boolean().optional().describe('The same question is also asked in the client\'s chat (MCP elicitation): whichever answers first decides'),
   createdAt: z.string(),
   expiresAt: z.string().describe('When the request counts as denied if no one answers'),
