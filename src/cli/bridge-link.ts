@@ -53,6 +53,8 @@ export class BridgeLink {
   /** The client's own `initialize` request, repeated for every new MCP session. */
   private initialize: JSONRPCRequest | undefined;
   private readonly initializeIds = new Set<RequestId>();
+  /** The client's initialize was answered: a new MCP session must be opened with it before anything else goes there. */
+  private initialized = false;
   private reconnecting: Promise<boolean> | undefined;
   private ownInitialize: { id: string; answered: (version: string | undefined) => void } | undefined;
   private reconnects = 0;
@@ -120,6 +122,7 @@ export class BridgeLink {
         if (isJsonRpcResult(message) && id !== undefined && this.initializeIds.delete(id)) {
           const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
           if (typeof version === 'string') forwarder.setProtocolVersion(version);
+          this.initialized = true;
         }
       }
       this.onmessage?.(message);
@@ -162,7 +165,8 @@ export class BridgeLink {
     this.forwarder = next;
     this.instance = found;
     void old.terminate().catch(() => undefined);
-    if (!this.initialize) return;
+    // Before the client's own initialize was answered, the message sent again next is that initialize itself.
+    if (!this.initialize || !this.initialized) return;
     this.reconnects += 1;
     const id = `${OWN_ID_PREFIX}${this.reconnects}`;
     const answered = new Promise<string | undefined>((resolve) => {
