@@ -10,6 +10,7 @@ import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
+import * as chatApproval from './chat-approval';
 import * as environments from './environments';
 import * as firstAnswer from './first-answer';
 import * as floor from './floor';
@@ -45,6 +46,8 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   snapshots: snapshots.run,
   isolation: isolation.run,
   floor: floor.run,
+  // Approvals in the chat (issue 23).
+  'chat-approval': chatApproval.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation' };
 

@@ -1,36 +1,38 @@
 import type { Writable } from 'node:stream';
-import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../core/log';
+import { BridgeLink } from './bridge-link';
 import type { RunningInstance } from './find-instance';
-import { isJsonRpcRequest, isJsonRpcResult } from './json-rpc-message';
-import { McpHttpForwarder } from './mcp-http-forwarder';
+import { isJsonRpcRequest } from './json-rpc-message';
 import { StdioLineTransport } from './stdio-line-transport';
 import { untilStdioEnd, whileShuttingDown } from './until-stdio-end';
 
 /**
  * `sandpit mcp` while a Sandpit serves this data folder: forwards JSON-RPC unchanged between our
  * stdin/stdout and `<url>/mcp` (Streamable HTTP with the bearer token), so every run shows in that
- * instance. Ends the MCP session (its sandboxes stop) and closes both sides when either side ends.
+ * instance. When the instance restarts, or goes away and comes back, the link reconnects on its own
+ * (bridge-link.ts) and the client keeps its connection. Ends the MCP session (its sandboxes stop) and
+ * closes both sides when the client ends.
  */
-export async function runMcpBridge(instance: RunningInstance, stdout: Writable, log: Logger): Promise<void> {
+export async function runMcpBridge(
+  instance: RunningInstance,
+  stdout: Writable,
+  log: Logger,
+  rediscover: () => Promise<RunningInstance | undefined>,
+): Promise<void> {
   const stdio = new StdioLineTransport(process.stdin, stdout);
-  const http = new McpHttpForwarder(new URL(`${instance.url}/mcp`), instance.token);
-  const initializeIds = new Set<RequestId>();
-  let httpClosed!: () => void;
-  const httpGone = new Promise<string>((resolve) => {
-    httpClosed = () => resolve('the Sandpit instance ended the MCP session');
-  });
+  const link = new BridgeLink(instance, rediscover, log);
 
   const forward = (message: JSONRPCMessage): Promise<void> =>
-    http.send(message).catch((error: unknown) => {
+    link.send(message).catch((error: unknown) => {
       const why = error instanceof Error ? error.message : String(error);
-      log.warn('could not forward a message to Sandpit', { url: instance.url, error: why });
+      log.warn('could not forward a message to Sandpit', { url: link.url, error: why });
       if (isJsonRpcRequest(message)) {
         stdio
           .send({
             jsonrpc: '2.0',
             id: message.id,
-            error: { code: -32603, message: `Sandpit at ${instance.url} did not take the request: ${why}` },
+            error: { code: -32603, message: why.startsWith('Sandpit at ') || why.startsWith('The connection to Sandpit') ? why : `Sandpit at ${link.url} did not take the request: ${why}` },
           })
           .catch(() => undefined);
       }
@@ -41,34 +43,26 @@ export async function runMcpBridge(instance: RunningInstance, stdout: Writable, 
   let initialized: Promise<void> = Promise.resolve();
   stdio.onmessage = (message: JSONRPCMessage) => {
     if (isJsonRpcRequest(message) && message.method === 'initialize') {
-      initializeIds.add(message.id);
       initialized = forward(message);
       return;
     }
     void initialized.then(() => forward(message));
   };
-  http.onmessage = (message: JSONRPCMessage) => {
-    // Later requests carry the negotiated version, as the protocol asks of a client.
-    if (isJsonRpcResult(message) && initializeIds.delete(message.id)) {
-      const version = (message.result as { protocolVersion?: unknown }).protocolVersion;
-      if (typeof version === 'string') http.setProtocolVersion(version);
-    }
+  link.onmessage = (message: JSONRPCMessage) => {
     stdio
       .send(message)
       .catch((error: unknown) =>
         log.warn('could not write to stdout', { error: error instanceof Error ? error.message : String(error) }),
       );
   };
-  http.onerror = (error) => log.warn('MCP HTTP error', { url: instance.url, error: error.message });
   stdio.onerror = (error) => log.warn('stdio transport error', { error: error.message });
-  http.onclose = () => httpClosed();
 
   await stdio.start();
   log.info('bridging stdio to the running Sandpit', { url: instance.url });
-  const reason = await Promise.race([untilStdioEnd(stdio.ended), httpGone]);
+  const reason = await untilStdioEnd(stdio.ended);
   log.info('bridge ending', { reason });
   await whileShuttingDown(async () => {
-    await http.terminate().catch(() => undefined);
+    await link.close().catch(() => undefined);
     await stdio.close().catch(() => undefined);
   });
 }

@@ -10,6 +10,14 @@ const TERMINATE_TIMEOUT_MS = 5_000;
 /** How long the server has to start answering one POST (its answer may then stream for as long as a run lasts). */
 const HEADERS_TIMEOUT_MS = 30_000;
 
+/** The instance answered 404 for our MCP session id: it restarted (or the session expired), and never saw the message. */
+export class McpSessionGone extends Error {
+  constructor() {
+    super('The Sandpit instance no longer knows this MCP session (it restarted or the session expired).');
+    this.name = 'McpSessionGone';
+  }
+}
+
 /**
  * The client side of MCP's Streamable HTTP, for the bridge: each message is POSTed to `url` with the
  * bearer token; what comes back (one JSON message, or an event stream of them) goes to `onmessage`; the
@@ -22,6 +30,8 @@ export class McpHttpForwarder {
   onerror?: (error: Error) => void;
   /** The server ended the MCP session (404 for our session id, or its stream closed for good). */
   onclose?: () => void;
+  /** The server's own stream (GET) ended while the bridge was open: the instance stopped or restarted. */
+  onserverstreamend?: () => void;
 
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 32 });
   /** The assistant that started this `sandpit mcp` from a configuration Connect wrote (sent along, so the panel can say it connected). */
@@ -53,7 +63,7 @@ export class McpHttpForwarder {
     if (status === 404 && this.sessionId !== undefined) {
       response.resume();
       this.onclose?.();
-      throw new Error('The Sandpit instance no longer knows this MCP session (it restarted or the session expired).');
+      throw new McpSessionGone();
     }
     if (status >= 400) throw new Error(`HTTP ${status}: ${(await readText(response)).slice(0, 500)}`);
     this.read(response, isJsonRpcRequest(message) ? message.id : undefined);
@@ -91,7 +101,14 @@ export class McpHttpForwarder {
     const ended = (): void => {
       if (answered || this.closed) return;
       answered = true;
-      this.onmessage?.({ jsonrpc: '2.0', id: id as RequestId, error: { code: -32603, message: `The Sandpit instance at ${this.url.origin} closed the connection before answering.` } });
+      this.onmessage?.({
+        jsonrpc: '2.0',
+        id: id as RequestId,
+        error: {
+          code: -32603,
+          message: `The Sandpit instance at ${this.url.origin} closed the connection before answering: it stopped or is restarting, so this call did not finish. The connection comes back on its own; try the call again in a moment.`,
+        },
+      });
     };
     const type = String(response.headers['content-type'] ?? '');
     if (type.includes('text/event-stream')) {
@@ -139,6 +156,9 @@ export class McpHttpForwarder {
           return;
         }
         this.serverStream = response;
+        response.on('close', () => {
+          if (!this.closed) this.onserverstreamend?.();
+        });
         this.read(response);
       },
       (error: unknown) => {

@@ -13,9 +13,10 @@ const EXIT_GRACE_MS = 2_000;
 export async function runMcp(): Promise<number> {
   const stdout = protectStdout();
   const log = createLogger({ app: 'sandpit', component: 'mcp' });
-  const instance = await findRunningInstance(resolveHome());
+  const home = resolveHome();
+  const instance = await findRunningInstance(home);
   // Only the path taken is loaded: each must answer `initialize` at once.
-  if (instance) await (await import('./mcp-bridge')).runMcpBridge(instance, stdout, log);
+  if (instance) await (await import('./mcp-bridge')).runMcpBridge(instance, stdout, log, () => findRunningInstance(home));
   else await (await import('./mcp-host')).hostMcpInProcess(stdout);
   setTimeout(() => process.exit(process.exitCode ?? 0), EXIT_GRACE_MS).unref();
   return 0;

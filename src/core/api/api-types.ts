@@ -1,6 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import type { CallTransport } from '../../shared/domain/caller';
-import type { ApprovalPolicy } from '../../shared/domain/approval';
+import type { ApprovalPolicy, ChatAsk } from '../../shared/domain/approval';
 
 /** Who is calling: used for default sessions, ownership, approvals and the audit log. */
 export interface CallContext {
@@ -32,6 +32,8 @@ export interface CallContext {
   replayOf?: number;
   /** The audit row of this call, once it is opened (an approval request names it). */
   auditId?: number;
+  /** The caller can be asked in its chat (an MCP client with form elicitation): approval questions go there too. */
+  askInChat?: ChatAsk;
 }
 
 export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;

@@ -3,6 +3,7 @@ import { languageLabel } from '../../shared/domain/runtimes';
 import type { Language } from '../../shared/domain/runtimes';
 import type { Environment } from '../../shared/domain/environment';
 import type { ApprovalSettings } from '../../shared/domain/settings';
+import { approvedNote, grantedNote, refusedNote } from '../approvals/approval-note';
 import { needsApproval, policyFor } from '../approvals/approval-policy';
 import type { ApprovalQueue } from '../approvals/approval-queue';
 import { MAX_RUN_FILE_BYTES } from '../sessions/session';
@@ -14,6 +15,8 @@ import type { ApprovalRule } from './method-policy';
 
 /** What a waiting MCP call reports as progress. */
 export const WAITING_FOR_APPROVAL = 'waiting for approval in the Sandpit panel';
+/** The same, when the question is asked in the chat too. */
+export const WAITING_FOR_APPROVAL_IN_CHAT = 'waiting for approval in the chat or the Sandpit panel';
 
 export interface ApprovalGate {
   queue: ApprovalQueue;
@@ -57,6 +60,8 @@ export async function askIfNeeded<M extends MethodName>(
   rule: ApprovalRule<M>,
   input: MethodParsedInput<M>,
   context: CallContext,
+  /** Told how the question was answered and where, for the audit row (e.g. "Approved in the chat by Claude Code"). */
+  answered?: (note: string) => void,
 ): Promise<{ approvedText?: string }> {
   if (isPanel(context)) return {};
   const principal = context.principal as string;
@@ -73,6 +78,12 @@ export async function askIfNeeded<M extends MethodName>(
   const writable = info?.folders.filter((f) => f.mode === 'rw') ?? [];
   const askWritable = settings.askWritableFolders === true && writable.length > 0 && rule.kind !== 'create-session';
   if (!askWritable && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
+  const client = context.client ?? 'an unnamed client';
+  // "Approve for this session" in the chat: later questions of this caller in that session are not asked again.
+  if (sessionId !== undefined && gate.queue.grantedForSession(principal, sessionId)) {
+    answered?.(grantedNote(client));
+    return {};
+  }
   const writes = writable.length > 0 ? `; it can change ${writable.map((f) => f.hostPath).join(', ')} on this computer` : '';
   const where =
     rule.kind === 'create-session'
@@ -80,7 +91,8 @@ export async function askIfNeeded<M extends MethodName>(
       : sessionId === undefined || info === undefined
       ? `in a new ${languageLabel(language)} session`
       : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}${writes}`;
-  context.onWaiting?.(WAITING_FOR_APPROVAL);
+  const chat = settings.askInChat !== false ? context.askInChat : undefined;
+  context.onWaiting?.(chat ? WAITING_FOR_APPROVAL_IN_CHAT : WAITING_FOR_APPROVAL);
   try {
     const shown =
       rule.shows === 'file'
@@ -88,18 +100,27 @@ export async function askIfNeeded<M extends MethodName>(
           ? undefined
           : await readFileForApproval(gate, principal, sessionId, (input as { path: string }).path)
         : rule.shows(input);
-    await gate.queue.request({
+    const answer = await gate.queue.request({
       kind: rule.kind,
-      client: context.client ?? 'an unnamed client',
+      client,
       transport: context.transport,
       ...(sessionId === undefined ? {} : { sessionId }),
       ...(shown === undefined ? {} : { code: shown }),
       detail: rule.detail(input, where),
+      ...(info?.environmentName === undefined ? {} : { environment: info.environmentName }),
+      ...(info === undefined ? {} : { network: info.network }),
       ...(context.auditId === undefined ? {} : { auditId: context.auditId }),
       timeoutMs: settings.timeoutSeconds * 1000,
       ...(context.signal ? { signal: context.signal } : {}),
+      ...(chat ? { chat } : {}),
     });
+    answered?.(approvedNote(answer, client));
+    if (answer.forSession && sessionId !== undefined) gate.queue.grantSession(principal, sessionId);
     return rule.shows === 'file' && shown !== undefined ? { approvedText: shown } : {};
+  } catch (error) {
+    const note = refusedNote(error, client);
+    if (note !== undefined) answered?.(note);
+    throw error;
   } finally {
     context.onWaiting?.(undefined);
   }

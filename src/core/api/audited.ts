@@ -41,6 +41,7 @@ export async function audited<M extends MethodName>(
   rawInput: MethodParsedInput<M>,
   context: CallContext,
   run: (input: MethodParsedInput<M>, auditId: number) => Promise<MethodOutput<M>>,
+  approvalOf?: () => string | undefined,
 ): Promise<MethodOutput<M> & { auditId: number }> {
   // A run gets its id before it starts, so its row and its live events name the same run.
   const given = (rawInput as { executionId?: string }).executionId;
@@ -72,11 +73,19 @@ export async function audited<M extends MethodName>(
           if (event.executionId === executionId) fileContent = event.code;
         })
       : undefined;
-  const where = (sessionId: string | undefined): Pick<AuditFinish, 'sessionId' | 'environment' | 'fileContent' | 'sandbox' | 'folders'> => {
+  const where = (sessionId: string | undefined): Pick<AuditFinish, 'sessionId' | 'environment' | 'fileContent' | 'sandbox' | 'folders' | 'approval'> => {
     const session = sessionId ?? rule.sessionId(input) ?? deps.defaultSession?.(context, language);
     const sandbox = session === undefined ? undefined : deps.sandboxOf?.(session);
     const folders = session === undefined ? undefined : deps.foldersOf?.(session);
-    return { sessionId: session, environment: session === undefined ? undefined : deps.environmentOf?.(session), fileContent, ...(sandbox ? { sandbox } : {}), ...(folders?.length ? { folders } : {}) };
+    const approval = approvalOf?.();
+    return {
+      sessionId: session,
+      environment: session === undefined ? undefined : deps.environmentOf?.(session),
+      fileContent,
+      ...(sandbox ? { sandbox } : {}),
+      ...(folders?.length ? { folders } : {}),
+      ...(approval === undefined ? {} : { approval }),
+    };
   };
   let result: MethodOutput<M>;
   try {

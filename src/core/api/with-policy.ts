@@ -1,8 +1,8 @@
 import { METHOD_NAMES } from '../../shared/api/contract';
-import type { MethodName } from '../../shared/api/contract';
+import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
 import { isPanel } from './api-types';
-import type { Handler, Handlers } from './api-types';
+import type { CallContext, Handler, Handlers } from './api-types';
 import { askIfNeeded } from './approved';
 import type { ApprovalGate } from './approved';
 import { audited } from './audited';
@@ -22,15 +22,24 @@ export interface PolicyDeps {
  */
 function guarded<M extends MethodName>(handler: Handler<M>, policy: MethodPolicy<M>, deps: PolicyDeps): Handler<M> {
   const { access, audit, approval } = policy;
-  const approvedRun: Handler<M> = async (input, context) => {
+  const approvedRun = async (input: MethodParsedInput<M>, context: CallContext, answer?: (note: string) => void): Promise<MethodOutput<M>> => {
     if (!approval) return handler(input, context);
-    const { approvedText } = await askIfNeeded(deps.approvals, approval, input, context);
+    const { approvedText } = await askIfNeeded(deps.approvals, approval, input, context, answer);
     return handler(input, approvedText === undefined ? context : { ...context, approvedFileContent: approvedText });
   };
   return async (input, context) => {
     if (access !== 'any' && !isPanel(context)) throw new SandpitError('DENIED', `Only the Sandpit panel may ${access.panel}.`);
     if (!audit) return approvedRun(input, context);
-    return audited(deps.audit, audit, input, context, (withId, auditId) => approvedRun(withId, { ...context, auditId }));
+    // How the approval question was answered (and where) goes into the call's audit row.
+    let answered: string | undefined;
+    return audited(
+      deps.audit,
+      audit,
+      input,
+      context,
+      (withId, auditId) => approvedRun(withId, { ...context, auditId }, (note) => (answered = note)),
+      () => answered,
+    );
   };
 }
 

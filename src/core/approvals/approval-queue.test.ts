@@ -3,8 +3,8 @@ import type { EventName, EventPayload } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
 import { MAX_APPROVAL_CODE_CHARS } from '../../shared/domain/approval';
 import { EventBus } from '../events/event-bus';
-import { ApprovalQueue, CANCELLED_MESSAGE, DENIED_MESSAGE, SHUTDOWN_MESSAGE } from './approval-queue';
-import type { ApprovalRequest } from './approval-queue';
+import { ApprovalQueue, CANCELLED_MESSAGE, DENIED_MESSAGE, deniedInChatMessage, SHUTDOWN_MESSAGE } from './approval-queue';
+import type { ApprovalRequest, ChatDecision } from './approval-queue';
 
 const request = (extra: Partial<ApprovalRequest> = {}): ApprovalRequest => ({
   kind: 'execute',
@@ -49,7 +49,7 @@ describe('ApprovalQueue', () => {
     expect(Date.parse(approval!.expiresAt) - Date.parse(approval!.createdAt)).toBe(120_000);
     expect(events).toEqual([['approval.requested', approval]]);
     expect(queue.respond(approval!.id, 'approve')).toBe(true);
-    await expect(waiting).resolves.toBeUndefined();
+    await expect(waiting).resolves.toEqual({ answeredIn: 'panel', forSession: false });
     expect(events[1]).toEqual(['approval.resolved', { id: approval!.id, decision: 'approved' }]);
     expect(queue.list()).toEqual([]);
     expect(queue.respond(approval!.id, 'deny')).toBe(false);
@@ -95,7 +95,7 @@ describe('ApprovalQueue', () => {
     expect(a!.id).not.toBe(b!.id);
     queue.respond(b!.id, 'deny');
     queue.respond(a!.id, 'approve');
-    await expect(first).resolves.toBeUndefined();
+    await expect(first).resolves.toEqual({ answeredIn: 'panel', forSession: false });
     expect((await second).code).toBe('DENIED');
   });
 
@@ -112,5 +112,53 @@ describe('ApprovalQueue', () => {
     queue.dispose();
     expect((await waiting).message).toBe(SHUTDOWN_MESSAGE);
     expect(queue.list()).toEqual([]);
+  });
+
+  describe('asked in the chat too', () => {
+    it('the chat answering first decides: the panel prompt goes, the event says "chat"', async () => {
+      let answer!: (d: ChatDecision | undefined) => void;
+      let chatSignal: AbortSignal | undefined;
+      const waiting = queue.request(request({ chat: (_a, signal) => ((chatSignal = signal), new Promise((r) => (answer = r))) }));
+      const [approval] = queue.list();
+      expect(approval!.askedInChat).toBe(true);
+      answer('approve-session');
+      await expect(waiting).resolves.toEqual({ answeredIn: 'chat', forSession: true });
+      expect(queue.list()).toEqual([]);
+      expect(events[1]).toEqual(['approval.resolved', { id: approval!.id, decision: 'approved', answeredIn: 'chat' }]);
+      expect(chatSignal?.aborted).toBe(true);
+      expect(queue.respond(approval!.id, 'deny')).toBe(false);
+    });
+
+    it('a denial in the chat refuses with words that say so', async () => {
+      const error = await rejection(queue.request(request({ chat: () => Promise.resolve('deny') })));
+      expect(error.message).toBe(deniedInChatMessage('claude-ai'));
+      expect(error.details).toMatchObject({ decision: 'denied', answeredIn: 'chat' });
+    });
+
+    it('the panel answering first withdraws the chat question at once', async () => {
+      let chatSignal: AbortSignal | undefined;
+      const waiting = queue.request(request({ chat: (_a, signal) => ((chatSignal = signal), new Promise(() => undefined)) }));
+      const [approval] = queue.list();
+      expect(chatSignal?.aborted).toBe(false);
+      queue.respond(approval!.id, 'approve');
+      expect(chatSignal?.aborted).toBe(true);
+      await expect(waiting).resolves.toEqual({ answeredIn: 'panel', forSession: false });
+    });
+
+    it('no answer in the chat (dismissed, failed) leaves the question to the panel', async () => {
+      const waiting = queue.request(request({ chat: () => Promise.reject(new Error('client went away')) }));
+      await new Promise((r) => setTimeout(r, 0));
+      const [approval] = queue.list();
+      expect(approval).toBeDefined();
+      queue.respond(approval!.id, 'deny');
+      expect((await rejection(waiting)).message).toBe(DENIED_MESSAGE);
+    });
+
+    it('remembers "approve for this session" per caller and session', () => {
+      queue.grantSession('p1', 'ses-1');
+      expect(queue.grantedForSession('p1', 'ses-1')).toBe(true);
+      expect(queue.grantedForSession('p2', 'ses-1')).toBe(false);
+      expect(queue.grantedForSession('p1', 'ses-2')).toBe(false);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
 import { MAX_APPROVAL_CODE_CHARS } from '../../shared/domain/approval';
-import type { Approval, ApprovalDecision, ApprovalKind, ApprovalOutcome } from '../../shared/domain/approval';
+import type { Approval, ApprovalDecision, ApprovalKind, ApprovalOutcome, ChatAsk } from '../../shared/domain/approval';
 import type { CallTransport } from '../../shared/domain/caller';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -9,6 +9,10 @@ import { newId } from '../util/ids';
 export const DENIED_MESSAGE = 'The person using Sandpit denied this run.';
 export const CANCELLED_MESSAGE = 'The request was cancelled before anyone answered, so the run was not allowed.';
 export const SHUTDOWN_MESSAGE = 'Sandpit shut down before anyone answered, so the run was not allowed.';
+
+export function deniedInChatMessage(client: string): string {
+  return `The person denied this run in the chat (${client}).`;
+}
 
 export function expiredMessage(timeoutMs: number): string {
   return `No one answered within ${Math.round(timeoutMs / 1000)} s, so the run was not allowed.`;
@@ -22,18 +26,37 @@ export interface ApprovalRequest {
   /** The code, command or package list (capped for the panel). */
   code?: string;
   detail: string;
+  /** The session's environment (by name) and network access, when it runs in an existing session. */
+  environment?: string;
+  network?: 'none' | 'packages' | 'open';
   /** The audit row of the call that waits. */
   auditId?: number;
   /** How long to wait for an answer; then the request counts as denied. */
   timeoutMs: number;
   /** The caller gave up (e.g. the MCP request was cancelled): the request is withdrawn. */
   signal?: AbortSignal;
+  /**
+   * The same question asked in the caller's chat too (MCP elicitation), when the client can and the settings
+   * allow: whichever of the chat and the panel answers first decides, and the other is withdrawn at once.
+   */
+  chat?: ChatAsk;
+}
+
+export type { ChatAsk, ChatDecision } from '../../shared/domain/approval';
+
+/** Where an answer came from, and whether it holds for the rest of the session (the chat's third choice). */
+export interface ApprovalAnswer {
+  answeredIn: 'panel' | 'chat';
+  forSession: boolean;
 }
 
 interface Pending {
   approval: Approval;
-  settle(outcome: ApprovalOutcome, message?: string): void;
+  settle(outcome: ApprovalOutcome, message?: string, answeredIn?: 'panel' | 'chat', forSession?: boolean): void;
 }
+
+/** How many "approved for this session" grants are remembered (oldest forgotten first). */
+const MAX_SESSION_GRANTS = 1_000;
 
 /**
  * Calls waiting for the person's answer. `request` resolves when the person approves, and rejects with
@@ -42,13 +65,15 @@ interface Pending {
  */
 export class ApprovalQueue {
   private readonly pending = new Map<string, Pending>();
+  /** `principal\nsessionId` of sessions whose later questions the person approved in the chat ("Approve for this session"). */
+  private readonly grants = new Set<string>();
 
   constructor(
     private readonly bus: EventBus,
     private readonly log?: Logger,
   ) {}
 
-  request(request: ApprovalRequest): Promise<void> {
+  request(request: ApprovalRequest): Promise<ApprovalAnswer> {
     const createdAt = Date.now();
     const code = request.code;
     const approval: Approval = {
@@ -61,31 +86,39 @@ export class ApprovalQueue {
       codeTruncated: code !== undefined && code.length > MAX_APPROVAL_CODE_CHARS,
       detail: request.detail,
       ...(request.auditId === undefined ? {} : { auditId: request.auditId }),
+      ...(request.environment === undefined ? {} : { environment: request.environment }),
+      ...(request.network === undefined ? {} : { network: request.network }),
+      ...(request.chat === undefined ? {} : { askedInChat: true }),
       createdAt: new Date(createdAt).toISOString(),
       expiresAt: new Date(createdAt + request.timeoutMs).toISOString(),
     };
     if (request.signal?.aborted) return Promise.reject(new SandpitError('DENIED', CANCELLED_MESSAGE, { approval: approval.id, decision: 'cancelled' }));
-    return new Promise<void>((resolve, reject) => {
+    return new Promise<ApprovalAnswer>((resolve, reject) => {
       const onAbort = (): void => settle('cancelled');
       const timer = setTimeout(() => settle('expired'), request.timeoutMs);
       timer.unref();
-      const settle = (outcome: ApprovalOutcome, message?: string): void => {
+      // Withdraws the chat's question the moment the request is settled in any other way.
+      const chatDone = new AbortController();
+      const settle = (outcome: ApprovalOutcome, message?: string, answeredIn: 'panel' | 'chat' = 'panel', forSession = false): void => {
         if (!this.pending.delete(approval.id)) return;
         clearTimeout(timer);
+        chatDone.abort();
         request.signal?.removeEventListener('abort', onAbort);
-        this.log?.info('approval resolved', { approval: approval.id, client: approval.client, kind: approval.kind, outcome });
-        this.bus.emit('approval.resolved', { id: approval.id, decision: outcome });
+        this.log?.info('approval resolved', { approval: approval.id, client: approval.client, kind: approval.kind, outcome, answeredIn });
+        const answered = outcome === 'approved' || outcome === 'denied';
+        this.bus.emit('approval.resolved', { id: approval.id, decision: outcome, ...(answered && answeredIn === 'chat' ? { answeredIn } : {}) });
         if (outcome === 'approved') {
-          resolve();
+          resolve({ answeredIn, forSession });
           return;
         }
-        const why = message ?? (outcome === 'denied' ? DENIED_MESSAGE : outcome === 'expired' ? expiredMessage(request.timeoutMs) : CANCELLED_MESSAGE);
-        reject(new SandpitError('DENIED', why, { approval: approval.id, decision: outcome }));
+        const why = message ?? (outcome === 'denied' ? (answeredIn === 'chat' ? deniedInChatMessage(approval.client) : DENIED_MESSAGE) : outcome === 'expired' ? expiredMessage(request.timeoutMs) : CANCELLED_MESSAGE);
+        reject(new SandpitError('DENIED', why, { approval: approval.id, decision: outcome, ...(answered ? { answeredIn } : {}) }));
       };
       this.pending.set(approval.id, { approval, settle });
       request.signal?.addEventListener('abort', onAbort, { once: true });
-      this.log?.info('waiting for approval', { approval: approval.id, client: approval.client, kind: approval.kind, sessionId: approval.sessionId });
+      this.log?.info('waiting for approval', { approval: approval.id, client: approval.client, kind: approval.kind, sessionId: approval.sessionId, inChat: request.chat !== undefined });
       this.bus.emit('approval.requested', approval);
+      if (request.chat) this.askInChat(request.chat, approval, chatDone.signal, settle);
     });
   }
 
@@ -95,6 +128,32 @@ export class ApprovalQueue {
     if (!entry) return false;
     entry.settle(decision === 'approve' ? 'approved' : 'denied');
     return true;
+  }
+
+  /** Whether the person approved the rest of this session's questions for this caller ("Approve for this session" in the chat). */
+  grantedForSession(principal: string, sessionId: string): boolean {
+    return this.grants.has(`${principal}\n${sessionId}`);
+  }
+
+  /** Remembers "Approve for this session": later questions of this caller in this session are not asked again. */
+  grantSession(principal: string, sessionId: string): void {
+    const key = `${principal}\n${sessionId}`;
+    this.grants.delete(key);
+    this.grants.add(key);
+    if (this.grants.size > MAX_SESSION_GRANTS) this.grants.delete(this.grants.values().next().value as string);
+  }
+
+  /** The chat's answer settles the request; no answer there leaves it to the panel (or the timeout). */
+  private askInChat(chat: ChatAsk, approval: Approval, done: AbortSignal, settle: Pending['settle']): void {
+    chat(approval, done).then(
+      (decision) => {
+        if (decision === undefined || done.aborted) return;
+        settle(decision === 'deny' ? 'denied' : 'approved', undefined, 'chat', decision === 'approve-session');
+      },
+      (error: unknown) => {
+        if (!done.aborted) this.log?.warn('could not ask in the chat; the panel still asks', { approval: approval.id, error: error instanceof Error ? error.message : String(error) });
+      },
+    );
   }
 
   /** Requests waiting now, oldest first. */

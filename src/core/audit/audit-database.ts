@@ -4,7 +4,7 @@ import type { StatementSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
-const SCHEMA_VERSION = 4;
+const SCHEMA_VERSION = 5;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS audit (
   replay_of INTEGER,
   result TEXT,
   folders TEXT,
+  approval TEXT,
   close_seq INTEGER UNIQUE,
   close_hash TEXT
 );
@@ -114,6 +115,8 @@ function migrate(db: DatabaseSync): void {
     // Version 4: `folders` (the folders of the person's computer a run's session had, and their mode); a
     // version 3 log (replay_of and result, without folders) exists already, so this is a version of its own.
     if (!columns.some((c) => c.name === 'folders')) db.exec('ALTER TABLE audit ADD COLUMN folders TEXT');
+    // Version 5: `approval` (who answered the approval question of an asked call, and where: the panel or the chat).
+    if (!columns.some((c) => c.name === 'approval')) db.exec('ALTER TABLE audit ADD COLUMN approval TEXT');
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (error) {

@@ -81,6 +81,7 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
     replayOf: integer(record.replay_of),
     result: text(record.result),
     folders: foldersOf(record.folders),
+    approval: text(record.approval),
     openSeq: integer(record.open_seq) ?? 0,
     openHash: text(record.open_hash) ?? '',
     closeSeq: integer(record.close_seq),

@@ -47,6 +47,8 @@ export interface AuditFinish {
   sandbox?: AuditSandbox;
   /** The folders of the person's computer the run's session had, and their mode (none: null in the row). */
   folders?: readonly AuditFolder[];
+  /** An asked call: how its approval question was answered, and where (e.g. "Approved in the chat by Claude Code"). */
+  approval?: string;
 }
 
 /**
@@ -132,6 +134,7 @@ export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): 
       sandbox: finish.sandbox === undefined ? null : wellFormed(JSON.stringify(finish.sandbox)),
       result: finish.result === undefined ? null : wellFormed(capText(finish.result, AUDIT_OUTPUT_CAP_BYTES).text),
       folders: finish.folders === undefined || finish.folders.length === 0 ? null : wellFormed(JSON.stringify(finish.folders)),
+      approval: optionalText(finish.approval),
       close_seq: seq,
     } satisfies Partial<AuditRecord>;
     const record: AuditRecord = { ...row, ...final, close_hash: null };

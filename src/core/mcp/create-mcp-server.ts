@@ -1,5 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallContext } from '../api/api-types';
+import { canAskInChat, chatAsker, FirstRequest } from './chat-approval';
 import { NoElicitationValidator } from './no-elicitation-validator';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity';
 import { registerResources } from './resources';
@@ -33,7 +34,17 @@ export function createMcpServer(deps: McpServerDeps): SandpitMcpServer {
       jsonSchemaValidator: new NoElicitationValidator(),
     },
   );
-  const kit = createToolKit(deps.sandpit, deps.context);
+  // Approvals in the chat: asked only of a client that declared form elicitation (checked per call).
+  const firstRequest = new FirstRequest();
+  const kit = createToolKit(
+    deps.sandpit,
+    deps.context,
+    (extra) => (canAskInChat(server.server.getClientCapabilities()) ? chatAsker(extra, firstRequest) : undefined),
+    // A run that made files: the client's resource list (artifacts) changed.
+    () => {
+      if (server.isConnected()) server.sendResourceListChanged();
+    },
+  );
   for (const tool of TOOLS) tool.register(server, kit);
   registerResources(server, kit);
   return { server, close: () => server.close() };

@@ -6,6 +6,11 @@ import type { Sandpit } from '../app';
 import type { Logger } from '../log';
 import type { ToolExtra } from './tool-extra';
 import { setProgressNote, setWaiting } from './request-waiting';
+import type { ChatAsk } from '../../shared/domain/approval';
+
+function withChat(ask: ChatAsk | undefined): Pick<CallContext, 'askInChat'> {
+  return ask === undefined ? {} : { askInChat: ask };
+}
 
 /** How many artifacts one MCP server remembers having handed out (oldest forgotten first). */
 const MAX_REMEMBERED_ARTIFACTS = 1_000;
@@ -33,23 +38,33 @@ export interface ArtifactMemory {
   list(): Artifact[];
 }
 
-function createArtifactMemory(max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
+function createArtifactMemory(onNew?: () => void, max = MAX_REMEMBERED_ARTIFACTS): ArtifactMemory {
   const known = new Map<string, Artifact>();
   return {
     remember: (artifacts) => {
+      let added = false;
       for (const artifact of artifacts) {
+        added ||= !known.has(artifact.sha256);
         known.delete(artifact.sha256);
         known.set(artifact.sha256, artifact);
         if (known.size > max) known.delete(known.keys().next().value as string);
       }
+      if (added) onNew?.();
     },
     get: (sha256) => known.get(sha256),
     list: () => [...known.values()].reverse(),
   };
 }
 
-export function createToolKit(sandpit: McpSandpit, context: () => CallContext): ToolKit {
-  const artifacts = createArtifactMemory();
+/** How one tool call's approval questions are asked in the client's chat; undefined when the client cannot be asked. */
+export type ChatAskerOf = (extra: ToolExtra) => ChatAsk | undefined;
+
+/**
+ * `onNewArtifacts`: told when a run of this client made files it had not seen (the server then sends
+ * `notifications/resources/list_changed`, so the client's resource list shows them).
+ */
+export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf, onNewArtifacts?: () => void): ToolKit {
+  const artifacts = createArtifactMemory(onNewArtifacts);
   const log = sandpit.log.child({ component: 'mcp' });
   const kitWith = (contextOf: () => CallContext): ToolKit => ({
     sandpit,
@@ -60,6 +75,7 @@ export function createToolKit(sandpit: McpSandpit, context: () => CallContext): 
     forRequest: (extra) =>
       kitWith(() => ({
         ...context(),
+        ...withChat(chatOf?.(extra)),
         signal: extra.signal,
         onWaiting: (what) => setWaiting(extra, what),
         onProgress: (what) => setProgressNote(extra, what),

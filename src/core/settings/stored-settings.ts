@@ -88,6 +88,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
       perClient: { ...base.approvals.perClient, ...stored.approvals?.perClient },
       timeoutSeconds: stored.approvals?.timeoutSeconds ?? base.approvals.timeoutSeconds,
       ...definedOnly({ askWritableFolders: stored.approvals?.askWritableFolders ?? base.approvals.askWritableFolders }),
+      ...definedOnly({ askInChat: stored.approvals?.askInChat ?? base.approvals.askInChat }),
     },
     ...(dockerHost === undefined ? {} : { dockerHost }),
     egress: { ...base.egress, ...definedOnly(stored.egress ?? {}) },

@@ -418,7 +418,12 @@ export const events = {
   'replay.updated': replayViewSchema,
   /** A call waits for the person's answer in the panel. */
   'approval.requested': approvalSchema,
-  'approval.resolved': z.object({ id: z.string(), decision: approvalOutcomeSchema }),
+  'approval.resolved': z.object({
+    id: z.string(),
+    decision: approvalOutcomeSchema,
+    // Chat approvals (issue 23): set when the person answered in the client's chat rather than the panel.
+    answeredIn: z.literal('chat').optional(),
+  }),
   /** The MCP clients connected now (after one connected or left). */
   'clients.changed': z.object({ clients: z.array(connectedClientSchema) }),
 } as const;

@@ -31,6 +31,9 @@ export const approvalSchema = z.object({
   codeTruncated: z.boolean().describe('Whether code was cut'),
   detail: z.string().describe('What the call would do, in plain words'),
   auditId: z.number().int().optional().describe('The audit row of the call that waits (Activity shows it "waiting for approval")'),
+  environment: z.string().optional().describe('The name of the environment of the session it would run in'),
+  network: z.enum(['none', 'packages', 'open']).optional().describe('The network access of that session'),
+  askedInChat: z.boolean().optional().describe('The same question is also asked in the client\'s chat (MCP elicitation): whichever answers first decides'),
   createdAt: z.string(),
   expiresAt: z.string().describe('When the request counts as denied if no one answers'),
 });
@@ -42,3 +45,13 @@ export type ApprovalDecision = z.infer<typeof approvalDecisionSchema>;
 /** How a request ended: answered, not answered in time, or withdrawn by its caller (request cancelled). */
 export const approvalOutcomeSchema = z.enum(['approved', 'denied', 'expired', 'cancelled']);
 export type ApprovalOutcome = z.infer<typeof approvalOutcomeSchema>;
+
+/** What the person chose in the chat (approvals in the chat, issue 23). */
+export type ChatDecision = 'approve' | 'deny' | 'approve-session';
+
+/**
+ * Asks an approval question in the caller's chat (MCP elicitation). Resolves with the person's choice, or undefined
+ * when the chat gave no answer (dismissed, closed, failed): the panel's prompt then still decides. `signal` aborts
+ * when the question is settled elsewhere: the chat's question must be withdrawn then.
+ */
+export type ChatAsk = (approval: Approval, signal: AbortSignal) => Promise<ChatDecision | undefined>;

@@ -67,6 +67,7 @@ export const auditEntrySchema = z.object({
   sandbox: auditSandboxSchema.optional().describe('The isolation, runtime and network the run had (and what a replay starts from)'),
   folders: z.array(auditFolderSchema).optional().describe('Folders of the person\'s computer the session had, where and how (ro/rw)'),
   result: z.string().optional().describe('The value of the last expression of a run (its repr)'),
+  approval: z.string().optional().describe('An asked call: how its approval question was answered, and where (the panel, or the chat of which client)'),
   replayOf: auditIdSchema.optional().describe('A replayed run: the row of the original run it repeats'),
   replays: z.array(auditIdSchema).optional().describe('audit.get: the rows that replayed this run, oldest first'),
   openSeq: z.number().int(),

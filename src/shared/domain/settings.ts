@@ -25,6 +25,7 @@ export const approvalSettingsSchema = z.object({
   perClient: z.record(clientNameSchema, approvalPolicySchema).describe('Policy per client name (MCP clientInfo.name, "rest")'),
   timeoutSeconds: z.number().int().min(10).max(3_600).describe('How long an asked call waits for an answer before it counts as denied'),
   askWritableFolders: z.boolean().optional().describe('Ask before code runs in a session that has a read-write shared folder, whatever the client\'s policy (default: no)'),
+  askInChat: z.boolean().optional().describe('Also ask approval questions in the assistant\'s chat when it can (MCP elicitation) (default: yes)'),
 });
 export type ApprovalSettings = z.infer<typeof approvalSettingsSchema>;
 
@@ -92,6 +93,7 @@ export const settingsPatchSchema = z
         perClient: z.record(clientNameSchema, approvalPolicySchema.nullable()),
         timeoutSeconds: approvalSettingsSchema.shape.timeoutSeconds,
         askWritableFolders: z.boolean(),
+        askInChat: z.boolean(),
       })
       .partial()
       .strict(),

@@ -74,6 +74,12 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
               <dt>Session</dt>
               <dd>{sessionName}</dd>
             </div>
+            {entry.approval ? (
+              <div>
+                <dt>Approval</dt>
+                <dd data-testid="activity-detail-approval">{entry.approval}</dd>
+              </div>
+            ) : null}
           </dl>
           {entry.replayOf !== undefined || (entry.replays?.length ?? 0) > 0 ? (
             <p className="small" data-testid="activity-detail-replay">

@@ -47,6 +47,11 @@ function ApprovalCard({
           {approval.codeTruncated ? '\n… (the rest is cut here)' : ''}
         </pre>
       ) : null}
+      {approval.askedInChat ? (
+        <p className="muted small" data-testid="approval-in-chat">
+          Also asked in {approval.client}’s chat: whichever you answer first decides.
+        </p>
+      ) : null}
       {approval.sessionId ? (
         <details className="small">
           <summary>Details</summary>
@@ -112,7 +117,8 @@ export function ApprovalStack(): ReactElement | null {
           data-outcome={e.outcome}
         >
           <p>
-            A request from <strong>{e.client}</strong> was {OUTCOME_WORDS[e.outcome]}.
+            A request from <strong>{e.client}</strong> was {OUTCOME_WORDS[e.outcome]}
+            {e.inChat ? ' in the chat' : ''}.
           </p>
           <button type="button" className="secondary small" onClick={() => dismissEnded(e.id)}>
             OK

@@ -10,6 +10,8 @@ export interface ApprovalEnded {
   id: string;
   outcome: ApprovalOutcome;
   client: string;
+  /** The person answered it in the assistant's chat (approvals in the chat). */
+  inChat?: boolean;
 }
 
 export interface ApprovalsState {
@@ -69,12 +71,14 @@ export function createApprovalsStore(client: SandpitClient): ApprovalsStore {
       if (event.name === 'approval.requested') {
         set({ pending: byCreation([...get().pending.filter((a) => a.id !== event.payload.id), event.payload]) });
       } else if (event.name === 'approval.resolved') {
-        const { id, decision } = event.payload;
+        const { id, decision, answeredIn } = event.payload;
         const request = get().pending.find((a) => a.id === id);
         const answeredHere = get().answering.includes(id);
         set({ pending: get().pending.filter((a) => a.id !== id) });
         if (request && !answeredHere && (decision === 'expired' || decision === 'cancelled')) {
           set({ ended: [...get().ended, { id, outcome: decision, client: request.client }].slice(-5) });
+        } else if (request && !answeredHere && answeredIn === 'chat') {
+          set({ ended: [...get().ended, { id, outcome: decision, client: request.client, inChat: true }].slice(-5) });
         }
       }
     },

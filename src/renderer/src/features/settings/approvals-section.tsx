@@ -176,6 +176,15 @@ export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElem
           <span className="muted small block">For sessions with a folder shared “read and write”, whatever the rule above says.</span>
         </span>
       </label>
+      <label className="choice choice-block">
+        <input type="checkbox" checked={draft.askInChat} onChange={(e) => edit({ askInChat: e.target.checked })} data-testid="settings-approval-ask-in-chat" />
+        <span>
+          <strong>Also ask in the assistant’s chat, when it can show the question</strong>
+          <span className="muted small block">
+            You can then answer there or here; whichever you answer first decides. Assistants that cannot show questions are only asked here.
+          </span>
+        </span>
+      </label>
       <Field
         id="settings-approval-timeout"
         label="How long a request waits for you (seconds)"
