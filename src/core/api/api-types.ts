@@ -32,6 +32,15 @@ export interface CallContext {
   replayOf?: number;
   /** The audit row of this call, once it is opened (an approval request names it). */
   auditId?: number;
+  /**
+   * Background runs (issue 23): who owns the runs this caller starts across reconnects — an MCP client's name with
+   * the token it connected with (a new MCP session of the same client keeps it). Undefined: the principal.
+   */
+  runOwner?: string;
+  /** Told which session a run, command or file run goes to, once it is resolved (a background run shows it). */
+  onSession?(sessionId: string): void;
+  /** Told when a run, command or file run starts, after what was queued ahead of it on its session. */
+  onStarted?(): void;
 }
 
 export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;
