@@ -224,7 +224,7 @@ export class BackgroundRuns {
       ? execution.status
       : command!.timedOut
         ? 'timeout'
-        : entry.view.cancelRequested && command!.exitCode === 137
+        : entry.view.cancelRequested && command!.exitCode !== 0
           ? 'interrupted'
           : command!.exitCode === 0
             ? 'ok'

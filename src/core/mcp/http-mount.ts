@@ -112,7 +112,8 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
   const stopSandboxes = (session: LiveSession): Promise<void> => {
     if (!session.sandboxesStopped) {
       const pending = withTimeout(
-        stopOwnSessions(sandpit.api, { transport: 'mcp-http', principal: mcpPrincipal(session.id) }),
+        // With its run owner: a session one of its background runs still runs in is kept (issue 23).
+        stopOwnSessions(sandpit.api, { transport: 'mcp-http', principal: mcpPrincipal(session.id), runOwner: runOwnerKey(session.opener, clientNameOf(session.mcp)) }),
         STOP_TIMEOUT_MS,
         'Stopping the sandboxes of an MCP session',
       ).then(

@@ -360,11 +360,13 @@ export class Session {
   }
 
   /**
-   * Stops a command under way (not queued: it must reach the command in progress) by stopping every process of
-   * the sandbox but the agent, as a command's end does; the command ends with exit code 137. For code, use interrupt.
+   * Stops a command under way (not queued: it must reach the command in progress). Each command runs under
+   * `timeout`, which leads its own process group: a TERM to it goes to the whole group, so the command and what it
+   * started end, and the command's own end then stops whatever is left. For code, use interrupt.
    */
   async stopCommand(): Promise<void> {
-    await this.reap();
+    const script = `for d in /proc/[0-9]*; do c=$(tr '\\0' ' ' < "$d/cmdline" 2>/dev/null); case "$c" in "timeout -s KILL "*" sh -c "*) kill -TERM "\${d#/proc/}" 2>/dev/null;; esac; done; true`;
+    await this.runtime.sandbox.exec(['sh', '-c', script], { workingDir: WORKSPACE_DIR, timeoutMs: 10_000, maxOutputBytes: 4_096 });
   }
 
   /** Sends SIGINT to the running code (not queued: it must reach a run in progress). */
