@@ -20,6 +20,8 @@ const MAX_COMMAND_TIMEOUT_MS = 3_600_000;
 /** Finished runs kept for late fetches (oldest forgotten first); their audit rows stay forever. */
 const KEEP_FINISHED = 200;
 const PREVIEW_CHARS = 200;
+/** How many times a cancelled command is sent its stop, half a second apart. */
+const COMMAND_STOP_TRIES = 20;
 
 export interface BackgroundRunsDeps {
   bus: EventBus;
@@ -246,10 +248,21 @@ export class BackgroundRuns {
     const failed = (error: unknown): void => this.deps.log.warn('could not stop a background run', { runId, error: toErrorBody(error).message });
     try {
       const session = this.deps.sessions.session(sessionId);
-      if (kind === 'command') session.stopCommand().catch(failed);
+      if (kind === 'command') this.stopCommand(entry, session).catch(failed);
       else session.interrupt();
     } catch (error) {
       failed(error);
+    }
+  }
+
+  /**
+   * A command that just started may not have its process yet when it is stopped: the stop is sent again every half
+   * second until the command ends (for at most COMMAND_STOP_TRIES tries).
+   */
+  private async stopCommand(entry: Entry, session: { stopCommand(): Promise<void> }): Promise<void> {
+    for (let i = 0; i < COMMAND_STOP_TRIES && !finished(entry.view); i += 1) {
+      await session.stopCommand();
+      await new Promise((resolve) => setTimeout(resolve, 500));
     }
   }
 

@@ -14,6 +14,8 @@ export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true },
   logging: {},
+  /** MCP Tasks (2025-11-25): the run tools take task augmentation; tasks can be listed and cancelled (issue 23). */
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 } as const;
 
 export const INSTRUCTIONS = [

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { runIdSchema } from '../../../shared/domain/background-run';
-import { commandOutputShape, commandToolOutput } from '../command-output';
+import { commandOutputShape } from '../command-output';
 import { defineTool } from '../define-tool';
-import { executionOutputShape, executionToolOutput } from '../execution-output';
+import { executionOutputShape } from '../execution-output';
+import { finishedRunOutput } from '../run-result';
 import { runLine, runViewShape, toRunView } from '../run-view';
 
 /** The longest one get_run waits (clients give up on a call after about a minute). */
@@ -55,14 +56,8 @@ export const getRun = defineTool({
     ]
       .filter(Boolean)
       .join('\n');
-    if (answer.execution) {
-      const full = await executionToolOutput(answer.execution, kit);
-      return { structured: { ...base, result: full.structured }, text: `${head}\nresult: ${full.text}`, content: full.content ?? [] };
-    }
-    if (answer.command) {
-      const full = commandToolOutput(answer.command);
-      return { structured: { ...base, result: full.structured }, text: `${head}\nresult: ${full.text}` };
-    }
+    const full = await finishedRunOutput(answer, kit);
+    if (full) return { structured: { ...base, result: full.structured }, text: `${head}\nresult: ${full.text}`, content: full.content ?? [] };
     const next = answer.run.state === 'failed' ? '' : `\n(not done yet: call get_run with since ${answer.cursor} and wait_seconds to follow it)`;
     return { structured: base, text: `${head}${next}` };
   },

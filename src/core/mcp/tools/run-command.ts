@@ -3,7 +3,7 @@ import { defineTool } from '../define-tool';
 import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
 import { withProgress } from '../progress-ticker';
 import { secondsToMs, sessionIdField } from '../tool-fields';
-import { backgroundField, orBackgroundStart, startBackground } from '../background-output';
+import { backgroundField, orBackgroundStart } from '../background-output';
 import { commandOutputShape, commandToolOutput } from '../command-output';
 
 export const runCommand = defineTool({
@@ -30,10 +30,9 @@ export const runCommand = defineTool({
   output: orBackgroundStart(commandOutputShape),
   // Any command may delete or overwrite files in the session (never outside it); no network.
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // background: true (or an MCP task): the same run, started in the background.
+  background: (args) => ({ kind: 'command', sessionId: args.session_id, command: args.command, timeoutMs: secondsToMs(args.timeout_seconds) }),
   run: async (args, kit, extra) => {
-    if (args.background) {
-      return startBackground(kit, { kind: 'command', sessionId: args.session_id, command: args.command, timeoutMs: secondsToMs(args.timeout_seconds) });
-    }
     const r = await withProgress(extra, 'running the command', kit.log, () =>
       kit.call('sessions.runCommand', {
         sessionId: args.session_id,
