@@ -10,6 +10,7 @@ import { availableParallelism, loadavg, release, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
+import * as backgroundRuns from './background-runs';
 import * as environments from './environments';
 import * as firstAnswer from './first-answer';
 import * as floor from './floor';
@@ -45,8 +46,9 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   snapshots: snapshots.run,
   isolation: isolation.run,
   floor: floor.run,
+  'background-runs': backgroundRuns.run,
 };
-const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation' };
+const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation', background: 'background-runs' };
 
 function gitCommit(): string | undefined {
   try {
