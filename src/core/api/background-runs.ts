@@ -285,7 +285,7 @@ export class BackgroundRuns {
     for (const key of Object.keys(change) as Array<keyof BackgroundRun>) if (change[key] === undefined) delete next[key];
     // A run that started keeps saying so; a late "waiting" note (an approval answered) does not move it back.
     if (entry.view.state !== 'queued' && next.state === 'queued') next.state = entry.view.state;
-    entry.view = next as BackgroundRun;
+    entry.view = next;
     this.deps.bus.emit('run.updated', { ...entry.view });
     this.wake(entry);
   }

@@ -82,7 +82,7 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
         outputSchema: definition.output,
         annotations: { title: definition.title, ...definition.hints },
       };
-      const background = definition.background;
+      const background = definition.background ? (args: z.output<z.ZodObject<I>>): MethodInput<'runs.start'> => definition.background!(args) : undefined;
       if (tasks && background) {
         const handler = {
           createTask: (args: z.output<z.ZodObject<I>>, extra: CreateTaskRequestHandlerExtra) => createRunTask(kit.forRequest(extra), tasks, background(args), extra),

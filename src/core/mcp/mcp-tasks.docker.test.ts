@@ -61,7 +61,7 @@ describe('MCP Tasks (2025-11-25) backed by background runs, with the SDK client'
 
       const statuses: Task[] = [];
       client.setNotificationHandler(TaskStatusNotificationSchema, (n) => {
-        statuses.push(n.params as Task);
+        statuses.push(n.params);
       });
 
       // End to end through the SDK's own task stream.
@@ -73,7 +73,7 @@ describe('MCP Tasks (2025-11-25) backed by background runs, with the SDK client'
         { task: { ttl: 120_000 }, timeout: 90_000 },
       )) {
         seen.push(message.type);
-        if (message.type === 'result') result = message.result as CallToolResult;
+        if (message.type === 'result') result = message.result;
         if (message.type === 'error') throw message.error;
       }
       expect(seen[0]).toBe('taskCreated');
