@@ -45,7 +45,8 @@ export function BackgroundRuns({ sessionId }: { sessionId: string }): ReactEleme
   const cancel = (runId: string): void => {
     setProblem(undefined);
     client.call('runs.cancel', { runId }).then(
-      (run) => setRuns((list) => list.map((r) => (r.runId === run.runId ? run : r))),
+      // The answer may come after the run's end was announced: a run already over stays as it ended.
+      (run) => setRuns((list) => list.map((r) => (r.runId === run.runId && !isBackgroundRunOver(r) ? run : r))),
       (error: unknown) => setProblem(plainError(error)),
     );
   };
