@@ -181,6 +181,32 @@ describe('background runs over Streamable HTTP, with real SDK clients', () => {
     expect(stopped.result?.exit_code).toBe(143);
   }, 120_000);
 
+  it('run_file in the background runs the file; interrupting its session (the panel\'s Interrupt) ends it interrupted, variables kept', async () => {
+    const c = await connect('bg-files');
+    structured(await call(c.client, 'write_file', { path: 'long.py', content: 'import time\nkept = 7\nprint("file started", flush=True)\ntime.sleep(30)\n' }));
+    const start = structured<{ run_id: string }>(await call(c.client, 'run_file', { path: 'long.py', background: true }));
+    const running = await pollUntil(
+      async () => {
+        const r = structured<GetRun>(await call(c.client, 'get_run', { run_id: start.run_id, wait_seconds: 10 }));
+        return r.output.includes('file started') ? r : undefined;
+      },
+      30_000,
+      'the file to print',
+    );
+    expect(running.state).toBe('running');
+    expect((await sp.api['sessions.interrupt']({ sessionId: running.session_id! }, { transport: 'ipc' })).interrupted).toBe(true);
+    const end = await pollUntil(
+      async () => {
+        const r = structured<GetRun>(await call(c.client, 'get_run', { run_id: start.run_id, since: running.cursor, wait_seconds: 10 }));
+        return r.state === 'done' ? r : undefined;
+      },
+      30_000,
+      'the interrupted file run to end',
+    );
+    expect(end).toMatchObject({ status: 'interrupted', cancel_requested: false, result: { status: 'interrupted' } });
+    expect(structured<{ result?: string }>(await call(c.client, 'execute_code', { code: 'kept', session_id: running.session_id })).result).toBe('7');
+  }, 120_000);
+
   it('refuses a time limit longer than Settings allow, saying where to change it', async () => {
     const c = await connect('bg-limits');
     const refused = await call(c.client, 'execute_code', { code: '1', background: true, timeout_seconds: 7_200 });
