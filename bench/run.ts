@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
 import * as chatApproval from './chat-approval';
+import * as backgroundRuns from './background-runs';
 import * as environments from './environments';
 import * as firstAnswer from './first-answer';
 import * as floor from './floor';
@@ -48,8 +49,9 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   floor: floor.run,
   // Approvals in the chat (issue 23).
   'chat-approval': chatApproval.run,
+  'background-runs': backgroundRuns.run,
 };
-const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation' };
+const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation', background: 'background-runs' };
 
 function gitCommit(): string | undefined {
   try {

@@ -18,7 +18,7 @@ export function earlyInitializeResult(message: JSONRPCMessage): JSONRPCResultRes
     id: message.id,
     result: {
       protocolVersion: negotiatedProtocolVersion(params.protocolVersion),
-      capabilities: { tools: { ...SERVER_CAPABILITIES.tools }, resources: { ...SERVER_CAPABILITIES.resources }, logging: {} },
+      capabilities: { tools: { ...SERVER_CAPABILITIES.tools }, resources: { ...SERVER_CAPABILITIES.resources }, logging: {}, tasks: structuredClone(SERVER_CAPABILITIES.tasks) },
       serverInfo: { ...SERVER_INFO },
       instructions: INSTRUCTIONS,
     },

@@ -4,6 +4,7 @@ import { approvalPolicySchema } from '../shared/domain/approval';
 import { deferredHandlers } from '../core/api/deferred-handlers';
 import { initializeRefusal } from '../core/mcp/initialize-refusal';
 import { clientNameOf, createMcpServer } from '../core/mcp/create-mcp-server';
+import { runOwnerKey } from '../core/mcp/run-owner';
 import type { SandpitMcpServer } from '../core/mcp/create-mcp-server';
 import { withTimeout } from '../core/util/with-timeout';
 import type { EarlyAnswerTransport } from './early-answer-transport';
@@ -26,7 +27,7 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   const approvalFloor = approvalPolicySchema.safeParse(process.env[APPROVAL_ENV]).data;
   const mcp: SandpitMcpServer = createMcpServer({
     sandpit: { api: deferredHandlers(core.then((sandpit) => sandpit.api)), bus, log: logger, clients },
-    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal, ...(approvalFloor ? { approvalFloor } : {}) }),
+    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal, runOwner: runOwnerKey(principal, clientNameOf(mcp)), ...(approvalFloor ? { approvalFloor } : {}) }),
   });
   let untrack: (() => void) | undefined;
   mcp.server.server.oninitialized = () => {

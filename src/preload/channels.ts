@@ -25,6 +25,11 @@ export const ALLOWED_METHODS = [
   'sessions.interrupt',
   'sessions.runCommand',
   'sessions.runFile',
+  // Background runs (issue 23).
+  'runs.start',
+  'runs.get',
+  'runs.cancel',
+  'runs.list',
   'packages.install',
   'packages.check',
   'files.write',

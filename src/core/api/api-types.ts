@@ -34,6 +34,15 @@ export interface CallContext {
   auditId?: number;
   /** The caller can be asked in its chat (an MCP client with form elicitation): approval questions go there too. */
   askInChat?: ChatAsk;
+  /**
+   * Background runs (issue 23): who owns the runs this caller starts across reconnects — an MCP client's name with
+   * the token it connected with (a new MCP session of the same client keeps it). Undefined: the principal.
+   */
+  runOwner?: string;
+  /** Told which session a run, command or file run goes to, once it is resolved (a background run shows it). */
+  onSession?(sessionId: string): void;
+  /** Told when a run, command or file run starts, after what was queued ahead of it on its session. */
+  onStarted?(): void;
 }
 
 export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;

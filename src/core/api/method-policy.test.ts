@@ -37,6 +37,13 @@ describe('the policy table', () => {
       // The person in the panel is never asked (and panel-only runs go through the audited methods below).
       if (policy.access !== 'any') continue;
       if (Object.hasOwn(STARTS_NO_CODE, name)) continue;
+      const passed = PASSES_THROUGH[name];
+      if (passed) {
+        for (const inner of passed) {
+          if (!METHOD_POLICY[inner].audit || !METHOD_POLICY[inner].approval) problems.push(`${name} hands its run to ${inner}, which is not audited and asked about`);
+        }
+        continue;
+      }
       const through = RUNS_THROUGH[name];
       if (through) {
         if (!policy.approval) problems.push(`${name} starts code through ${through.join(', ')} but is never asked about`);
@@ -50,7 +57,7 @@ describe('the policy table', () => {
     }
     expect(problems, 'give the method an audit and an approval rule, or say in STARTS_NO_CODE why it starts nothing').toEqual([]);
     // The lists name methods that exist (a renamed one must be classified again).
-    for (const name of [...Object.keys(STARTS_NO_CODE), ...Object.keys(RUNS_THROUGH)]) expect(METHOD_NAMES).toContain(name);
+    for (const name of [...Object.keys(STARTS_NO_CODE), ...Object.keys(RUNS_THROUGH), ...Object.keys(PASSES_THROUGH)]) expect(METHOD_NAMES).toContain(name);
   });
 
   it('counts package checks, installs, commands, files and code among what starts code', () => {
@@ -93,6 +100,9 @@ const STARTS_NO_CODE: Partial<Record<MethodName, string>> = {
   'audit.notebook': 'builds a notebook from audit rows; runs nothing',
   'settings.get': 'reads the settings',
   'connect.info': 'reads the endpoints',
+  'runs.get': 'reads a background run',
+  'runs.cancel': 'interrupts a background run',
+  'runs.list': 'reads the background runs',
 };
 
 /** Methods that start code only by calling other methods of the table, whose runs are audited and asked about one by one. */
@@ -100,4 +110,12 @@ const RUNS_THROUGH: Partial<Record<MethodName, MethodName[]>> = {
   'sessions.create': ['packages.install'],
   'snapshots.restore': ['sessions.execute'],
   'sessions.fork': ['sessions.execute'],
+};
+
+/**
+ * Methods that do nothing themselves but hand their one run, as it is, to one of these methods through the table
+ * (a background run: runs.start), so that method's own row asks about it and audits it — once.
+ */
+const PASSES_THROUGH: Partial<Record<MethodName, MethodName[]>> = {
+  'runs.start': ['sessions.execute', 'sessions.runCommand', 'sessions.runFile'],
 };

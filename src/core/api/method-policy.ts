@@ -134,6 +134,12 @@ export const METHOD_POLICY: PolicyTable = {
       detail: (input, where) => `Run the file ${input.path} ${where}`,
     },
   },
+  // Background runs (issue 23): runs.start calls sessions.execute / runCommand / runFile through this table, so each
+  // run is asked about and audited by their rows (one row per run); these four only reach runs the caller owns.
+  'runs.start': ANY,
+  'runs.get': ANY,
+  'runs.cancel': ANY,
+  'runs.list': ANY,
   'packages.install': {
     access: 'any',
     audit: {

@@ -12,6 +12,7 @@ import type { SessionServices } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
 import { Semaphore } from '../util/semaphore';
 import type { CallContext, Handlers } from './api-types';
+import type { BackgroundRuns } from './background-runs';
 import type { HandlerKit } from './handler-kit';
 import { runHandlers } from './run-handlers';
 import { withPolicy } from './with-policy';
@@ -70,7 +71,7 @@ function setup(policy: ApprovalSettings['defaultPolicy']): Setup {
     sessions,
     target: async (sessionId: string | undefined, _context: CallContext, language?: Language) => all.get(sessionId ?? byLanguage[language ?? 'python']!)!,
   } as unknown as HandlerKit;
-  const handlers = runHandlers(kit) as unknown as Handlers;
+  const handlers = runHandlers(kit, { describeQueue: () => undefined } as unknown as BackgroundRuns) as unknown as Handlers;
   const settings: ApprovalSettings = { defaultPolicy: policy, perClient: {}, timeoutSeconds: 60 };
   const queue = new ApprovalQueue(new EventBus());
   const audit = { audit: { begin: () => ({ id: 1 }), complete: () => ({ id: 1 }) }, bus } as never;

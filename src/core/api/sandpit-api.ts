@@ -16,6 +16,8 @@ import { notebookHandlers } from './notebook-handlers';
 import { packageHandlers } from './package-handlers';
 import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
+import { BackgroundRuns, DEFAULT_BACKGROUND_MAX_MINUTES } from './background-runs';
+import { backgroundRunHandlers } from './background-run-handlers';
 import { sessionHandlers } from './session-handlers';
 import { folderHandlers } from './folder-handlers';
 import { openSession } from './session-factory';
@@ -89,6 +91,14 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     return wrapped.handlers;
   };
   const replays = new ReplayRunner(kit, policyWrapped);
+  // Background runs call the policy-wrapped run handlers: asked about, audited and queued like any run.
+  const runs = new BackgroundRuns({
+    bus: deps.bus,
+    sessions,
+    api: policyWrapped,
+    maxMinutes: () => deps.settings.current.backgroundRunMaxMinutes ?? DEFAULT_BACKGROUND_MAX_MINUTES,
+    log: sessions.logger.child({ component: 'background-runs' }),
+  });
   const handlers: Handlers = {
     'engine.status': async () => (engine.current.state === 'up' ? engine.current : engine.check()),
     'engine.candidates': async () => ({ engines: await deps.engines.candidates() }),
@@ -130,7 +140,8 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     },
     ...sessionHandlers(kit),
     ...folderHandlers(kit),
-    ...runHandlers(kit),
+    ...runHandlers(kit, runs),
+    ...backgroundRunHandlers(runs),
     ...packageHandlers(kit),
     ...fileHandlers(kit),
     ...environmentHandlers(kit, environments),

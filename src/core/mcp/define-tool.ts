@@ -2,6 +2,11 @@ import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/m
 import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { toErrorBody } from '../../shared/api/errors';
+import type { CreateTaskRequestHandlerExtra, TaskRequestHandlerExtra, ToolTaskHandler } from '@modelcontextprotocol/sdk/experimental/tasks';
+import type { MethodInput } from '../../shared/api/contract';
+import { startBackground } from './background-output';
+import { createRunTask } from './run-task';
+import type { RunTaskStore } from './run-task-store';
 import type { ToolExtra } from './tool-extra';
 import type { ToolKit } from './tool-kit';
 
@@ -28,13 +33,22 @@ export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape
   output: O;
   hints: ToolHints;
   run(args: z.output<z.ZodObject<I>>, kit: ToolKit, extra: ToolExtra): Promise<ToolOutput<z.input<z.ZodObject<O>>>>;
+  /**
+   * A run tool's background form (issue 23): the run its arguments stand for. With it the tool also runs as an MCP
+   * task (taskSupport "optional"): a tools/call with task augmentation becomes a background run; one without runs as before.
+   */
+  background?(args: z.output<z.ZodObject<I>>): MethodInput<'runs.start'>;
 }
 
 /** A tool with its types erased, ready to be registered on a server. */
 export interface SandpitTool {
   name: string;
-  register(server: McpServer, kit: ToolKit): void;
+  /** Registers the tool; with `tasks`, a tool that has a background form is registered as a task tool too. */
+  register(server: McpServer, kit: ToolKit, tasks?: RunTaskStore): void;
 }
+
+/** The foreground callback a task tool keeps for calls without task augmentation (see create-mcp-server.ts). */
+export const FOREGROUND = Symbol('foreground');
 
 /** A failure as a tool result the model reads (`isError`), never a protocol error: `CODE: message`. */
 export function toolError(error: unknown): CallToolResult {
@@ -48,10 +62,11 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
 ): SandpitTool {
   return {
     name: definition.name,
-    register: (server, kit) => {
+    register: (server, kit, tasks) => {
       const callback = async (args: z.output<z.ZodObject<I>>, extra: ToolExtra): Promise<CallToolResult> => {
         try {
-          const output = await definition.run(args, kit.forRequest(extra), extra);
+          const background = definition.background && (args as { background?: boolean }).background === true ? definition.background(args) : undefined;
+          const output = background ? await startBackground(kit.forRequest(extra), background) : await definition.run(args, kit.forRequest(extra), extra);
           return {
             content: [{ type: 'text', text: output.text }, ...(output.content ?? [])],
             structuredContent: output.structured,
@@ -60,17 +75,25 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
           return toolError(error);
         }
       };
-      server.registerTool(
-        definition.name,
-        {
-          title: definition.title,
-          description: definition.description,
-          inputSchema: definition.input,
-          outputSchema: definition.output,
-          annotations: { title: definition.title, ...definition.hints },
-        },
-        callback as unknown as ToolCallback<I>,
-      );
+      const config = {
+        title: definition.title,
+        description: definition.description,
+        inputSchema: definition.input,
+        outputSchema: definition.output,
+        annotations: { title: definition.title, ...definition.hints },
+      };
+      const background = definition.background ? (args: z.output<z.ZodObject<I>>): MethodInput<'runs.start'> => definition.background!(args) : undefined;
+      if (tasks && background) {
+        const handler = {
+          createTask: (args: z.output<z.ZodObject<I>>, extra: CreateTaskRequestHandlerExtra) => createRunTask(kit.forRequest(extra), tasks, background(args), extra),
+          getTask: (_args: unknown, extra: TaskRequestHandlerExtra) => extra.taskStore.getTask(extra.taskId),
+          getTaskResult: (_args: unknown, extra: TaskRequestHandlerExtra) => extra.taskStore.getTaskResult(extra.taskId) as Promise<CallToolResult>,
+          [FOREGROUND]: callback,
+        };
+        server.experimental.tasks.registerToolTask(definition.name, { ...config, execution: { taskSupport: 'optional' } }, handler as unknown as ToolTaskHandler<I>);
+        return;
+      }
+      server.registerTool(definition.name, config, callback as unknown as ToolCallback<I>);
     },
   };
 }

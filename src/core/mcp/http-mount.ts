@@ -12,6 +12,7 @@ import type { SandpitMcpServer } from './create-mcp-server';
 import { DEFAULT_MCP_SESSION_LIMITS, McpSessionTable } from './mcp-session-table';
 import type { McpSessionLimits } from './mcp-session-table';
 import { stopOwnSessions } from './own-sessions';
+import { runOwnerKey } from './run-owner';
 import type { McpSandpit } from './tool-kit';
 import { APPROVAL_HEADER, ASSISTANT_HEADER, assistantIdOf, BRIDGE_HEADER } from '../../shared/domain/assistant-tag';
 import { approvalPolicySchema } from '../../shared/domain/approval';
@@ -111,7 +112,8 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
   const stopSandboxes = (session: LiveSession): Promise<void> => {
     if (!session.sandboxesStopped) {
       const pending = withTimeout(
-        stopOwnSessions(sandpit.api, { transport: 'mcp-http', principal: mcpPrincipal(session.id) }),
+        // With its run owner: a session one of its background runs still runs in is kept (issue 23).
+        stopOwnSessions(sandpit.api, { transport: 'mcp-http', principal: mcpPrincipal(session.id), runOwner: runOwnerKey(session.opener, clientNameOf(session.mcp)) }),
         STOP_TIMEOUT_MS,
         'Stopping the sandboxes of an MCP session',
       ).then(
@@ -201,6 +203,8 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
           transport: callTransport,
           client: clientNameOf(mcp),
           principal: mcpPrincipal(transport.sessionId ?? 'uninitialized'),
+          // Background runs outlive the MCP session: the same client (name) with the same token fetches them again.
+          runOwner: runOwnerKey(ctx.principal, clientNameOf(mcp)),
           ...(approvalFloor ? { approvalFloor } : {}),
         }),
       });

@@ -25,6 +25,9 @@ const TOOL_NAMES = [
   'fork_session',
   'list_snapshots',
   'delete_snapshot',
+  'get_run',
+  'cancel_run',
+  'list_runs',
 ];
 const DOT_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 

@@ -14,6 +14,8 @@ export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
   resources: { listChanged: true },
   logging: {},
+  /** MCP Tasks (2025-11-25): the run tools take task augmentation; tasks can be listed and cancelled (issue 23). */
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 } as const;
 
 export const INSTRUCTIONS = [
@@ -22,6 +24,7 @@ export const INSTRUCTIONS = [
   'The person may have prepared environments (packages, network, limits) in the Sandpit panel: list_environments shows them, and create_session environment=<id or name> starts a session from one.',
   'Build larger programs with write_file (append: true for pieces) and run them with run_file or run_command; add libraries with install_packages (check_packages first).',
   'Results include stdout, stderr, the last expression, tracebacks and pictures; files a run saves come back as sandpit://artifacts/… resource links that stay readable after the session ends.',
+  'For work that takes minutes (training, test suites, scrapes), pass background: true to execute_code, run_command or run_file: the call returns a run_id at once; follow it with get_run (wait_seconds waits for news) and stop it with cancel_run.',
 ].join(' ');
 
 /**

@@ -80,6 +80,8 @@ export function sandboxFolders(folders: readonly MountedFolder[]): SandboxFolder
 export interface ExecuteOptions {
   timeoutMs?: number;
   executionId?: string;
+  /** Told when the job's turn has come (what was queued ahead of it is done): a waiting caller stops saying it waits. */
+  onStart?: () => void;
 }
 
 
@@ -277,7 +279,7 @@ export class Session {
 
   async execute(code: string, options: ExecuteOptions = {}): Promise<ExecutionResult> {
     const executionId = options.executionId ?? newId('run', 8);
-    return this.job('busy', 'The run', () => this.runCode(code, executionId, options.timeoutMs ?? this.identity.limits.timeoutMs));
+    return this.job('busy', 'The run', () => this.runCode(code, executionId, options.timeoutMs ?? this.identity.limits.timeoutMs), options.onStart);
   }
 
   /**
@@ -298,11 +300,11 @@ export class Session {
     return this.job('busy', 'The run', async () => {
       const code = options.approvedContent ?? (await readWorkspaceFile(this.runtime, relative, MAX_RUN_FILE_BYTES)).content.toString('utf8');
       return this.runCode(code, executionId, options.timeoutMs ?? this.identity.limits.timeoutMs);
-    });
+    }, options.onStart);
   }
 
   /** A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit. */
-  async runCommand(command: string, timeoutMs?: number): Promise<CommandResult> {
+  async runCommand(command: string, timeoutMs?: number, onStart?: () => void): Promise<CommandResult> {
     const limitMs = timeoutMs ?? this.identity.limits.timeoutMs;
     return this.job('busy', 'The command', async () => {
       const started = Date.now();
@@ -317,7 +319,7 @@ export class Session {
       // Nothing the command started outlives it (as with runs): whatever it left is stopped now.
       await this.reap();
       return { sessionId: this.id, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: Date.now() - started };
-    });
+    }, onStart);
   }
 
   async readFile(path: string, maxBytes?: number): Promise<{ path: string; content: Buffer }> {
@@ -355,6 +357,16 @@ export class Session {
     if (this.stateValue === 'paused') return { cpu: 0, memoryBytes: 0, memoryLimitBytes: this.identity.limits.memoryMb * 1024 * 1024, pids: 0 };
     const [engine, disk] = await Promise.all([this.runtime.sandbox.stats(), workspaceUsage(this.runtime).catch(() => undefined)]);
     return disk ? { ...engine, workspaceBytes: disk.usedBytes, workspaceLimitBytes: disk.totalBytes } : engine;
+  }
+
+  /**
+   * Stops a command under way (not queued: it must reach the command in progress). Each command runs under
+   * `timeout`, which leads its own process group: a TERM to it goes to the whole group, so the command and what it
+   * started end, and the command's own end then stops whatever is left. For code, use interrupt.
+   */
+  async stopCommand(): Promise<void> {
+    const script = `for d in /proc/[0-9]*; do c=$(tr '\\0' ' ' < "$d/cmdline" 2>/dev/null); case "$c" in "timeout -s KILL "*" sh -c "*) kill -TERM "\${d#/proc/}" 2>/dev/null;; esac; done; true`;
+    await this.runtime.sandbox.exec(['sh', '-c', script], { workingDir: WORKSPACE_DIR, timeoutMs: 10_000, maxOutputBytes: 4_096 });
   }
 
   /** Sends SIGINT to the running code (not queued: it must reach a run in progress). */
@@ -523,7 +535,7 @@ export class Session {
   }
 
   /** One job on the queue: after what is queued, with a global slot, in a state that can do it. */
-  private job<T>(kind: JobKind, what: string, work: () => Promise<T>): Promise<T> {
+  private job<T>(kind: JobKind, what: string, work: () => Promise<T>, onStart?: () => void): Promise<T> {
     return this.queue.run(async () => {
       if (this.stateValue === 'stopping' || this.stateValue === 'stopped') throw this.stoppedError();
       if (this.stateValue === 'paused') await this.resumeNow();
@@ -533,6 +545,7 @@ export class Session {
       const release = await this.services.slots.acquire(this.services.queueTimeoutMs, what);
       this.lastUsed = new Date();
       if (kind === 'busy' && this.stateValue === 'ready') this.setState('busy');
+      onStart?.();
       try {
         return await work();
       } finally {

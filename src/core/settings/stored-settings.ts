@@ -58,6 +58,8 @@ export function applyPatch(stored: StoredSettings, patch: SettingsPatch): Stored
   if (patch.idleMinutes !== undefined) next.idleMinutes = patch.idleMinutes;
   if (patch.idleAction !== undefined) next.idleAction = patch.idleAction;
   if (patch.snapshotStoreMb !== undefined) next.snapshotStoreMb = patch.snapshotStoreMb;
+  if (patch.backgroundRunMaxMinutes === null) delete next.backgroundRunMaxMinutes;
+  else if (patch.backgroundRunMaxMinutes !== undefined) next.backgroundRunMaxMinutes = patch.backgroundRunMaxMinutes;
   if (patch.protectedFolders === null) delete next.protectedFolders;
   else if (patch.protectedFolders !== undefined) next.protectedFolders = [...patch.protectedFolders];
   if (patch.approvals) {
@@ -99,6 +101,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
     idleAction: stored.idleAction ?? base.idleAction,
     protectedFolders: stored.protectedFolders ?? base.protectedFolders,
     snapshotStoreMb: stored.snapshotStoreMb ?? base.snapshotStoreMb,
+    ...definedOnly({ backgroundRunMaxMinutes: stored.backgroundRunMaxMinutes ?? base.backgroundRunMaxMinutes }),
   };
 }
 

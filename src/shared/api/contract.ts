@@ -26,6 +26,7 @@ import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
 import { shareFolderInputSchema } from '../domain/shared-folder';
+import { backgroundRunSchema, runIdSchema, runOutputChunkSchema } from '../domain/background-run';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -175,6 +176,40 @@ export const methods = {
       executionId: executionIdSchema,
     }),
     output: executionResultSchema,
+  },
+  // Background runs (issue 23): a run, command or file run that returns its id at once; fetched, cancelled, listed.
+  'runs.start': {
+    input: z.discriminatedUnion('kind', [
+      z.object({ kind: z.literal('code'), sessionId: optionalSessionIdSchema, language: languageSchema.optional(), code: z.string().max(1024 * 1024) }),
+      z.object({ kind: z.literal('command'), sessionId: optionalSessionIdSchema, command: z.string().min(1).max(64 * 1024) }),
+      z.object({ kind: z.literal('file'), sessionId: optionalSessionIdSchema, path: z.string().min(1).max(4096) }),
+    ]).and(z.object({ timeoutMs: z.number().int().min(100).max(24 * 3_600_000).optional().describe('Timeout of the run in ms (default: one hour, at most the Settings value)') })),
+    output: backgroundRunSchema,
+  },
+  'runs.get': {
+    input: z.object({
+      runId: runIdSchema,
+      since: z.number().int().nonnegative().default(0).describe('Output cursor: characters already read (the `cursor` of the previous answer)'),
+      waitMs: z.number().int().min(0).max(60_000).default(0).describe('Wait up to this long for new output or the end of the run'),
+      maxChars: z.number().int().min(1).max(256 * 1024).default(64 * 1024).describe('Most characters of output in one answer'),
+    }),
+    output: z.object({
+      run: backgroundRunSchema,
+      output: z.array(runOutputChunkSchema).describe('Output since the cursor, in the order it was printed'),
+      cursor: z.number().int().nonnegative().describe('Pass as `since` next time'),
+      skippedChars: z.number().int().nonnegative().describe('Output after `since` that is no longer kept (only the newest part of a long output is)'),
+      more: z.boolean().describe('More output is there already than this answer holds'),
+      execution: executionResultSchema.optional().describe('The full result of a code or file run, once it is done'),
+      command: commandResultSchema.optional().describe('The full result of a command, once it is done'),
+    }),
+  },
+  'runs.cancel': {
+    input: z.object({ runId: runIdSchema }),
+    output: backgroundRunSchema,
+  },
+  'runs.list': {
+    input: z.object({ sessionId: sessionIdSchema.optional().describe('Only the runs of this session') }),
+    output: z.object({ runs: z.array(backgroundRunSchema).describe('Newest first') }),
   },
   'packages.install': {
     input: z.object({
@@ -426,6 +461,8 @@ export const events = {
   }),
   /** The MCP clients connected now (after one connected or left). */
   'clients.changed': z.object({ clients: z.array(connectedClientSchema) }),
+  /** A background run (issue 23) started, moved on or ended. */
+  'run.updated': backgroundRunSchema,
 } as const;
 
 export type Methods = typeof methods;

@@ -69,6 +69,14 @@ export const settingsSchema = z.object({
     .min(0)
     .max(16 * 1024 * 1024)
     .describe('Disk space all snapshots together may take, in MiB (a snapshot that would need more is refused; 0 = no snapshots)'),
+  // Background runs (issue 23).
+  backgroundRunMaxMinutes: z
+    .number()
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .optional()
+    .describe('Longest background run, in minutes (a background run without its own time limit stops after one hour, or this if shorter; default 60)'),
 });
 export type Settings = z.infer<typeof settingsSchema>;
 export type SettingKey = keyof Settings;
@@ -106,6 +114,7 @@ export const settingsPatchSchema = z
     idleAction: settingsSchema.shape.idleAction,
     protectedFolders: settingsSchema.shape.protectedFolders.nullable(),
     snapshotStoreMb: settingsSchema.shape.snapshotStoreMb,
+    backgroundRunMaxMinutes: settingsSchema.shape.backgroundRunMaxMinutes.unwrap().nullable(),
   })
   .partial()
   .strict();

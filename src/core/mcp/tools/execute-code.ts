@@ -4,6 +4,7 @@ import { defineTool } from '../define-tool';
 import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
 import { executionOutputShape, executionToolOutput } from '../execution-output';
 import { runFollowed } from '../follow-run';
+import { backgroundField, orBackgroundStart } from '../background-output';
 import { secondsToMs, sessionIdField, timeoutSecondsField } from '../tool-fields';
 
 export const executeCode = defineTool({
@@ -26,11 +27,14 @@ export const executeCode = defineTool({
       .describe('Language of the code (default python); only used when the default session has to be created.'),
     session_id: sessionIdField,
     timeout_seconds: timeoutSecondsField,
+    background: backgroundField,
   },
-  output: executionOutputShape,
+  output: orBackgroundStart(executionOutputShape),
   // Arbitrary code may delete or overwrite files and variables in its session (never outside it), and
   // running it twice is not the same as once. The sandbox has no network: a closed world.
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // background: true (or an MCP task): the same run, started in the background.
+  background: (args) => ({ kind: 'code', sessionId: args.session_id, language: args.language, code: args.code, timeoutMs: secondsToMs(args.timeout_seconds) }),
   run: async (args, kit, extra) => {
     const result = await runFollowed(kit, extra, (executionId) =>
       kit.call('sessions.execute', {

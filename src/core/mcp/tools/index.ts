@@ -16,6 +16,9 @@ import { runFile } from './run-file';
 import { snapshotSession } from './snapshot-session';
 import { stopSession } from './stop-session';
 import { writeFile } from './write-file';
+import { cancelRun } from './cancel-run';
+import { getRun } from './get-run';
+import { listRuns } from './list-runs';
 
 /** Every MCP tool Sandpit offers, in the order tools/list shows them. */
 export const TOOLS: readonly SandpitTool[] = [
@@ -36,4 +39,8 @@ export const TOOLS: readonly SandpitTool[] = [
   forkSession,
   listSnapshots,
   deleteSnapshot,
+  // Background runs (issue 23).
+  getRun,
+  cancelRun,
+  listRuns,
 ];

@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { defineTool } from '../define-tool';
 import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
 import { withProgress } from '../progress-ticker';
-import { formatDuration, secondsToMs, sessionIdField } from '../tool-fields';
+import { secondsToMs, sessionIdField } from '../tool-fields';
+import { backgroundField, orBackgroundStart } from '../background-output';
+import { commandOutputShape, commandToolOutput } from '../command-output';
 
 export const runCommand = defineTool({
   name: 'run_command',
@@ -22,18 +24,14 @@ export const runCommand = defineTool({
       .min(0.1)
       .max(3_600)
       .optional()
-      .describe('Kill the command after this many seconds (default: the session limit, usually 60).'),
+      .describe('Kill the command after this many seconds (default: the session limit, usually 60; in the background one hour).'),
+    background: backgroundField,
   },
-  output: {
-    session_id: z.string().describe('Session it ran in'),
-    exit_code: z.number().int().describe('Exit status (0 = success; 137 when killed)'),
-    stdout: z.string().describe('Standard output'),
-    stderr: z.string().describe('Standard error'),
-    timed_out: z.boolean().describe('Whether it was killed at the time limit'),
-    duration_ms: z.number().describe('How long it took'),
-  },
+  output: orBackgroundStart(commandOutputShape),
   // Any command may delete or overwrite files in the session (never outside it); no network.
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // background: true (or an MCP task): the same run, started in the background.
+  background: (args) => ({ kind: 'command', sessionId: args.session_id, command: args.command, timeoutMs: secondsToMs(args.timeout_seconds) }),
   run: async (args, kit, extra) => {
     const r = await withProgress(extra, 'running the command', kit.log, () =>
       kit.call('sessions.runCommand', {
@@ -42,24 +40,6 @@ export const runCommand = defineTool({
         timeoutMs: secondsToMs(args.timeout_seconds),
       }),
     );
-    const head = `exit code ${r.exitCode}${r.timedOut ? ' (timed out)' : ''} in ${formatDuration(r.durationMs)} (session ${r.sessionId})`;
-    const text = [
-      head,
-      r.stdout ? `stdout:\n${r.stdout.replace(/\n$/, '')}` : '',
-      r.stderr ? `stderr:\n${r.stderr.replace(/\n$/, '')}` : '',
-    ]
-      .filter(Boolean)
-      .join('\n');
-    return {
-      structured: {
-        session_id: r.sessionId,
-        exit_code: r.exitCode,
-        stdout: r.stdout,
-        stderr: r.stderr,
-        timed_out: r.timedOut,
-        duration_ms: r.durationMs,
-      },
-      text,
-    };
+    return commandToolOutput(r);
   },
 });

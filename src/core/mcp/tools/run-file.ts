@@ -1,6 +1,7 @@
 import { defineTool } from '../define-tool';
 import { executionOutputShape, executionToolOutput } from '../execution-output';
 import { runFollowed } from '../follow-run';
+import { backgroundField, orBackgroundStart } from '../background-output';
 import { pathField, secondsToMs, sessionIdField, timeoutSecondsField } from '../tool-fields';
 
 export const runFile = defineTool({
@@ -13,10 +14,13 @@ export const runFile = defineTool({
     path: pathField('The file to run, relative to /workspace (e.g. "main.py").'),
     session_id: sessionIdField,
     timeout_seconds: timeoutSecondsField,
+    background: backgroundField,
   },
-  output: executionOutputShape,
+  output: orBackgroundStart(executionOutputShape),
   // Same effects as execute_code: any code, confined to the session, no network.
   hints: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  // background: true (or an MCP task): the same run, started in the background.
+  background: (args) => ({ kind: 'file', sessionId: args.session_id, path: args.path, timeoutMs: secondsToMs(args.timeout_seconds) }),
   run: async (args, kit, extra) => {
     const result = await runFollowed(kit, extra, (executionId) =>
       kit.call('sessions.runFile', {

@@ -7,6 +7,7 @@ import { LANGUAGE_WORDS, formatAge } from '../../lib/format';
 import { useNow } from '../../lib/use-now';
 import { usePanel } from '../../stores/panel-context';
 import { DownloadNotebookButton } from '../notebooks/download-notebook-button';
+import { BackgroundRuns } from './background-runs';
 import { ConsoleView } from './console-view';
 import { FileBrowser } from './file-browser';
 import { RunHistory } from './run-history';
@@ -133,6 +134,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
       </div>
 
       {ended ? null : <SessionGraphs sessionId={sessionId} running={ready} />}
+      <BackgroundRuns sessionId={sessionId} />
       <ConsoleView sessionId={sessionId} />
       {ended ? null : <SnippetBox session={session} disabled={!ready && !paused} />}
 

@@ -29,6 +29,8 @@ export interface SettingsDraft {
   retention: string;
   /** MiB all snapshots together may take. */
   snapshotStore: string;
+  /** Longest background run, in minutes (issue 23). */
+  backgroundMax: string;
   isolation: Isolation;
   idleMinutes: string;
   idleAction: 'stop' | 'pause';
@@ -64,6 +66,7 @@ export function draftFromView(view: SettingsView, theme: Theme): SettingsDraft {
     port: String(view.port),
     retention: String(view.auditRetentionDays),
     snapshotStore: String(view.snapshotStoreMb),
+    backgroundMax: String(view.backgroundRunMaxMinutes ?? 60),
     isolation: view.defaultIsolation,
     idleMinutes: String(view.idleMinutes),
     idleAction: view.idleAction,
@@ -168,6 +171,11 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     if (mb === undefined || mb > 16 * 1024 * 1024) errors.snapshotStore = 'Give the space for snapshots as a whole number of MiB (0 = no snapshots).';
     else patch.snapshotStoreMb = mb;
   }
+  if (changed.has('backgroundMax')) {
+    const minutes = wholeAtLeast(draft.backgroundMax, 1);
+    if (minutes === undefined || minutes > 24 * 60) errors.backgroundMax = 'The longest background run must be a whole number of minutes, from 1 to 1440 (a day).';
+    else patch.backgroundRunMaxMinutes = minutes;
+  }
   if (changed.has('isolation')) patch.defaultIsolation = draft.isolation;
   if (changed.has('idleMinutes')) {
     const minutes = wholeAtLeast(draft.idleMinutes, 1);
@@ -197,6 +205,7 @@ const SERVER_PATHS: [RegExp, DraftField][] = [
   [/^patch\.port/, 'port'],
   [/^patch\.auditRetentionDays/, 'retention'],
   [/^patch\.snapshotStoreMb/, 'snapshotStore'],
+  [/^patch\.backgroundRunMaxMinutes/, 'backgroundMax'],
   [/^patch\.defaultIsolation/, 'isolation'],
   [/^patch\.idleMinutes/, 'idleMinutes'],
   [/^patch\.idleAction/, 'idleAction'],

@@ -31,6 +31,15 @@ export function SystemSection({ draft, view }: { draft: SettingsDraft; view: Set
         error={errors.snapshotStore}
       />
       <Field
+        id="settings-background-max"
+        label="Longest background run (minutes)"
+        hint="An assistant may start long work in the background. Such a run stops after one hour (or after this time, if it is shorter) unless the assistant asks for less, and it may never run longer than this."
+        value={draft.backgroundMax}
+        inputMode="numeric"
+        onChange={(backgroundMax) => edit({ backgroundMax })}
+        error={errors.backgroundMax}
+      />
+      <Field
         id="settings-port"
         label="Port of the local server"
         hint="Assistants that connect over the network address use it. A new port is used the next time Sandpit starts."
