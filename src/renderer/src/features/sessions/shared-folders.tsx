@@ -9,6 +9,7 @@ import { plainError } from '../../stores/panel-store';
 const MODE_WORDS: Record<FolderMode, string> = {
   ro: 'Read-only',
   rw: 'Read and write',
+  review: 'Changes need my OK',
 };
 
 /**
