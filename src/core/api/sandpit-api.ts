@@ -17,6 +17,7 @@ import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
 import { sessionHandlers } from './session-handlers';
 import { folderHandlers } from './folder-handlers';
+import { changeHandlers } from './change-handlers';
 import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
 import { snapshotHandlers } from './snapshot-handlers';
@@ -129,6 +130,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     },
     ...sessionHandlers(kit),
     ...folderHandlers(kit),
+    ...changeHandlers(kit),
     ...runHandlers(kit),
     ...packageHandlers(kit),
     ...fileHandlers(kit),

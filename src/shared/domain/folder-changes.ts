@@ -62,3 +62,10 @@ export const changeOutcomeSchema = z.object({
   trashed: z.string().optional().describe('Where a deleted file went (the system trash)'),
 });
 export type ChangeOutcome = z.infer<typeof changeOutcomeSchema>;
+
+/** Which changes of one review folder an apply or discard is for: the paths, or all of them. */
+export const changeSelectionSchema = z.object({
+  sessionId: z.string().min(1).max(200),
+  mountPath: z.string().min(1).max(1024).describe('The review folder, by where the session sees it'),
+  paths: z.array(z.string().min(1).max(4096)).max(100_000).optional().describe('The files (relative to the folder); absent: all of them'),
+});
