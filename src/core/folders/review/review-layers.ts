@@ -24,7 +24,7 @@ export interface ReviewLayersOptions {
 /** Which changes to apply or discard: the paths, or every one. */
 export type ChangeSelection = { paths: readonly string[] } | { all: true };
 
-const LAYER_ID = /^rv_[A-Za-z0-9_-]{4,40}$/;
+const LAYER_ID = /^rv-[A-Za-z0-9_-]{4,40}$/;
 
 /**
  * The session layers of review folders ("Changes need my OK"), copy backend: each is `<id>/files` (the copy
