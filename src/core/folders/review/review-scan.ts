@@ -19,12 +19,13 @@ interface LayerEntry {
 async function walkLayer(filesDir: string): Promise<LayerEntry[]> {
   const out: LayerEntry[] = [];
   const walk = async (rel: string): Promise<void> => {
-    const dir = await opendir(rel === '' ? filesDir : join(filesDir, rel));
-    for await (const entry of dir) {
-      const childRel = rel === '' ? entry.name : `${rel}/${entry.name}`;
-      const info = await lstat(join(filesDir, childRel));
-      if (info.isDirectory()) await walk(childRel);
-      else out.push({ rel: childRel, info });
+    const names: string[] = [];
+    for await (const entry of await opendir(rel === '' ? filesDir : join(filesDir, rel))) names.push(rel === '' ? entry.name : `${rel}/${entry.name}`);
+    // one folder's entries stat'ed together (a 10,000-file folder lists in a fraction of the serial time)
+    const infos = await Promise.all(names.map((childRel) => lstat(join(filesDir, childRel))));
+    for (let i = 0; i < names.length; i++) {
+      if (infos[i]!.isDirectory()) await walk(names[i]!);
+      else out.push({ rel: names[i]!, info: infos[i]! });
     }
   };
   await walk('');
