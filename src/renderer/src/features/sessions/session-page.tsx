@@ -174,6 +174,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
       {confirm === 'stop' ? (
         <StopSessionDialog
           name={session.name}
+          pendingChanges={pendingChanges.count}
           onClose={() => setConfirm(undefined)}
           onConfirm={() => {
             setConfirm(undefined);
