@@ -44,7 +44,9 @@ export async function run(): Promise<ReviewFoldersSummary> {
     for (let i = 0; i < N; i++) {
       const layer = await layers.create(person);
       // what code in the sandbox would do: change 100 files of the copy
-      await Promise.all(Array.from({ length: CHANGED }, (_, k) => writeFile(join(layer, `d${k}`, 'f0.txt'), `changed ${i} ${k}\n`)));
+      await Promise.all(
+        Array.from({ length: CHANGED }, (_, k) => writeFile(join(layer, `d${k}`, 'f0.txt'), `changed ${i} ${k}\n`)),
+      );
       const t0 = now();
       const changes = await layers.changes(layer, person);
       list.push(now() - t0);
@@ -68,15 +70,26 @@ export async function run(): Promise<ReviewFoldersSummary> {
   } finally {
     await rm(root, { recursive: true, force: true });
   }
-  const summary = { list: roundDistribution(summarize(list)), apply: roundDistribution(summarize(apply)), shareGiBMs: Math.round(shareGiBMs) };
+  const summary = {
+    list: roundDistribution(summarize(list)),
+    apply: roundDistribution(summarize(apply)),
+    shareGiBMs: Math.round(shareGiBMs),
+  };
   const goals = [
-    goal('list pending: 10,000 files, 100 changed', '≤ 300 ms (p50)', formatMs(summary.list.p50), summary.list.p50 <= 300),
+    goal(
+      'list pending: 10,000 files, 100 changed',
+      '≤ 300 ms (p50)',
+      formatMs(summary.list.p50),
+      summary.list.p50 <= 300,
+    ),
     goal('apply 100 changed files', '≤ 1 s (p50)', formatMs(summary.apply.p50), summary.apply.p50 <= 1000),
   ];
   process.stdout.write(`\n## review folders (copy backend, N=${N})\n`);
   process.stdout.write(
     `${table([...LATENCY_HEADERS], [latencyRow(`list pending (${FILES} files, ${CHANGED} changed)`, summary.list), latencyRow(`apply ${CHANGED} files`, summary.apply)])}\n`,
   );
-  process.stdout.write(`copy-mode share of a 1 GiB folder (${GIB_FILES} × 16 MiB, copied and hashed): ${formatMs(summary.shareGiBMs)}\n`);
+  process.stdout.write(
+    `copy-mode share of a 1 GiB folder (${GIB_FILES} × 16 MiB, copied and hashed): ${formatMs(summary.shareGiBMs)}\n`,
+  );
   return { ...summary, goals };
 }

@@ -14,9 +14,14 @@ import { expect, test } from './fixtures';
 
 const DIRTY = 'region,total\nnorth , 10\nsouth,20 \n';
 const CLEAN = 'region,total\nnorth,10\nsouth,20\n';
-const PNG_HEX = '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f0005000201a3a5b6a10000000049454e44ae426082';
+const PNG_HEX =
+  '89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c63f8cfc0f01f0005000201a3a5b6a10000000049454e44ae426082';
 
-test('share a folder with "Changes need my OK", review the assistant\'s changes, apply one and discard the other', async ({ panel, server, assistants }, testInfo) => {
+test('share a folder with "Changes need my OK", review the assistant\'s changes, apply one and discard the other', async ({
+  panel,
+  server,
+  assistants,
+}, testInfo) => {
   const home = await mkdtemp(join(tmpdir(), 'sandpit-e2e-analyst-'));
   const sales = join(home, 'Documents', 'sales');
   await mkdir(sales, { recursive: true });
@@ -43,7 +48,10 @@ test('share a folder with "Changes need my OK", review the assistant\'s changes,
       "open(p, 'w').write('\\n'.join(rows) + '\\n')",
       `open('/workspace/shared/sales/chart.png', 'wb').write(bytes.fromhex('${PNG_HEX}'))`,
     ].join('\n');
-    const ran = (await assistant.client.callTool({ name: 'execute_code', arguments: { session_id: created.id, code } })) as CallToolResult;
+    const ran = (await assistant.client.callTool({
+      name: 'execute_code',
+      arguments: { session_id: created.id, code },
+    })) as CallToolResult;
     expect((ran.content[0] as { text: string }).text).toContain(
       "2 changes in /workspace/shared/sales wait for the person's OK in Sandpit: they are not in the person's folder until the person applies them (list_changes shows them).",
     );
@@ -54,7 +62,9 @@ test('share a folder with "Changes need my OK", review the assistant\'s changes,
     await expect(session.root.getByTestId('session-pending-changes')).toHaveText('2 waiting', { timeout: 30_000 });
     await session.root.getByTestId('session-tab-changes').click();
     const view = session.root.getByTestId('changes-view');
-    await expect(view.getByTestId('changes-folder').locator('h3')).toHaveText(`${sales} — 2 changes waiting for your OK`);
+    await expect(view.getByTestId('changes-folder').locator('h3')).toHaveText(
+      `${sales} — 2 changes waiting for your OK`,
+    );
     const csv = view.locator('[data-testid="change"][data-path="sales.csv"]');
     const chart = view.locator('[data-testid="change"][data-path="chart.png"]');
     await expect(csv.getByTestId('change-kind')).toHaveText('Changed');
@@ -64,7 +74,9 @@ test('share a folder with "Changes need my OK", review the assistant\'s changes,
     const changed = csv.locator('[data-testid="diff-row"][data-kind="changed"]');
     await expect(changed).toHaveCount(2);
     // only spaces changed: they are shown
-    await expect(csv.getByTestId('change-whitespace-only')).toHaveText('Only spaces, tabs or line ends differ: they are shown as · and →.');
+    await expect(csv.getByTestId('change-whitespace-only')).toHaveText(
+      'Only spaces, tabs or line ends differ: they are shown as · and →.',
+    );
     await expect(changed.first().getByTestId('diff-left')).toHaveText('north·,·10');
     await expect(changed.first().getByTestId('diff-right')).toHaveText('north,10');
     await chart.getByTestId('change-show').click();
@@ -73,9 +85,13 @@ test('share a folder with "Changes need my OK", review the assistant\'s changes,
 
     // She applies the CSV and discards the chart.
     await csv.getByTestId('change-apply').click();
-    await expect(view.getByTestId('changes-message')).toHaveText("sales.csv: Applied: your file now has the session's version.");
+    await expect(view.getByTestId('changes-message')).toHaveText(
+      "sales.csv: Applied: your file now has the session's version.",
+    );
     await chart.getByTestId('change-discard').click();
-    await expect(view.getByTestId('changes-message')).toHaveText("chart.png: Discarded: the session now has your version.");
+    await expect(view.getByTestId('changes-message')).toHaveText(
+      'chart.png: Discarded: the session now has your version.',
+    );
     await expect(view.getByTestId('changes-folder').locator('h3')).toHaveText(`${sales} — no changes waiting`);
     expect(await readFile(join(sales, 'sales.csv'), 'utf8')).toBe(CLEAN);
     expect(await readdir(sales)).toEqual(['sales.csv']);

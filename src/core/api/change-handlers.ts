@@ -16,19 +16,25 @@ type ChangeMethods = 'changes.list' | 'changes.diff' | 'changes.apply' | 'change
 const MAX_IMAGE_BYTES = 8 * 1024 * 1024;
 
 function reviewFolders(session: Session): Array<MountedFolder & { layerPath: string }> {
-  return session.mountedFolders.filter((f): f is MountedFolder & { layerPath: string } => f.mode === 'review' && f.layerPath !== undefined);
+  return session.mountedFolders.filter(
+    (f): f is MountedFolder & { layerPath: string } => f.mode === 'review' && f.layerPath !== undefined,
+  );
 }
 
 function folderAt(session: Session, mountPath: string): MountedFolder & { layerPath: string } {
   const wanted = mountPath.replace(/\/+$/, '');
   const folder = reviewFolders(session).find((f) => f.mountPath === wanted);
-  if (!folder) throw new SandpitError('NOT_FOUND', `No folder whose changes need your OK is shared at ${wanted} in this session.`);
+  if (!folder)
+    throw new SandpitError('NOT_FOUND', `No folder whose changes need your OK is shared at ${wanted} in this session.`);
   return folder;
 }
 
 function layers(kit: HandlerKit): ReviewLayers {
   const reviews = kit.folders.reviews;
-  if (!reviews) throw new SandpitError('DENIED', 'Folders whose changes need your OK are not available with this engine.', { reason: 'no-review' });
+  if (!reviews)
+    throw new SandpitError('DENIED', 'Folders whose changes need your OK are not available with this engine.', {
+      reason: 'no-review',
+    });
   return reviews;
 }
 
@@ -46,7 +52,9 @@ export function changeHandlers(kit: HandlerKit): Pick<Handlers, ChangeMethods> {
   const { sessions } = kit;
   return {
     'changes.list': async ({ sessionId, diffLines }, context) => {
-      const targets = sessionId ? [sessions.access(sessionId, context.principal)] : sessions.listFor(context.principal).map((s) => sessions.access(s.id, context.principal));
+      const targets = sessionId
+        ? [sessions.access(sessionId, context.principal)]
+        : sessions.listFor(context.principal).map((s) => sessions.access(s.id, context.principal));
       const out: FolderChanges[] = [];
       for (const session of targets) {
         for (const folder of reviewFolders(session)) {
@@ -61,7 +69,14 @@ export function changeHandlers(kit: HandlerKit): Pick<Handlers, ChangeMethods> {
               if (diff.truncated) change.diffTruncated = true;
             }
           }
-          out.push({ sessionId: session.id, name: folder.name, hostPath: folder.hostPath, mountPath: folder.mountPath, backend: 'copy', changes });
+          out.push({
+            sessionId: session.id,
+            name: folder.name,
+            hostPath: folder.hostPath,
+            mountPath: folder.mountPath,
+            backend: 'copy',
+            changes,
+          });
         }
       }
       return { folders: out };
@@ -74,25 +89,41 @@ export function changeHandlers(kit: HandlerKit): Pick<Handlers, ChangeMethods> {
       const afterPath = join(folder.layerPath, change.path);
       if (change.image && !change.refused) {
         const read = async (p: string, size: number | undefined): Promise<string | undefined> =>
-          size === undefined || size > MAX_IMAGE_BYTES ? undefined : (await readFile(p).catch(() => undefined))?.toString('base64');
+          size === undefined || size > MAX_IMAGE_BYTES
+            ? undefined
+            : (await readFile(p).catch(() => undefined))?.toString('base64');
         const beforeImage = await read(beforePath, change.before?.size);
         const afterImage = await read(afterPath, change.after?.size);
-        return { change, whitespaceOnly: false, ...(beforeImage ? { beforeImage } : {}), ...(afterImage ? { afterImage } : {}) };
+        return {
+          change,
+          whitespaceOnly: false,
+          ...(beforeImage ? { beforeImage } : {}),
+          ...(afterImage ? { afterImage } : {}),
+        };
       }
       if (!change.text || change.refused) return { change, whitespaceOnly: false };
       const before = await readText(beforePath, change.before?.size);
       const after = await readText(afterPath, change.after?.size);
       const squash = (s: string): string => s.replace(/\s+/g, '');
-      return { change, rows: sideBySide(before, after), whitespaceOnly: before !== after && squash(before) === squash(after) };
+      return {
+        change,
+        rows: sideBySide(before, after),
+        whitespaceOnly: before !== after && squash(before) === squash(after),
+      };
     },
     'changes.apply': async ({ sessionId, mountPath, paths, confirmDelete, expect }, context) => {
       const folder = folderAt(sessions.access(sessionId, context.principal), mountPath);
-      const outcomes = await layers(kit).apply(folder.layerPath, folder.hostPath, paths ? { paths } : { all: true }, { confirmDelete: confirmDelete === true, ...(expect ? { expect } : {}) });
+      const outcomes = await layers(kit).apply(folder.layerPath, folder.hostPath, paths ? { paths } : { all: true }, {
+        confirmDelete: confirmDelete === true,
+        ...(expect ? { expect } : {}),
+      });
       return { outcomes };
     },
     'changes.discard': async ({ sessionId, mountPath, paths }, context) => {
       const folder = folderAt(sessions.access(sessionId, context.principal), mountPath);
-      return { outcomes: await layers(kit).discard(folder.layerPath, folder.hostPath, paths ? { paths } : { all: true }) };
+      return {
+        outcomes: await layers(kit).discard(folder.layerPath, folder.hostPath, paths ? { paths } : { all: true }),
+      };
     },
   };
 }

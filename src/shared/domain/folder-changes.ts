@@ -21,12 +21,20 @@ export const folderChangeSchema = z.object({
   path: z.string().describe('The file, relative to the shared folder (forward slashes)'),
   kind: changeKindSchema,
   from: z.string().optional().describe('For a rename: the path it had before'),
-  before: fileSideSchema.optional().describe('The file in the person\'s folder as it was shared (absent for an added file)'),
+  before: fileSideSchema
+    .optional()
+    .describe("The file in the person's folder as it was shared (absent for an added file)"),
   after: fileSideSchema.optional().describe('The file as the session left it (absent for a deleted file)'),
   text: z.boolean().describe('Both sides are text (UTF-8): a line diff is available'),
   image: z.string().optional().describe('The image type (image/png …) when the file is a picture'),
-  conflict: z.string().optional().describe('Set when the person changed this file on their computer after sharing it: nothing is overwritten'),
-  refused: z.object({ reason: z.enum(REFUSAL_REASONS), message: z.string() }).optional().describe('Why this change can never be applied'),
+  conflict: z
+    .string()
+    .optional()
+    .describe('Set when the person changed this file on their computer after sharing it: nothing is overwritten'),
+  refused: z
+    .object({ reason: z.enum(REFUSAL_REASONS), message: z.string() })
+    .optional()
+    .describe('Why this change can never be applied'),
   diff: z.string().optional().describe('A short unified diff (text files; bounded)'),
   diffTruncated: z.boolean().optional(),
 });
@@ -34,10 +42,12 @@ export type FolderChange = z.infer<typeof folderChangeSchema>;
 
 export const folderChangesSchema = z.object({
   sessionId: z.string(),
-  name: z.string().describe('The folder\'s short name in the session'),
-  hostPath: z.string().describe('The person\'s folder'),
+  name: z.string().describe("The folder's short name in the session"),
+  hostPath: z.string().describe("The person's folder"),
   mountPath: z.string().describe('Where the session sees it'),
-  backend: z.enum(['copy', 'overlay']).describe('How the session\'s layer is kept: a copy of the folder, or an overlay on top of it'),
+  backend: z
+    .enum(['copy', 'overlay'])
+    .describe("How the session's layer is kept: a copy of the folder, or an overlay on top of it"),
   changes: z.array(folderChangeSchema),
 });
 export type FolderChanges = z.infer<typeof folderChangesSchema>;
@@ -67,5 +77,9 @@ export type ChangeOutcome = z.infer<typeof changeOutcomeSchema>;
 export const changeSelectionSchema = z.object({
   sessionId: z.string().min(1).max(200),
   mountPath: z.string().min(1).max(1024).describe('The review folder, by where the session sees it'),
-  paths: z.array(z.string().min(1).max(4096)).max(100_000).optional().describe('The files (relative to the folder); absent: all of them'),
+  paths: z
+    .array(z.string().min(1).max(4096))
+    .max(100_000)
+    .optional()
+    .describe('The files (relative to the folder); absent: all of them'),
 });

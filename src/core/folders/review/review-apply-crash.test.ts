@@ -29,7 +29,18 @@ describe('apply under kill -9', () => {
     const layer = await layers.create(person);
     for (let i = 0; i < FILES; i++) await writeFile(join(layer, `f${i}.txt`), newContent(i));
 
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, '../../../test-support/apply-crash-child.mts'), data, person, layer], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(import.meta.dirname, '../../../test-support/apply-crash-child.mts'),
+        data,
+        person,
+        layer,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     // Killed once some (not all) files are new: polled on the person's folder, with a timeout.
@@ -38,7 +49,8 @@ describe('apply under kill -9', () => {
       const poll = setInterval(() => {
         void (async () => {
           let fresh = 0;
-          for (let i = 0; i < FILES; i += 50) if ((await readFile(join(person, `f${i}.txt`), 'utf8')).startsWith('new')) fresh++;
+          for (let i = 0; i < FILES; i += 50)
+            if ((await readFile(join(person, `f${i}.txt`), 'utf8')).startsWith('new')) fresh++;
           if (fresh >= 2) {
             clearInterval(poll);
             clearTimeout(deadline);

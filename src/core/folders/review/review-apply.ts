@@ -24,24 +24,52 @@ const root = (ctx: ApplyContext): string => ctx.manifest.hostPath;
 async function recordHost(ctx: ApplyContext, rel: string, sha256: string, size: number): Promise<void> {
   const info = await lstat(join(root(ctx), rel));
   const layer = await lstat(join(ctx.filesDir, rel));
-  ctx.manifest.files[rel] = { size, sha256, mode: info.mode & 0o7777, uid: info.uid, gid: info.gid, host: hostStamp(info), layer: stamp(layer) };
+  ctx.manifest.files[rel] = {
+    size,
+    sha256,
+    mode: info.mode & 0o7777,
+    uid: info.uid,
+    gid: info.gid,
+    host: hostStamp(info),
+    layer: stamp(layer),
+  };
 }
 
 async function writeToHost(ctx: ApplyContext, change: FolderChange): Promise<ChangeOutcome> {
   const after = change.after!;
   const expected = ctx.expect?.[change.path];
   if (ctx.expect && expected !== undefined && expected !== after.sha256) {
-    return { path: change.path, done: false, message: 'The session changed this file after you reviewed it: review it again.' };
+    return {
+      path: change.path,
+      done: false,
+      message: 'The session changed this file after you reviewed it: review it again.',
+    };
   }
   const base = ctx.manifest.files[change.from ?? change.path];
   const target = await ensureParents(root(ctx), change.path);
   const owner = base && process.getuid?.() === 0 ? { uid: base.uid, gid: base.gid } : undefined;
-  const copied = await copyFileAtomic(join(ctx.filesDir, change.path), target, { mode: after.mode, ...(owner ? { owner } : {}), expect: after.sha256 });
+  const copied = await copyFileAtomic(join(ctx.filesDir, change.path), target, {
+    mode: after.mode,
+    ...(owner ? { owner } : {}),
+    expect: after.sha256,
+  });
   await recordHost(ctx, change.path, copied.sha256, copied.size);
-  return { path: change.path, done: true, message: change.before && !change.from ? 'Applied: your file now has the session\'s version.' : 'Applied: the file is now in your folder.', ...(change.before ? { beforeSha256: change.before.sha256 } : {}), afterSha256: copied.sha256 };
+  return {
+    path: change.path,
+    done: true,
+    message:
+      change.before && !change.from
+        ? "Applied: your file now has the session's version."
+        : 'Applied: the file is now in your folder.',
+    ...(change.before ? { beforeSha256: change.before.sha256 } : {}),
+    afterSha256: copied.sha256,
+  };
 }
 
-async function removeFromHost(ctx: ApplyContext, rel: string): Promise<{ done: boolean; message: string; trashed?: string }> {
+async function removeFromHost(
+  ctx: ApplyContext,
+  rel: string,
+): Promise<{ done: boolean; message: string; trashed?: string }> {
   const path = join(root(ctx), rel);
   const info = await lstat(path).catch(() => undefined);
   if (!info) {
@@ -53,7 +81,11 @@ async function removeFromHost(ctx: ApplyContext, rel: string): Promise<{ done: b
     delete ctx.manifest.files[rel];
     return { done: true, message: 'Moved to the trash.', trashed };
   }
-  if (!ctx.confirmDelete) return { done: false, message: 'This computer has no trash Sandpit can use: confirm that the file is deleted for good.' };
+  if (!ctx.confirmDelete)
+    return {
+      done: false,
+      message: 'This computer has no trash Sandpit can use: confirm that the file is deleted for good.',
+    };
   await rm(path);
   delete ctx.manifest.files[rel];
   return { done: true, message: 'Deleted for good (you confirmed it).' };
@@ -67,19 +99,40 @@ async function removeFromHost(ctx: ApplyContext, rel: string): Promise<{ done: b
  */
 export async function applyChange(ctx: ApplyContext, change: FolderChange): Promise<ChangeOutcome> {
   if (change.refused) return { path: change.path, done: false, message: `Not applied: ${change.refused.message}` };
-  if (change.conflict) return { path: change.path, done: false, message: `Not applied: ${change.conflict} Your version is kept; discard the session's change, or change your file back.` };
+  if (change.conflict)
+    return {
+      path: change.path,
+      done: false,
+      message: `Not applied: ${change.conflict} Your version is kept; discard the session's change, or change your file back.`,
+    };
   try {
     if (change.kind === 'deleted') {
-      if (ctx.expect && ctx.expect[change.path] !== undefined && ctx.expect[change.path] !== null) return { path: change.path, done: false, message: 'The session brought this file back after you reviewed it: review it again.' };
+      if (ctx.expect && ctx.expect[change.path] !== undefined && ctx.expect[change.path] !== null)
+        return {
+          path: change.path,
+          done: false,
+          message: 'The session brought this file back after you reviewed it: review it again.',
+        };
       const now = await hashFile(join(root(ctx), change.path));
-      if (now.sha256 !== change.before!.sha256) return { path: change.path, done: false, message: 'Not applied: you changed this file on your computer after it was shared.' };
+      if (now.sha256 !== change.before!.sha256)
+        return {
+          path: change.path,
+          done: false,
+          message: 'Not applied: you changed this file on your computer after it was shared.',
+        };
       const gone = await removeFromHost(ctx, change.path);
       return { path: change.path, ...gone, beforeSha256: change.before!.sha256 };
     }
     const written = await writeToHost(ctx, change);
     if (!written.done || change.kind !== 'renamed' || !change.from) return written;
     const gone = await removeFromHost(ctx, change.from);
-    return { ...written, message: gone.done ? `Applied: renamed from ${change.from} (${gone.message.toLowerCase()})` : `The new name is applied; ${change.from} is kept: ${gone.message}`, ...(gone.trashed ? { trashed: gone.trashed } : {}) };
+    return {
+      ...written,
+      message: gone.done
+        ? `Applied: renamed from ${change.from} (${gone.message.toLowerCase()})`
+        : `The new name is applied; ${change.from} is kept: ${gone.message}`,
+      ...(gone.trashed ? { trashed: gone.trashed } : {}),
+    };
   } catch (error) {
     return { path: change.path, done: false, message: `Not applied: ${toErrorBody(error).message}` };
   }
@@ -102,12 +155,22 @@ export async function discardChange(ctx: ApplyContext, change: FolderChange): Pr
         delete ctx.manifest.files[rel];
         return;
       }
-      const copied = await copyFileAtomic(hostFile, target, { mode: host.mode, ...(ctx.owner ? { owner: ctx.owner } : {}), sync: false });
+      const copied = await copyFileAtomic(hostFile, target, {
+        mode: host.mode,
+        ...(ctx.owner ? { owner: ctx.owner } : {}),
+        sync: false,
+      });
       await recordHost(ctx, rel, copied.sha256, copied.size);
     };
     await restore(change.path);
     if (change.from) await restore(change.from);
-    return { path: change.path, done: true, message: 'Discarded: the session now has your version.', ...(change.after ? { beforeSha256: change.after.sha256 } : {}), ...(change.before ? { afterSha256: change.before.sha256 } : {}) };
+    return {
+      path: change.path,
+      done: true,
+      message: 'Discarded: the session now has your version.',
+      ...(change.after ? { beforeSha256: change.after.sha256 } : {}),
+      ...(change.before ? { afterSha256: change.before.sha256 } : {}),
+    };
   } catch (error) {
     return { path: change.path, done: false, message: `Not discarded: ${toErrorBody(error).message}` };
   }

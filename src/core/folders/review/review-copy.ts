@@ -15,8 +15,18 @@ export interface LayerOwner {
  * only, modes and times kept, each file hashed as it is read (the record of what the session saw). Links,
  * FIFOs, devices and sockets of the person's folder are not copied: they never reach the sandbox.
  */
-export async function copyIntoLayer(hostPath: string, filesDir: string, owner: LayerOwner | undefined): Promise<ReviewManifest> {
-  const manifest: ReviewManifest = { version: 1, hostPath, backend: 'copy', sharedAt: new Date().toISOString(), files: {} };
+export async function copyIntoLayer(
+  hostPath: string,
+  filesDir: string,
+  owner: LayerOwner | undefined,
+): Promise<ReviewManifest> {
+  const manifest: ReviewManifest = {
+    version: 1,
+    hostPath,
+    backend: 'copy',
+    sharedAt: new Date().toISOString(),
+    files: {},
+  };
   const rootInfo = await lstat(hostPath);
   await mkdir(filesDir, { recursive: true, mode: rootInfo.mode & 0o7777 });
   if (owner) await chown(filesDir, owner.uid, owner.gid).catch(() => undefined);

@@ -34,7 +34,10 @@ function editScript(a: readonly string[], b: readonly string[]): Op[] {
     const lcs = new Uint32Array((n + 1) * (m + 1));
     for (let i = n - 1; i >= 0; i--) {
       for (let j = m - 1; j >= 0; j--) {
-        lcs[i * (m + 1) + j] = a[start + i] === b[start + j] ? lcs[(i + 1) * (m + 1) + j + 1]! + 1 : Math.max(lcs[(i + 1) * (m + 1) + j]!, lcs[i * (m + 1) + j + 1]!);
+        lcs[i * (m + 1) + j] =
+          a[start + i] === b[start + j]
+            ? lcs[(i + 1) * (m + 1) + j + 1]! + 1
+            : Math.max(lcs[(i + 1) * (m + 1) + j]!, lcs[i * (m + 1) + j + 1]!);
       }
     }
     let i = 0;
@@ -63,10 +66,16 @@ export function sideBySide(before: string, after: string): DiffRow[] {
   const b = splitLines(after);
   const ops = editScript(a, b);
   const rows: DiffRow[] = [];
-  for (let k = 0; k < ops.length; ) {
+  for (let k = 0; k < ops.length;) {
     const op = ops[k]!;
     if (op.kind === 'same') {
-      rows.push({ kind: 'same', left: a[op.left!]!, right: b[op.right!]!, leftLine: op.left! + 1, rightLine: op.right! + 1 });
+      rows.push({
+        kind: 'same',
+        left: a[op.left!]!,
+        right: b[op.right!]!,
+        leftLine: op.left! + 1,
+        rightLine: op.right! + 1,
+      });
       k++;
       continue;
     }
@@ -92,7 +101,12 @@ export function sideBySide(before: string, after: string): DiffRow[] {
 }
 
 /** A unified diff (3 lines of context), cut at `maxLines` lines. */
-export function unifiedDiff(path: string, before: string, after: string, maxLines: number): { text: string; truncated: boolean } {
+export function unifiedDiff(
+  path: string,
+  before: string,
+  after: string,
+  maxLines: number,
+): { text: string; truncated: boolean } {
   const a = splitLines(before);
   const b = splitLines(after);
   const ops = editScript(a, b);
@@ -116,11 +130,17 @@ export function unifiedDiff(path: string, before: string, after: string, maxLine
     const hunk = ops.slice(from, end);
     const leftStart = (hunk.find((o) => o.left !== undefined)?.left ?? 0) + 1;
     const rightStart = (hunk.find((o) => o.right !== undefined)?.right ?? 0) + 1;
-    out.push(`@@ -${leftStart},${hunk.filter((o) => o.kind !== 'added').length} +${rightStart},${hunk.filter((o) => o.kind !== 'removed').length} @@`);
-    for (const o of hunk) out.push(o.kind === 'same' ? ` ${a[o.left!]}` : o.kind === 'removed' ? `-${a[o.left!]}` : `+${b[o.right!]}`);
+    out.push(
+      `@@ -${leftStart},${hunk.filter((o) => o.kind !== 'added').length} +${rightStart},${hunk.filter((o) => o.kind !== 'removed').length} @@`,
+    );
+    for (const o of hunk)
+      out.push(o.kind === 'same' ? ` ${a[o.left!]}` : o.kind === 'removed' ? `-${a[o.left!]}` : `+${b[o.right!]}`);
     from = end;
     k = end;
   }
   const truncated = out.length > maxLines;
-  return { text: (truncated ? [...out.slice(0, maxLines), `… (${out.length - maxLines} more lines)`] : out).join('\n'), truncated };
+  return {
+    text: (truncated ? [...out.slice(0, maxLines), `… (${out.length - maxLines} more lines)`] : out).join('\n'),
+    truncated,
+  };
 }

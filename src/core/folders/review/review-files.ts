@@ -38,13 +38,22 @@ export interface CopiedFile {
  * the old target or the new one), hashing as it reads. The source is opened without following a link and
  * must be a regular file; `expect` (a hash) refuses, before the rename, a source that is not what was reviewed.
  */
-export async function copyFileAtomic(source: string, target: string, options: { mode: number; owner?: { uid: number; gid: number }; expect?: string; sync?: boolean }): Promise<CopiedFile> {
+export async function copyFileAtomic(
+  source: string,
+  target: string,
+  options: { mode: number; owner?: { uid: number; gid: number }; expect?: string; sync?: boolean },
+): Promise<CopiedFile> {
   const input = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW);
   const temp = join(dirname(target), `.${basename(target)}.sandpit-${randomBytes(5).toString('hex')}.tmp`);
   try {
     const info = await input.stat();
-    if (!info.isFile()) throw new SandpitError('DENIED', `${source} is not a regular file.`, { reason: 'special-file' });
-    const output = await open(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    if (!info.isFile())
+      throw new SandpitError('DENIED', `${source} is not a regular file.`, { reason: 'special-file' });
+    const output = await open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
     const hash = createHash('sha256');
     let size = 0;
     try {
@@ -53,7 +62,7 @@ export async function copyFileAtomic(source: string, target: string, options: { 
         const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
         if (bytesRead === 0) break;
         hash.update(buffer.subarray(0, bytesRead));
-        for (let off = 0; off < bytesRead; ) off += (await output.write(buffer, off, bytesRead - off)).bytesWritten;
+        for (let off = 0; off < bytesRead;) off += (await output.write(buffer, off, bytesRead - off)).bytesWritten;
         size += bytesRead;
       }
       if (options.sync !== false) await output.sync();
@@ -62,7 +71,9 @@ export async function copyFileAtomic(source: string, target: string, options: { 
     }
     const sha256 = hash.digest('hex');
     if (options.expect !== undefined && options.expect !== sha256) {
-      throw new SandpitError('CONFLICT', `${source} changed after it was reviewed: review it again.`, { reason: 'changed-since-review' });
+      throw new SandpitError('CONFLICT', `${source} changed after it was reviewed: review it again.`, {
+        reason: 'changed-since-review',
+      });
     }
     if (options.owner) await chown(temp, options.owner.uid, options.owner.gid).catch(() => undefined);
     await chmod(temp, options.mode & 0o7777);
@@ -79,7 +90,12 @@ export async function copyFileAtomic(source: string, target: string, options: { 
 /** `rel` split into its parts, refused when it could leave the folder (absolute, `..`, empty parts, NUL). */
 export function safeParts(rel: string): string[] {
   const parts = rel.split('/');
-  if (rel === '' || rel.startsWith('/') || rel.includes('\u0000') || parts.some((p) => p === '' || p === '.' || p === '..')) {
+  if (
+    rel === '' ||
+    rel.startsWith('/') ||
+    rel.includes('\u0000') ||
+    parts.some((p) => p === '' || p === '.' || p === '..')
+  ) {
     throw new SandpitError('DENIED', `"${rel}" is not a path inside the folder.`, { reason: 'outside-folder' });
   }
   return parts;
@@ -89,7 +105,12 @@ export function safeParts(rel: string): string[] {
  * Makes sure every folder above `rel` inside `root` is a real folder (never a link: a link there would take
  * a write outside the folder), creating the missing ones with `dirMode`. Returns the full path of `rel`.
  */
-export async function ensureParents(root: string, rel: string, dirMode = 0o755, owner?: { uid: number; gid: number }): Promise<string> {
+export async function ensureParents(
+  root: string,
+  rel: string,
+  dirMode = 0o755,
+  owner?: { uid: number; gid: number },
+): Promise<string> {
   const parts = safeParts(rel);
   let at = root;
   for (const part of parts.slice(0, -1)) {
@@ -101,7 +122,11 @@ export async function ensureParents(root: string, rel: string, dirMode = 0o755, 
       continue;
     }
     if (!info.isDirectory()) {
-      throw new SandpitError('DENIED', `${rel} would be written through ${at}, which is ${info.isSymbolicLink() ? 'a link' : 'not a folder'}: it would leave the folder.`, { reason: 'outside-folder' });
+      throw new SandpitError(
+        'DENIED',
+        `${rel} would be written through ${at}, which is ${info.isSymbolicLink() ? 'a link' : 'not a folder'}: it would leave the folder.`,
+        { reason: 'outside-folder' },
+      );
     }
   }
   return join(at, parts[parts.length - 1]!);

@@ -59,11 +59,16 @@ export class ReviewLayers {
   async layerDir(layerPath: string): Promise<string> {
     const dir = dirname(layerPath);
     if (basename(layerPath) !== 'files' || dirname(dir) !== this.root || !LAYER_ID.test(basename(dir))) {
-      throw new SandpitError('DENIED', `${layerPath} is not a review layer of this Sandpit.`, { reason: 'not-a-layer' });
+      throw new SandpitError('DENIED', `${layerPath} is not a review layer of this Sandpit.`, {
+        reason: 'not-a-layer',
+      });
     }
     for (const path of [dir, layerPath]) {
       const info = await lstat(path).catch(() => undefined);
-      if (!info?.isDirectory()) throw new SandpitError('NOT_FOUND', `The session's changes to this folder are gone (${path} is missing).`, { reason: 'layer-missing' });
+      if (!info?.isDirectory())
+        throw new SandpitError('NOT_FOUND', `The session's changes to this folder are gone (${path} is missing).`, {
+          reason: 'layer-missing',
+        });
     }
     return dir;
   }
@@ -77,7 +82,10 @@ export class ReviewLayers {
   private async manifestOf(layerPath: string, hostPath: string): Promise<{ dir: string; manifest: ReviewManifest }> {
     const dir = await this.layerDir(layerPath);
     const manifest = await readManifest(dir);
-    if (manifest.hostPath !== hostPath) throw new SandpitError('DENIED', `The layer at ${layerPath} is of ${manifest.hostPath}, not ${hostPath}.`, { reason: 'record-mismatch' });
+    if (manifest.hostPath !== hostPath)
+      throw new SandpitError('DENIED', `The layer at ${layerPath} is of ${manifest.hostPath}, not ${hostPath}.`, {
+        reason: 'record-mismatch',
+      });
     return { dir, manifest };
   }
 
@@ -87,17 +95,34 @@ export class ReviewLayers {
     return this.queue(dir).run(() => scanChanges(manifest, layerPath));
   }
 
-  private async run(layerPath: string, hostPath: string, selection: ChangeSelection, what: 'apply' | 'discard', extra: Pick<ApplyContext, 'confirmDelete' | 'expect'>): Promise<ChangeOutcome[]> {
+  private async run(
+    layerPath: string,
+    hostPath: string,
+    selection: ChangeSelection,
+    what: 'apply' | 'discard',
+    extra: Pick<ApplyContext, 'confirmDelete' | 'expect'>,
+  ): Promise<ChangeOutcome[]> {
     const dir = await this.layerDir(layerPath);
     return this.queue(dir).run(async () => {
       const { manifest } = await this.manifestOf(layerPath, hostPath);
       const changes = await scanChanges(manifest, layerPath, { exact: what === 'apply' });
       const wanted = 'all' in selection ? changes : changes.filter((c) => selection.paths.includes(c.path));
       const missing = 'all' in selection ? [] : selection.paths.filter((p) => !changes.some((c) => c.path === p));
-      const ctx: ApplyContext = { manifest, filesDir: layerPath, owner: this.options.owner, trash: this.options.trash, ...extra };
-      const outcomes: ChangeOutcome[] = missing.map((path) => ({ path, done: false, message: 'There is no pending change to this file (any more).' }));
+      const ctx: ApplyContext = {
+        manifest,
+        filesDir: layerPath,
+        owner: this.options.owner,
+        trash: this.options.trash,
+        ...extra,
+      };
+      const outcomes: ChangeOutcome[] = missing.map((path) => ({
+        path,
+        done: false,
+        message: 'There is no pending change to this file (any more).',
+      }));
       try {
-        for (const change of wanted) outcomes.push(what === 'apply' ? await applyChange(ctx, change) : await discardChange(ctx, change));
+        for (const change of wanted)
+          outcomes.push(what === 'apply' ? await applyChange(ctx, change) : await discardChange(ctx, change));
       } finally {
         await writeManifest(dir, manifest);
       }
@@ -105,8 +130,16 @@ export class ReviewLayers {
     });
   }
 
-  apply(layerPath: string, hostPath: string, selection: ChangeSelection, options: { confirmDelete?: boolean; expect?: Record<string, string | null> } = {}): Promise<ChangeOutcome[]> {
-    return this.run(layerPath, hostPath, selection, 'apply', { confirmDelete: options.confirmDelete === true, expect: options.expect });
+  apply(
+    layerPath: string,
+    hostPath: string,
+    selection: ChangeSelection,
+    options: { confirmDelete?: boolean; expect?: Record<string, string | null> } = {},
+  ): Promise<ChangeOutcome[]> {
+    return this.run(layerPath, hostPath, selection, 'apply', {
+      confirmDelete: options.confirmDelete === true,
+      expect: options.expect,
+    });
   }
 
   discard(layerPath: string, hostPath: string, selection: ChangeSelection): Promise<ChangeOutcome[]> {

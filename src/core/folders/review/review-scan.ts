@@ -8,7 +8,13 @@ import type { BaseFile, ReviewManifest } from './review-manifest';
 /** Files past this are summarised, never diffed or read whole. */
 export const MAX_DIFF_BYTES = 1024 * 1024;
 
-const IMAGES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+const IMAGES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+};
 
 interface LayerEntry {
   rel: string;
@@ -20,7 +26,8 @@ async function walkLayer(filesDir: string): Promise<LayerEntry[]> {
   const out: LayerEntry[] = [];
   const walk = async (rel: string): Promise<void> => {
     const names: string[] = [];
-    for await (const entry of await opendir(rel === '' ? filesDir : join(filesDir, rel))) names.push(rel === '' ? entry.name : `${rel}/${entry.name}`);
+    for await (const entry of await opendir(rel === '' ? filesDir : join(filesDir, rel)))
+      names.push(rel === '' ? entry.name : `${rel}/${entry.name}`);
     // one folder's entries stat'ed together (a 10,000-file folder lists in a fraction of the serial time)
     const infos = await Promise.all(names.map((childRel) => lstat(join(filesDir, childRel))));
     for (let i = 0; i < names.length; i++) {
@@ -34,7 +41,13 @@ async function walkLayer(filesDir: string): Promise<LayerEntry[]> {
 
 function untouched(base: BaseFile, info: Stats): boolean {
   const l = base.layer;
-  return l.ino === info.ino && l.size === info.size && l.mtimeMs === info.mtimeMs && l.ctimeMs === info.ctimeMs && l.mode === (info.mode & 0o7777);
+  return (
+    l.ino === info.ino &&
+    l.size === info.size &&
+    l.mtimeMs === info.mtimeMs &&
+    l.ctimeMs === info.ctimeMs &&
+    l.mode === (info.mode & 0o7777)
+  );
 }
 
 function baseSide(base: BaseFile): FileSide {
@@ -49,19 +62,35 @@ async function isText(path: string, size: number): Promise<boolean> {
 }
 
 /** Whether the person changed their file since the session read it (nothing is then overwritten). */
-export async function hostConflict(hostPath: string, rel: string, base: BaseFile | undefined, after: FileSide | undefined, exact: boolean): Promise<string | undefined> {
-  if (!(await parentsAreFolders(hostPath, rel))) return base ? 'Its folder on your computer was moved or replaced since it was shared.' : undefined;
+export async function hostConflict(
+  hostPath: string,
+  rel: string,
+  base: BaseFile | undefined,
+  after: FileSide | undefined,
+  exact: boolean,
+): Promise<string | undefined> {
+  if (!(await parentsAreFolders(hostPath, rel)))
+    return base ? 'Its folder on your computer was moved or replaced since it was shared.' : undefined;
   const info = await lstat(join(hostPath, rel)).catch(() => undefined);
   if (!base) {
     if (!info) return undefined;
     if (!info.isFile()) return 'Something else now has this name in your folder.';
     const now = await hashFile(join(hostPath, rel));
-    return after && now.sha256 === after.sha256 ? undefined : 'You made a file with this name in your folder after it was shared.';
+    return after && now.sha256 === after.sha256
+      ? undefined
+      : 'You made a file with this name in your folder after it was shared.';
   }
   if (!info) return 'You deleted this file on your computer after it was shared.';
   if (!info.isFile()) return 'This is no longer a file on your computer.';
   const h = base.host;
-  if (!exact && info.size === base.size && info.ino === h.ino && info.mtimeMs === h.mtimeMs && info.ctimeMs === h.ctimeMs) return undefined;
+  if (
+    !exact &&
+    info.size === base.size &&
+    info.ino === h.ino &&
+    info.mtimeMs === h.mtimeMs &&
+    info.ctimeMs === h.ctimeMs
+  )
+    return undefined;
   const now = await hashFile(join(hostPath, rel));
   // already the session's version (an apply cut short before it was recorded): nothing of the person's is lost
   if (after && now.sha256 === after.sha256) return undefined;
@@ -74,7 +103,11 @@ export async function hostConflict(hostPath: string, rel: string, base: BaseFile
  * cannot be set by code in the sandbox) is not read again. A deleted file whose content turns up under a
  * new name is a rename. Links and special files are listed, refused.
  */
-export async function scanChanges(manifest: ReviewManifest, filesDir: string, options: { exact?: boolean } = {}): Promise<FolderChange[]> {
+export async function scanChanges(
+  manifest: ReviewManifest,
+  filesDir: string,
+  options: { exact?: boolean } = {},
+): Promise<FolderChange[]> {
   const entries = await walkLayer(filesDir);
   const seen = new Set<string>();
   const changes: FolderChange[] = [];
@@ -83,11 +116,26 @@ export async function scanChanges(manifest: ReviewManifest, filesDir: string, op
     const base = manifest.files[rel];
     const kind = base ? 'changed' : 'added';
     if (info.isSymbolicLink()) {
-      changes.push({ path: rel, kind, ...(base ? { before: baseSide(base) } : {}), text: false, refused: { reason: 'link', message: 'A link is never applied to your folder: it could point anywhere on your computer.' } });
+      changes.push({
+        path: rel,
+        kind,
+        ...(base ? { before: baseSide(base) } : {}),
+        text: false,
+        refused: {
+          reason: 'link',
+          message: 'A link is never applied to your folder: it could point anywhere on your computer.',
+        },
+      });
       continue;
     }
     if (!info.isFile()) {
-      changes.push({ path: rel, kind, ...(base ? { before: baseSide(base) } : {}), text: false, refused: { reason: 'special-file', message: 'A device, pipe or socket is never applied to your folder.' } });
+      changes.push({
+        path: rel,
+        kind,
+        ...(base ? { before: baseSide(base) } : {}),
+        text: false,
+        refused: { reason: 'special-file', message: 'A device, pipe or socket is never applied to your folder.' },
+      });
       continue;
     }
     if (base && untouched(base, info)) continue;
@@ -110,8 +158,16 @@ export async function scanChanges(manifest: ReviewManifest, filesDir: string, op
     const beforeText = change.before ? await isText(join(manifest.hostPath, beforeRel), change.before.size) : true;
     change.text = !image && afterText && beforeText;
     const conflict =
-      (await hostConflict(manifest.hostPath, beforeRel, manifest.files[beforeRel], change.kind === 'renamed' ? undefined : change.after, options.exact === true)) ??
-      (change.kind === 'renamed' ? await hostConflict(manifest.hostPath, change.path, undefined, change.after, options.exact === true) : undefined);
+      (await hostConflict(
+        manifest.hostPath,
+        beforeRel,
+        manifest.files[beforeRel],
+        change.kind === 'renamed' ? undefined : change.after,
+        options.exact === true,
+      )) ??
+      (change.kind === 'renamed'
+        ? await hostConflict(manifest.hostPath, change.path, undefined, change.after, options.exact === true)
+        : undefined);
     if (conflict) change.conflict = conflict;
   }
   return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
@@ -120,7 +176,9 @@ export async function scanChanges(manifest: ReviewManifest, filesDir: string, op
 /** A deleted file and an added one with the same content become one rename (each used once). */
 function pairRenames(changes: FolderChange[]): void {
   const added = new Map<string, FolderChange[]>();
-  for (const c of changes) if (c.kind === 'added' && c.after && !c.refused) added.set(c.after.sha256, [...(added.get(c.after.sha256) ?? []), c]);
+  for (const c of changes)
+    if (c.kind === 'added' && c.after && !c.refused)
+      added.set(c.after.sha256, [...(added.get(c.after.sha256) ?? []), c]);
   for (let i = changes.length - 1; i >= 0; i--) {
     const gone = changes[i]!;
     if (gone.kind !== 'deleted' || !gone.before) continue;

@@ -25,7 +25,11 @@ export function freedesktopTrash(dir: string): Trash {
         const name = n === 1 ? base : `${base}.${n}`;
         let handle;
         try {
-          handle = await open(join(dir, 'info', `${name}.trashinfo`), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+          handle = await open(
+            join(dir, 'info', `${name}.trashinfo`),
+            constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL,
+            0o600,
+          );
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
           throw error;
@@ -54,7 +58,11 @@ export function freedesktopTrash(dir: string): Trash {
 }
 
 /** The trash of this computer: freedesktop's on Linux, ~/.Trash on macOS; none elsewhere (a deletion then needs a confirmation). */
-export function systemTrash(platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env, home = homedir()): Trash | undefined {
+export function systemTrash(
+  platform: NodeJS.Platform = process.platform,
+  env: NodeJS.ProcessEnv = process.env,
+  home = homedir(),
+): Trash | undefined {
   if (platform === 'linux') return freedesktopTrash(join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'Trash'));
   if (platform === 'darwin') {
     return {

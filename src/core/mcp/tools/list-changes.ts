@@ -9,7 +9,10 @@ const DIFF_LINES = 40;
 function changeLine(c: FolderChange): string {
   const size = c.after ? formatBytes(c.after.size) : c.before ? formatBytes(c.before.size) : '';
   const what = c.kind === 'renamed' ? `renamed from ${c.from}` : c.kind;
-  const notes = [c.conflict ? `conflict: ${c.conflict}` : '', c.refused ? `never applied: ${c.refused.message}` : ''].filter(Boolean);
+  const notes = [
+    c.conflict ? `conflict: ${c.conflict}` : '',
+    c.refused ? `never applied: ${c.refused.message}` : '',
+  ].filter(Boolean);
   return `- ${c.path}: ${what}${size ? `, ${size}` : ''}${notes.length ? ` (${notes.join('; ')})` : ''}`;
 }
 
@@ -17,8 +20,8 @@ export const listChanges = defineTool({
   name: 'list_changes',
   title: 'List changes waiting for review',
   description:
-    "Lists what your code changed in the person's folders shared with \"Changes need my OK\": added, changed, deleted and renamed files with sizes, " +
-    'and a short unified diff per text file. Those changes are NOT in the person\'s folder yet: the person reviews them in the Sandpit panel ' +
+    'Lists what your code changed in the person\'s folders shared with "Changes need my OK": added, changed, deleted and renamed files with sizes, ' +
+    "and a short unified diff per text file. Those changes are NOT in the person's folder yet: the person reviews them in the Sandpit panel " +
     '(session → Changes) and applies or discards each one; you cannot apply them. Tell the person what you changed and why.',
   input: { session_id: sessionIdField },
   output: {
@@ -44,7 +47,10 @@ export const listChanges = defineTool({
   },
   hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   run: async (args, kit) => {
-    const { folders } = await kit.call('changes.list', { ...(args.session_id ? { sessionId: args.session_id } : {}), diffLines: DIFF_LINES });
+    const { folders } = await kit.call('changes.list', {
+      ...(args.session_id ? { sessionId: args.session_id } : {}),
+      diffLines: DIFF_LINES,
+    });
     const structured = {
       folders: folders.map((f) => ({
         session_id: f.sessionId,
@@ -68,7 +74,10 @@ export const listChanges = defineTool({
           ? `No changes wait for review in ${folders.map((f) => f.mountPath).join(', ')}.`
           : [
               `${pending} change${pending === 1 ? '' : 's'} wait for the person's OK in the Sandpit panel (they are not in the person's folder yet):`,
-              ...folders.flatMap((f) => [`${f.mountPath} (session ${f.sessionId}):`, ...f.changes.flatMap((c) => [changeLine(c), ...(c.diff ? [c.diff] : [])])]),
+              ...folders.flatMap((f) => [
+                `${f.mountPath} (session ${f.sessionId}):`,
+                ...f.changes.flatMap((c) => [changeLine(c), ...(c.diff ? [c.diff] : [])]),
+              ]),
             ].join('\n');
     return { structured, text };
   },

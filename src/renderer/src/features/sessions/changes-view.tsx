@@ -8,7 +8,12 @@ import { plainError } from '../../stores/panel-store';
 
 type Diff = MethodOutput<'changes.diff'>;
 
-const KIND_WORDS: Record<FolderChange['kind'], string> = { added: 'New file', changed: 'Changed', deleted: 'Deleted', renamed: 'Renamed' };
+const KIND_WORDS: Record<FolderChange['kind'], string> = {
+  added: 'New file',
+  changed: 'Changed',
+  deleted: 'Deleted',
+  renamed: 'Renamed',
+};
 
 /** Spaces and tabs made visible (when only whitespace changed, that is all there is to see). */
 function visible(text: string | undefined, show: boolean): string {
@@ -19,7 +24,9 @@ function visible(text: string | undefined, show: boolean): string {
 function sizeOf(c: FolderChange): string {
   if (c.kind === 'deleted') return c.before ? formatBytes(c.before.size) : '';
   if (!c.after) return '';
-  return c.before && c.kind === 'changed' ? `${formatBytes(c.before.size)} → ${formatBytes(c.after.size)}` : formatBytes(c.after.size);
+  return c.before && c.kind === 'changed'
+    ? `${formatBytes(c.before.size)} → ${formatBytes(c.after.size)}`
+    : formatBytes(c.after.size);
 }
 
 function DiffView({ diff }: { diff: Diff }): ReactElement {
@@ -31,21 +38,43 @@ function DiffView({ diff }: { diff: Diff }): ReactElement {
       <div className="change-images" data-testid="change-images">
         <figure>
           <figcaption>Your folder</figcaption>
-          {diff.beforeImage ? <img alt={`${change.path} in your folder`} src={`data:${mime};base64,${diff.beforeImage}`} data-testid="change-image-before" /> : <p className="muted">No picture yet</p>}
+          {diff.beforeImage ? (
+            <img
+              alt={`${change.path} in your folder`}
+              src={`data:${mime};base64,${diff.beforeImage}`}
+              data-testid="change-image-before"
+            />
+          ) : (
+            <p className="muted">No picture yet</p>
+          )}
         </figure>
         <figure>
           <figcaption>The session’s version</figcaption>
-          {diff.afterImage ? <img alt={`${change.path} as the session left it`} src={`data:${mime};base64,${diff.afterImage}`} data-testid="change-image-after" /> : <p className="muted">Deleted</p>}
+          {diff.afterImage ? (
+            <img
+              alt={`${change.path} as the session left it`}
+              src={`data:${mime};base64,${diff.afterImage}`}
+              data-testid="change-image-after"
+            />
+          ) : (
+            <p className="muted">Deleted</p>
+          )}
         </figure>
       </div>
     );
   }
   if (!diff.rows) {
-    return <p data-testid="change-binary">A file that is not text: {sizeOf(change)}. Its content cannot be shown line by line.</p>;
+    return (
+      <p data-testid="change-binary">
+        A file that is not text: {sizeOf(change)}. Its content cannot be shown line by line.
+      </p>
+    );
   }
   return (
     <>
-      {diff.whitespaceOnly ? <p data-testid="change-whitespace-only">Only spaces, tabs or line ends differ: they are shown as · and →.</p> : null}
+      {diff.whitespaceOnly ? (
+        <p data-testid="change-whitespace-only">Only spaces, tabs or line ends differ: they are shown as · and →.</p>
+      ) : null}
       <table className="diff-table" data-testid="change-diff">
         <thead>
           <tr>
@@ -77,7 +106,13 @@ function DiffView({ diff }: { diff: Diff }): ReactElement {
  * and its size, its diff side by side (pictures before and after), and Apply / Discard per file and for all.
  * Nothing reaches the person's folder before Apply.
  */
-export function ChangesView({ sessionId, onCount }: { sessionId: string; onCount?: (n: number) => void }): ReactElement {
+export function ChangesView({
+  sessionId,
+  onCount,
+}: {
+  sessionId: string;
+  onCount?: (n: number) => void;
+}): ReactElement {
   const client = useClient();
   const [folders, setFolders] = useState<FolderChanges[] | undefined>();
   const [open, setOpen] = useState<{ mountPath: string; path: string; diff?: Diff } | undefined>();
@@ -116,7 +151,11 @@ export function ChangesView({ sessionId, onCount }: { sessionId: string; onCount
     }
   };
 
-  const act = async (what: 'apply' | 'discard', folder: FolderChanges, changes: readonly FolderChange[]): Promise<void> => {
+  const act = async (
+    what: 'apply' | 'discard',
+    folder: FolderChanges,
+    changes: readonly FolderChange[],
+  ): Promise<void> => {
     setBusy(true);
     try {
       const paths = changes.map((c) => c.path);
@@ -139,7 +178,8 @@ export function ChangesView({ sessionId, onCount }: { sessionId: string; onCount
   if (folders.length === 0) {
     return (
       <p data-testid="changes-none">
-        This session has no folder shared with “Changes need my OK”. Share one (Shared folders) and the session’s changes to it wait here for you.
+        This session has no folder shared with “Changes need my OK”. Share one (Shared folders) and the session’s
+        changes to it wait here for you.
       </p>
     );
   }
@@ -155,15 +195,30 @@ export function ChangesView({ sessionId, onCount }: { sessionId: string; onCount
         return (
           <section key={folder.mountPath} data-testid="changes-folder" data-mount-path={folder.mountPath}>
             <h3>
-              <code>{folder.hostPath}</code> — {folder.changes.length === 0 ? 'no changes waiting' : `${folder.changes.length} change${folder.changes.length === 1 ? '' : 's'} waiting for your OK`}
+              <code>{folder.hostPath}</code> —{' '}
+              {folder.changes.length === 0
+                ? 'no changes waiting'
+                : `${folder.changes.length} change${folder.changes.length === 1 ? '' : 's'} waiting for your OK`}
             </h3>
-            <p className="muted small">Nothing here is in your folder until you apply it. Deleted files go to the trash.</p>
+            <p className="muted small">
+              Nothing here is in your folder until you apply it. Deleted files go to the trash.
+            </p>
             {folder.changes.length > 0 ? (
               <p>
-                <button type="button" disabled={busy || appliable.length === 0} onClick={() => void act('apply', folder, appliable)} data-testid="changes-apply-all">
+                <button
+                  type="button"
+                  disabled={busy || appliable.length === 0}
+                  onClick={() => void act('apply', folder, appliable)}
+                  data-testid="changes-apply-all"
+                >
                   Apply all ({appliable.length})
                 </button>{' '}
-                <button type="button" disabled={busy} onClick={() => void act('discard', folder, folder.changes)} data-testid="changes-discard-all">
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => void act('discard', folder, folder.changes)}
+                  data-testid="changes-discard-all"
+                >
                   Discard all
                 </button>
               </p>
@@ -171,7 +226,12 @@ export function ChangesView({ sessionId, onCount }: { sessionId: string; onCount
             <ul className="plain-list">
               {folder.changes.map((c) => (
                 <li key={c.path} data-testid="change" data-path={c.path} data-kind={c.kind}>
-                  <button type="button" className="link-button" onClick={() => void show(folder.mountPath, c.path)} data-testid="change-show">
+                  <button
+                    type="button"
+                    className="link-button"
+                    onClick={() => void show(folder.mountPath, c.path)}
+                    data-testid="change-show"
+                  >
                     {c.path}
                   </button>{' '}
                   <span className="badge" data-testid="change-kind">
@@ -183,7 +243,8 @@ export function ChangesView({ sessionId, onCount }: { sessionId: string; onCount
                   </span>
                   {c.conflict ? (
                     <span className="block warn" data-testid="change-conflict">
-                      Conflict: {c.conflict} Apply is off so your version is kept; Discard gives the session your version.
+                      Conflict: {c.conflict} Apply is off so your version is kept; Discard gives the session your
+                      version.
                     </span>
                   ) : null}
                   {c.refused ? (
@@ -191,13 +252,25 @@ export function ChangesView({ sessionId, onCount }: { sessionId: string; onCount
                       Never applied: {c.refused.message}
                     </span>
                   ) : null}{' '}
-                  <button type="button" disabled={busy || !!c.refused || !!c.conflict} onClick={() => void act('apply', folder, [c])} data-testid="change-apply">
+                  <button
+                    type="button"
+                    disabled={busy || !!c.refused || !!c.conflict}
+                    onClick={() => void act('apply', folder, [c])}
+                    data-testid="change-apply"
+                  >
                     Apply
                   </button>{' '}
-                  <button type="button" disabled={busy} onClick={() => void act('discard', folder, [c])} data-testid="change-discard">
+                  <button
+                    type="button"
+                    disabled={busy}
+                    onClick={() => void act('discard', folder, [c])}
+                    data-testid="change-discard"
+                  >
                     Discard
                   </button>
-                  {open?.mountPath === folder.mountPath && open.path === c.path ? <div className="change-detail">{open.diff ? <DiffView diff={open.diff} /> : <p>Loading…</p>}</div> : null}
+                  {open?.mountPath === folder.mountPath && open.path === c.path ? (
+                    <div className="change-detail">{open.diff ? <DiffView diff={open.diff} /> : <p>Loading…</p>}</div>
+                  ) : null}
                 </li>
               ))}
             </ul>

@@ -5,7 +5,10 @@ import { useClient } from '../../stores/panel-context';
  * How many changes wait for the person's OK in a session's review folders (undefined: it has none, or not
  * known yet); looked up again after each run of the session and when `bump` changes (an apply or discard).
  */
-export function usePendingChanges(sessionId: string, hasReviewFolder: boolean): { count: number | undefined; refresh: () => void } {
+export function usePendingChanges(
+  sessionId: string,
+  hasReviewFolder: boolean,
+): { count: number | undefined; refresh: () => void } {
   const client = useClient();
   const [count, setCount] = useState<number | undefined>();
   const refresh = useCallback((): void => {
