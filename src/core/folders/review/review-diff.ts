@@ -47,12 +47,13 @@ function editScript(a: readonly string[], b: readonly string[]): Op[] {
         ops.push({ kind: 'same', left: start + i, right: start + j });
         i++;
         j++;
-      } else if (j < m && (i === n || lcs[i * (m + 1) + j + 1]! >= lcs[(i + 1) * (m + 1) + j]!)) {
-        ops.push({ kind: 'added', right: start + j });
-        j++;
-      } else {
+      } else if (i < n && (j === m || lcs[(i + 1) * (m + 1) + j]! >= lcs[i * (m + 1) + j + 1]!)) {
+        // removed before added (as unified diffs show them)
         ops.push({ kind: 'removed', left: start + i });
         i++;
+      } else {
+        ops.push({ kind: 'added', right: start + j });
+        j++;
       }
     }
   }
