@@ -118,6 +118,8 @@ export function ChangesView({
   const [open, setOpen] = useState<{ mountPath: string; path: string; diff?: Diff } | undefined>();
   const [message, setMessage] = useState<string | undefined>();
   const [busy, setBusy] = useState(false);
+  // deletions this computer has no trash for: removed for good only once the person confirms
+  const [confirmDelete, setConfirmDelete] = useState<{ mountPath: string; changes: FolderChange[] } | undefined>();
 
   const load = useCallback(async (): Promise<void> => {
     try {
@@ -155,6 +157,7 @@ export function ChangesView({
     what: 'apply' | 'discard',
     folder: FolderChanges,
     changes: readonly FolderChange[],
+    forGood = false,
   ): Promise<void> => {
     setBusy(true);
     try {
@@ -162,9 +165,21 @@ export function ChangesView({
       const expect = Object.fromEntries(changes.map((c) => [c.path, c.after?.sha256 ?? null]));
       const { outcomes } =
         what === 'apply'
-          ? await client.call('changes.apply', { sessionId, mountPath: folder.mountPath, paths, expect })
+          ? await client.call('changes.apply', {
+              sessionId,
+              mountPath: folder.mountPath,
+              paths,
+              expect,
+              ...(forGood ? { confirmDelete: true } : {}),
+            })
           : await client.call('changes.discard', { sessionId, mountPath: folder.mountPath, paths });
       setMessage(outcomes.map((o) => `${o.path}: ${o.message}`).join('\n'));
+      const noTrash = outcomes.filter((o) => !o.done && o.message.includes('no trash')).map((o) => o.path);
+      setConfirmDelete(
+        noTrash.length
+          ? { mountPath: folder.mountPath, changes: changes.filter((c) => noTrash.includes(c.path)) }
+          : undefined,
+      );
       setOpen(undefined);
       await load();
     } catch (error) {
@@ -190,6 +205,24 @@ export function ChangesView({
           {message}
         </pre>
       ) : null}
+      {confirmDelete ? (
+        <p className="warn" data-testid="changes-confirm-delete">
+          This computer has no trash Sandpit can use: {confirmDelete.changes.map((c) => c.from ?? c.path).join(', ')}{' '}
+          would be deleted for good.{' '}
+          <button
+            type="button"
+            className="danger"
+            disabled={busy}
+            onClick={() => {
+              const folder = folders.find((f) => f.mountPath === confirmDelete.mountPath);
+              if (folder) void act('apply', folder, confirmDelete.changes, true);
+            }}
+            data-testid="changes-delete-for-good"
+          >
+            Delete for good
+          </button>
+        </p>
+      ) : null}
       {folders.map((folder) => {
         const appliable = folder.changes.filter((c) => !c.refused && !c.conflict);
         return (
@@ -201,7 +234,8 @@ export function ChangesView({
                 : `${folder.changes.length} change${folder.changes.length === 1 ? '' : 's'} waiting for your OK`}
             </h3>
             <p className="muted small">
-              Nothing here is in your folder until you apply it. Deleted files go to the trash.
+              Nothing here is in your folder until you apply it. A file you apply as deleted goes to your computer’s
+              trash; where there is none, Sandpit asks first.
             </p>
             {folder.changes.length > 0 ? (
               <p>
