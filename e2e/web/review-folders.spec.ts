@@ -58,6 +58,17 @@ test('share a folder with "Changes need my OK", review the assistant\'s changes,
     expect(await readFile(join(sales, 'sales.csv'), 'utf8')).toBe(DIRTY);
     expect(await readdir(sales)).toEqual(['sales.csv']);
 
+    // The count on the session list; stopping asks first and says the changes would be discarded.
+    const list = await panel.sessions();
+    const row = list.row(created.id);
+    await expect(row.getByTestId('session-row-pending-changes')).toHaveText('2 changes waiting', { timeout: 30_000 });
+    await row.getByTestId('session-stop').click();
+    await expect(panel.page.getByTestId('confirm-stop-pending')).toHaveText(
+      '2 changes to your folders are still waiting for your OK: stopping the session discards them. To keep any, apply them first (the session’s Changes tab).',
+    );
+    await panel.page.getByTestId('confirm-stop-close').click();
+    await list.open(created.id);
+
     // The Changes tab: the count, the CSV side by side, the new picture.
     await expect(session.root.getByTestId('session-pending-changes')).toHaveText('2 waiting', { timeout: 30_000 });
     await session.root.getByTestId('session-tab-changes').click();
