@@ -84,4 +84,50 @@ describe('a kept session with a review folder', () => {
       await rm(share, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('gives each session of an environment with a review folder its own layer', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'sandpit-review-env-'));
+    const share = await mkdtemp(join(tmpdir(), 'sandpit-review-env-share-'));
+    await chmod(share, 0o755);
+    await writeFile(join(share, 'data.txt'), 'from the host\n');
+    const sp = await startCore(home);
+    try {
+      await call(
+        sp.api,
+        'environments.create',
+        { name: 'Review env', language: 'python', folders: [{ hostPath: share, mode: 'review' }] },
+        PANEL,
+      );
+      const a = await call(sp.api, 'sessions.create', { environment: 'Review env' }, PANEL);
+      const b = await call(sp.api, 'sessions.create', { environment: 'Review env' }, PANEL);
+      const mount = a.folders[0]!.mountPath;
+      expect(a.folders[0]!.mode).toBe('review');
+      await call(
+        sp.api,
+        'sessions.execute',
+        { sessionId: a.id, code: `open('${mount}/made-by-a.txt', 'w').write('a')` },
+        PANEL,
+      );
+      const seenByB = await call(
+        sp.api,
+        'sessions.execute',
+        { sessionId: b.id, code: `import os\nprint(sorted(os.listdir('${mount}')))` },
+        PANEL,
+      );
+      expect(seenByB.stdout.trim()).toBe("['data.txt']");
+      const listed = await call(sp.api, 'changes.list', {}, PANEL);
+      expect(listed.folders.map((f) => [f.sessionId, f.changes.map((c) => `${c.kind} ${c.path}`)])).toEqual(
+        expect.arrayContaining([
+          [a.id, ['added made-by-a.txt']],
+          [b.id, []],
+        ]),
+      );
+      expect(await readdir(share)).toEqual(['data.txt']);
+      expect((await readdir(join(home, 'review-layers'))).length).toBe(2);
+    } finally {
+      await sp.dispose();
+      await rm(home, { recursive: true, force: true });
+      await rm(share, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
