@@ -25,6 +25,7 @@ import * as pauseResume from './pause-resume';
 import * as scale from './scale';
 import * as snapshots from './snapshots';
 import * as sharedFolders from './shared-folders';
+import * as reviewFolders from './review-folders';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -42,6 +43,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   'first-answer': firstAnswer.run,
   scale: scale.run,
   'shared-folders': sharedFolders.run,
+  'review-folders': reviewFolders.run,
   notebooks: notebooks.run,
   'pause-resume': pauseResume.run,
   snapshots: snapshots.run,

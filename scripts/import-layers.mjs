@@ -19,7 +19,7 @@ export const CORE_LAYERS = {
   'check-result': [],
   config: ['home'],
   files: ['util'],
-  folders: ['sandbox'],
+  folders: ['sandbox', 'util'],
   runtimes: ['log', 'sandbox'],
   approvals: ['events', 'log', 'util'],
   audit: ['log', 'runtimes', 'sandbox'],

@@ -208,6 +208,9 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
     checkFolders: (shared) => recheckFolders(shared, folders),
+    dropLayers: async (layers) => {
+      for (const layer of layers) await folders.reviews?.remove(layer);
+    },
     log,
   });
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.

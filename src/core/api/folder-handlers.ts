@@ -1,5 +1,5 @@
 import { SandpitError } from '../../shared/api/errors';
-import { shareFolders } from '../folders/share-folders';
+import { prepareReviewLayers, shareFolders } from '../folders/share-folders';
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
 
@@ -14,7 +14,14 @@ export function folderHandlers(kit: HandlerKit): Pick<Handlers, FolderMethods> {
   return {
     'sessions.addFolder': async ({ sessionId, folder }, context) => {
       const session = sessions.access(sessionId, context.principal);
-      return session.replaceFolders(await shareFolders([folder], folders, session.mountedFolders));
+      const next = await prepareReviewLayers(await shareFolders([folder], folders, session.mountedFolders), folders);
+      try {
+        return await session.replaceFolders(next);
+      } catch (error) {
+        // the new layer is of no use when the sandbox did not take it
+        for (const f of next) if (f.layerPath && !session.mountedFolders.some((m) => m.layerPath === f.layerPath)) await folders.reviews?.remove(f.layerPath);
+        throw error;
+      }
     },
     'sessions.removeFolder': async ({ sessionId, mountPath }, context) => {
       const session = sessions.access(sessionId, context.principal);
@@ -23,7 +30,11 @@ export function folderHandlers(kit: HandlerKit): Pick<Handlers, FolderMethods> {
       if (!current.some((f) => f.mountPath === wanted)) {
         throw new SandpitError('NOT_FOUND', `No folder is shared at ${wanted} in this session.`);
       }
-      return session.replaceFolders(current.filter((f) => f.mountPath !== wanted));
+      const info = await session.replaceFolders(current.filter((f) => f.mountPath !== wanted));
+      // a review folder's pending changes go with it (the panel asks first)
+      const gone = current.find((f) => f.mountPath === wanted);
+      if (gone?.layerPath) await folders.reviews?.remove(gone.layerPath);
+      return info;
     },
     // The desktop app answers this one itself (its folder dialog); a browser has none to open.
     'folders.pick': async () => {

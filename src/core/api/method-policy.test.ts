@@ -86,6 +86,8 @@ const STARTS_NO_CODE: Partial<Record<MethodName, string>> = {
   'files.write': 'writes a file through the agent, never runs it',
   'files.read': 'reads a file through the agent',
   'files.list': 'lists files through the agent',
+  'changes.list': "reads the session's review layer on the host (no code in the sandbox)",
+  'changes.diff': "reads the session's review layer and the person's file on the host",
   'environments.list': 'reads the environment store',
   'environments.get': 'reads the environment store',
   'snapshots.create': 'reads files through the agent and the package store through the engine',

@@ -3,7 +3,7 @@ import type { ApprovalKind } from '../../shared/domain/approval';
 import type { AuditedMethod } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
 import { DEFAULT_LANGUAGE, languageLabel, languageOfPath } from '../../shared/domain/runtimes';
-import { checkFinish, commandFinish, executionFinish, installFinish } from '../audit/audit-outcome';
+import { changeCode, changeFinish, checkFinish, commandFinish, executionFinish, installFinish } from '../audit/audit-outcome';
 import type { AuditFinish } from '../audit/audit-writer';
 
 /** Written to the audit log: a `running` row before the call runs, completed before its result goes back. */
@@ -76,6 +76,31 @@ export const METHOD_POLICY: PolicyTable = {
   'sessions.addFolder': panel('share folders of this computer'),
   'sessions.removeFolder': panel('stop sharing folders of this computer'),
   'folders.pick': panel('open the folder picker'),
+  // Review folders (issue 19): an assistant sees what is pending; only the person applies or discards, audited.
+  'changes.list': ANY,
+  'changes.diff': ANY,
+  'changes.apply': {
+    access: { panel: "apply changes to the person's files" },
+    audit: {
+      method: 'changes.apply',
+      code: (input) => changeCode(input.mountPath, input.paths),
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: (result) => changeFinish(result.outcomes),
+    },
+  },
+  'changes.discard': {
+    access: { panel: "discard changes to the person's files" },
+    audit: {
+      method: 'changes.discard',
+      code: (input) => changeCode(input.mountPath, input.paths),
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: (result) => changeFinish(result.outcomes),
+    },
+  },
   'sessions.execute': {
     access: 'any',
     audit: {

@@ -20,6 +20,7 @@ import { BackgroundRuns, DEFAULT_BACKGROUND_MAX_MINUTES } from './background-run
 import { backgroundRunHandlers } from './background-run-handlers';
 import { sessionHandlers } from './session-handlers';
 import { folderHandlers } from './folder-handlers';
+import { changeHandlers } from './change-handlers';
 import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
 import { snapshotHandlers } from './snapshot-handlers';
@@ -142,6 +143,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...folderHandlers(kit),
     ...runHandlers(kit, runs),
     ...backgroundRunHandlers(runs),
+    ...changeHandlers(kit),
     ...packageHandlers(kit),
     ...fileHandlers(kit),
     ...environmentHandlers(kit, environments),

@@ -9,7 +9,7 @@ import { parsePackageSpecs } from '../runtimes/package-specs';
 import type { PackageSpec } from '../runtimes/package-specs';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
-import { shareFolders } from '../folders/share-folders';
+import { prepareReviewLayers, shareFolders } from '../folders/share-folders';
 import type { FolderSharing } from '../folders/folder-sharing';
 
 export interface NewSessionRequest {
@@ -51,9 +51,10 @@ export async function openSession(
   // Dependencies are validated before any container starts (as packages.install does).
   const dependencies = parsePackageSpecs(request.dependencies ?? [], packageManagerOf(env.language));
   // Checked again now (a folder may be gone, the protected list may have grown): a refused one starts nothing.
-  const folders = await shareFolders(env.folders ?? [], request.sharing);
+  const checked = await shareFolders(env.folders ?? [], request.sharing);
   // An engine that is down is said at once, not after each image lookup has waited out its timeout.
   sessions.assertEngineUp();
+  const folders = await prepareReviewLayers(checked, request.sharing);
   const status = await environments.builder.status(env);
   if (status.state !== 'ready') request.onProgress?.(`building the environment "${env.name}"`);
   const image = await environments.builder.imageFor(env.id, (line, step, steps) =>

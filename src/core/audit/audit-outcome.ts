@@ -1,4 +1,5 @@
 import { toErrorBody } from '../../shared/api/errors';
+import type { ChangeOutcome } from '../../shared/domain/folder-changes';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
 import type { PackageCheck } from '../runtimes/helper-install';
@@ -61,5 +62,21 @@ export function failureFinish(error: unknown): AuditFinish {
     status: body.code === 'DENIED' ? 'denied' : body.code === 'EXEC_TIMEOUT' ? 'timeout' : 'failed',
     errorCode: body.code,
     errorMessage: body.message,
+  };
+}
+
+/** What an apply or discard row shows as its code: the folder and the files (or "all"). */
+export function changeCode(mountPath: string, paths: readonly string[] | undefined): string {
+  return [`folder ${mountPath}`, ...(paths ? paths : ['(every pending change)'])].join('\n');
+}
+
+/** An apply or discard: one line per file, what happened and its hashes before and after; ok when every file was done. */
+export function changeFinish(outcomes: readonly ChangeOutcome[]): AuditFinish {
+  const line = (o: ChangeOutcome): string =>
+    `${o.done ? 'done' : 'not done'}: ${o.path} — ${o.message}${o.beforeSha256 || o.afterSha256 ? ` (sha256 before ${o.beforeSha256 ?? 'none'}, after ${o.afterSha256 ?? 'none'})` : ''}${o.trashed ? ` [trash: ${o.trashed}]` : ''}`;
+  return {
+    status: outcomes.every((o) => o.done) ? 'ok' : 'error',
+    stdout: outcomes.filter((o) => o.done).map(line).join('\n'),
+    stderr: outcomes.filter((o) => !o.done).map(line).join('\n'),
   };
 }

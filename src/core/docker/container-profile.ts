@@ -46,7 +46,7 @@ export interface ProfileInput {
   /** Extra named volumes, read-only: name → mount point (e.g. the package dir, for the session itself). */
   readOnlyVolumes?: Record<string, string>;
   /** Folders of this computer the person shared (real paths, checked by src/core/folders): never anything else. */
-  sharedFolders?: Array<{ hostPath: string; mountPath: string; readOnly: boolean }>;
+  sharedFolders?: Array<{ hostPath: string; mountPath: string; readOnly: boolean; layerPath?: string }>;
   /** Groups the sandbox user joins to reach a shared folder (a user group of the folder's owner, gid ≥ 1000). */
   groupAdd?: number[];
 }
@@ -77,7 +77,9 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   const gvisor = input.runtime?.startsWith('runsc') === true;
   const nproc = gvisor ? limits.pids : SANDBOX_NPROC;
   for (const folder of input.sharedFolders ?? []) {
-    mounts.push({ Type: 'bind', Source: folder.hostPath, Target: folder.mountPath, ReadOnly: folder.readOnly, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
+    // a review folder: its session layer is mounted (read-write), the person's folder never is
+    const source = folder.layerPath ?? folder.hostPath;
+    mounts.push({ Type: 'bind', Source: source, Target: folder.mountPath, ReadOnly: folder.layerPath ? false : folder.readOnly, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
   }
   const hostConfig: Record<string, unknown> = {
     CapDrop: ['ALL'],

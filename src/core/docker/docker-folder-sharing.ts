@@ -1,5 +1,8 @@
 import { homedir } from 'node:os';
 import type { FolderSharing } from '../folders/folder-sharing';
+import { ReviewLayers } from '../folders/review/review-layers';
+import { systemTrash } from '../folders/review/system-trash';
+import type { Trash } from '../folders/review/system-trash';
 import { SANDBOX_UID } from './container-profile';
 import type { DockerClient } from './docker-client';
 import { engineSocketPaths } from './engine-discovery';
@@ -13,6 +16,8 @@ export interface DockerFolderSharingDeps {
   platform?: NodeJS.Platform;
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** Where deleted files go when a change is applied (default: the system's trash). */
+  trash?: Trash | undefined;
 }
 
 /** Whether the engine's sandboxes see this computer's file owners as they are (Docker Engine on Linux), not mapped (Docker Desktop). */
@@ -30,7 +35,11 @@ export function dockerFolderSharing(deps: DockerFolderSharingDeps): FolderSharin
   const platform = deps.platform ?? process.platform;
   const env = deps.env ?? process.env;
   const home = deps.home ?? homedir();
+  // The copy backend: the sandbox user owns the session's copy when Sandpit may give it (running as root).
+  const owner = platform === 'linux' && process.getuid?.() === 0 ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined;
+  const reviews = new ReviewLayers({ dataFolder: deps.dataFolder, owner, trash: 'trash' in deps ? deps.trash : systemTrash(platform, env, home) });
   return {
+    reviews,
     unavailable: () =>
       deps.docker.endpoint.kind === 'remote'
         ? `Folders of this computer can be shared only with a Docker engine on this computer; this one is at ${deps.docker.endpoint.address}.`

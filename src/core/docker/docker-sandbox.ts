@@ -117,7 +117,7 @@ export class DockerSandbox implements Sandbox {
     }
     const expected = [
       ...(this.agentDir ? [`${this.agentDir}\u0000${AGENT_DIR}\u0000rw`] : []),
-      ...this.folders.map((f) => `${f.hostPath}\u0000${f.mountPath}\u0000${f.readOnly ? 'ro' : 'rw'}`),
+      ...this.folders.map((f) => `${f.layerPath ?? f.hostPath}\u0000${f.mountPath}\u0000${f.readOnly && !f.layerPath ? 'ro' : 'rw'}`),
     ].sort();
     const actual = (made.binds ?? []).map((b) => `${b.source}\u0000${b.target}\u0000${b.readOnly ? 'ro' : 'rw'}`).sort();
     if (made.binds !== undefined && JSON.stringify(expected) !== JSON.stringify(actual)) {
@@ -167,7 +167,7 @@ export class DockerSandbox implements Sandbox {
       env: { ...this.spec.env, SANDPIT_LANGUAGE: this.spec.language },
       // runc is the engine's default: named only when it is another one.
       ...(this.runtime === 'runc' ? {} : { runtime: this.runtime }),
-      sharedFolders: this.folders.map((f) => ({ hostPath: f.hostPath, mountPath: f.mountPath, readOnly: f.readOnly })),
+      sharedFolders: this.folders.map((f) => ({ hostPath: f.hostPath, mountPath: f.mountPath, readOnly: f.readOnly, ...(f.layerPath ? { layerPath: f.layerPath } : {}) })),
       ...(groups.length ? { groupAdd: groups } : {}),
     });
   }

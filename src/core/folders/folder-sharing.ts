@@ -1,4 +1,5 @@
 import type { FolderCheckContext } from './folder-check';
+import type { ReviewLayers } from './review/review-layers';
 
 /** What the API needs to share folders: whether the engine can see this computer's folders, and what to check them against. */
 export interface FolderSharing {
@@ -6,4 +7,6 @@ export interface FolderSharing {
   unavailable(): string | undefined;
   /** The places to refuse, as they are now (the protected list comes from Settings). */
   checkContext(): FolderCheckContext;
+  /** The layers of review folders ("Changes need my OK"); absent: that mode is not offered. */
+  reviews?: ReviewLayers;
 }

@@ -20,7 +20,8 @@ export async function recheckFolders(folders: readonly SandboxFolder[], sharing:
   const rules = pathRules(context.platform);
   const checked: SandboxFolder[] = [];
   for (const folder of folders) {
-    const mode = folder.readOnly ? 'ro' : 'rw';
+    // a review folder's own folder is only read (the sandbox writes to its layer)
+    const mode = folder.layerPath ? 'ro' : folder.readOnly ? 'ro' : 'rw';
     if (!rules.api.isAbsolute(folder.hostPath)) {
       throw new SandpitError('DENIED', `The shared folder at ${folder.mountPath} names "${folder.hostPath}", which is not a full path: it is not mounted.`, { reason: 'relative' });
     }
@@ -38,9 +39,13 @@ export async function recheckFolders(folders: readonly SandboxFolder[], sharing:
         { reason: 'moved', hostPath: folder.hostPath, now: real.realPath },
       );
     }
+    if (folder.layerPath) {
+      if (!sharing.reviews) throw new SandpitError('DENIED', `The shared folder ${folder.hostPath} (at ${folder.mountPath}) needs your OK for its changes, which this engine does not offer: it is not mounted.`, { reason: 'no-review' });
+      await sharing.reviews.layerDir(folder.layerPath);
+    }
     const { groupId: _recorded, ...rest } = folder;
     checked.push({ ...rest, hostPath: real.realPath, ...(real.groupId === undefined ? {} : { groupId: real.groupId }) });
   }
-  assertNoWritableNesting(checked.map((f) => ({ hostPath: f.hostPath, mode: f.readOnly ? 'ro' : 'rw' })), rules);
+  assertNoWritableNesting(checked.map((f) => ({ hostPath: f.hostPath, mode: f.layerPath ? 'review' : f.readOnly ? 'ro' : 'rw' })), rules);
   return checked;
 }

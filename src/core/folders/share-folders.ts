@@ -6,9 +6,29 @@ import { folderMountPath, folderName } from './folder-placement';
 import { pathRules } from './folder-rules';
 import type { FolderSharing } from './folder-sharing';
 
+/**
+ * Gives each review folder ("Changes need my OK") without one its layer: a copy of the folder in Sandpit's
+ * data folder, which the sandbox mounts in its place. Called where a session gets its folders (not where an
+ * environment's folders are only checked).
+ */
+export async function prepareReviewLayers(folders: readonly MountedFolder[], sharing: FolderSharing): Promise<MountedFolder[]> {
+  const out: MountedFolder[] = [];
+  for (const folder of folders) {
+    if (folder.mode !== 'review' || folder.layerPath) {
+      out.push(folder);
+      continue;
+    }
+    if (!sharing.reviews) throw new SandpitError('DENIED', 'Folders whose changes need your OK are not available with this engine.', { reason: 'no-review' });
+    out.push({ ...folder, layerPath: await sharing.reviews.create(folder.hostPath) });
+  }
+  return out;
+}
+
 /** A shared folder as a session holds it: what everyone sees, and the group its sandbox user joins for it. */
 export interface MountedFolder extends SharedFolder {
   groupId?: number;
+  /** A review folder's layer: what the sandbox mounts in its place (src/core/folders/review/). */
+  layerPath?: string;
 }
 
 /** A folder the person asked for (the contract's shareFolderInput, parsed). */

@@ -75,14 +75,27 @@ export function executionText(result: ExecutionResult): string {
 }
 
 /** A finished run as a tool result: text, structured output, inline pictures and a link per saved file. */
+/**
+ * Said after a run whose session has folders shared with "Changes need my OK" and changes pending in them
+ * ('' otherwise): they are not in the person's folder until the person applies them.
+ */
+async function reviewNotice(sessionId: string, kit: ToolKit): Promise<string> {
+  const listed = await kit.call('changes.list', { sessionId }).catch(() => undefined);
+  const pending = listed?.folders.reduce((n, f) => n + f.changes.length, 0) ?? 0;
+  if (pending === 0) return '';
+  const where = listed!.folders.filter((f) => f.changes.length > 0).map((f) => f.mountPath).join(', ');
+  return `\n\n${pending} change${pending === 1 ? '' : 's'} in ${where} wait${pending === 1 ? 's' : ''} for the person's OK in Sandpit: they are not in the person's folder until the person applies them (list_changes shows them).`;
+}
+
 export async function executionToolOutput(result: ExecutionResult, kit: ToolKit): Promise<ToolOutput<ExecutionOutput>> {
   kit.artifacts.remember(result.artifacts);
   const readArtifact = async (sha256: string): Promise<Buffer> =>
     Buffer.from((await kit.call('artifacts.read', { sha256 })).contentBase64, 'base64');
   const images = await imageContents(result.displays, result.artifacts, readArtifact).catch(() => []);
+  const review = await reviewNotice(result.sessionId, kit);
   return {
     structured: toExecutionOutput(result),
-    text: executionText(result),
+    text: executionText(result) + review,
     content: [...images, ...result.artifacts.map(resourceLink)],
   };
 }

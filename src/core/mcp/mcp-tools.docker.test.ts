@@ -28,6 +28,7 @@ const TOOL_NAMES = [
   'get_run',
   'cancel_run',
   'list_runs',
+  'list_changes',
 ];
 const DOT_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -84,7 +85,7 @@ describe('MCP tools over a real engine', () => {
     await sp?.cleanup();
   });
 
-  it('lists exactly the seventeen tools, each with a title, all four hints, an output schema and described inputs', async () => {
+  it('lists exactly the eighteen tools, each with a title, all four hints, an output schema and described inputs', async () => {
     const { tools } = await a.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...TOOL_NAMES].sort());
     for (const t of tools) {

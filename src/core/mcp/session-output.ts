@@ -23,7 +23,9 @@ export const sessionSummarySchema = z.object({
       z.object({
         path: z.string().describe('Where the folder is in the sandbox (read and list it there)'),
         name: z.string().describe('Its name'),
-        mode: z.enum(['ro', 'rw']).describe('"ro" = read-only (writes fail), "rw" = changes reach the person\'s computer'),
+        mode: z
+          .enum(['ro', 'rw', 'review'])
+          .describe('"ro" = read-only (writes fail), "rw" = changes reach the person\'s computer, "review" = writable, but changes wait for the person\'s OK (list_changes shows them)'),
       }),
     )
     .describe("Folders of the person's computer this session has; only the person adds them, in the Sandpit panel"),
@@ -52,7 +54,8 @@ export function toSessionSummary(info: SessionInfo): SessionSummary {
 /** The session's shared folders in words, for the text a model reads ('' when it has none). */
 export function foldersPhrase(info: SessionInfo): string {
   if (info.folders.length === 0) return '';
-  const each = info.folders.map((f) => `${f.mountPath} (${f.mode === 'ro' ? 'read-only' : 'read-write: changes reach the person\'s computer'})`);
+  const words = { ro: 'read-only', rw: "read-write: changes reach the person's computer", review: "writable: changes wait for the person's OK in Sandpit (list_changes shows them)" } as const;
+  const each = info.folders.map((f) => `${f.mountPath} (${words[f.mode]})`);
   return `, shared folders of the person's computer: ${each.join(', ')}`;
 }
 

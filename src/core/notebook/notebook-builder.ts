@@ -90,6 +90,10 @@ function cellSource(entry: AuditEntry, language: Language): string {
       if (language === 'bash') return `pip show ${packages.join(' ')}`;
       return `%%bash\nnpm ls ${packages.join(' ')}`;
     }
+    case 'changes.apply':
+    case 'changes.discard':
+      // the person's review of a folder's changes: said, never run again
+      return `# The person ${entry.method === 'changes.apply' ? 'applied' : 'discarded'} changes to a shared folder:\n${entry.code.split('\n').map((l) => `#   ${l}`).join('\n')}`;
   }
 }
 

@@ -27,5 +27,9 @@ export function replayCall(entry: AuditEntry, sessionId: string): ReplayStep[] {
       return [{ method: 'packages.install', input: { sessionId, packages: entry.code.split('\n').filter((p) => p !== '') }, audited: true }];
     case 'packages.check':
       return [{ method: 'packages.check', input: { sessionId, packages: entry.code.split('\n').filter((p) => p !== '') }, audited: true }];
+    case 'changes.apply':
+    case 'changes.discard':
+      // the person's own decision about a folder's changes: never replayed
+      return [];
   }
 }

@@ -72,6 +72,11 @@ export interface SandboxFolder {
   hostPath: string;
   mountPath: string;
   readOnly: boolean;
+  /**
+   * A review folder ("Changes need my OK"): the session's own layer (a folder in Sandpit's data folder,
+   * src/core/folders/review/) is what is mounted, read-write, never `hostPath` itself.
+   */
+  layerPath?: string;
   /** A group the sandbox user joins to reach it (the folder's own user group). */
   groupId?: number;
 }

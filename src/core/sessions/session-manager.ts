@@ -44,6 +44,8 @@ export interface SessionManagerDeps {
   kept?: KeptStore;
   /** Checks shared folders again before each container that mounts them is made or started (see SandboxSpec). */
   checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
+  /** Removes the layers of a stopped session's review folders (their pending changes end with it). */
+  dropLayers?: (layerPaths: readonly string[]) => Promise<void>;
   log: Logger;
 }
 
@@ -362,6 +364,7 @@ export class SessionManager {
       await this.kept.forget(session);
       await session.stop(cause);
     } finally {
+      await this.deps.dropLayers?.(session.mountedFolders.flatMap((f) => (f.layerPath ? [f.layerPath] : []))).catch(() => undefined);
       this.deps.bus.emit('session.removed', { sessionId });
       this.log.info('session stopped', { sessionId });
     }

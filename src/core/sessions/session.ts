@@ -69,7 +69,13 @@ export interface SessionIdentity {
 }
 
 function sandboxFolder(folder: MountedFolder): SandboxFolder {
-  return { hostPath: folder.hostPath, mountPath: folder.mountPath, readOnly: folder.mode === 'ro', ...(folder.groupId === undefined ? {} : { groupId: folder.groupId }) };
+  return {
+    hostPath: folder.hostPath,
+    mountPath: folder.mountPath,
+    readOnly: folder.mode === 'ro',
+    ...(folder.layerPath ? { layerPath: folder.layerPath } : {}),
+    ...(folder.groupId === undefined ? {} : { groupId: folder.groupId }),
+  };
 }
 
 /** What a session's folders become in its sandbox's spec. */

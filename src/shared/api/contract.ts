@@ -27,6 +27,7 @@ import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
 import { shareFolderInputSchema } from '../domain/shared-folder';
 import { backgroundRunSchema, runIdSchema, runOutputChunkSchema } from '../domain/background-run';
+import { changeOutcomeSchema, changeSelectionSchema, diffRowSchema, folderChangeSchema, folderChangesSchema } from '../domain/folder-changes';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -137,6 +138,35 @@ export const methods = {
   'folders.pick': {
     input: z.object({}),
     output: z.object({ hostPath: z.string().optional().describe('The folder the person picked; absent when they cancelled') }),
+  },
+  // Review folders ("Changes need my OK", issue 19): what is pending, its diff, and (panel only) apply / discard.
+  'changes.list': {
+    input: z.object({
+      sessionId: sessionIdSchema.optional().describe('The session (default: every session you may use)'),
+      diffLines: z.number().int().min(0).max(400).optional().describe('A unified diff per text file, cut at this many lines (default 0: none)'),
+    }),
+    output: z.object({ folders: z.array(folderChangesSchema) }),
+  },
+  'changes.diff': {
+    input: z.object({ sessionId: sessionIdSchema, mountPath: z.string().min(1).max(1024), path: z.string().min(1).max(4096) }),
+    output: z.object({
+      change: folderChangeSchema,
+      rows: z.array(diffRowSchema).optional().describe('Side by side, for a text file'),
+      whitespaceOnly: z.boolean().describe('Only spaces, tabs or line ends differ'),
+      beforeImage: z.string().optional().describe('The person\'s picture (base64), for an image'),
+      afterImage: z.string().optional().describe('The session\'s picture (base64), for an image'),
+    }),
+  },
+  'changes.apply': {
+    input: changeSelectionSchema.extend({
+      confirmDelete: z.boolean().optional().describe('Delete for good where this computer has no trash'),
+      expect: z.record(z.string(), z.string().nullable()).optional().describe('The content reviewed, per path (sha256; null for a deletion): anything else is refused'),
+    }),
+    output: z.object({ outcomes: z.array(changeOutcomeSchema) }),
+  },
+  'changes.discard': {
+    input: changeSelectionSchema,
+    output: z.object({ outcomes: z.array(changeOutcomeSchema) }),
   },
   'sessions.execute': {
     input: z.object({

@@ -7,6 +7,8 @@ export const AUDIT_METHOD_WORDS: Record<AuditedMethod, string> = {
   'sessions.runFile': 'File',
   'packages.install': 'Install',
   'packages.check': 'Package check',
+  'changes.apply': 'Changes applied',
+  'changes.discard': 'Changes discarded',
 };
 
 /** How a run ended, in plain words. */

@@ -1,9 +1,21 @@
 import { z } from 'zod';
 
-/** How a shared folder is mounted: read-only (the default) or read-write. */
-export const FOLDER_MODES = ['ro', 'rw'] as const;
-export const folderModeSchema = z.enum(FOLDER_MODES).describe('"ro" = read-only (the default), "rw" = the session may change its files');
+/**
+ * How a shared folder is mounted: read-only (the default), read-write, or review ("Changes need my OK": the
+ * sandbox may change it, but every change lands in the session's own layer until the person applies it).
+ */
+export const FOLDER_MODES = ['ro', 'rw', 'review'] as const;
+export const folderModeSchema = z
+  .enum(FOLDER_MODES)
+  .describe('"ro" = read-only (the default), "rw" = the session may change its files, "review" = the session may change them but each change waits for the person\'s OK in the panel');
 export type FolderMode = z.infer<typeof folderModeSchema>;
+
+/** What each mode is called on screen (the same words everywhere). */
+export const FOLDER_MODE_WORDS: Record<FolderMode, string> = {
+  ro: 'read-only',
+  rw: 'read and write',
+  review: 'changes need my OK',
+};
 
 /** Where shared folders appear in a sandbox unless the person picks another place under /workspace. */
 export const SHARED_FOLDERS_DIR = '/workspace/shared';

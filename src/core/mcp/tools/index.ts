@@ -6,6 +6,7 @@ import { executeCode } from './execute-code';
 import { forkSession } from './fork-session';
 import { installPackages } from './install-packages';
 import { listEnvironmentsTool } from './list-environments';
+import { listChanges } from './list-changes';
 import { listFiles } from './list-files';
 import { listSessions } from './list-sessions';
 import { listSnapshots } from './list-snapshots';
@@ -43,4 +44,5 @@ export const TOOLS: readonly SandpitTool[] = [
   getRun,
   cancelRun,
   listRuns,
+  listChanges,
 ];

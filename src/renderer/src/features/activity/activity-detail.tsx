@@ -10,6 +10,7 @@ import { ArtifactDetail } from '../artifacts/artifact-detail';
 import { ReplayComparison } from '../replay/replay-comparison';
 import { useSessionName } from '../sessions/session-name';
 import { doneWords, runStatusTone } from '../sessions/session-words';
+import { FOLDER_MODE_WORDS } from '../../../../shared/domain/shared-folder';
 
 /** One audit row in full: the code, its output, its artifacts, how it ended, and its place in the chain. */
 export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: () => void; onOpen?: (id: number) => void }): ReactElement {
@@ -173,7 +174,7 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
               <ul className="plain-list">
                 {entry.folders.map((f) => (
                   <li key={f.mountPath} data-testid="activity-detail-folder" data-mode={f.mode}>
-                    <code>{f.hostPath}</code> at <code>{f.mountPath}</code> — {f.mode === 'ro' ? 'read-only' : 'read and write'}
+                    <code>{f.hostPath}</code> at <code>{f.mountPath}</code> — {FOLDER_MODE_WORDS[f.mode]}
                   </li>
                 ))}
               </ul>

@@ -5,6 +5,7 @@ import { SHARED_FOLDERS_DIR } from '../../../../shared/domain/shared-folder';
 import { useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
 import type { FolderDraft } from './environment-draft';
+import { FOLDER_MODE_WORDS } from '../../../../shared/domain/shared-folder';
 
 /**
  * Folders of this computer every session of the environment gets (checked when the environment is saved,
@@ -33,7 +34,7 @@ export function FolderChoice({ value, onChange }: { value: FolderDraft[]; onChan
         <ul className="plain-list">
           {value.map((f, i) => (
             <li key={`${f.hostPath}-${i}`} data-testid="env-folder" data-mode={f.mode}>
-              <code>{f.hostPath}</code> {f.mode === 'ro' ? '(read-only)' : '(read and write)'}{' '}
+              <code>{f.hostPath}</code> ({FOLDER_MODE_WORDS[f.mode]}){' '}
               <button type="button" className="link-button" onClick={() => onChange(value.filter((_, j) => j !== i))} data-testid="env-folder-remove">
                 Remove
               </button>
@@ -78,6 +79,7 @@ export function FolderChoice({ value, onChange }: { value: FolderDraft[]; onChan
         <select aria-label="What sessions may do with it" value={mode} onChange={(e) => setMode(e.target.value as FolderMode)} data-testid="env-folder-mode">
           <option value="ro">Only read</option>
           <option value="rw">Read and change</option>
+          <option value="review">Change, with my OK for each change</option>
         </select>
         <button type="button" className="secondary" disabled={path.trim() === ''} onClick={add} data-testid="env-folder-add">
           Add folder

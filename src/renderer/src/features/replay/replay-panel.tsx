@@ -2,6 +2,7 @@ import type { ReactElement } from 'react';
 import { useAppStore } from '../../stores/panel-context';
 import { OUTCOME_TONE, OUTCOME_WORDS, replaySummary } from './replay-words';
 import { RunDiff } from './run-diff';
+import { FOLDER_MODE_WORDS } from '../../../../shared/domain/shared-folder';
 
 /**
  * The newest replay of a session, live: each run's outcome (same output, differs with a line diff, could not run,
@@ -41,7 +42,7 @@ export function ReplayPanel({
           The original session had{' '}
           {view.missingFolders.map((f, i) => (
             <span key={f.mountPath}>
-              {i > 0 ? ' and ' : ''}the folder <code>{f.hostPath}</code> at <code>{f.mountPath}</code> ({f.mode === 'ro' ? 'read-only' : 'read and write'})
+              {i > 0 ? ' and ' : ''}the folder <code>{f.hostPath}</code> at <code>{f.mountPath}</code> ({FOLDER_MODE_WORDS[f.mode]})
             </span>
           ))}
           ; this replay ran without {view.missingFolders.length === 1 ? 'it' : 'them'} (it was shared with that session, not with its environment),

@@ -1,6 +1,7 @@
 import type { ReactElement } from 'react';
 import type { SessionInfo } from '../../../../shared/domain/session';
 import { ISOLATION_WORDS } from '../../../../shared/domain/isolation';
+import { FOLDER_MODE_WORDS } from '../../../../shared/domain/shared-folder';
 import { NETWORK_SHORT } from './session-words';
 
 /** The environment, and what differs from the safe defaults (network, strong isolation, shared folders), as small chips. */
@@ -25,7 +26,7 @@ export function SessionChips({ session }: { session: SessionInfo }): ReactElemen
       {session.folders.length > 0 ? (
         <span
           className={session.folders.some((f) => f.mode === 'rw') ? 'chip-static chip-warn' : 'chip-static'}
-          title={session.folders.map((f) => `${f.hostPath} (${f.mode === 'ro' ? 'read-only' : 'read and write'})`).join('\n')}
+          title={session.folders.map((f) => `${f.hostPath} (${FOLDER_MODE_WORDS[f.mode]})`).join('\n')}
           data-testid="session-folders"
         >
           {session.folders.length === 1 ? '1 folder of this computer' : `${session.folders.length} folders of this computer`}

@@ -9,6 +9,7 @@ import { GuideCard } from '../guide/guide-card';
 import { guideShown } from '../guide/guide-store';
 import { NewSessionDialog } from './new-session-dialog';
 import { SessionChips } from './session-chips';
+import { usePendingChanges } from './use-pending-changes';
 import { StopSessionDialog } from './stop-session-dialog';
 import { isEnded, startedBy, stateWords } from './session-words';
 
@@ -18,6 +19,7 @@ function SessionRow({ session, now }: { session: SessionInfo; now: number }): Re
   const stopping = usePanel((s) => s.pending.includes(session.id));
   const lost = usePanel((s) => s.link === 'lost');
   const [confirm, setConfirm] = useState(false);
+  const pendingChanges = usePendingChanges(session.id, !isEnded(session) && session.folders.some((f) => f.mode === 'review'));
   return (
     <li className="list-row" data-testid="session-row" data-session-id={session.id}>
       <a
@@ -42,6 +44,11 @@ function SessionRow({ session, now }: { session: SessionInfo; now: number }): Re
               Kept
             </span>
           ) : null}
+          {pendingChanges.count ? (
+            <span className="badge badge-busy" data-testid="session-row-pending-changes" title="Changes to your folders that wait for your OK (open the session → Changes)">
+              {pendingChanges.count === 1 ? '1 change waiting' : `${pendingChanges.count} changes waiting`}
+            </span>
+          ) : null}
         </span>
         <span className="muted small">
           {startedBy(session)} · {plural(session.runs, 'run')} · started {formatAge(session.createdAt, now)}
@@ -55,6 +62,7 @@ function SessionRow({ session, now }: { session: SessionInfo; now: number }): Re
       {confirm ? (
         <StopSessionDialog
           name={session.name}
+          pendingChanges={pendingChanges.count}
           onClose={() => setConfirm(false)}
           onConfirm={() => {
             setConfirm(false);

@@ -15,6 +15,8 @@ import { SessionGraphs } from './session-graphs';
 import { NetworkActivity } from './network-activity';
 import { SessionUsage } from './session-usage';
 import { SharedFolders } from './shared-folders';
+import { ChangesView } from './changes-view';
+import { usePendingChanges } from './use-pending-changes';
 import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
 import { StopSessionDialog } from './stop-session-dialog';
@@ -25,6 +27,7 @@ const TABS = [
   ['files', 'Files'],
   ['network', 'Network'],
   ['folders', 'Shared folders'],
+  ['changes', 'Changes'],
   ['usage', 'Limits and details'],
 ] as const;
 type Tab = (typeof TABS)[number][0];
@@ -57,6 +60,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
   const [tab, setTab] = useState<Tab>('history');
   const [confirm, setConfirm] = useState<'stop' | 'restart' | undefined>();
   const now = useNow();
+  const pendingChanges = usePendingChanges(sessionId, session?.folders.some((f) => f.mode === 'review') === true);
 
   if (!session) {
     return (
@@ -152,6 +156,11 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
             data-testid={`session-tab-${id}`}
           >
             {label}
+            {id === 'changes' && pendingChanges.count ? (
+              <span className="badge badge-busy" data-testid="session-pending-changes">
+                {pendingChanges.count} waiting
+              </span>
+            ) : null}
           </button>
         ))}
       </div>
@@ -160,12 +169,14 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
         {tab === 'files' ? <FileBrowser sessionId={sessionId} disabled={!ready} /> : null}
         {tab === 'network' ? <NetworkActivity sessionId={sessionId} {...(session.environment ? { environmentId: session.environment } : {})} /> : null}
         {tab === 'folders' ? <SharedFolders session={session} disabled={ended || lost} /> : null}
+        {tab === 'changes' ? <ChangesView sessionId={sessionId} onCount={pendingChanges.refresh} /> : null}
         {tab === 'usage' ? <SessionUsage session={session} now={now} /> : null}
       </div>
 
       {confirm === 'stop' ? (
         <StopSessionDialog
           name={session.name}
+          pendingChanges={pendingChanges.count}
           onClose={() => setConfirm(undefined)}
           onConfirm={() => {
             setConfirm(undefined);

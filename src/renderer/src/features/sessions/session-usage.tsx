@@ -3,6 +3,7 @@ import type { SessionInfo } from '../../../../shared/domain/session';
 import { ISOLATION_EXPLAINED } from '../../lib/isolation-words';
 import { formatAge, formatBytes, formatDuration, formatTime, plural } from '../../lib/format';
 import { NETWORK_WORDS } from '../environments/network-choice';
+import { FOLDER_MODE_WORDS } from '../../../../shared/domain/shared-folder';
 
 function Facts({ rows, testId }: { rows: [string, string][]; testId?: string }): ReactElement {
   return (
@@ -42,7 +43,7 @@ export function SessionUsage({ session, now }: { session: SessionInfo; now: numb
           ['Packages added while running', session.packages.length ? session.packages.join(', ') : 'none'],
           [
             'Folders of this computer',
-            session.folders.length ? session.folders.map((f) => `${f.hostPath} at ${f.mountPath} (${f.mode === 'ro' ? 'read-only' : 'read and write'})`).join('; ') : 'none',
+            session.folders.length ? session.folders.map((f) => `${f.hostPath} at ${f.mountPath} (${FOLDER_MODE_WORDS[f.mode]})`).join('; ') : 'none',
           ],
           ['Who may use it', session.shared ? 'Every assistant (it was started here)' : `Only ${session.client ?? 'the assistant that started it'}`],
         ]}

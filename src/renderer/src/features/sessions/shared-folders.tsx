@@ -9,6 +9,7 @@ import { plainError } from '../../stores/panel-store';
 const MODE_WORDS: Record<FolderMode, string> = {
   ro: 'Read-only',
   rw: 'Read and write',
+  review: 'Changes need my OK',
 };
 
 /**
@@ -112,10 +113,14 @@ export function SharedFolders({ session, disabled }: { session: SessionInfo; dis
         </label>
         <fieldset className="field">
           <legend className="label">The session may</legend>
-          {(['ro', 'rw'] as const).map((m) => (
+          {(['ro', 'rw', 'review'] as const).map((m) => (
             <label key={m}>
               <input type="radio" name="share-mode" checked={mode === m} onChange={() => setMode(m)} data-testid={`share-folder-mode-${m}`} />{' '}
-              {m === 'ro' ? 'Only read its files (safest)' : 'Read and change its files — changes reach this computer'}
+              {m === 'ro'
+                ? 'Only read its files (safest)'
+                : m === 'rw'
+                  ? 'Read and change its files — changes reach this computer'
+                  : 'Changes need my OK — the session changes a copy; you review each change (session → Changes) and apply it'}
             </label>
           ))}
         </fieldset>

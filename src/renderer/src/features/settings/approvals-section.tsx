@@ -173,7 +173,10 @@ export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElem
         />
         <span>
           <strong>Always ask before code runs in a session that can change a folder of this computer</strong>
-          <span className="muted small block">For sessions with a folder shared “read and write”, whatever the rule above says.</span>
+          <span className="muted small block">
+            For sessions with a folder shared “read and write”, whatever the rule above says. Folders shared with “Changes need my OK” are not
+            asked about: nothing in them changes until you apply it (session → Changes).
+          </span>
         </span>
       </label>
       <label className="choice choice-block">

@@ -1,0 +1,177 @@
+import { lstat, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { toErrorBody } from '../../../shared/api/errors';
+import type { ChangeOutcome, FolderChange } from '../../../shared/domain/folder-changes';
+import type { LayerOwner } from './review-copy';
+import { copyFileAtomic, ensureParents, hashFile } from './review-files';
+import { hostStamp, stamp } from './review-manifest';
+import type { ReviewManifest } from './review-manifest';
+import type { Trash } from './system-trash';
+
+export interface ApplyContext {
+  manifest: ReviewManifest;
+  filesDir: string;
+  owner: LayerOwner | undefined;
+  trash: Trash | undefined;
+  /** The person confirmed deleting files for good (only asked where there is no trash). */
+  confirmDelete: boolean;
+  /** The content the person reviewed, per path (sha256; null = the file was to be deleted): anything else is refused. */
+  expect?: Record<string, string | null> | undefined;
+}
+
+const root = (ctx: ApplyContext): string => ctx.manifest.hostPath;
+
+async function recordHost(ctx: ApplyContext, rel: string, sha256: string, size: number): Promise<void> {
+  const info = await lstat(join(root(ctx), rel));
+  const layer = await lstat(join(ctx.filesDir, rel));
+  ctx.manifest.files[rel] = {
+    size,
+    sha256,
+    mode: info.mode & 0o7777,
+    uid: info.uid,
+    gid: info.gid,
+    host: hostStamp(info),
+    layer: stamp(layer),
+  };
+}
+
+async function writeToHost(ctx: ApplyContext, change: FolderChange): Promise<ChangeOutcome> {
+  const after = change.after!;
+  const expected = ctx.expect?.[change.path];
+  if (ctx.expect && expected !== undefined && expected !== after.sha256) {
+    return {
+      path: change.path,
+      done: false,
+      message: 'The session changed this file after you reviewed it: review it again.',
+    };
+  }
+  const base = ctx.manifest.files[change.from ?? change.path];
+  const target = await ensureParents(root(ctx), change.path);
+  const owner = base && process.getuid?.() === 0 ? { uid: base.uid, gid: base.gid } : undefined;
+  const copied = await copyFileAtomic(join(ctx.filesDir, change.path), target, {
+    mode: after.mode,
+    ...(owner ? { owner } : {}),
+    expect: after.sha256,
+  });
+  await recordHost(ctx, change.path, copied.sha256, copied.size);
+  return {
+    path: change.path,
+    done: true,
+    message:
+      change.before && !change.from
+        ? "Applied: your file now has the session's version."
+        : 'Applied: the file is now in your folder.',
+    ...(change.before ? { beforeSha256: change.before.sha256 } : {}),
+    afterSha256: copied.sha256,
+  };
+}
+
+async function removeFromHost(
+  ctx: ApplyContext,
+  rel: string,
+): Promise<{ done: boolean; message: string; trashed?: string }> {
+  const path = join(root(ctx), rel);
+  const info = await lstat(path).catch(() => undefined);
+  if (!info) {
+    delete ctx.manifest.files[rel];
+    return { done: true, message: 'Already gone from your folder.' };
+  }
+  if (ctx.trash) {
+    const trashed = await ctx.trash.put(path);
+    delete ctx.manifest.files[rel];
+    return { done: true, message: 'Moved to the trash.', trashed };
+  }
+  if (!ctx.confirmDelete)
+    return {
+      done: false,
+      message: 'This computer has no trash Sandpit can use: confirm that the file is deleted for good.',
+    };
+  await rm(path);
+  delete ctx.manifest.files[rel];
+  return { done: true, message: 'Deleted for good (you confirmed it).' };
+}
+
+/**
+ * Applies one reviewed change to the person's folder: a new or changed file through a temp file in the same
+ * folder renamed over the old one (mode kept, owner kept), a deleted file to the trash; a rename is both. A
+ * link, a special file, a path leaving the folder, a conflict, or content other than what was reviewed is
+ * never applied.
+ */
+export async function applyChange(ctx: ApplyContext, change: FolderChange): Promise<ChangeOutcome> {
+  if (change.refused) return { path: change.path, done: false, message: `Not applied: ${change.refused.message}` };
+  if (change.conflict)
+    return {
+      path: change.path,
+      done: false,
+      message: `Not applied: ${change.conflict} Your version is kept; discard the session's change, or change your file back.`,
+    };
+  try {
+    if (change.kind === 'deleted') {
+      if (ctx.expect && ctx.expect[change.path] !== undefined && ctx.expect[change.path] !== null)
+        return {
+          path: change.path,
+          done: false,
+          message: 'The session brought this file back after you reviewed it: review it again.',
+        };
+      const now = await hashFile(join(root(ctx), change.path));
+      if (now.sha256 !== change.before!.sha256)
+        return {
+          path: change.path,
+          done: false,
+          message: 'Not applied: you changed this file on your computer after it was shared.',
+        };
+      const gone = await removeFromHost(ctx, change.path);
+      return { path: change.path, ...gone, beforeSha256: change.before!.sha256 };
+    }
+    const written = await writeToHost(ctx, change);
+    if (!written.done || change.kind !== 'renamed' || !change.from) return written;
+    const gone = await removeFromHost(ctx, change.from);
+    return {
+      ...written,
+      message: gone.done
+        ? `Applied: renamed from ${change.from} (${gone.message.toLowerCase()})`
+        : `The new name is applied; ${change.from} is kept: ${gone.message}`,
+      ...(gone.trashed ? { trashed: gone.trashed } : {}),
+    };
+  } catch (error) {
+    return { path: change.path, done: false, message: `Not applied: ${toErrorBody(error).message}` };
+  }
+}
+
+/**
+ * Takes one change back out of the session's layer: the session's file is replaced by the person's current
+ * one (or removed, when the person has none). The person's folder is never touched.
+ */
+export async function discardChange(ctx: ApplyContext, change: FolderChange): Promise<ChangeOutcome> {
+  try {
+    const restore = async (rel: string): Promise<void> => {
+      const layerPath = join(ctx.filesDir, rel);
+      const hostFile = join(root(ctx), rel);
+      const host = await lstat(hostFile).catch(() => undefined);
+      // nothing above it in the layer may be a link the session planted (rm and the copy would go through it)
+      const target = await ensureParents(ctx.filesDir, rel, 0o755, ctx.owner);
+      await rm(layerPath, { recursive: true, force: true });
+      if (!host?.isFile()) {
+        delete ctx.manifest.files[rel];
+        return;
+      }
+      const copied = await copyFileAtomic(hostFile, target, {
+        mode: host.mode,
+        ...(ctx.owner ? { owner: ctx.owner } : {}),
+        sync: false,
+      });
+      await recordHost(ctx, rel, copied.sha256, copied.size);
+    };
+    await restore(change.path);
+    if (change.from) await restore(change.from);
+    return {
+      path: change.path,
+      done: true,
+      message: 'Discarded: the session now has your version.',
+      ...(change.after ? { beforeSha256: change.after.sha256 } : {}),
+      ...(change.before ? { afterSha256: change.before.sha256 } : {}),
+    };
+  } catch (error) {
+    return { path: change.path, done: false, message: `Not discarded: ${toErrorBody(error).message}` };
+  }
+}

@@ -1,0 +1,145 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import type { Stats } from 'node:fs';
+import { chmod, chown, lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { SandpitError } from '../../../shared/api/errors';
+
+const CHUNK = 1024 * 1024;
+
+/** The content's SHA-256 (hex), read through a handle opened without following a link. */
+export async function hashFile(path: string): Promise<{ sha256: string; size: number }> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    const hash = createHash('sha256');
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let size = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
+      if (bytesRead === 0) break;
+      hash.update(buffer.subarray(0, bytesRead));
+      size += bytesRead;
+    }
+    return { sha256: hash.digest('hex'), size };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** What a copy did: the bytes' hash and count, and the source as it was read (a regular file, checked on the open handle). */
+export interface CopiedFile {
+  sha256: string;
+  size: number;
+  source: Stats;
+}
+
+/**
+ * Copies a regular file to `target` through a temp file beside it, renamed over at the end (a crash leaves
+ * the old target or the new one), hashing as it reads. The source is opened without following a link and
+ * must be a regular file; `expect` (a hash) refuses, before the rename, a source that is not what was reviewed.
+ */
+export async function copyFileAtomic(
+  source: string,
+  target: string,
+  options: { mode: number; owner?: { uid: number; gid: number }; expect?: string; sync?: boolean },
+): Promise<CopiedFile> {
+  const input = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW);
+  const temp = join(dirname(target), `.${basename(target)}.sandpit-${randomBytes(5).toString('hex')}.tmp`);
+  try {
+    const info = await input.stat();
+    if (!info.isFile())
+      throw new SandpitError('DENIED', `${source} is not a regular file.`, { reason: 'special-file' });
+    const output = await open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      const buffer = Buffer.allocUnsafe(CHUNK);
+      for (;;) {
+        const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
+        if (bytesRead === 0) break;
+        hash.update(buffer.subarray(0, bytesRead));
+        for (let off = 0; off < bytesRead;) off += (await output.write(buffer, off, bytesRead - off)).bytesWritten;
+        size += bytesRead;
+      }
+      if (options.sync !== false) await output.sync();
+    } finally {
+      await output.close();
+    }
+    const sha256 = hash.digest('hex');
+    if (options.expect !== undefined && options.expect !== sha256) {
+      throw new SandpitError('CONFLICT', `${source} changed after it was reviewed: review it again.`, {
+        reason: 'changed-since-review',
+      });
+    }
+    if (options.owner) await chown(temp, options.owner.uid, options.owner.gid).catch(() => undefined);
+    await chmod(temp, options.mode & 0o7777);
+    await rename(temp, target);
+    return { sha256, size, source: info };
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  } finally {
+    await input.close();
+  }
+}
+
+/** `rel` split into its parts, refused when it could leave the folder (absolute, `..`, empty parts, NUL). */
+export function safeParts(rel: string): string[] {
+  const parts = rel.split('/');
+  if (
+    rel === '' ||
+    rel.startsWith('/') ||
+    rel.includes('\u0000') ||
+    parts.some((p) => p === '' || p === '.' || p === '..')
+  ) {
+    throw new SandpitError('DENIED', `"${rel}" is not a path inside the folder.`, { reason: 'outside-folder' });
+  }
+  return parts;
+}
+
+/**
+ * Makes sure every folder above `rel` inside `root` is a real folder (never a link: a link there would take
+ * a write outside the folder), creating the missing ones with `dirMode`. Returns the full path of `rel`.
+ */
+export async function ensureParents(
+  root: string,
+  rel: string,
+  dirMode = 0o755,
+  owner?: { uid: number; gid: number },
+): Promise<string> {
+  const parts = safeParts(rel);
+  let at = root;
+  for (const part of parts.slice(0, -1)) {
+    at = join(at, part);
+    const info = await lstat(at).catch(() => undefined);
+    if (info === undefined) {
+      await mkdir(at, { mode: dirMode });
+      if (owner) await chown(at, owner.uid, owner.gid).catch(() => undefined);
+      continue;
+    }
+    if (!info.isDirectory()) {
+      throw new SandpitError(
+        'DENIED',
+        `${rel} would be written through ${at}, which is ${info.isSymbolicLink() ? 'a link' : 'not a folder'}: it would leave the folder.`,
+        { reason: 'outside-folder' },
+      );
+    }
+  }
+  return join(at, parts[parts.length - 1]!);
+}
+
+/** Every folder above `rel` inside `root` exists and is a real folder (nothing on the way is a link). */
+export async function parentsAreFolders(root: string, rel: string): Promise<boolean> {
+  const parts = safeParts(rel);
+  let at = root;
+  for (const part of parts.slice(0, -1)) {
+    at = join(at, part);
+    const info = await lstat(at).catch(() => undefined);
+    if (!info?.isDirectory()) return false;
+  }
+  return true;
+}
