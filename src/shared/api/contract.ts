@@ -1,3 +1,4 @@
+import { secretInfoSchema, secretNameSchema, secretSaveInputSchema } from '../domain/secret';
 import { z } from 'zod';
 import { artifactSchema, fileEntrySchema } from '../domain/artifact';
 import {
@@ -328,6 +329,19 @@ export const methods = {
   'audit.replay': {
     input: z.object({ sessionId: sessionIdSchema.describe('The recorded session whose runs to repeat, in order, in a fresh sandbox') }),
     output: replayViewSchema,
+  },
+  // Secrets (issue 18): added, changed and attached by the person in the panel only; no method returns a value.
+  'secrets.list': {
+    input: z.object({}),
+    output: z.object({ secrets: z.array(secretInfoSchema), protection: z.enum(['key-file', 'os-keychain']).describe('What seals the values at rest') }),
+  },
+  'secrets.save': {
+    input: secretSaveInputSchema,
+    output: secretInfoSchema,
+  },
+  'secrets.delete': {
+    input: z.object({ name: secretNameSchema }),
+    output: z.object({ name: z.string(), deleted: z.boolean() }),
   },
   'settings.get': {
     input: z.object({}),
