@@ -1,5 +1,5 @@
 import type { Limits } from '../../shared/domain/limits';
-import { AGENT_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
+import { AGENT_DIR, SANDPIT_CA_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import type { ContainerSpec } from './docker-client';
 
 /** The sandbox user's uid and gid (the images make it). */
@@ -49,6 +49,8 @@ export interface ProfileInput {
   sharedFolders?: Array<{ hostPath: string; mountPath: string; readOnly: boolean }>;
   /** Groups the sandbox user joins to reach a shared folder (a user group of the folder's owner, gid ≥ 1000). */
   groupAdd?: number[];
+  /** Secrets (issue 18): a host folder with the CA bundle only, bound read-only at SANDPIT_CA_DIR. */
+  caDir?: string;
 }
 
 /**
@@ -78,6 +80,9 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   const nproc = gvisor ? limits.pids : SANDBOX_NPROC;
   for (const folder of input.sharedFolders ?? []) {
     mounts.push({ Type: 'bind', Source: folder.hostPath, Target: folder.mountPath, ReadOnly: folder.readOnly, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
+  }
+  if (input.caDir) {
+    mounts.push({ Type: 'bind', Source: input.caDir, Target: SANDPIT_CA_DIR, ReadOnly: true, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
   }
   const hostConfig: Record<string, unknown> = {
     CapDrop: ['ALL'],

@@ -88,6 +88,11 @@ export class SecretStore {
     });
   }
 
+  /** The host names an environment's secrets may go to (allow-list entries, no ports), from what is loaded; call list() once first. */
+  loadedHostsOf(environmentId: string): string[] {
+    return (this.records ?? []).filter((r) => r.environments.includes(environmentId)).flatMap((r) => r.hosts.map((h) => parseSecretHost(h).host));
+  }
+
   /** The secrets of an environment with their values, for the egress proxy. */
   async usable(environmentId: string): Promise<UsableSecret[]> {
     const records = (await this.load()).filter((r) => r.environments.includes(environmentId));

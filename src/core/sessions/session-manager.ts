@@ -72,6 +72,8 @@ export interface CreateSessionInput {
   keep?: boolean;
   /** Its environment's folders of the person's computer (checked already): such a session never comes from a warm pool. */
   folders?: readonly MountedFolder[];
+  /** Secrets (issue 18): the folder of the CA bundle its sandbox trusts (read-only); such a session starts cold. */
+  caDir?: string;
 }
 
 /**
@@ -180,11 +182,11 @@ export class SessionManager {
 
   private async openSession(input: CreateSessionInput, listed: () => void): Promise<Session> {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
-    const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard' };
+    const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard', ...(input.caDir ? { caDir: input.caDir } : {}) };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
     // A bind mount is fixed when a container is made: sessions with shared folders start cold too.
     const folders = input.folders ?? [];
-    const poolable = input.limits === undefined && folders.length === 0 && this.poolSize > 0;
+    const poolable = input.limits === undefined && folders.length === 0 && input.caDir === undefined && this.poolSize > 0;
     const claimed = poolable ? await this.poolFor(template).claim() : undefined;
     const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
     const session = new Session(
@@ -449,6 +451,7 @@ export class SessionManager {
         env: typeof template.env === 'function' ? template.env(id) : template.env,
         isolation: template.isolation,
         pooled,
+        ...(template.caDir ? { caDir: template.caDir } : {}),
         ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
         ...(this.deps.checkFolders ? { checkFolders: this.deps.checkFolders } : {}),
       },

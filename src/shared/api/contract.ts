@@ -52,6 +52,9 @@ export const egressEntrySchema = z.object({
   reasonCode: z.string().optional(),
   connected: z.boolean().optional().describe('Let through: whether it reached the host (absent while it is connecting)'),
   answer: z.string().optional().describe("Let through: what the host answered, or why the connection failed, in plain words"),
+  // Secrets (issue 18): a request the egress proxy put secrets in (names only, never a value).
+  secrets: z.array(z.string()).optional().describe('The secrets put in this request, by name'),
+  secretWords: z.string().optional().describe('"used secret openai for api.openai.com"'),
 });
 export type EgressEntry = z.infer<typeof egressEntrySchema>;
 
@@ -401,7 +404,7 @@ export const events = {
   'environment.buildLog': z.object({ environmentId: z.string(), line: z.string(), step: z.number().int().optional(), steps: z.number().int().optional() }),
   'egress.refused': z.object({ host: z.string(), port: z.number().int(), time: z.string(), reason: z.string(), sessionId: z.string().optional() }),
   /** A session's sandbox reached a host through the egress proxy (policy "packages"). */
-  'egress.allowed': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string() }),
+  'egress.allowed': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string(), secrets: z.array(z.string()).optional().describe('Secrets put in (issue 18), by name') }),
   /** A connection let through reached its host (`answer`: what a plain-HTTP host answered) or failed (`answer`: why, in words). */
   'egress.outcome': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string(), connected: z.boolean(), answer: z.string().optional() }),
   'engine.status': engineStatusSchema,
