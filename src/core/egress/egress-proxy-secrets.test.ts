@@ -1,7 +1,7 @@
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import { connect } from 'node:net';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,7 +76,7 @@ async function tlsThrough(port: number, host: string, ca: string): Promise<TLSSo
   const { socket, status } = await sendConnect(port, `${host}:443`);
   expect(status).toBe(200);
   socket.resume();
-  const tls = tlsConnect({ socket: socket as Socket, servername: host, ca });
+  const tls = tlsConnect({ socket, servername: host, ca });
   await withTimeout(new Promise<void>((resolve, reject) => tls.once('secureConnect', resolve).once('error', reject)), WAIT_MS, 'TLS through the proxy');
   return tls;
 }
