@@ -23,6 +23,7 @@ import * as pauseResume from './pause-resume';
 import * as scale from './scale';
 import * as snapshots from './snapshots';
 import * as sharedFolders from './shared-folders';
+import * as secrets from './secrets';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -45,6 +46,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   snapshots: snapshots.run,
   isolation: isolation.run,
   floor: floor.run,
+  secrets: secrets.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation' };
 

@@ -66,6 +66,7 @@ export function secretInterceptor(deps: InterceptDeps): SecretInterceptor {
   const log = deps.log.child({ component: 'egress-secrets' });
   const passages = new WeakMap<object, Passage>();
   const agents = new Map<string, GuardedAgent>();
+  const tracked = new WeakSet<Socket>();
   const ca = deps.upstreamCa?.length ? [...rootCertificates, ...deps.upstreamCa] : undefined;
   const agentFor = (target: EgressTarget): GuardedAgent => {
     const key = `${target.host}:${target.port}`;
@@ -87,7 +88,12 @@ export function secretInterceptor(deps: InterceptDeps): SecretInterceptor {
     headers.host ??= target.port === 443 ? target.host : `${target.host}:${target.port}`;
     passage.onRequest(used);
     const upstream = request({ host: target.host, port: target.port, servername: target.host, method: req.method, path: req.url, headers, agent: agentFor(target), timeout: deps.connectTimeoutMs });
-    upstream.on('socket', (socket: Socket) => deps.track(socket));
+    upstream.on('socket', (socket: Socket) => {
+      // A kept-alive upstream socket serves many requests: registered once.
+      if (tracked.has(socket)) return;
+      tracked.add(socket);
+      deps.track(socket);
+    });
     upstream.on('timeout', () => upstream.destroy(Object.assign(new Error('upstream timeout'), { code: 'ETIMEDOUT' })));
     upstream.on('response', (answer) => {
       passage.onOutcome(true, answer.statusCode);
