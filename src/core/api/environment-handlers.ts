@@ -46,6 +46,8 @@ export function environmentHandlers(kit: HandlerKit, services: EnvironmentServic
     'environments.copy': async ({ environmentId, name }) => changed(await store.copy(environmentId, { name })),
     'environments.remove': async ({ environmentId }) => {
       await store.remove(environmentId);
+      // Its secrets stay, attached to no environment it had (issue 18).
+      await kit.secrets?.forgetEnvironment(environmentId);
       bus.emit('environment.removed', { environmentId });
       return { environmentId, removed: true };
     },
