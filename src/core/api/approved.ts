@@ -62,10 +62,12 @@ export async function askIfNeeded<M extends MethodName>(
   const askWritable = settings.askWritableFolders === true && writable.length > 0 && rule.kind !== 'create-session';
   if (!askWritable && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
   const writes = writable.length > 0 ? `; it can change ${writable.map((f) => f.hostPath).join(', ')} on this computer` : '';
+  const secretNames = info?.secrets?.map((s) => s.name) ?? [];
+  const uses = secretNames.length > 0 ? `; its requests can use the secret${secretNames.length > 1 ? 's' : ''} ${secretNames.join(', ')} (Sandpit adds ${secretNames.length > 1 ? 'them' : 'it'} for ${secretNames.length > 1 ? 'their' : 'its'} hosts)` : '';
   const where =
     sessionId === undefined || info === undefined
       ? `in a new ${languageLabel(language)} session`
-      : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}${writes}`;
+      : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}${writes}${uses}`;
   context.onWaiting?.(WAITING_FOR_APPROVAL);
   try {
     const shown =

@@ -13,6 +13,7 @@ import { shareFolders } from '../folders/share-folders';
 import type { FolderSharing } from '../folders/folder-sharing';
 import { secretSandboxEnv } from '../egress/secret-sandbox';
 import type { ContainerEnv } from '../sessions/session-template';
+import type { SecretUse } from '../../shared/domain/secret';
 
 /**
  * Secrets (issue 18): a session of the "packages" policy whose environment may use secrets gets their placeholders
@@ -23,7 +24,7 @@ async function secretsFor(
   env: { id: string; network: string },
   environments: EnvironmentServices,
   network: { containerEnv?: ContainerEnv },
-): Promise<{ containerEnv?: ContainerEnv; caDir?: string }> {
+): Promise<{ containerEnv?: ContainerEnv; caDir?: string; secrets?: SecretUse[] }> {
   if (env.network !== 'packages' || !environments.secrets) return {};
   const uses = await environments.secrets.usesOf(env.id);
   if (uses.length === 0) return {};
@@ -31,7 +32,7 @@ async function secretsFor(
   const extra = secretSandboxEnv(uses);
   const base = network.containerEnv;
   const containerEnv: ContainerEnv = (sessionId) => ({ ...(typeof base === 'function' ? base(sessionId) : base), ...extra });
-  return { containerEnv, caDir };
+  return { containerEnv, caDir, secrets: uses };
 }
 
 export interface NewSessionRequest {

@@ -96,6 +96,8 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     expect(listed.secrets).toEqual([{ name: 'openai', hosts: ['api.secret.test'], envVar: 'OPENAI_API_KEY' }]);
     const s = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
     const session = api().sessions.session(s.id);
+    // Its description names the secrets and hosts (what an assistant sees), never the value.
+    expect(s.secrets).toEqual([{ name: 'openai', hosts: ['api.secret.test'], envVar: 'OPENAI_API_KEY' }]);
 
     const env1 = await session.execute("import os\n(os.environ['OPENAI_API_KEY'], os.environ['SSL_CERT_FILE'], os.path.exists(os.environ['SSL_CERT_FILE']))");
     expect(env1.result).toBe("('sandpit-secret-openai', '/etc/sandpit-ca/ca-bundle.pem', True)");

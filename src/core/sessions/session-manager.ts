@@ -22,6 +22,7 @@ import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
+import type { SecretUse } from '../../shared/domain/secret';
 import type { SessionServices } from './session';
 import { sandboxFolders } from './session';
 import type { ContainerEnv, SessionTemplate } from './session-template';
@@ -74,6 +75,8 @@ export interface CreateSessionInput {
   folders?: readonly MountedFolder[];
   /** Secrets (issue 18): the folder of the CA bundle its sandbox trusts (read-only); such a session starts cold. */
   caDir?: string;
+  /** Its secrets, by name and host (what its description shows). */
+  secrets?: SecretUse[];
 }
 
 /**
@@ -203,6 +206,7 @@ export class SessionManager {
         owner: input.owner,
         idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
         fromPool: claimed !== undefined,
+        ...(input.secrets?.length ? { secrets: input.secrets } : {}),
       },
       this.services,
       claimed ? 'ready' : 'starting',
