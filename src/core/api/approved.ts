@@ -60,7 +60,9 @@ export async function askIfNeeded<M extends MethodName>(
   // A session that may change folders of this computer: asked about when the setting says so, whatever the policy.
   const writable = info?.folders.filter((f) => f.mode === 'rw') ?? [];
   const askWritable = settings.askWritableFolders === true && writable.length > 0 && rule.kind !== 'create-session';
-  if (!askWritable && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
+  // Secrets (issue 18): likewise for a session whose requests can carry a secret, when the setting says so.
+  const askSecrets = settings.askSecretSessions === true && (info?.secrets?.length ?? 0) > 0 && rule.kind !== 'create-session';
+  if (!askWritable && !askSecrets && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
   const writes = writable.length > 0 ? `; it can change ${writable.map((f) => f.hostPath).join(', ')} on this computer` : '';
   const secretNames = info?.secrets?.map((s) => s.name) ?? [];
   const uses = secretNames.length > 0 ? `; its requests can use the secret${secretNames.length > 1 ? 's' : ''} ${secretNames.join(', ')} (Sandpit adds ${secretNames.length > 1 ? 'them' : 'it'} for ${secretNames.length > 1 ? 'their' : 'its'} hosts)` : '';

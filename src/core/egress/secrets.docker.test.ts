@@ -158,6 +158,29 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     expect(r.stdout).toMatch(/Read-only file system/);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('0');
   }, 60_000);
+  it('asks before an assistant runs code in a session that can use a secret, when the setting says so, naming the secret', async () => {
+    const ASSISTANT: CallContext = { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-2' };
+    const s = await call(api().api, 'sessions.create', { environment: 'with-a-key' }, PANEL);
+    await call(api().api, 'settings.update', { patch: { approvals: { askSecretSessions: true } } }, PANEL);
+    try {
+      const asked = new Promise<{ id: string; detail: string }>((resolve) => {
+        const stop = api().bus.on('approval.requested', (a) => {
+          stop();
+          resolve(a);
+        });
+      });
+      const runCall = call(api().api, 'sessions.execute', { sessionId: s.id, code: 'print(1)' }, ASSISTANT).then(
+        () => 'ran',
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      const approval = await asked;
+      expect(approval.detail).toContain('its requests can use the secret openai (Sandpit adds it for its hosts)');
+      await call(api().api, 'approvals.respond', { id: approval.id, decision: 'deny' }, PANEL);
+      expect(await runCall).toBe('DENIED');
+    } finally {
+      await call(api().api, 'settings.update', { patch: { approvals: { askSecretSessions: false } } }, PANEL);
+    }
+  }, 60_000);
 });
 
 async function allFiles(dir: string): Promise<string[]> {

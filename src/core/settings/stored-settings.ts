@@ -88,6 +88,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
       perClient: { ...base.approvals.perClient, ...stored.approvals?.perClient },
       timeoutSeconds: stored.approvals?.timeoutSeconds ?? base.approvals.timeoutSeconds,
       ...definedOnly({ askWritableFolders: stored.approvals?.askWritableFolders ?? base.approvals.askWritableFolders }),
+      ...definedOnly({ askSecretSessions: stored.approvals?.askSecretSessions ?? base.approvals.askSecretSessions }),
     },
     ...(dockerHost === undefined ? {} : { dockerHost }),
     egress: { ...base.egress, ...definedOnly(stored.egress ?? {}) },

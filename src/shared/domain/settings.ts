@@ -25,6 +25,7 @@ export const approvalSettingsSchema = z.object({
   perClient: z.record(clientNameSchema, approvalPolicySchema).describe('Policy per client name (MCP clientInfo.name, "rest")'),
   timeoutSeconds: z.number().int().min(10).max(3_600).describe('How long an asked call waits for an answer before it counts as denied'),
   askWritableFolders: z.boolean().optional().describe('Ask before code runs in a session that has a read-write shared folder, whatever the client\'s policy (default: no)'),
+  askSecretSessions: z.boolean().optional().describe('Ask before code runs in a session that can use a secret, whatever the client\'s policy (default: no)'),
 });
 export type ApprovalSettings = z.infer<typeof approvalSettingsSchema>;
 
@@ -92,6 +93,7 @@ export const settingsPatchSchema = z
         perClient: z.record(clientNameSchema, approvalPolicySchema.nullable()),
         timeoutSeconds: approvalSettingsSchema.shape.timeoutSeconds,
         askWritableFolders: z.boolean(),
+        askSecretSessions: z.boolean(),
       })
       .partial()
       .strict(),

@@ -18,6 +18,7 @@ export interface SettingsDraft {
   perClient: Record<string, ApprovalPolicy>;
   approvalTimeout: string;
   askWritableFolders: boolean;
+  askSecretSessions: boolean;
   protectedFolders: string[];
   pipIndex: string;
   npmRegistry: string;
@@ -54,6 +55,7 @@ export function draftFromView(view: SettingsView, theme: Theme): SettingsDraft {
     perClient: { ...view.approvals.perClient },
     approvalTimeout: String(view.approvals.timeoutSeconds),
     askWritableFolders: view.approvals.askWritableFolders === true,
+    askSecretSessions: view.approvals.askSecretSessions === true,
     protectedFolders: [...view.protectedFolders],
     pipIndex: view.egress.pipIndexUrl,
     npmRegistry: view.egress.npmRegistryUrl,
@@ -127,10 +129,11 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     if (pool === undefined) errors.pool = 'Ready sandboxes must be a whole number, 0 or more.';
     else patch.poolSize = pool;
   }
-  if (changed.has('approvalDefault') || changed.has('perClient') || changed.has('approvalTimeout') || changed.has('askWritableFolders')) {
+  if (changed.has('approvalDefault') || changed.has('perClient') || changed.has('approvalTimeout') || changed.has('askWritableFolders') || changed.has('askSecretSessions')) {
     const approvals: NonNullable<SettingsPatch['approvals']> = {};
     if (changed.has('approvalDefault')) approvals.defaultPolicy = draft.approvalDefault;
     if (changed.has('askWritableFolders')) approvals.askWritableFolders = draft.askWritableFolders;
+    if (changed.has('askSecretSessions')) approvals.askSecretSessions = draft.askSecretSessions;
     if (changed.has('approvalTimeout')) {
       const seconds = wholeAtLeast(draft.approvalTimeout, 10);
       if (seconds === undefined) errors.approvalTimeout = 'The waiting time must be a whole number of seconds, at least 10.';
@@ -199,6 +202,7 @@ const SERVER_PATHS: [RegExp, DraftField][] = [
   [/^patch\.idleAction/, 'idleAction'],
   [/^patch\.protectedFolders/, 'protectedFolders'],
   [/^patch\.approvals\.askWritableFolders/, 'askWritableFolders'],
+  [/^patch\.approvals\.askSecretSessions/, 'askSecretSessions'],
 ];
 
 /**
