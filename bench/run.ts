@@ -26,6 +26,7 @@ import * as scale from './scale';
 import * as snapshots from './snapshots';
 import * as sharedFolders from './shared-folders';
 import * as reviewFolders from './review-folders';
+import * as secrets from './secrets';
 import * as roundTrip from './round-trip';
 import * as startup from './startup';
 import { goalTable } from './stats';
@@ -52,6 +53,7 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   // Approvals in the chat (issue 23).
   'chat-approval': chatApproval.run,
   'background-runs': backgroundRuns.run,
+  secrets: secrets.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation', background: 'background-runs' };
 

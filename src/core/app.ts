@@ -42,6 +42,8 @@ import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
 import { sessionAllowedHosts } from './egress/session-allowed-hosts';
+import type { SecretCipher } from './egress/secret-cipher';
+import { secretServices } from './egress/secret-services';
 import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 import { ApprovalQueue } from './approvals/approval-queue';
@@ -90,6 +92,10 @@ export interface CreateSandpitOptions {
   bus?: EventBus;
   /** The connected-clients registry, likewise (it reports on `bus`). */
   clients?: ClientRegistry;
+  /** Seals secret values at rest: the desktop app injects the OS keychain (safeStorage); default: a key file in the data folder. */
+  secretCipher?: SecretCipher;
+  /** More CAs the egress proxy trusts upstream for secrets' hosts: tests' own CA only. */
+  secretUpstreamCa?: readonly string[];
 }
 
 /**
@@ -159,6 +165,16 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   // A session's environment may allow more hosts than the package indexes.
   const allowedHostsOf = sessionAllowedHosts({ bus, store: environmentStore, sessions: () => sessions.list() });
   const networks = dockerNetworks(docker, identity);
+  // Secrets (issue 18): sealed in the data folder, put in by the egress proxy for their own hosts only.
+  const secrets = secretServices({
+    home: config.home,
+    instanceDir,
+    ...(options.secretCipher ? { cipher: options.secretCipher } : {}),
+    ...(options.secretUpstreamCa ? { upstreamCa: options.secretUpstreamCa } : {}),
+    environmentOf: (sessionId) => sessions.list().find((s) => s.id === sessionId)?.environment,
+    onUsed: (event) => bus.emit('egress.allowed', event),
+    log,
+  });
   const gateway = lazyEgressGateway({
     networks,
     identity,
@@ -167,7 +183,8 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     onRefused: (event) => bus.emit('egress.refused', event),
     onAllowed: (event) => bus.emit('egress.allowed', event),
     onOutcome: (event) => bus.emit('egress.outcome', event),
-    extraHostsFor: allowedHostsOf,
+    extraHostsFor: (sessionId) => [...allowedHostsOf(sessionId), ...secrets.hostsOf(sessionId)],
+    secrets: secrets.gateway,
     log,
     ...(options.egressConnect ? { connect: options.egressConnect } : {}),
   });
@@ -194,7 +211,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
       };
     },
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation, secrets: secrets.environments };
   const kept = new KeptStore(config.home, config.runRoot, log);
   const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
   const sessions = new SessionManager({
@@ -292,7 +309,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, secrets: secrets.store, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders }),
     folders,
     environments,
     bus,

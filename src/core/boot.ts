@@ -7,7 +7,7 @@ import { startImages } from './boot-images';
 import { createLogger } from './log';
 import { withStoredSettings } from './settings/load-settings';
 
-export interface BootOptions extends Pick<CreateSandpitOptions, 'logger' | 'bus' | 'clients'> {
+export interface BootOptions extends Pick<CreateSandpitOptions, 'logger' | 'bus' | 'clients' | 'secretCipher'> {
   /** What the command line says, over the person's settings. */
   overrides?: Partial<SandpitConfig>;
   /** The `executor-image/` folder the images are planned from (the desktop app's own copy); default: the config's. */
@@ -28,6 +28,6 @@ export async function bootSandpit(options: BootOptions = {}): Promise<{ sandpit:
   const { images, notes } = await startImages(docker, base, options.imagesDir, options.env ?? process.env);
   // The client is not handed on: one given to createSandpit is a fixed engine (tests), and a new Docker address in
   // Settings must be tried when saved and used at once.
-  const sandpit = await createSandpit({ ...base, images }, { logger, settings: stored.settings, ...(options.bus ? { bus: options.bus } : {}), ...(options.clients ? { clients: options.clients } : {}) });
+  const sandpit = await createSandpit({ ...base, images }, { logger, settings: stored.settings, ...(options.bus ? { bus: options.bus } : {}), ...(options.clients ? { clients: options.clients } : {}), ...(options.secretCipher ? { secretCipher: options.secretCipher } : {}) });
   return { sandpit, notes };
 }

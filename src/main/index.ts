@@ -7,6 +7,7 @@ import { serveHttp } from '../core/http/serve-http';
 import { createMcpHttpMount } from '../core/mcp/http-mount';
 import { appPaths } from './app-paths';
 import { folderPicker } from './folder-picker';
+import { keychainCipher } from './keychain-cipher';
 import { registerIpc } from './ipc-adapter';
 import { stopThenDispose } from './shutdown';
 import type { StopStep } from './shutdown';
@@ -68,7 +69,8 @@ function startTray(sandpit: Sandpit): { tray?: SandpitTray; stop: () => void } {
 async function start(): Promise<Running> {
   hardenSession(session.defaultSession, paths.panel);
   // The same start-up as `sandpit serve`, with the images planned from the app's own executor-image folder.
-  const { sandpit, notes } = await bootSandpit({ logger: log, imagesDir: paths.imagesDir });
+  const keychain = keychainCipher();
+  const { sandpit, notes } = await bootSandpit({ logger: log, imagesDir: paths.imagesDir, ...(keychain ? { secretCipher: keychain } : {}) });
   for (const note of notes) log.warn('sandbox image missing', { note });
   const { config } = sandpit;
   const stopIpc = registerIpc(

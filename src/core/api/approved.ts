@@ -77,7 +77,9 @@ export async function askIfNeeded<M extends MethodName>(
   // A session that may change folders of this computer: asked about when the setting says so, whatever the policy.
   const writable = info?.folders.filter((f) => f.mode === 'rw') ?? [];
   const askWritable = settings.askWritableFolders === true && writable.length > 0 && rule.kind !== 'create-session';
-  if (!askWritable && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
+  // Secrets (issue 18): likewise for a session whose requests can carry a secret, when the setting says so.
+  const askSecrets = settings.askSecretSessions === true && (info?.secrets?.length ?? 0) > 0 && rule.kind !== 'create-session';
+  if (!askWritable && !askSecrets && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
   const client = context.client ?? 'an unnamed client';
   // "Approve for this session" in the chat: later questions of this caller in that session are not asked again.
   if (sessionId !== undefined && gate.queue.grantedForSession(principal, sessionId)) {
@@ -85,12 +87,14 @@ export async function askIfNeeded<M extends MethodName>(
     return {};
   }
   const writes = writable.length > 0 ? `; it can change ${writable.map((f) => f.hostPath).join(', ')} on this computer` : '';
+  const secretNames = info?.secrets?.map((s) => s.name) ?? [];
+  const uses = secretNames.length > 0 ? `; its requests can use the secret${secretNames.length > 1 ? 's' : ''} ${secretNames.join(', ')} (Sandpit adds ${secretNames.length > 1 ? 'them' : 'it'} for ${secretNames.length > 1 ? 'their' : 'its'} hosts)` : '';
   const where =
     rule.kind === 'create-session'
       ? await openingsOf(gate, input)
       : sessionId === undefined || info === undefined
       ? `in a new ${languageLabel(language)} session`
-      : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}${writes}`;
+      : `in the session "${info.name}"${networked ? ' (it has network access)' : ''}${writes}${uses}`;
   const chat = settings.askInChat !== false ? context.askInChat : undefined;
   context.onWaiting?.(chat ? WAITING_FOR_APPROVAL_IN_CHAT : WAITING_FOR_APPROVAL);
   try {

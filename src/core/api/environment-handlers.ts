@@ -26,9 +26,14 @@ export function environmentHandlers(kit: HandlerKit, services: EnvironmentServic
     bus.emit('environment.updated', view);
     return view;
   };
+  /** The secrets its sessions may use (names and hosts, never values): what assistants see of them. */
+  const withSecrets = async (view: Awaited<ReturnType<typeof builder.view>>): ReturnType<typeof builder.view> => {
+    const uses = (await kit.secrets?.usesOf(view.id)) ?? [];
+    return uses.length ? { ...view, secrets: uses } : view;
+  };
   return {
-    'environments.list': async () => ({ environments: await Promise.all((await store.list()).map((env) => builder.view(env))) }),
-    'environments.get': async ({ environmentId }) => builder.view(await store.get(environmentId)),
+    'environments.list': async () => ({ environments: await Promise.all((await store.list()).map(async (env) => withSecrets(await builder.view(env)))) }),
+    'environments.get': async ({ environmentId }) => withSecrets(await builder.view(await store.get(environmentId))),
     // Its folders are checked when it is saved (and again when each session starts, in openSession).
     'environments.create': async (input) => {
       await shareFolders(input.folders ?? [], kit.folders);
@@ -41,6 +46,8 @@ export function environmentHandlers(kit: HandlerKit, services: EnvironmentServic
     'environments.copy': async ({ environmentId, name }) => changed(await store.copy(environmentId, { name })),
     'environments.remove': async ({ environmentId }) => {
       await store.remove(environmentId);
+      // Its secrets stay, attached to no environment it had (issue 18).
+      await kit.secrets?.forgetEnvironment(environmentId);
       bus.emit('environment.removed', { environmentId });
       return { environmentId, removed: true };
     },

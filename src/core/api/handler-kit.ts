@@ -4,6 +4,7 @@ import type { ApprovalQueue } from '../approvals/approval-queue';
 import type { AuditStore } from '../audit/audit-store';
 import type { SandpitConfig } from '../config';
 import type { EgressLog } from '../egress/egress-log';
+import type { SecretStore } from '../egress/secret-store';
 import type { EnvironmentServices } from '../environments/environment-services';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
@@ -33,6 +34,8 @@ export interface SandpitApiDeps {
   engines: { candidates(): Promise<MethodOutput<'engine.candidates'>['engines']> };
   /** Folders of this computer for sessions: what they are checked against (provided by the composition root). */
   folders: FolderSharing;
+  /** Secrets a sandbox can use but never read (issue 18); absent: none. */
+  secrets?: SecretStore;
 }
 
 /** What the per-area handler files receive: the deps plus session resolution with ownership. */

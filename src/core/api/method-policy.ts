@@ -101,6 +101,10 @@ export const METHOD_POLICY: PolicyTable = {
       finish: (result) => changeFinish(result.outcomes),
     },
   },
+  // Secrets (issue 18): only the person adds, changes or attaches a secret; an assistant sees names and hosts in environments.
+  'secrets.list': panel('see the list of secrets'),
+  'secrets.save': panel('add or change secrets'),
+  'secrets.delete': panel('delete secrets'),
   'sessions.execute': {
     access: 'any',
     audit: {

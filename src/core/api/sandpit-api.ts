@@ -1,3 +1,4 @@
+import { secretHandlers } from './secret-handlers';
 import { SandpitError } from '../../shared/api/errors';
 import type { Language } from '../../shared/domain/runtimes';
 import type { Handlers } from './api-types';
@@ -167,6 +168,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...notebookHandlers(kit),
     'audit.replay': async ({ sessionId }, context) => replays.start(sessionId, context),
     ...connectHandlers(deps.config, deps.connect),
+    ...secretHandlers(deps.secrets, environments.store),
   };
   const guarded = withPolicy(handlers, {
     audit,

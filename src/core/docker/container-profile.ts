@@ -1,5 +1,5 @@
 import type { Limits } from '../../shared/domain/limits';
-import { AGENT_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
+import { AGENT_DIR, SANDPIT_CA_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import type { ContainerSpec } from './docker-client';
 
 /** The sandbox user's uid and gid (the images make it). */
@@ -49,6 +49,8 @@ export interface ProfileInput {
   sharedFolders?: Array<{ hostPath: string; mountPath: string; readOnly: boolean; layerPath?: string }>;
   /** Groups the sandbox user joins to reach a shared folder (a user group of the folder's owner, gid ≥ 1000). */
   groupAdd?: number[];
+  /** Secrets (issue 18): a host folder with the CA bundle only, bound read-only at SANDPIT_CA_DIR. */
+  caDir?: string;
 }
 
 /**
@@ -80,6 +82,9 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
     // a review folder: its session layer is mounted (read-write), the person's folder never is
     const source = folder.layerPath ?? folder.hostPath;
     mounts.push({ Type: 'bind', Source: source, Target: folder.mountPath, ReadOnly: folder.layerPath ? false : folder.readOnly, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
+  }
+  if (input.caDir) {
+    mounts.push({ Type: 'bind', Source: input.caDir, Target: SANDPIT_CA_DIR, ReadOnly: true, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
   }
   const hostConfig: Record<string, unknown> = {
     CapDrop: ['ALL'],

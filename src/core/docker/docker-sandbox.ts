@@ -168,6 +168,7 @@ export class DockerSandbox implements Sandbox {
       // runc is the engine's default: named only when it is another one.
       ...(this.runtime === 'runc' ? {} : { runtime: this.runtime }),
       sharedFolders: this.folders.map((f) => ({ hostPath: f.hostPath, mountPath: f.mountPath, readOnly: f.readOnly, ...(f.layerPath ? { layerPath: f.layerPath } : {}) })),
+      ...(this.spec.caDir ? { caDir: this.spec.caDir } : {}),
       ...(groups.length ? { groupAdd: groups } : {}),
     });
   }

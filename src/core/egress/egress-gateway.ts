@@ -12,6 +12,8 @@ import { allowedHostsFromUrls, allowedPortsFromUrls, startEgressProxy } from './
 import { sourceFilter } from './egress-source-filter';
 import type { EgressConnector, EgressProxyStats, EgressRefusal, RunningEgressProxy } from './egress-proxy';
 import type { InstallProxy } from '../runtimes/helper-install';
+import type { SecretAuthority } from './secret-ca';
+import type { UsableSecret } from './secret-store';
 
 /** The payload of the `egress.refused` bus event. */
 export type EgressRefusedEvent = EventPayload<'egress.refused'>;
@@ -37,6 +39,13 @@ export interface EgressGatewayOptions {
   connect?: EgressConnector;
   /** Proxy port on the gateway address; default 0 (any free port). */
   port?: number;
+  /** Secrets (issue 18): what each session may use; its requests to those hosts are intercepted (never a build's). */
+  secrets?: {
+    authority: SecretAuthority;
+    secretsFor(sessionId: string, host: string, port: number): Promise<readonly UsableSecret[]>;
+    onUsed?(event: { host: string; port: number; time: string; sessionId: string; secrets: string[] }): void;
+    upstreamCa?: readonly string[];
+  };
 }
 
 export interface EgressGateway {
@@ -178,6 +187,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
         const answer = outcomeWords(passage);
         options.onOutcome?.({ host: passage.host, port: passage.port, time: passage.time, sessionId: passage.client, connected: passage.connected, ...(answer ? { answer } : {}) });
       },
+      ...(options.secrets ? { secrets: gatewaySecrets(options.secrets, builds) } : {}),
       extraHostsFor: (owner) => (builds.has(owner) ? [] : (options.extraHostsFor?.(owner) ?? [])),
       ...(options.connect ? { connect: options.connect } : {}),
       log,
@@ -192,6 +202,16 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
     await networks.remove(networkId).catch(() => undefined);
     throw error;
   }
+}
+
+/** The proxy's secrets option: a build never gets one; a use is reported with its session. */
+function gatewaySecrets(secrets: NonNullable<EgressGatewayOptions['secrets']>, builds: ReadonlySet<string>): NonNullable<Parameters<typeof startEgressProxy>[0]['secrets']> {
+  return {
+    authority: secrets.authority,
+    secretsFor: (owner, host, port) => (builds.has(owner) ? Promise.resolve([]) : secrets.secretsFor(owner, host, port)),
+    onUsed: (event) => secrets.onUsed?.({ host: event.host, port: event.port, time: event.time, sessionId: event.client, secrets: event.secrets }),
+    ...(secrets.upstreamCa ? { upstreamCa: secrets.upstreamCa } : {}),
+  };
 }
 
 interface HandleParts {

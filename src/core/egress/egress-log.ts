@@ -28,7 +28,8 @@ export class EgressLog {
   }
 
   allowed(event: EventPayload<'egress.allowed'>): void {
-    this.add({ time: event.time, host: event.host, port: event.port, allowed: true, sessionId: event.sessionId });
+    const secrets = event.secrets?.length ? { secrets: event.secrets, secretWords: `used secret${event.secrets.length > 1 ? 's' : ''} ${event.secrets.join(', ')} for ${event.host}` } : {};
+    this.add({ time: event.time, host: event.host, port: event.port, allowed: true, sessionId: event.sessionId, ...secrets });
   }
 
   /** How a passage let through ended: the newest entry of that session and target still without an outcome gets it. */

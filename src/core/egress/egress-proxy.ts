@@ -17,6 +17,9 @@ import { isWildcardAddress, sourceFilter } from './egress-source-filter';
 import { absoluteUriTarget, connectTarget } from './egress-target';
 import type { TargetDecision, TargetPolicy } from './egress-target';
 import { openTunnel } from './egress-tunnel';
+import type { SecretAuthority } from './secret-ca';
+import { secretInterceptor } from './secret-intercept';
+import type { UsableSecret } from './secret-store';
 import type { EgressOutcome } from './egress-outcome';
 
 export { allowedHostsFromUrls, allowedPortsFromUrls } from './egress-allow-list';
@@ -62,6 +65,18 @@ export interface EgressProxyOptions {
   /** Opens upstream connections for allowed hosts. Default: net.connect that never reaches loopback or link-local addresses. */
   connect?: EgressConnector;
   log: Logger;
+  /**
+   * Secrets (issue 18): the secrets an owner may use for `host:port`. A CONNECT to a host with any is
+   * intercepted (TLS ends here with a leaf of `authority`, the secrets go in); every other host keeps the tunnel.
+   */
+  secrets?: {
+    authority: SecretAuthority;
+    secretsFor(owner: string, host: string, port: number): Promise<readonly UsableSecret[]>;
+    /** A request to a secret's host was forwarded with these secrets in (maybe none). Must not throw. */
+    onUsed?(event: EgressPassage & { secrets: string[] }): void;
+    /** More CAs trusted upstream: tests' own CA only. */
+    upstreamCa?: readonly string[];
+  };
   /** Client connections open at once (tunnels included); more are dropped at accept. Default 256. */
   maxConnections?: number;
   /** A connection (client or upstream) with no bytes either way for this long is closed. Default 120 s. */
@@ -234,6 +249,20 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     log.debug('egress connection dropped: too many connections', { maxConnections: limits.maxConnections });
   });
 
+  const interceptor = options.secrets
+    ? secretInterceptor({ authority: options.secrets.authority, connector, log, track, idleTimeoutMs: limits.idleTimeoutMs, connectTimeoutMs: limits.connectTimeoutMs, maxHeaderBytes: limits.maxHeaderBytes, ...(options.secrets.upstreamCa ? { upstreamCa: options.secrets.upstreamCa } : {}) })
+    : undefined;
+  /** The secrets of a passage, or none; a failure to unlock them is said in the log and the host is tunnelled with none. */
+  const secretsOf = async (client: string, host: string, port: number): Promise<readonly UsableSecret[]> => {
+    if (!options.secrets) return [];
+    try {
+      return await withTimeout(options.secrets.secretsFor(client, host, port), 10_000, 'unlocking the secrets');
+    } catch (error) {
+      log.warn('the secrets of a session could not be unlocked; its request goes without them', { host, port, client, message: error instanceof Error ? error.message : String(error) });
+      return [];
+    }
+  };
+
   server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const client = authenticate(req);
     if (client === undefined) {
@@ -244,8 +273,10 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     if (!decision.ok) return refuse.onSocket(req, socket, decision.host, decision.port, decision.reason);
     const { host, port } = decision.target;
     passed(client, host, port);
+    const target = decision.target;
+    const tunnel = (): void => {
     log.debug('egress tunnel', { host, port, client });
-    openTunnel(socket as Socket, head, decision.target, {
+    openTunnel(socket as Socket, head, target, {
       ...upstreamDeps,
       refuseForbiddenAddress: () => refuse.onSocket(req, socket, host, port, 'forbidden-address'),
       onOutcome: outcome(client, host, port),
@@ -257,6 +288,33 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
         counts.tunnels -= 1;
       },
     });
+    };
+    if (interceptor) {
+      const early = (): void => void socket.destroy();
+      socket.on('error', early);
+      void secretsOf(client, host, port).then((secrets) => {
+        socket.off('error', early);
+        if (socket.destroyed) return;
+        if (secrets.length === 0) return tunnel();
+        counts.forwarded += 1;
+        log.debug('egress secret passage', { host, port, client, secrets: secrets.map((s) => s.name) });
+        const report = outcome(client, host, port);
+        interceptor.intercept(socket as Socket, head, {
+          target,
+          secrets,
+          onRequest: (used) => {
+            try {
+              options.secrets?.onUsed?.({ host, port, time: new Date().toISOString(), client, secrets: used });
+            } catch (error) {
+              log.warn('onUsed listener failed', { message: error instanceof Error ? error.message : String(error) });
+            }
+          },
+          onOutcome: (connected, status, code) => report(connected ? { connected: true, ...(status ? { status } : {}) } : { connected: false, ...(code ? { code } : {}) }),
+        });
+      });
+      return;
+    }
+    tunnel();
   });
 
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
@@ -322,6 +380,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     close: (): Promise<void> => {
       closing ??= withTimeout(
         new Promise<void>((resolve) => {
+          interceptor?.close();
           server.close(() => resolve());
           for (const socket of [...clients, ...upstreams]) socket.destroy();
         }),

@@ -6,6 +6,7 @@ import type { InstallProxy, InstallSettings } from '../runtimes/helper-install';
 import type { ContainerEnv } from '../sessions/session-template';
 import type { EnvironmentBuilder } from './environment-builder';
 import type { EnvironmentStore } from './environment-store';
+import type { SecretUse } from '../../shared/domain/secret';
 
 /** Where sessions of the "packages" policy are attached: the egress proxy's network. */
 export interface EgressAccess {
@@ -26,6 +27,8 @@ export interface EnvironmentServices {
   openNetwork: string;
   /** The isolation of sessions whose environment does not choose one (the Settings default, now). */
   defaultIsolation(): Isolation;
+  /** Secrets (issue 18): what an environment's sessions may use, and the folder of the CA bundle they trust. */
+  secrets?: { usesOf(environmentId: string): Promise<SecretUse[]>; caDir(): Promise<string> };
 }
 
 /** The isolation sessions of an environment get. */

@@ -60,6 +60,8 @@ export interface SandboxSpec {
   pooled: boolean;
   /** Folders of this computer the person shared (a bind mount is fixed when the container is made: never pooled). */
   folders?: SandboxFolder[];
+  /** Secrets (issue 18): a host folder with the CA bundle the sandbox trusts, mounted read-only at /etc/sandpit-ca. */
+  caDir?: string;
   /**
    * Checks the folders again (src/core/folders/recheck-folders.ts), right before each container that mounts
    * them is made or started; throws when one may no longer be mounted. What it returns is what is mounted.

@@ -4,3 +4,7 @@ export const WORKSPACE_DIR = '/workspace';
 export const PACKAGES_DIR = '/opt/sandpit/packages';
 /** The agent's folder (its unix socket, when the channel is a socket). */
 export const AGENT_DIR = '/run/sandpit';
+
+/** Secrets (issue 18): where a sandbox that may use secrets finds the CA bundle (read-only). */
+export const SANDPIT_CA_DIR = '/etc/sandpit-ca';
+export const SANDPIT_CA_BUNDLE = `${SANDPIT_CA_DIR}/ca-bundle.pem`;

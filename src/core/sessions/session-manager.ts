@@ -22,6 +22,7 @@ import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
 import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
+import type { SecretUse } from '../../shared/domain/secret';
 import type { SessionServices } from './session';
 import { sandboxFolders } from './session';
 import type { ContainerEnv, SessionTemplate } from './session-template';
@@ -74,6 +75,10 @@ export interface CreateSessionInput {
   keep?: boolean;
   /** Its environment's folders of the person's computer (checked already): such a session never comes from a warm pool. */
   folders?: readonly MountedFolder[];
+  /** Secrets (issue 18): the folder of the CA bundle its sandbox trusts (read-only); such a session starts cold. */
+  caDir?: string;
+  /** Its secrets, by name and host (what its description shows). */
+  secrets?: SecretUse[];
 }
 
 /**
@@ -182,11 +187,11 @@ export class SessionManager {
 
   private async openSession(input: CreateSessionInput, listed: () => void): Promise<Session> {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
-    const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard' };
+    const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard', ...(input.caDir ? { caDir: input.caDir } : {}) };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
     // A bind mount is fixed when a container is made: sessions with shared folders start cold too.
     const folders = input.folders ?? [];
-    const poolable = input.limits === undefined && folders.length === 0 && this.poolSize > 0;
+    const poolable = input.limits === undefined && folders.length === 0 && input.caDir === undefined && this.poolSize > 0;
     const claimed = poolable ? await this.poolFor(template).claim() : undefined;
     const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
     const session = new Session(
@@ -203,6 +208,7 @@ export class SessionManager {
         owner: input.owner,
         idleTtlMs: input.idleTtlMs ?? this.deps.config.idleTtlMs,
         fromPool: claimed !== undefined,
+        ...(input.secrets?.length ? { secrets: input.secrets } : {}),
       },
       this.services,
       claimed ? 'ready' : 'starting',
@@ -452,6 +458,7 @@ export class SessionManager {
         env: typeof template.env === 'function' ? template.env(id) : template.env,
         isolation: template.isolation,
         pooled,
+        ...(template.caDir ? { caDir: template.caDir } : {}),
         ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
         ...(this.deps.checkFolders ? { checkFolders: this.deps.checkFolders } : {}),
       },

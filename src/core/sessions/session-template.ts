@@ -16,4 +16,6 @@ export interface SessionTemplate {
   network?: string;
   env?: ContainerEnv;
   isolation: Isolation;
+  /** Secrets (issue 18): a host folder holding the CA bundle, mounted read-only (such a session never comes from a pool). */
+  caDir?: string;
 }

@@ -24,6 +24,7 @@ import type { EngineMonitor } from './engine-monitor';
 import type { SandboxRuntime } from './sandbox-runtime';
 import type { SandboxFolder, SandboxStats } from '../sandbox/sandbox-backend';
 import type { MountedFolder } from '../folders/share-folders';
+import type { SecretUse } from '../../shared/domain/secret';
 import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import { assertTransition } from './session-state';
 import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
@@ -66,6 +67,8 @@ export interface SessionIdentity {
   owner?: string;
   idleTtlMs: number;
   fromPool: boolean;
+  /** Secrets (issue 18) its requests may carry: names and hosts. */
+  secrets?: SecretUse[];
 }
 
 function sandboxFolder(folder: MountedFolder): SandboxFolder {
@@ -222,6 +225,7 @@ export class Session {
       idleTimeoutMs: identity.idleTtlMs,
       kept: this.keptValue,
       folders: this.folders,
+      ...(identity.secrets?.length ? { secrets: identity.secrets } : {}),
     };
   }
 

@@ -91,6 +91,7 @@ export function effectiveSettings(base: Settings, stored: StoredSettings): Setti
       timeoutSeconds: stored.approvals?.timeoutSeconds ?? base.approvals.timeoutSeconds,
       ...definedOnly({ askWritableFolders: stored.approvals?.askWritableFolders ?? base.approvals.askWritableFolders }),
       ...definedOnly({ askInChat: stored.approvals?.askInChat ?? base.approvals.askInChat }),
+      ...definedOnly({ askSecretSessions: stored.approvals?.askSecretSessions ?? base.approvals.askSecretSessions }),
     },
     ...(dockerHost === undefined ? {} : { dockerHost }),
     egress: { ...base.egress, ...definedOnly(stored.egress ?? {}) },

@@ -1,3 +1,4 @@
+import { secretInfoSchema, secretNameSchema, secretSaveInputSchema } from '../domain/secret';
 import { z } from 'zod';
 import { artifactSchema, fileEntrySchema } from '../domain/artifact';
 import {
@@ -53,6 +54,9 @@ export const egressEntrySchema = z.object({
   reasonCode: z.string().optional(),
   connected: z.boolean().optional().describe('Let through: whether it reached the host (absent while it is connecting)'),
   answer: z.string().optional().describe("Let through: what the host answered, or why the connection failed, in plain words"),
+  // Secrets (issue 18): a request the egress proxy put secrets in (names only, never a value).
+  secrets: z.array(z.string()).optional().describe('The secrets put in this request, by name'),
+  secretWords: z.string().optional().describe('"used secret openai for api.openai.com"'),
 });
 export type EgressEntry = z.infer<typeof egressEntrySchema>;
 
@@ -394,6 +398,19 @@ export const methods = {
     input: z.object({ sessionId: sessionIdSchema.describe('The recorded session whose runs to repeat, in order, in a fresh sandbox') }),
     output: replayViewSchema,
   },
+  // Secrets (issue 18): added, changed and attached by the person in the panel only; no method returns a value.
+  'secrets.list': {
+    input: z.object({}),
+    output: z.object({ secrets: z.array(secretInfoSchema), protection: z.enum(['key-file', 'os-keychain']).describe('What seals the values at rest') }),
+  },
+  'secrets.save': {
+    input: secretSaveInputSchema,
+    output: secretInfoSchema,
+  },
+  'secrets.delete': {
+    input: z.object({ name: secretNameSchema }),
+    output: z.object({ name: z.string(), deleted: z.boolean() }),
+  },
   'settings.get': {
     input: z.object({}),
     output: settingsViewSchema,
@@ -452,7 +469,7 @@ export const events = {
   'environment.buildLog': z.object({ environmentId: z.string(), line: z.string(), step: z.number().int().optional(), steps: z.number().int().optional() }),
   'egress.refused': z.object({ host: z.string(), port: z.number().int(), time: z.string(), reason: z.string(), sessionId: z.string().optional() }),
   /** A session's sandbox reached a host through the egress proxy (policy "packages"). */
-  'egress.allowed': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string() }),
+  'egress.allowed': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string(), secrets: z.array(z.string()).optional().describe('Secrets put in (issue 18), by name') }),
   /** A connection let through reached its host (`answer`: what a plain-HTTP host answered) or failed (`answer`: why, in words). */
   'egress.outcome': z.object({ host: z.string(), port: z.number().int(), time: z.string(), sessionId: z.string(), connected: z.boolean(), answer: z.string().optional() }),
   'engine.status': engineStatusSchema,

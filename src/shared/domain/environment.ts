@@ -4,6 +4,7 @@ import { installDiagnosisSchema, packageSpecSchema } from './packages';
 import { isolationSchema } from './isolation';
 import { shareFolderInputSchema } from './shared-folder';
 import { hostEntrySchema } from './settings';
+import { secretUseSchema } from './secret';
 import { languageSchema } from './session';
 import { FLAVOURS, LANGUAGES, PACKAGE_MANAGERS, RUNTIMES, defaultFlavourOf, languagesOf, packageManagerOf } from './runtimes';
 import type { Flavour, Language } from './runtimes';
@@ -230,7 +231,14 @@ export const environmentStatusSchema = z.object({
 export type EnvironmentStatus = z.infer<typeof environmentStatusSchema>;
 
 /** An environment as every surface shows it: its definition, its build record and its status now. */
-export const environmentViewSchema = z.intersection(environmentSchema, z.object({ status: environmentStatusSchema }));
+export const environmentViewSchema = z.intersection(
+  environmentSchema,
+  z.object({
+    status: environmentStatusSchema,
+    // Secrets (issue 18): what its sessions may use, by name and host; attached in the panel only, never a value.
+    secrets: z.array(secretUseSchema).optional().describe('Secrets its sessions may use (names, hosts, the variable holding the placeholder); the egress proxy adds the value for those hosts only'),
+  }),
+);
 export type EnvironmentView = z.infer<typeof environmentViewSchema>;
 
 /** A line of an imported file that Sandpit does not install, and why (never dropped silently). */

@@ -1,3 +1,4 @@
+import { secretUseSchema } from './secret';
 import { z } from 'zod';
 import { limitsSchema } from './limits';
 import { isolationSchema } from './isolation';
@@ -40,6 +41,8 @@ export const sessionInfoSchema = z.object({
   idleTimeoutMs: z.number().int(),
   kept: z.boolean().describe('Kept across a restart of Sandpit: when Sandpit quits its container stops, files and packages stay, and it is listed as paused on the next start'),
   folders: z.array(sharedFolderSchema).describe('Folders of the person\'s computer this session has, where they appear and how (ro/rw); only the person adds them, in the panel'),
+  // Secrets (issue 18): names and hosts only.
+  secrets: z.array(secretUseSchema).optional().describe('Secrets its requests to their hosts carry (added by the egress proxy; the sandbox holds only the placeholder in the variable named)'),
 });
 export type SessionInfo = z.infer<typeof sessionInfoSchema>;
 

@@ -26,6 +26,7 @@ export const approvalSettingsSchema = z.object({
   timeoutSeconds: z.number().int().min(10).max(3_600).describe('How long an asked call waits for an answer before it counts as denied'),
   askWritableFolders: z.boolean().optional().describe('Ask before code runs in a session that has a read-write shared folder, whatever the client\'s policy (default: no)'),
   askInChat: z.boolean().optional().describe('Also ask approval questions in the assistant\'s chat when it can (MCP elicitation) (default: yes)'),
+  askSecretSessions: z.boolean().optional().describe('Ask before code runs in a session that can use a secret, whatever the client\'s policy (default: no)'),
 });
 export type ApprovalSettings = z.infer<typeof approvalSettingsSchema>;
 
@@ -102,6 +103,7 @@ export const settingsPatchSchema = z
         timeoutSeconds: approvalSettingsSchema.shape.timeoutSeconds,
         askWritableFolders: z.boolean(),
         askInChat: z.boolean(),
+        askSecretSessions: z.boolean(),
       })
       .partial()
       .strict(),

@@ -120,6 +120,12 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
               {entry.allowed ? (
                 <span data-testid="network-passage" data-outcome={entry.connected === undefined ? 'connecting' : entry.connected ? 'reached' : 'failed'}>
                   {passageWords(entry)}
+                  {entry.secretWords ? (
+                    <span data-testid="network-secret">
+                      {' '}
+                      — {entry.secretWords}
+                    </span>
+                  ) : null}
                 </span>
               ) : (
                 <>

@@ -188,6 +188,18 @@ export function ApprovalsSection({ draft }: { draft: SettingsDraft }): ReactElem
           </span>
         </span>
       </label>
+      <label className="choice choice-block">
+        <input
+          type="checkbox"
+          checked={draft.askSecretSessions}
+          onChange={(e) => edit({ askSecretSessions: e.target.checked })}
+          data-testid="settings-approval-secret-sessions"
+        />
+        <span>
+          <strong>Always ask before code runs in a session that can use a secret</strong>
+          <span className="muted small block">For sessions of an environment you gave a secret to (Settings → Secrets), whatever the rule above says.</span>
+        </span>
+      </label>
       <Field
         id="settings-approval-timeout"
         label="How long a request waits for you (seconds)"

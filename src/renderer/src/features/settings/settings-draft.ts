@@ -19,6 +19,7 @@ export interface SettingsDraft {
   approvalTimeout: string;
   askWritableFolders: boolean;
   askInChat: boolean;
+  askSecretSessions: boolean;
   protectedFolders: string[];
   pipIndex: string;
   npmRegistry: string;
@@ -58,6 +59,7 @@ export function draftFromView(view: SettingsView, theme: Theme): SettingsDraft {
     approvalTimeout: String(view.approvals.timeoutSeconds),
     askWritableFolders: view.approvals.askWritableFolders === true,
     askInChat: view.approvals.askInChat !== false,
+    askSecretSessions: view.approvals.askSecretSessions === true,
     protectedFolders: [...view.protectedFolders],
     pipIndex: view.egress.pipIndexUrl,
     npmRegistry: view.egress.npmRegistryUrl,
@@ -132,11 +134,12 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     if (pool === undefined) errors.pool = 'Ready sandboxes must be a whole number, 0 or more.';
     else patch.poolSize = pool;
   }
-  if (changed.has('approvalDefault') || changed.has('perClient') || changed.has('approvalTimeout') || changed.has('askWritableFolders') || changed.has('askInChat')) {
+  if (changed.has('approvalDefault') || changed.has('perClient') || changed.has('approvalTimeout') || changed.has('askWritableFolders') || changed.has('askInChat') || changed.has('askSecretSessions')) {
     const approvals: NonNullable<SettingsPatch['approvals']> = {};
     if (changed.has('approvalDefault')) approvals.defaultPolicy = draft.approvalDefault;
     if (changed.has('askWritableFolders')) approvals.askWritableFolders = draft.askWritableFolders;
     if (changed.has('askInChat')) approvals.askInChat = draft.askInChat;
+    if (changed.has('askSecretSessions')) approvals.askSecretSessions = draft.askSecretSessions;
     if (changed.has('approvalTimeout')) {
       const seconds = wholeAtLeast(draft.approvalTimeout, 10);
       if (seconds === undefined) errors.approvalTimeout = 'The waiting time must be a whole number of seconds, at least 10.';
@@ -212,6 +215,7 @@ const SERVER_PATHS: [RegExp, DraftField][] = [
   [/^patch\.protectedFolders/, 'protectedFolders'],
   [/^patch\.approvals\.askWritableFolders/, 'askWritableFolders'],
   [/^patch\.approvals\.askInChat/, 'askInChat'],
+  [/^patch\.approvals\.askSecretSessions/, 'askSecretSessions'],
 ];
 
 /**

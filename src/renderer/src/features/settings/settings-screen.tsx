@@ -12,6 +12,7 @@ import { IsolationSection } from './isolation-section';
 import { LimitsSection } from './limits-section';
 import { SaveBar } from './save-bar';
 import { SystemSection } from './system-section';
+import { SecretsSection } from './secrets-section';
 
 /** Settings: limits, isolation, approvals, package downloads, Docker, appearance, system — one Save for all. */
 export function SettingsScreen(): ReactElement {
@@ -56,6 +57,7 @@ export function SettingsScreen(): ReactElement {
           <ApprovalsSection draft={draft} />
           <FoldersSection draft={draft} />
           <EgressSection draft={draft} />
+          <SecretsSection />
           <DockerSection draft={draft} />
           <AppearanceSection draft={draft} />
           <SystemSection draft={draft} view={view} />

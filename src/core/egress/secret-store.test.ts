@@ -1,0 +1,63 @@
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { keyFileCipher } from './secret-cipher';
+import { SecretStore } from './secret-store';
+
+const VALUE = 'ghp_value-that-must-never-be-on-disk-in-clear';
+const dirs: string[] = [];
+async function store(): Promise<{ dir: string; store: SecretStore }> {
+  const dir = await mkdtemp(join(tmpdir(), 'sandpit-secrets-'));
+  dirs.push(dir);
+  return { dir, store: new SecretStore({ path: join(dir, 'secrets.json'), cipher: keyFileCipher(join(dir, 'secrets.key')) }) };
+}
+afterEach(async () => {
+  for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
+});
+
+describe('secret store', () => {
+  it('keeps the value sealed on disk (key file 0600), never returns it, and unseals it for the proxy after a restart', async () => {
+    const { dir, store: first } = await store();
+    const info = await first.save({ name: 'github', value: VALUE, hosts: ['api.github.com', 'uploads.github.com:8443'], environments: ['py'] });
+    expect(info).toMatchObject({ name: 'github', envVar: 'GITHUB_API_KEY', placeholder: 'sandpit-secret-github', hosts: ['api.github.com', 'uploads.github.com:8443'] });
+    expect(JSON.stringify(info)).not.toContain(VALUE);
+    expect(JSON.stringify(await first.list())).not.toContain(VALUE);
+    for (const name of await readdir(dir)) expect((await readFile(join(dir, name))).includes(Buffer.from(VALUE))).toBe(false);
+    expect((await stat(join(dir, 'secrets.key'))).mode & 0o777).toBe(0o600);
+    const again = new SecretStore({ path: join(dir, 'secrets.json'), cipher: keyFileCipher(join(dir, 'secrets.key')) });
+    expect((await again.usable('py')).map((s) => s.value)).toEqual([VALUE]);
+    expect(await again.usable('other')).toEqual([]);
+    expect(await again.usesOf('py')).toEqual([{ name: 'github', hosts: ['api.github.com', 'uploads.github.com:8443'], envVar: 'GITHUB_API_KEY' }]);
+  });
+
+  it('a change without a value keeps the value; delete forgets it', async () => {
+    const { store: s } = await store();
+    await s.save({ name: 'openai', value: VALUE, hosts: ['api.openai.com'] });
+    await s.save({ name: 'openai', hosts: ['api.openai.com'], environments: ['py'] });
+    expect((await s.usable('py'))[0]?.value).toBe(VALUE);
+    await s.delete('openai');
+    expect(await s.list()).toEqual([]);
+  });
+
+  it('refuses what it must: a new secret with no value, a value with a line break, this computer or metadata as a host, a wildcard of two labels', async () => {
+    const { store: s } = await store();
+    await expect(s.save({ name: 'x', hosts: ['api.example.com'] })).rejects.toThrow('The secret "x" is new: give its value.');
+    await expect(s.save({ name: 'x', value: 'a\r\nX-Evil: 1', hosts: ['api.example.com'] })).rejects.toThrow('a secret value cannot contain line breaks');
+    await expect(s.save({ name: 'x', value: 'v', hosts: ['localhost'] })).rejects.toThrow(/this computer/);
+    await expect(s.save({ name: 'x', value: 'v', hosts: ['169.254.169.254'] })).rejects.toThrow(/link-local/);
+    await expect(s.save({ name: 'x', value: 'v', hosts: ['*.*.example.com'] })).rejects.toThrow();
+  });
+
+  it('a sealed value that was altered unlocks nothing, and says so', async () => {
+    const { dir, store: s } = await store();
+    await s.save({ name: 'openai', value: VALUE, hosts: ['api.openai.com'], environments: ['py'] });
+    const file = JSON.parse(await readFile(join(dir, 'secrets.json'), 'utf8')) as { secrets: Array<{ sealed: string }> };
+    const sealed = Buffer.from(file.secrets[0]!.sealed, 'base64');
+    sealed[sealed.length - 1] = (sealed[sealed.length - 1] ?? 0) ^ 1;
+    file.secrets[0]!.sealed = sealed.toString('base64');
+    await writeFile(join(dir, 'secrets.json'), JSON.stringify(file));
+    const reread = new SecretStore({ path: join(dir, 'secrets.json'), cipher: keyFileCipher(join(dir, 'secrets.key')) });
+    await expect(reread.usable('py')).rejects.toThrow('The secret "openai" cannot be unlocked: it was altered, or sealed with another key.');
+  });
+});

@@ -1,0 +1,194 @@
+import { readFile, readdir } from 'node:fs/promises';
+import { connect } from 'node:net';
+import type { Socket } from 'node:net';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { EventPayload } from '../../shared/api/contract';
+import { call } from '../api/dispatcher';
+import type { CallContext } from '../api/api-types';
+import { newId } from '../util/ids';
+import { pollUntil } from '../util/with-timeout';
+import { testDocker } from '../../test-support/docker';
+import { startTestSandpit } from '../../test-support/sandpit';
+import type { TestSandpit } from '../../test-support/sandpit';
+import { TEST_LABEL, helperSpec } from '../../test-support/test-server-container';
+import { createSecretAuthority } from './secret-ca';
+
+const PANEL: CallContext = { transport: 'internal' };
+const VALUE = `sk-docker-${newId('v', 12)}-must-never-reach-the-sandbox`;
+const UPSTREAM_PORT = 8443;
+
+// An HTTPS server in a container on a network this test creates (its own test CA); it answers every request
+// with the Authorization header it got. The egress proxy reaches it through the test's connector only.
+const SERVER = [
+  'import http.server, json, os, ssl',
+  "open('/tmp/cert.pem', 'w').write(os.environ['CERT_PEM']); open('/tmp/key.pem', 'w').write(os.environ['KEY_PEM'])",
+  'class H(http.server.BaseHTTPRequestHandler):',
+  '    def do_GET(self):',
+  "        body = json.dumps({'host': self.headers.get('Host'), 'authorization': self.headers.get('Authorization')}).encode()",
+  "        self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body)",
+  '    def log_message(self, *args): pass',
+  `s = http.server.ThreadingHTTPServer(('0.0.0.0', ${UPSTREAM_PORT}), H)`,
+  'c = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); c.load_cert_chain("/tmp/cert.pem", "/tmp/key.pem")',
+  's.socket = c.wrap_socket(s.socket, server_side=True)',
+  's.serve_forever()',
+].join('\n');
+
+describe('secrets: a sandbox uses a credential it never holds', () => {
+  const upstreamCa = createSecretAuthority('Test upstream CA');
+  let sp: TestSandpit | undefined;
+  let ip = '';
+  let networkId: string | undefined;
+  let containerId: string | undefined;
+  const used: Array<EventPayload<'egress.allowed'>> = [];
+  const api = (): TestSandpit => sp!;
+
+  beforeAll(async () => {
+    const image = inject('images').python;
+    if (!image) throw new Error('The python executor image was not built by the docker globalSetup.');
+    const docker = testDocker();
+    const suffix = newId('x', 5).slice(2);
+    const network = `sandpit-test-secrets-${suffix}`;
+    networkId = await docker.createNetwork({ name: network, labels: { [TEST_LABEL]: 'true' }, internal: true });
+    // The certificate of api.secret.test (other.test is reached with an unverified context: its TLS is not ours).
+    const leaf = upstreamCa.leafFor('api.secret.test');
+    const spec = helperSpec(`sandpit-test-https-${suffix}`, image, network, ['python3', '-c', SERVER]);
+    spec.env = { ...spec.env, CERT_PEM: leaf.cert, KEY_PEM: leaf.key };
+    containerId = await docker.createContainer(spec);
+    await docker.startContainer(containerId);
+    ip = (await docker.inspectContainer(containerId)).ipAddress ?? '';
+    await pollUntil(
+      () =>
+        new Promise<true | undefined>((resolve) => {
+          const s = tlsConnect({ host: ip, port: UPSTREAM_PORT, servername: 'api.secret.test', ca: upstreamCa.certificate }, () => {
+            s.destroy();
+            resolve(true);
+          });
+          s.on('error', () => resolve(undefined));
+        }),
+      30_000,
+      'the test HTTPS server',
+    );
+    sp = await startTestSandpit(
+      { egressProxy: true, installNetwork: 'none' },
+      {
+        secretUpstreamCa: [upstreamCa.certificate],
+        egressConnect: (host: string, port: number): Socket => {
+          if (!['api.secret.test', 'other.test'].includes(host) || port !== 443) throw new Error(`unexpected upstream ${host}:${port}`);
+          return connect({ host: ip, port: UPSTREAM_PORT });
+        },
+      },
+    );
+    api().bus.on('egress.allowed', (e) => void (e.secrets?.length ? used.push(e) : undefined));
+    await pollUntil(() => (api().environments.egress() ? true : undefined), 30_000, 'egress gateway up');
+  }, 120_000);
+  afterAll(async () => {
+    await sp?.cleanup();
+    if (containerId) await testDocker().removeContainer(containerId).catch(() => undefined);
+    if (networkId) await testDocker().removeNetwork(networkId).catch(() => undefined);
+  });
+
+  it('puts the value in for its host only; the sandbox sees the placeholder; the data folder never holds the value in clear', async () => {
+    const env = await call(api().api, 'environments.create', { name: 'With a key', language: 'python', network: 'packages', allowedHosts: ['other.test'] }, PANEL);
+    await call(api().api, 'secrets.save', { name: 'openai', value: VALUE, hosts: ['api.secret.test'], environments: [env.id] }, PANEL);
+    const listed = await call(api().api, 'environments.get', { environmentId: env.id }, PANEL);
+    expect(listed.secrets).toEqual([{ name: 'openai', hosts: ['api.secret.test'], envVar: 'OPENAI_API_KEY' }]);
+    const s = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
+    const session = api().sessions.session(s.id);
+    // Its description names the secrets and hosts (what an assistant sees), never the value.
+    expect(s.secrets).toEqual([{ name: 'openai', hosts: ['api.secret.test'], envVar: 'OPENAI_API_KEY' }]);
+
+    const env1 = await session.execute("import os\n(os.environ['OPENAI_API_KEY'], os.environ['SSL_CERT_FILE'], os.path.exists(os.environ['SSL_CERT_FILE']))");
+    expect(env1.result).toBe("('sandpit-secret-openai', '/etc/sandpit-ca/ca-bundle.pem', True)");
+
+    // Python urllib, the placeholder in the header: the upstream gets the value.
+    const withHeader = await session.execute(
+      [
+        'import json, os, urllib.request',
+        "req = urllib.request.Request('https://api.secret.test/v1', headers={'Authorization': 'Bearer ' + os.environ['OPENAI_API_KEY']})",
+        'got = json.loads(urllib.request.urlopen(req, timeout=15).read())',
+        "(got['authorization'] == 'Bearer ' + " + JSON.stringify(VALUE) + ", 'sandpit-secret' in got['authorization'])",
+      ].join('\n'),
+    );
+    expect(withHeader.result).toBe('(True, False)');
+    // No header at all: the secret's header is added.
+    const added = await session.execute("import json, urllib.request\njson.loads(urllib.request.urlopen('https://api.secret.test/v2', timeout=15).read())['authorization'] == 'Bearer ' + " + JSON.stringify(VALUE));
+    expect(added.result).toBe('True');
+    // curl through run_command.
+    const curl = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: 'command -v curl >/dev/null && curl -s https://api.secret.test/c || echo no-curl' }, PANEL);
+    // The image may have no curl: then the test says so in its output rather than passing silently.
+    if (curl.stdout.includes('no-curl')) console.warn('secrets.docker.test: this image has no curl; the curl case was not run');
+    else expect(curl.stdout).toContain(VALUE);
+
+    // Another allowed host: a plain tunnel (its own certificate), and the placeholder stays a placeholder.
+    const other = await session.execute(
+      [
+        'import json, os, ssl, urllib.request',
+        'ctx = ssl._create_unverified_context()',
+        "req = urllib.request.Request('https://other.test/', headers={'Authorization': 'Bearer ' + os.environ['OPENAI_API_KEY']})",
+        "json.loads(urllib.request.urlopen(req, timeout=15, context=ctx).read())['authorization']",
+      ].join('\n'),
+    );
+    expect(other.result).toBe("'Bearer sandpit-secret-openai'");
+
+    // Nowhere in the sandbox: its environment, every process's environ, its files.
+    const inside = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: 'env; cat /proc/*/environ 2>/dev/null; grep -rs -- "sk-docker" /workspace /tmp /etc/sandpit-ca | head -1; echo done' }, PANEL);
+    expect(inside.stdout).toContain('OPENAI_API_KEY=sandpit-secret-openai');
+    expect(inside.stdout).not.toContain(VALUE);
+
+    await pollUntil(() => (used.length >= 2 ? true : undefined), 5_000, 'used-secret events');
+    expect(used[0]).toMatchObject({ host: 'api.secret.test', sessionId: s.id, secrets: ['openai'] });
+    const recent = await call(api().api, 'egress.recent', { sessionId: s.id }, PANEL);
+    expect(recent.entries.map((e) => e.secretWords).filter(Boolean)).toContain('used secret openai for api.secret.test');
+    expect(JSON.stringify(recent)).not.toContain(VALUE);
+
+    // Byte for byte: no file of the data folder holds the value (the store holds it sealed only).
+    const files = await allFiles(api().config.home);
+    expect(files.some((f) => f.endsWith('secrets.json'))).toBe(true);
+    for (const file of files) expect((await readFile(file)).includes(Buffer.from(VALUE)), file).toBe(false);
+    // An assistant cannot list, add or change secrets.
+    await expect(call(api().api, 'secrets.list', {}, { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-1' })).rejects.toThrow('Only the Sandpit panel may see the list of secrets.');
+  }, 180_000);
+
+  it('a session cannot write the CA bundle folder, and no private key is in it', async () => {
+    const s = await call(api().api, 'sessions.create', { environment: 'with-a-key' }, PANEL);
+    const r = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: 'ls /etc/sandpit-ca; touch /etc/sandpit-ca/x 2>&1 || true; grep -c "PRIVATE KEY" /etc/sandpit-ca/ca-bundle.pem || true' }, PANEL);
+    expect(r.stdout).toContain('ca-bundle.pem');
+    expect(r.stdout).toMatch(/Read-only file system/);
+    expect(r.stdout.trim().split('\n').at(-1)).toBe('0');
+  }, 60_000);
+  it('asks before an assistant runs code in a session that can use a secret, when the setting says so, naming the secret', async () => {
+    const ASSISTANT: CallContext = { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-2' };
+    const s = await call(api().api, 'sessions.create', { environment: 'with-a-key' }, PANEL);
+    await call(api().api, 'settings.update', { patch: { approvals: { askSecretSessions: true } } }, PANEL);
+    try {
+      const asked = new Promise<{ id: string; detail: string }>((resolve) => {
+        const stop = api().bus.on('approval.requested', (a) => {
+          stop();
+          resolve(a);
+        });
+      });
+      const runCall = call(api().api, 'sessions.execute', { sessionId: s.id, code: 'print(1)' }, ASSISTANT).then(
+        () => 'ran',
+        (error: unknown) => (error as { code?: string }).code,
+      );
+      const approval = await asked;
+      expect(approval.detail).toContain('its requests can use the secret openai (Sandpit adds it for its hosts)');
+      await call(api().api, 'approvals.respond', { id: approval.id, decision: 'deny' }, PANEL);
+      expect(await runCall).toBe('DENIED');
+    } finally {
+      await call(api().api, 'settings.update', { patch: { approvals: { askSecretSessions: false } } }, PANEL);
+    }
+  }, 60_000);
+});
+
+async function allFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...(await allFiles(path)));
+    else if (entry.isFile()) out.push(path);
+  }
+  return out;
+}
