@@ -24,7 +24,8 @@ function helloReply(id) {
   return {
     type: 'hello',
     id,
-    language: 'javascript',
+    // A TypeScript session runs on this agent (the core removes the types before the code arrives).
+    language: process.env.SANDPIT_LANGUAGE === 'typescript' ? 'typescript' : 'javascript',
     version: process.versions.node,
     pid: process.pid,
     protocol: PROTOCOL,

@@ -3,13 +3,14 @@ import { isPresetId, PRESET_IDS, presetDefinitions } from './environment-presets
 import { validateDefinition } from './environment-store';
 
 describe('presets', () => {
-  it('offers Python, Python (data), Node.js and Bash in that order', () => {
+  it('offers Python, Python (data), Node.js, Bash and TypeScript in that order', () => {
     const presets = presetDefinitions({ offlineBase: true });
     expect(presets.map((p) => [p.id, p.definition.name, p.definition.language, p.definition.base])).toEqual([
       ['python', 'Python', 'python', 'python'],
       ['python-data', 'Python (data)', 'python', 'python-data'],
       ['node', 'Node.js', 'javascript', 'node'],
       ['bash', 'Bash', 'bash', 'python'],
+      ['typescript', 'TypeScript', 'typescript', 'node'],
     ]);
     expect(presets.map((p) => p.id)).toEqual(PRESET_IDS);
     expect(isPresetId('python-data')).toBe(true);

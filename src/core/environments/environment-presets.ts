@@ -14,7 +14,7 @@ export interface PresetDefinition {
 }
 
 /** Ids the presets own: a user environment never gets one of them. */
-export const PRESET_IDS: readonly string[] = ['python', 'python-data', 'node', 'bash'];
+export const PRESET_IDS: readonly string[] = ['python', 'python-data', 'node', 'bash', 'typescript'];
 
 /** Presets have no real creation time; this fixed one keeps them stable across restarts. */
 export const PRESET_TIMESTAMP = '1970-01-01T00:00:00.000Z';
@@ -69,6 +69,17 @@ export function presetDefinitions(options: PresetOptions): PresetDefinition[] {
         base: 'python',
         packages: { pip: [], npm: [], apt: [] },
         description: 'A Bash shell with the usual command-line tools (and Python 3).',
+      },
+    },
+    {
+      id: 'typescript',
+      definition: {
+        ...common,
+        name: 'TypeScript',
+        language: 'typescript',
+        base: 'node',
+        packages: { pip: [], npm: [], apt: [] },
+        description: 'TypeScript on Node.js (types are removed before it runs; they are not checked).',
       },
     },
   ];

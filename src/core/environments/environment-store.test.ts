@@ -60,6 +60,7 @@ describe('EnvironmentStore', () => {
       ['python-data', true],
       ['node', true],
       ['bash', true],
+      ['typescript', true],
     ]);
     await expect(stat(dir)).rejects.toThrow(/ENOENT/);
   });
@@ -128,7 +129,7 @@ describe('EnvironmentStore', () => {
       updatedAt: '2026-01-01T00:00:01.000Z',
     });
     expect(await store.get('web-scraping')).toEqual(created);
-    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'web-scraping']);
+    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'web-scraping']);
     expect(JSON.parse(await readFile(join(dir, 'web-scraping.json'), 'utf8'))).toEqual(created);
 
     const updated = await store.update('web-scraping', { network: 'packages', packages: { apt: ['jq'] }, limits: { memoryMb: 1_024 }, description: 'Scrapes' });
@@ -232,7 +233,7 @@ describe('EnvironmentStore', () => {
     await writeFile(join(dir, 'README.txt'), 'not an environment');
     await mkdir(join(dir, 'folder.json'));
 
-    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'fine']);
+    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'fine']);
     expect(logger.warnings.map((w) => w.fields?.path).sort()).toEqual(
       ['bad-spec.json', 'broken.json', 'folder.json', 'wrong-id.json'].map((name) => join(dir, name)),
     );

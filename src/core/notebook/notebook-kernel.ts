@@ -8,7 +8,7 @@ export interface NotebookLanguage {
 
 /**
  * Per language, the kernel JupyterLab users have for it: ipykernel (python3), IJavascript (javascript),
- * bash_kernel (bash) — the names those kernels register, so the notebook opens with the matching kernel.
+ * bash_kernel (bash), tslab (typescript) — the names those kernels register, so the notebook opens with the matching kernel.
  */
 export const NOTEBOOK_LANGUAGES: Record<Language, NotebookLanguage> = {
   python: {
@@ -29,5 +29,10 @@ export const NOTEBOOK_LANGUAGES: Record<Language, NotebookLanguage> = {
   bash: {
     kernelspec: { name: 'bash', display_name: 'Bash', language: 'bash' },
     language_info: { name: 'bash', file_extension: '.sh', mimetype: 'text/x-sh', codemirror_mode: 'shell', pygments_lexer: 'bash' },
+  },
+  // tslab's kernel, the TypeScript kernel JupyterLab users have.
+  typescript: {
+    kernelspec: { name: 'tslab', display_name: 'TypeScript', language: 'typescript' },
+    language_info: { name: 'typescript', file_extension: '.ts', mimetype: 'text/typescript', codemirror_mode: 'text/typescript' },
   },
 };

@@ -6,6 +6,7 @@ import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sandbox/agent-channel';
+import { agentSource } from '../runtimes/source-dialect';
 import { ExecutionCollector } from './execution-collector';
 import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
@@ -137,8 +138,11 @@ export class SandboxRuntime {
   async run(request: RunRequest): Promise<RunOutcome> {
     // OOM events are matched by time with a second of slack: one that came in during the last run is not this run's.
     const oomSince = Math.max(Date.now(), this.lastRunEndedAt + 1_000);
+    // Code in a dialect of its agent's language (TypeScript) is translated first; code that cannot be never reaches it.
+    const source = agentSource(this.options.spec.language, request.code);
+    if ('error' in source) return { status: 'error', stdout: '', stderr: '', truncated: { stdout: false, stderr: false }, error: source.error, displays: [], durationMs: 0, stateLost: false };
     try {
-      return await this.runOnce(request, oomSince);
+      return await this.runOnce({ ...request, code: source.code }, oomSince);
     } finally {
       this.lastRunEndedAt = Date.now();
     }

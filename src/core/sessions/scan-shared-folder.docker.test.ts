@@ -14,7 +14,7 @@ const PANEL: CallContext = { transport: 'ipc', client: 'panel' };
 /** More entries than the agent's after-run scan looks at (20,000). */
 const SHARED_FILES = 25_500;
 
-const MAKE_FILE: Record<Exclude<Language, 'bash'>, string> = {
+const MAKE_FILE: Record<Exclude<Language, 'bash' | 'typescript'>, string> = {
   python:
     "import os\nos.makedirs('/workspace/out', exist_ok=True)\nopen('/workspace/out/made-by-run.txt', 'w').write('mine')",
   javascript:

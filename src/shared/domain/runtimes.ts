@@ -5,7 +5,7 @@
  * flavour in FLAVOURS and executor-image/bases.json, a Dockerfile) and its agent; nothing else.
  */
 
-export const LANGUAGES = ['python', 'javascript', 'bash'] as const;
+export const LANGUAGES = ['python', 'javascript', 'bash', 'typescript'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 /** The language of a session, a run or a notebook that names none. */
@@ -33,6 +33,11 @@ export interface RuntimeEntry {
   agent: 'python' | 'javascript';
   /** The built-in environment a session of this language starts from when it names none. */
   defaultEnvironment: string;
+  /**
+   * The dialect its code is written in when the agent runs another one: the core translates it before it
+   * reaches the agent (`typescript`: types removed in place, so every line and column stays where it was).
+   */
+  dialect?: 'typescript';
 }
 
 export const RUNTIMES: { readonly [L in Language]: RuntimeEntry & { id: L } } = {
@@ -63,6 +68,17 @@ export const RUNTIMES: { readonly [L in Language]: RuntimeEntry & { id: L } } = 
     flavours: ['python', 'python-data', 'node'],
     agent: 'python',
     defaultEnvironment: 'bash',
+  },
+  // TypeScript runs on the JavaScript agent, stateful like it: the core removes the types first (Node's own stripper).
+  typescript: {
+    id: 'typescript',
+    label: 'TypeScript',
+    extensions: ['.ts', '.mts', '.cts'],
+    packageManager: 'npm',
+    flavours: ['node'],
+    agent: 'javascript',
+    defaultEnvironment: 'typescript',
+    dialect: 'typescript',
   },
 };
 

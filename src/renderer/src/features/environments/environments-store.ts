@@ -32,7 +32,7 @@ export type EnvironmentsStore = StoreApi<EnvironmentsState>;
 export const MAX_LOG_LINES = 2_000;
 
 /** The built-in ones in the order a person meets them (plain Python first), then the person's own by name. */
-const PRESET_ORDER = ['python', 'python-data', 'node', 'bash'];
+const PRESET_ORDER = ['python', 'python-data', 'node', 'bash', 'typescript'];
 function presetRank(env: Environment): number {
   const i = PRESET_ORDER.indexOf(env.id);
   return i === -1 ? PRESET_ORDER.length : i;

@@ -10,6 +10,7 @@ const PLACEHOLDER: Record<SessionInfo['language'], string> = {
   python: 'print("Hello from the sandbox")',
   javascript: 'console.log("Hello from the sandbox")',
   bash: 'echo "Hello from the sandbox"',
+  typescript: 'const where: string = "the sandbox";\nconsole.log(`Hello from ${where}`)',
 };
 
 /** Run some code in this session from the panel; its output shows in the live output above. */
