@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { SandpitError, toErrorBody } from '../shared/api/errors';
 import { EventBus } from './events/event-bus';
 import { createSandpitApi } from './api/sandpit-api';
+import { ProcessManager } from './sessions/session-processes';
 import type { Handlers } from './api/api-types';
 import type { SandpitConfig } from './config';
 import { DaemonEvents } from './docker/daemon-events';
@@ -213,6 +214,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
   bus.on('session.removed', ({ sessionId }) => gateway.current()?.revoke(sessionId));
   const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
+  const processes = new ProcessManager(bus, log.child({ component: 'processes' }));
   const clients = options.clients ?? clientRegistryOn(bus);
   const endpoint = new ServedEndpoint(config.home, log);
   // Pool warm-ups run in the background; dispose waits for the one in flight.
@@ -289,7 +291,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, processes, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders }),
     folders,
     environments,
     bus,
@@ -307,6 +309,8 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     dispose: () =>
       (disposed ??= (async () => {
         approvals.dispose();
+        // Their audit rows are completed while the log is open: stopped because Sandpit quit.
+        processes.shutdown('Sandpit quit');
         await sessions.dispose();
         await warming;
         await backend.closeWorkspaces().catch((error: unknown) => log.warn('could not remove the empty workspace file systems', { error: toErrorBody(error).message }));

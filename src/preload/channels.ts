@@ -65,6 +65,10 @@ export const ALLOWED_METHODS = [
   'connect.connectAssistant',
   'connect.disconnectAssistant',
   'sessions.setKept',
+  'processes.start',
+  'processes.list',
+  'processes.output',
+  'processes.stop',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

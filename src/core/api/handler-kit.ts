@@ -11,6 +11,7 @@ import type { FolderSharing } from '../folders/folder-sharing';
 import type { EngineMonitor } from '../sessions/engine-monitor';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
+import type { ProcessManager } from '../sessions/session-processes';
 import type { SettingsStore } from '../settings/settings-store';
 import type { CallContext } from './api-types';
 import type { ConnectServices } from './connect-handlers';
@@ -33,6 +34,8 @@ export interface SandpitApiDeps {
   engines: { candidates(): Promise<MethodOutput<'engine.candidates'>['engines']> };
   /** Folders of this computer for sessions: what they are checked against (provided by the composition root). */
   folders: FolderSharing;
+  /** Processes that keep running beyond their call (start_process). */
+  processes: ProcessManager;
 }
 
 /** What the per-area handler files receive: the deps plus session resolution with ownership. */

@@ -16,6 +16,9 @@ import { notebookHandlers } from './notebook-handlers';
 import { packageHandlers } from './package-handlers';
 import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
+import { processHandlers } from './process-handlers';
+import { processEndFinish } from '../audit/audit-outcome';
+import type { ProcessInfo } from '../../shared/domain/process';
 import { sessionHandlers } from './session-handlers';
 import { folderHandlers } from './folder-handlers';
 import { openSession } from './session-factory';
@@ -79,6 +82,11 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       };
     },
     foldersOf: (id) => find(id)?.folders,
+    completeLater: (method, result, complete) => {
+      if (method !== 'processes.start') return false;
+      deps.processes.onEnd((result as ProcessInfo).id, (info, tail) => complete(processEndFinish(info, tail)));
+      return true;
+    },
     log: sessions.logger,
   };
   // Replayed runs (Activity's replays, a fork's replay: true) call the policy-wrapped handlers (made below):
@@ -131,6 +139,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...sessionHandlers(kit),
     ...folderHandlers(kit),
     ...runHandlers(kit),
+    ...processHandlers(kit, deps.processes),
     ...packageHandlers(kit),
     ...fileHandlers(kit),
     ...environmentHandlers(kit, environments),

@@ -90,6 +90,9 @@ function cellSource(entry: AuditEntry, language: Language): string {
       if (language === 'bash') return `pip show ${packages.join(' ')}`;
       return `%%bash\nnpm ls ${packages.join(' ')}`;
     }
+    case 'processes.start':
+      // IPython's background cell magic: the command keeps running while the notebook goes on.
+      return language === 'bash' ? `${entry.code} &` : `%%bash --bg\n${entry.code}`;
   }
 }
 

@@ -26,6 +26,7 @@ import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
 import { shareFolderInputSchema } from '../domain/shared-folder';
+import { processIdSchema, processInfoSchema, processOutputSchema } from '../domain/process';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -175,6 +176,32 @@ export const methods = {
       executionId: executionIdSchema,
     }),
     output: executionResultSchema,
+  },
+  // Processes that keep running (issue 17): start_process, list_processes, process_output, stop_process.
+  'processes.start': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
+      command: z.string().min(1).max(64 * 1024).describe('Shell command (sh -c) that keeps running, e.g. "python3 -m http.server 8000"'),
+      name: z.string().min(1).max(120).optional().describe('What to call it in lists (default: its command)'),
+      cwd: z.string().min(1).max(4096).optional().describe('Folder in /workspace to run it in (default: /workspace)'),
+    }),
+    output: processInfoSchema,
+  },
+  'processes.list': {
+    input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }),
+    output: z.object({ processes: z.array(processInfoSchema) }),
+  },
+  'processes.output': {
+    input: z.object({
+      processId: processIdSchema,
+      since: z.number().int().nonnegative().optional().describe('Cursor from an earlier answer (`next`); default: the oldest output kept'),
+      waitSeconds: z.number().min(0).max(60).default(0).describe('When nothing new is there yet, wait up to this long for output (or for the end)'),
+    }),
+    output: processOutputSchema,
+  },
+  'processes.stop': {
+    input: z.object({ processId: processIdSchema }),
+    output: processInfoSchema,
   },
   'packages.install': {
     input: z.object({
@@ -413,6 +440,10 @@ export const events = {
     truncated: z.boolean().optional().describe('The output was cut at the session limit'),
     stoppedBy: stopCauseSchema.optional().describe('Who stopped the session during the run (status "killed")'),
   }),
+  /** A long-running process started, ended or was stopped (issue 17). */
+  'process.updated': processInfoSchema,
+  /** Output of a long-running process as it comes (stdout and stderr together). */
+  'process.output': z.object({ sessionId: z.string(), processId: z.string(), text: z.string() }),
   'settings.updated': settingsViewSchema,
   /** A replay (audit.replay) moved on: it started its session, or one of its runs started or ended. */
   'replay.updated': replayViewSchema,

@@ -7,6 +7,7 @@ export const AUDIT_METHOD_WORDS: Record<AuditedMethod, string> = {
   'sessions.runFile': 'File',
   'packages.install': 'Install',
   'packages.check': 'Package check',
+  'processes.start': 'Process',
 };
 
 /** How a run ended, in plain words. */

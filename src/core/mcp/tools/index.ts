@@ -16,6 +16,10 @@ import { runFile } from './run-file';
 import { snapshotSession } from './snapshot-session';
 import { stopSession } from './stop-session';
 import { writeFile } from './write-file';
+import { startProcess } from './start-process';
+import { listProcesses } from './list-processes';
+import { processOutput } from './process-output';
+import { stopProcess } from './stop-process';
 
 /** Every MCP tool Sandpit offers, in the order tools/list shows them. */
 export const TOOLS: readonly SandpitTool[] = [
@@ -36,4 +40,8 @@ export const TOOLS: readonly SandpitTool[] = [
   forkSession,
   listSnapshots,
   deleteSnapshot,
+  startProcess,
+  listProcesses,
+  processOutput,
+  stopProcess,
 ];
