@@ -1,3 +1,4 @@
+import { SandpitError } from '../../shared/api/errors';
 import { fromWorkspacePath } from '../files/safe-path';
 import type { ProcessManager } from '../sessions/session-processes';
 import type { Handlers } from './api-types';
@@ -11,7 +12,12 @@ export function processHandlers(kit: HandlerKit, processes: ProcessManager): Pic
   /** The process, when the caller may use its session (else: no such process, as for another's session). */
   const mine = (processId: string, principal: string | undefined): string => {
     const info = processes.get(processId);
-    sessions.access(info.sessionId, principal);
+    // Its session may be gone (the process is then listed as stopped): whose it was still counts.
+    if (sessions.list().some((s) => s.id === info.sessionId)) sessions.access(info.sessionId, principal);
+    else {
+      const owner = processes.ownerOf(processId);
+      if (principal !== undefined && owner !== undefined && owner !== principal) throw new SandpitError('INVALID_INPUT', `There is no process ${processId} (list_processes lists them).`);
+    }
     return info.id;
   };
   return {
@@ -22,12 +28,16 @@ export function processHandlers(kit: HandlerKit, processes: ProcessManager): Pic
       return processes.start(session, { command, ...(name === undefined ? {} : { name }), ...(relative ? { cwd: relative } : {}) });
     },
     'processes.list': async ({ sessionId }, context) => {
+      const { principal } = context;
+      const visible = new Set(sessions.listFor(principal).map((s) => s.id));
+      // A session that is gone still lists its processes (stopped) to whoever owned it.
+      const maySee = (id: string, owner: string | undefined): boolean => principal === undefined || visible.has(id) || (owner !== undefined && owner === principal);
       if (sessionId !== undefined) {
-        sessions.access(sessionId, context.principal);
-        return { processes: processes.list(new Set([sessionId])) };
+        const listed = processes.list((id, owner) => id === sessionId && maySee(id, owner));
+        if (listed.length === 0) sessions.access(sessionId, principal);
+        return { processes: listed };
       }
-      const visible = new Set(sessions.listFor(context.principal).map((s) => s.id));
-      return { processes: processes.list(context.principal === undefined ? undefined : visible) };
+      return { processes: processes.list(maySee) };
     },
     'processes.output': async ({ processId, since, waitSeconds }, context) =>
       processes.output(mine(processId, context.principal), since, Math.round(waitSeconds * 1000)),

@@ -19,8 +19,8 @@ import type { Session } from './session';
 const WRAPPER = 'echo "$$"; exec 2>&1 </dev/null; cd -- "$2" || exit 126; sh -c "$1"; exit $?';
 export const PROCESS_MARK = 'sandpit-process';
 
-/** An exec's longest wait (Node's timers hold at most 24.8 days). */
-const LIFETIME_MS = 24 * 24 * 3_600_000;
+/** An exec's longest wait (Node's timers hold at most 24.8 days, the engine call adds its own margin). */
+const LIFETIME_MS = 20 * 24 * 3_600_000;
 const STOP_GRACE_MS = 3_000;
 const PID_TIMEOUT_MS = 15_000;
 /** Ended processes listed per session (the oldest are forgotten). */
@@ -41,10 +41,14 @@ export type ProcessEndListener = (info: ProcessInfo, tail: string) => void;
 interface Running {
   info: ProcessInfo;
   session: Session;
+  /** Who may use it: its session's owner (undefined: a panel session, usable by every client). */
+  owner: string | undefined;
   ring: ProcessRing;
   pid?: number;
   hidden: boolean;
   ended: boolean;
+  /** Why it is being stopped (set before it is signalled, so its end reads as stopped). */
+  stopping?: string;
   endWaiters: Array<() => void>;
   onEnd: ProcessEndListener[];
 }
@@ -103,6 +107,7 @@ export class ProcessManager {
         lastLines: [],
       },
       session,
+      owner: session.identity.owner,
       ring: new ProcessRing(PROCESS_OUTPUT_RING_BYTES),
       hidden: spec.hidden ?? false,
       ended: false,
@@ -128,12 +133,18 @@ export class ProcessManager {
     else p.onEnd.push(listener);
   }
 
-  list(sessionIds?: ReadonlySet<string>): ProcessInfo[] {
-    return [...this.all.values()].filter((p) => !p.hidden && (!sessionIds || sessionIds.has(p.info.sessionId))).map((p) => this.view(p));
+  /** Oldest first; `visible` says which a caller may see (default: all). */
+  list(visible?: (sessionId: string, owner: string | undefined) => boolean): ProcessInfo[] {
+    return [...this.all.values()].filter((p) => !p.hidden && (!visible || visible(p.info.sessionId, p.owner))).map((p) => this.view(p));
   }
 
   get(id: string): ProcessInfo {
     return this.view(this.find(id));
+  }
+
+  /** Whose it is (its session's owner; undefined: usable by every client), also once its session is gone. */
+  ownerOf(id: string): string | undefined {
+    return this.find(id).owner;
   }
 
   /** New output since `since` (default: the oldest kept), waiting up to `waitMs` for some when there is none. */
@@ -154,6 +165,7 @@ export class ProcessManager {
   async stop(id: string, reason: string): Promise<ProcessInfo> {
     const p = this.find(id);
     if (p.ended) return this.view(p);
+    p.stopping ??= reason;
     if (p.pid !== undefined) {
       await this.signal(p, 'TERM');
       if (!(await this.waitEnd(p, STOP_GRACE_MS))) await this.signal(p, 'KILL');
@@ -208,7 +220,7 @@ export class ProcessManager {
           (r) => {
             clearTimeout(timer);
             if (pid === undefined) reject(new SandpitError('CONTAINER_DIED', `The process could not start${r.stderr ? `: ${r.stderr.trim().slice(0, 500)}` : ''}.`));
-            const why = this.ending.get(p.info.sessionId);
+            const why = p.stopping ?? this.ending.get(p.info.sessionId);
             this.endNow(p, why ? 'stopped' : 'exited', why ? undefined : r.exitCode, why);
           },
           (error: unknown) => {
@@ -228,7 +240,7 @@ export class ProcessManager {
 
   private async signal(p: Running, signal: 'TERM' | 'KILL'): Promise<void> {
     try {
-      await p.session.runtime.sandbox.exec(['sh', '-c', `kill -${signal} -- -"$1" 2>/dev/null; exit 0`, 'sandpit-stop', String(p.pid)], { workingDir: WORKSPACE_DIR, timeoutMs: 10_000 });
+      await p.session.runtime.sandbox.exec(['sh', '-c', `kill -${signal} -"$1" 2>/dev/null; exit 0`, 'sandpit-stop', String(p.pid)], { workingDir: WORKSPACE_DIR, timeoutMs: 10_000 });
     } catch (error) {
       this.log.warn('could not signal a process', { processId: p.info.id, error: toErrorBody(error).message });
     }
