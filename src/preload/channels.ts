@@ -69,6 +69,10 @@ export const ALLOWED_METHODS = [
   'processes.list',
   'processes.output',
   'processes.stop',
+  'previews.open',
+  'previews.list',
+  'previews.stop',
+  'previews.ports',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

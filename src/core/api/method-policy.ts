@@ -3,7 +3,7 @@ import type { ApprovalKind } from '../../shared/domain/approval';
 import type { AuditedMethod } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
 import { DEFAULT_LANGUAGE, languageLabel, languageOfPath } from '../../shared/domain/runtimes';
-import { checkFinish, commandFinish, executionFinish, installFinish, processStartFinish } from '../audit/audit-outcome';
+import { checkFinish, commandFinish, executionFinish, installFinish, previewFinish, processStartFinish } from '../audit/audit-outcome';
 import type { AuditFinish } from '../audit/audit-writer';
 
 /** Written to the audit log: a `running` row before the call runs, completed before its result goes back. */
@@ -138,6 +138,21 @@ export const METHOD_POLICY: PolicyTable = {
     },
   },
   'processes.list': ANY,
+  // A preview runs no code of the sandbox's and gives it nothing new (no network): audited, who opened which.
+  'previews.open': {
+    access: 'any',
+    audit: {
+      method: 'previews.open',
+      code: (input) => `port ${input.port}${input.path ? ` ${input.path}` : ''}`,
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: previewFinish,
+    },
+  },
+  'previews.list': ANY,
+  'previews.stop': ANY,
+  'previews.ports': ANY,
   'processes.output': ANY,
   'processes.stop': ANY,
   'sessions.runFile': {

@@ -17,6 +17,7 @@ import { packageHandlers } from './package-handlers';
 import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
 import { processHandlers } from './process-handlers';
+import { previewHandlers } from './preview-handlers';
 import { processEndFinish } from '../audit/audit-outcome';
 import type { ProcessInfo } from '../../shared/domain/process';
 import { sessionHandlers } from './session-handlers';
@@ -140,6 +141,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...folderHandlers(kit),
     ...runHandlers(kit),
     ...processHandlers(kit, deps.processes),
+    ...previewHandlers(kit, deps.previews),
     ...packageHandlers(kit),
     ...fileHandlers(kit),
     ...environmentHandlers(kit, environments),

@@ -3,6 +3,7 @@ import type { ExecutionResult } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
 import type { PackageCheck } from '../runtimes/helper-install';
 import type { ProcessInfo } from '../../shared/domain/process';
+import type { PreviewInfo } from '../../shared/domain/preview';
 import type { AuditFinish } from './audit-writer';
 
 /** A run of code (execute, runFile): its own status, output, exit code, artifacts and error. */
@@ -82,4 +83,9 @@ export function processEndFinish(info: ProcessInfo, tail: string): AuditFinish {
 /** A process whose end could not be awaited (it is gone already): its state now. */
 export function processStartFinish(info: ProcessInfo): AuditFinish {
   return processEndFinish(info, info.lastLines.join('\n'));
+}
+
+/** A preview opened: which port of which session, at which origin (never its capability). */
+export function previewFinish(info: PreviewInfo): AuditFinish {
+  return { status: 'ok', sessionId: info.sessionId, durationMs: 0, stdout: `Opened a preview of port ${info.port} at ${info.origin}${info.path}` };
 }

@@ -93,6 +93,8 @@ function cellSource(entry: AuditEntry, language: Language): string {
     case 'processes.start':
       // IPython's background cell magic: the command keeps running while the notebook goes on.
       return language === 'bash' ? `${entry.code} &` : `%%bash --bg\n${entry.code}`;
+    case 'previews.open':
+      return `# Sandpit showed a preview: ${entry.code}`;
   }
 }
 

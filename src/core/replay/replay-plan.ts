@@ -30,5 +30,8 @@ export function replayCall(entry: AuditEntry, sessionId: string): ReplayStep[] {
     case 'processes.start':
       // Started again, to keep running in the replay session (its row completes when it ends there).
       return [{ method: 'processes.start', input: { sessionId, command: entry.code }, audited: true }];
+    case 'previews.open':
+      // A preview runs nothing: a replay has nothing to repeat for it.
+      return [];
   }
 }

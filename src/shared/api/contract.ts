@@ -27,6 +27,7 @@ import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
 import { shareFolderInputSchema } from '../domain/shared-folder';
 import { processIdSchema, processInfoSchema, processOutputSchema } from '../domain/process';
+import { listeningPortSchema, previewIdSchema, previewInfoSchema } from '../domain/preview';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -202,6 +203,28 @@ export const methods = {
   'processes.stop': {
     input: z.object({ processId: processIdSchema }),
     output: processInfoSchema,
+  },
+  // Previews of a sandbox's web apps (issue 17): preview_port; the panel's Preview tab.
+  'previews.open': {
+    input: z.object({
+      sessionId: optionalSessionIdSchema,
+      port: z.number().int().min(1).max(65_535).describe('The port the app listens on inside the sandbox'),
+      path: z.string().max(2_048).optional().describe('The page to open (default: /)'),
+      waitSeconds: z.number().min(0).max(60).default(0).describe('Wait up to this long for something to listen on the port'),
+    }),
+    output: previewInfoSchema,
+  },
+  'previews.list': {
+    input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }),
+    output: z.object({ previews: z.array(previewInfoSchema) }),
+  },
+  'previews.stop': {
+    input: z.object({ previewId: previewIdSchema }),
+    output: previewInfoSchema,
+  },
+  'previews.ports': {
+    input: z.object({ sessionId: sessionIdSchema }),
+    output: z.object({ ports: z.array(listeningPortSchema).describe('TCP ports something listens on inside the sandbox, read from inside it') }),
   },
   'packages.install': {
     input: z.object({
@@ -443,6 +466,8 @@ export const events = {
   /** A long-running process started, ended or was stopped (issue 17). */
   'process.updated': processInfoSchema,
   /** Output of a long-running process as it comes (stdout and stderr together). */
+  /** A preview opened or ended (issue 17). */
+  'preview.updated': previewInfoSchema,
   'process.output': z.object({ sessionId: z.string(), processId: z.string(), text: z.string() }),
   'settings.updated': settingsViewSchema,
   /** A replay (audit.replay) moved on: it started its session, or one of its runs started or ended. */

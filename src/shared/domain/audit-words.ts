@@ -8,6 +8,7 @@ export const AUDIT_METHOD_WORDS: Record<AuditedMethod, string> = {
   'packages.install': 'Install',
   'packages.check': 'Package check',
   'processes.start': 'Process',
+  'previews.open': 'Preview',
 };
 
 /** How a run ended, in plain words. */

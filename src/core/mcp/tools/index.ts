@@ -20,6 +20,7 @@ import { startProcess } from './start-process';
 import { listProcesses } from './list-processes';
 import { processOutput } from './process-output';
 import { stopProcess } from './stop-process';
+import { previewPort } from './preview-port';
 
 /** Every MCP tool Sandpit offers, in the order tools/list shows them. */
 export const TOOLS: readonly SandpitTool[] = [
@@ -44,4 +45,5 @@ export const TOOLS: readonly SandpitTool[] = [
   listProcesses,
   processOutput,
   stopProcess,
+  previewPort,
 ];
