@@ -73,7 +73,7 @@ export class PreviewServer {
   private readonly upgraded = new Set<Duplex>();
 
   constructor(private readonly options: PreviewServerOptions) {
-    this.agent = new TunnelAgent(options.open);
+    this.agent = new TunnelAgent(() => options.open());
     this.server = createServer((req, res) => this.handle(req, res));
     this.server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(req, socket, head));
   }
@@ -181,7 +181,7 @@ export class PreviewServer {
         const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
         for (let i = 0; i < req.rawHeaders.length; i += 2) {
           const name = req.rawHeaders[i]!;
-          let value: string | undefined = req.rawHeaders[i + 1]!;
+          let value: string | undefined = req.rawHeaders[i + 1];
           if (name.toLowerCase() === 'cookie') value = withoutOurCookies(value);
           if (value !== undefined) lines.push(`${name}: ${value}`);
         }
