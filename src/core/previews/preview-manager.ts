@@ -10,6 +10,7 @@ import { newId } from '../util/ids';
 import { forwarderCommand } from './forwarders';
 import { parseListeningPorts } from './listening-ports';
 import { PREVIEW_TOKEN_PARAM, PreviewServer } from './preview-server';
+import { ExecTunnel } from './exec-tunnel';
 import { SessionTunnel, nothingListens } from './session-tunnel';
 
 const FORWARDER_HELLO_MS = 15_000;
@@ -23,7 +24,9 @@ interface Preview {
 
 interface SessionPreviews {
   session: Session;
-  tunnel: SessionTunnel;
+  /** The socket tunnel (the session's agent folder is shared with the host), or else a connection per exec. */
+  tunnel?: SessionTunnel;
+  exec?: ExecTunnel;
   /** The forwarder process of each previewed port. */
   forwarders: Map<number, string>;
 }
@@ -82,10 +85,11 @@ export class PreviewManager {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
     const state = await this.sessionState(session);
-    await this.ensureForwarder(session, state, port);
+    const { tunnel, exec } = state;
+    if (tunnel) await this.ensureForwarder(session, state, tunnel, port);
     const path = request.path ? (request.path.startsWith('/') ? request.path : `/${request.path}`) : '/';
     const token = randomBytes(32).toString('base64url');
-    const server = new PreviewServer({ token, open: () => state.tunnel.open(port), log: this.log });
+    const server = new PreviewServer({ token, open: () => (tunnel ? tunnel.open(port) : exec!.open(port)), log: this.log });
     await server.listen();
     const id = newId('prv', 10);
     const url = new URL(path, server.origin);
@@ -127,7 +131,7 @@ export class PreviewManager {
       this.end(p, 'Sandpit quit');
       await p.server.close().catch(() => undefined);
     }
-    for (const s of this.sessions.values()) await s.tunnel.close();
+    for (const s of this.sessions.values()) await s.tunnel?.close();
     this.sessions.clear();
   }
 
@@ -136,10 +140,10 @@ export class PreviewManager {
     if (existing) return existing;
     const where = session.runtime.sandbox.tunnelSocket?.('preview-tunnel.sock');
     if (!where) {
-      throw new SandpitError(
-        'INVALID_INPUT',
-        'Previews need a folder shared between Sandpit and the sandbox for their tunnel, which this session does not have (it runs under gVisor, or on an engine that is not on this computer): this session cannot show previews yet.',
-      );
+      // No folder shared with the host (gVisor, an engine elsewhere): one exec per connection carries it.
+      const state: SessionPreviews = { session, exec: new ExecTunnel(session, session.identity.language, this.log), forwarders: new Map() };
+      this.sessions.set(session.id, state);
+      return state;
     }
     const tunnel = new SessionTunnel(where.hostPath, where.insidePath, where.uid, this.log);
     await tunnel.listen();
@@ -148,18 +152,18 @@ export class PreviewManager {
     return state;
   }
 
-  private async ensureForwarder(session: Session, state: SessionPreviews, port: number): Promise<void> {
-    if (state.tunnel.hasForwarder(port)) return;
-    const command = forwarderCommand(session.identity.language, state.tunnel.insidePath, port, state.tunnel.forwarderSecret);
+  private async ensureForwarder(session: Session, state: SessionPreviews, tunnel: SessionTunnel, port: number): Promise<void> {
+    if (tunnel.hasForwarder(port)) return;
+    const command = forwarderCommand(session.identity.language, tunnel.insidePath, port, tunnel.forwarderSecret);
     const forwarder = await this.processes.start(session, { command, name: `preview of port ${port}`, hidden: true });
     state.forwarders.set(port, forwarder.id);
     this.processes.onEnd(forwarder.id, (info, tail) => {
       if (state.forwarders.get(port) === forwarder.id) state.forwarders.delete(port);
-      state.tunnel.dropPort(port);
+      tunnel.dropPort(port);
       if (info.state === 'exited') this.log.warn('a preview forwarder ended', { sessionId: session.id, port, exitCode: info.exitCode, tail: tail.slice(-2_000) });
       for (const p of this.previews.values()) if (p.info.sessionId === session.id && p.info.port === port) this.end(p, info.stoppedBy ?? 'its connection into the sandbox ended');
     });
-    if (!(await state.tunnel.waitForForwarder(port, FORWARDER_HELLO_MS))) {
+    if (!(await tunnel.waitForForwarder(port, FORWARDER_HELLO_MS))) {
       await this.processes.stop(forwarder.id, 'it did not connect').catch(() => undefined);
       throw new SandpitError('EXEC_TIMEOUT', `The preview of port ${port} could not connect into the sandbox within 15 seconds.`);
     }
@@ -171,7 +175,7 @@ export class PreviewManager {
     const forwarder = state?.forwarders.get(port);
     if (!state || !forwarder) return;
     state.forwarders.delete(port);
-    state.tunnel.dropPort(port);
+    state.tunnel?.dropPort(port);
     await this.processes.stop(forwarder, 'its preview was stopped').catch(() => undefined);
   }
 
@@ -205,6 +209,6 @@ export class PreviewManager {
     const state = this.sessions.get(sessionId);
     if (!state) return;
     this.sessions.delete(sessionId);
-    await state.tunnel.close().catch((error: unknown) => this.log.warn('could not close a preview tunnel', { error: toErrorBody(error).message }));
+    await state.tunnel?.close().catch((error: unknown) => this.log.warn('could not close a preview tunnel', { error: toErrorBody(error).message }));
   }
 }

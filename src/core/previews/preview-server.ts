@@ -2,7 +2,6 @@ import { timingSafeEqual } from 'node:crypto';
 import { Agent, createServer, request as httpRequest } from 'node:http';
 import type { ClientRequestArgs, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Socket } from 'node:net';
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
 
@@ -12,7 +11,7 @@ export const PREVIEW_TOKEN_PARAM = 'sandpit_preview';
 export interface PreviewServerOptions {
   token: string;
   /** A new byte stream to the app's port inside the sandbox. */
-  open(): Promise<Socket>;
+  open(): Promise<Duplex>;
   log: Logger;
 }
 
@@ -24,7 +23,7 @@ function same(a: string, b: string): boolean {
 
 /** A tunnel to the sandbox as an http.Agent: keep-alive connections, each one a stream over the tunnel. */
 class TunnelAgent extends Agent {
-  constructor(private readonly openStream: () => Promise<Socket>) {
+  constructor(private readonly openStream: () => Promise<Duplex>) {
     super({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
   }
 
