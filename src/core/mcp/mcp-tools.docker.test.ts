@@ -25,6 +25,11 @@ const TOOL_NAMES = [
   'fork_session',
   'list_snapshots',
   'delete_snapshot',
+  'start_process',
+  'list_processes',
+  'process_output',
+  'stop_process',
+  'preview_port',
 ];
 const DOT_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 

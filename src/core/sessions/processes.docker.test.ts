@@ -136,14 +136,25 @@ describe('processes that keep running (start_process over MCP, real engine)', ()
     expect(tail.endsWith('the end\n')).toBe(true);
   });
 
-  it('ends with its session: a restart and a stop list it as stopped, saying why', async () => {
+  it('ends with its session: a restart, a pause and a stop list it as stopped, saying why', async () => {
     const sessionId = await newSession();
     const a = await tool<Proc>('start_process', { session_id: sessionId, command: 'sleep 1000' });
     await call(sp.api, 'sessions.restart', { sessionId }, PANEL);
     const afterRestart = await tool<{ processes: Proc[] }>('list_processes', { session_id: sessionId });
     expect(afterRestart.processes.map((p) => [p.process_id, p.state, p.stopped_by])).toEqual([[a.process_id, 'stopped', 'its session restarted']]);
 
+    const paused = await tool<Proc>('start_process', { session_id: sessionId, command: 'sleep 1000' });
+    expect(await sp.sessions.session(sessionId).pause('idle')).toBe(true);
+    await expect
+      .poll(async () => {
+        const { process: p } = await tool<Out>('process_output', { process_id: paused.process_id });
+        return [p.state, p.stopped_by];
+      })
+      .toEqual(['stopped', 'its session was paused']);
+
+    // A new process resumes the paused session first.
     const b = await tool<Proc>('start_process', { session_id: sessionId, command: 'sleep 1000' });
+    expect(b.state).toBe('running');
     await tool('stop_session', { session_id: sessionId });
     const out = await call(sp.api, 'processes.output', { processId: b.process_id }, PANEL);
     expect([out.process.state, out.process.stoppedBy]).toEqual(['stopped', 'its session was stopped']);

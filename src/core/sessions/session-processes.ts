@@ -220,8 +220,7 @@ export class ProcessManager {
           (r) => {
             clearTimeout(timer);
             if (pid === undefined) reject(new SandpitError('CONTAINER_DIED', `The process could not start${r.stderr ? `: ${r.stderr.trim().slice(0, 500)}` : ''}.`));
-            const why = p.stopping ?? this.ending.get(p.info.sessionId);
-            this.endNow(p, why ? 'stopped' : 'exited', why ? undefined : r.exitCode, why);
+            void this.whyEnded(p, r.exitCode).then((why) => this.endNow(p, why ? 'stopped' : 'exited', why ? undefined : r.exitCode, why));
           },
           (error: unknown) => {
             clearTimeout(timer);
@@ -230,6 +229,22 @@ export class ProcessManager {
           },
         );
     });
+  }
+
+  /**
+   * Why an exec ended, when it was not by itself: stopped, or its session left. A pause kills the container
+   * before the session says it paused: an end by SIGKILL (or with no status) waits a moment for the session's word.
+   */
+  private async whyEnded(p: Running, exitCode: number): Promise<string | undefined> {
+    const known = (): string | undefined => p.stopping ?? this.ending.get(p.info.sessionId);
+    if (known() || (exitCode >= 0 && exitCode !== 137)) return known();
+    for (let waited = 0; waited < 2_000 && !known(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (known()) return known();
+    const running = await p.session.runtime.sandbox.state().then(
+      (state) => state.running,
+      () => false,
+    );
+    return running ? undefined : 'its sandbox stopped';
   }
 
   private append(p: Running, chunk: Buffer): void {
