@@ -20,14 +20,23 @@ const SERVE = `head -c ${BIG} /dev/zero > big.bin && echo hi > small.txt && exec
 
 export interface PreviewsSummary {
   requests: number;
-  ttfb: { preview: Distribution; direct: Distribution; newConnectionPreview: Distribution; newConnectionDirect: Distribution };
+  ttfb: {
+    preview: Distribution;
+    direct: Distribution;
+    newConnectionPreview: Distribution;
+    newConnectionDirect: Distribution;
+  };
   addedTtfbP50Ms: number;
   downloadMiBs: { preview: number[]; direct: number[] };
   goals: Goal[];
 }
 
 /** One GET: ms to the first byte of the body, and the bytes read. */
-function timedGet(url: string, agent: Agent | false, cookie?: string): Promise<{ ttfb: number; total: number; bytes: number }> {
+function timedGet(
+  url: string,
+  agent: Agent | false,
+  cookie?: string,
+): Promise<{ ttfb: number; total: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const t0 = now();
     const req = request(url, { agent, headers: cookie ? { cookie } : {} }, (res) => {
@@ -37,7 +46,11 @@ function timedGet(url: string, agent: Agent | false, cookie?: string): Promise<{
         if (first < 0) first = now() - t0;
         bytes += chunk.length;
       });
-      res.on('end', () => (res.statusCode === 200 ? resolve({ ttfb: first, total: now() - t0, bytes }) : reject(new Error(`${url} answered ${res.statusCode}`))));
+      res.on('end', () =>
+        res.statusCode === 200
+          ? resolve({ ttfb: first, total: now() - t0, bytes })
+          : reject(new Error(`${url} answered ${res.statusCode}`)),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -45,7 +58,10 @@ function timedGet(url: string, agent: Agent | false, cookie?: string): Promise<{
   });
 }
 
-async function measure(base: string, cookie: string | undefined): Promise<{ keepAlive: number[]; fresh: number[]; mibs: number[] }> {
+async function measure(
+  base: string,
+  cookie: string | undefined,
+): Promise<{ keepAlive: number[]; fresh: number[]; mibs: number[] }> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const keepAlive: number[] = [];
   const fresh: number[] = [];
@@ -66,7 +82,11 @@ async function measure(base: string, cookie: string | undefined): Promise<{ keep
 async function directServer(image: string, run: (base: string) => Promise<void>): Promise<void> {
   const api = new Docker(resolveEndpoint(undefined).options);
   const name = `sandpit-bench-previews-${process.pid}-${Date.now().toString(36)}`;
-  const network = await api.createNetwork({ Name: name, Driver: 'bridge', Labels: { 'dev.sandpit.bench': 'previews' } });
+  const network = await api.createNetwork({
+    Name: name,
+    Driver: 'bridge',
+    Labels: { 'dev.sandpit.bench': 'previews' },
+  });
   const container = await api.createContainer({
     name,
     Image: image,
@@ -114,7 +134,9 @@ export async function run(): Promise<PreviewsSummary> {
         .on('error', reject)
         .end();
     });
-    progress(`previews: through the preview at ${opened.origin}: ${REQUESTS} keep-alive GETs, ${REQUESTS / 3} on new connections, ${DOWNLOADS} × 100 MiB`);
+    progress(
+      `previews: through the preview at ${opened.origin}: ${REQUESTS} keep-alive GETs, ${REQUESTS / 3} on new connections, ${DOWNLOADS} × 100 MiB`,
+    );
     preview = await measure(opened.origin, first);
   });
   let direct: { keepAlive: number[]; fresh: number[]; mibs: number[] } | undefined;
@@ -124,11 +146,18 @@ export async function run(): Promise<PreviewsSummary> {
   });
   if (!preview || !direct) throw new Error('a side of the comparison did not run');
 
-  const ttfb = { preview: summarize(preview.keepAlive), direct: summarize(direct.keepAlive), newConnectionPreview: summarize(preview.fresh), newConnectionDirect: summarize(direct.fresh) };
+  const ttfb = {
+    preview: summarize(preview.keepAlive),
+    direct: summarize(direct.keepAlive),
+    newConnectionPreview: summarize(preview.fresh),
+    newConnectionDirect: summarize(direct.fresh),
+  };
   const added = ttfb.preview.p50 - ttfb.direct.p50;
   const previewMiBs = [...preview.mibs].sort((a, b) => a - b)[Math.floor(DOWNLOADS / 2)]!;
   const directMiBs = [...direct.mibs].sort((a, b) => a - b)[Math.floor(DOWNLOADS / 2)]!;
-  process.stdout.write(`\n## previews: time to first byte and 100 MiB downloads (N=${REQUESTS} keep-alive, ${REQUESTS / 3} new connections, ${DOWNLOADS} downloads)\n`);
+  process.stdout.write(
+    `\n## previews: time to first byte and 100 MiB downloads (N=${REQUESTS} keep-alive, ${REQUESTS / 3} new connections, ${DOWNLOADS} downloads)\n`,
+  );
   process.stdout.write(
     `${table(
       [...LATENCY_HEADERS],
@@ -140,7 +169,9 @@ export async function run(): Promise<PreviewsSummary> {
       ],
     )}\n`,
   );
-  process.stdout.write(`100 MiB download, MiB/s: preview ${preview.mibs.join(', ')} (median ${previewMiBs}); direct ${direct.mibs.join(', ')} (median ${directMiBs})\n`);
+  process.stdout.write(
+    `100 MiB download, MiB/s: preview ${preview.mibs.join(', ')} (median ${previewMiBs}); direct ${direct.mibs.join(', ')} (median ${directMiBs})\n`,
+  );
   const goals = [
     goal('previews: added TTFB p50 (keep-alive)', '≤ 2 ms', formatMs(added), added <= 2),
     goal('previews: 100 MiB download through the preview', '≥ 200 MiB/s', `${previewMiBs} MiB/s`, previewMiBs >= 200),
@@ -148,7 +179,12 @@ export async function run(): Promise<PreviewsSummary> {
   process.stdout.write(`${goalTable(goals)}\n`);
   return {
     requests: REQUESTS,
-    ttfb: { preview: roundDistribution(ttfb.preview), direct: roundDistribution(ttfb.direct), newConnectionPreview: roundDistribution(ttfb.newConnectionPreview), newConnectionDirect: roundDistribution(ttfb.newConnectionDirect) },
+    ttfb: {
+      preview: roundDistribution(ttfb.preview),
+      direct: roundDistribution(ttfb.direct),
+      newConnectionPreview: roundDistribution(ttfb.newConnectionPreview),
+      newConnectionDirect: roundDistribution(ttfb.newConnectionDirect),
+    },
     addedTtfbP50Ms: Math.round(added * 100) / 100,
     downloadMiBs: { preview: preview.mibs, direct: direct.mibs },
     goals,

@@ -45,7 +45,11 @@ async function attempt(what, run) { try { say(what, 'GOT ' + String(await run())
 http.server.ThreadingHTTPServer(('0.0.0.0', 8000), Page).serve_forever()
 `;
 
-test('an assistant previews a stdlib web app reading a CSV; the Preview tab shows it, and the page cannot act as the panel', async ({ panel, assistants, server }) => {
+test('an assistant previews a stdlib web app reading a CSV; the Preview tab shows it, and the page cannot act as the panel', async ({
+  panel,
+  assistants,
+  server,
+}) => {
   const assistant = await assistants.connect(uniqueName('e2e-preview'));
   const call = async (name: string, args: Record<string, unknown>): Promise<CallToolResult> => {
     const result = (await assistant.client.callTool({ name, arguments: args })) as CallToolResult;
@@ -57,7 +61,12 @@ test('an assistant previews a stdlib web app reading a CSV; the Preview tab show
   await call('write_file', { session_id: sessionId, path: 'sales.csv', content: SALES_CSV });
   await call('write_file', { session_id: sessionId, path: 'app.py', content: APP });
   await call('start_process', { session_id: sessionId, command: 'python3 app.py', name: 'sales dashboard' });
-  const shown = await call('preview_port', { session_id: sessionId, port: 8000, wait_seconds: 30, path: `/?panel=${encodeURIComponent(server.url)}` });
+  const shown = await call('preview_port', {
+    session_id: sessionId,
+    port: 8000,
+    wait_seconds: 30,
+    path: `/?panel=${encodeURIComponent(server.url)}`,
+  });
   const url = (shown.structuredContent as { url: string }).url;
   expect(new URL(url).origin).not.toBe(new URL(server.url).origin);
   expect(textOf(shown)).toContain("The person can open it from the Sandpit panel (the session's Preview tab)");
@@ -75,7 +84,14 @@ test('an assistant previews a stdlib web app reading a CSV; the Preview tab show
   await expect(frame.locator('h1')).toHaveText('Sales dashboard');
   await expect(frame.locator('#total')).toHaveText('Total: 250');
   await expect(frame.locator('[data-attack="done"]')).toBeVisible();
-  for (const attack of ['panel-storage', 'panel-local-storage', 'panel-document', 'api-without-credentials', 'api-with-credentials', 'mcp-endpoint']) {
+  for (const attack of [
+    'panel-storage',
+    'panel-local-storage',
+    'panel-document',
+    'api-without-credentials',
+    'api-with-credentials',
+    'mcp-endpoint',
+  ]) {
     await expect(frame.locator(`[data-attack="${attack}"]`), attack).toHaveText(`${attack}: refused`);
   }
   // The panel still works, and its token is where it was.
@@ -86,5 +102,7 @@ test('an assistant previews a stdlib web app reading a CSV; the Preview tab show
   await session.root.getByTestId('process-stop').click();
   await expect(session.root.getByTestId('process-state')).toHaveText('Stopped: the person stopped it in the panel');
   await session.root.getByTestId('session-tab-preview').click();
-  await expect(session.root.getByTestId('previews-ended')).toContainText('Preview of port 8000 ended: nothing listens on port 8000 any more (its app stopped)');
+  await expect(session.root.getByTestId('previews-ended')).toContainText(
+    'Preview of port 8000 ended: nothing listens on port 8000 any more (its app stopped)',
+  );
 });

@@ -16,7 +16,8 @@ export function processHandlers(kit: HandlerKit, processes: ProcessManager): Pic
     if (sessions.list().some((s) => s.id === info.sessionId)) sessions.access(info.sessionId, principal);
     else {
       const owner = processes.ownerOf(processId);
-      if (principal !== undefined && owner !== undefined && owner !== principal) throw new SandpitError('INVALID_INPUT', `There is no process ${processId} (list_processes lists them).`);
+      if (principal !== undefined && owner !== undefined && owner !== principal)
+        throw new SandpitError('INVALID_INPUT', `There is no process ${processId} (list_processes lists them).`);
     }
     return info.id;
   };
@@ -25,13 +26,18 @@ export function processHandlers(kit: HandlerKit, processes: ProcessManager): Pic
       // A folder that could never be used is refused before any session is made.
       const relative = cwd === undefined ? undefined : fromWorkspacePath(cwd);
       const session = await kit.target(sessionId, context);
-      return processes.start(session, { command, ...(name === undefined ? {} : { name }), ...(relative ? { cwd: relative } : {}) });
+      return processes.start(session, {
+        command,
+        ...(name === undefined ? {} : { name }),
+        ...(relative ? { cwd: relative } : {}),
+      });
     },
     'processes.list': async ({ sessionId }, context) => {
       const { principal } = context;
       const visible = new Set(sessions.listFor(principal).map((s) => s.id));
       // A session that is gone still lists its processes (stopped) to whoever owned it.
-      const maySee = (id: string, owner: string | undefined): boolean => principal === undefined || visible.has(id) || (owner !== undefined && owner === principal);
+      const maySee = (id: string, owner: string | undefined): boolean =>
+        principal === undefined || visible.has(id) || (owner !== undefined && owner === principal);
       if (sessionId !== undefined) {
         const listed = processes.list((id, owner) => id === sessionId && maySee(id, owner));
         if (listed.length === 0) sessions.access(sessionId, principal);
@@ -42,6 +48,11 @@ export function processHandlers(kit: HandlerKit, processes: ProcessManager): Pic
     'processes.output': async ({ processId, since, waitSeconds }, context) =>
       processes.output(mine(processId, context.principal), since, Math.round(waitSeconds * 1000)),
     'processes.stop': async ({ processId }, context) =>
-      processes.stop(mine(processId, context.principal), context.principal === undefined ? 'the person stopped it in the panel' : `${context.client ?? 'an assistant'} stopped it`),
+      processes.stop(
+        mine(processId, context.principal),
+        context.principal === undefined
+          ? 'the person stopped it in the panel'
+          : `${context.client ?? 'an assistant'} stopped it`,
+      ),
   };
 }

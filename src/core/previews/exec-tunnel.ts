@@ -120,7 +120,10 @@ export class ExecTunnel {
     const input = new PassThrough();
     const abort = new AbortController();
     const stream = new ExecStream(input, abort);
-    const script = this.language === 'javascript' ? `exec node -e ${quote(NODE)} ${port}` : `exec python3 -c ${quote(PYTHON)} ${port}`;
+    const script =
+      this.language === 'javascript'
+        ? `exec node -e ${quote(NODE)} ${port}`
+        : `exec python3 -c ${quote(PYTHON)} ${port}`;
     return new Promise<Duplex>((resolve, reject) => {
       let acked = false;
       const sink = new Writable({
@@ -136,10 +139,24 @@ export class ExecTunnel {
         },
       });
       this.session.runtime.sandbox
-        .exec(['sh', '-c', 'sh -c "$1"; exit $?', PROCESS_MARK, script], { workingDir: WORKSPACE_DIR, timeoutMs: 24 * 3_600_000, stdin: input, stdoutTo: sink, signal: abort.signal, maxOutputBytes: 4096 })
+        .exec(['sh', '-c', 'sh -c "$1"; exit $?', PROCESS_MARK, script], {
+          workingDir: WORKSPACE_DIR,
+          timeoutMs: 24 * 3_600_000,
+          stdin: input,
+          stdoutTo: sink,
+          signal: abort.signal,
+          maxOutputBytes: 4096,
+        })
         .then(
           (r) => {
-            if (!acked) reject(r.exitCode === 3 ? nothingListens(port) : new Error(`The preview could not reach port ${port} (exit code ${r.exitCode}${r.stderr ? `: ${r.stderr.trim().slice(0, 300)}` : ''}).`));
+            if (!acked)
+              reject(
+                r.exitCode === 3
+                  ? nothingListens(port)
+                  : new Error(
+                      `The preview could not reach port ${port} (exit code ${r.exitCode}${r.stderr ? `: ${r.stderr.trim().slice(0, 300)}` : ''}).`,
+                    ),
+              );
             stream.push(null);
           },
           (error: unknown) => {

@@ -18,7 +18,10 @@ export function parseListeningPorts(text: string): ListeningPort[] {
 
 function describeAddress(hex: string): string {
   if (hex.length === 8) {
-    const bytes = hex.match(/../g)!.map((b) => Number.parseInt(b, 16)).reverse();
+    const bytes = hex
+      .match(/../g)!
+      .map((b) => Number.parseInt(b, 16))
+      .reverse();
     return bytes.join('.');
   }
   if (/^0+$/.test(hex)) return '::';

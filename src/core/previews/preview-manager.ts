@@ -73,7 +73,10 @@ export class PreviewManager {
   /** The TCP ports something listens on inside the session's sandbox (a paused session resumes first). */
   async ports(session: Session): Promise<ListeningPort[]> {
     if (session.state === 'paused') await session.withSandbox('Resuming the session', async () => undefined);
-    const r = await session.runtime.sandbox.exec(['cat', '/proc/net/tcp', '/proc/net/tcp6'], { timeoutMs: 10_000, maxOutputBytes: 1024 * 1024 });
+    const r = await session.runtime.sandbox.exec(['cat', '/proc/net/tcp', '/proc/net/tcp6'], {
+      timeoutMs: 10_000,
+      maxOutputBytes: 1024 * 1024,
+    });
     return parseListeningPorts(r.stdout);
   }
 
@@ -89,7 +92,11 @@ export class PreviewManager {
     if (tunnel) await this.ensureForwarder(session, state, tunnel, port);
     const path = request.path ? (request.path.startsWith('/') ? request.path : `/${request.path}`) : '/';
     const token = randomBytes(32).toString('base64url');
-    const server = new PreviewServer({ token, open: () => (tunnel ? tunnel.open(port) : exec!.open(port)), log: this.log });
+    const server = new PreviewServer({
+      token,
+      open: () => (tunnel ? tunnel.open(port) : exec!.open(port)),
+      log: this.log,
+    });
     await server.listen();
     const id = newId('prv', 10);
     const url = new URL(path, server.origin);
@@ -97,7 +104,17 @@ export class PreviewManager {
     const preview: Preview = {
       server,
       owner: session.identity.owner,
-      info: { id, sessionId: session.id, port, path, url: url.toString(), origin: server.origin, state: 'open', openedAt: new Date().toISOString(), openedBy: request.openedBy },
+      info: {
+        id,
+        sessionId: session.id,
+        port,
+        path,
+        url: url.toString(),
+        origin: server.origin,
+        state: 'open',
+        openedAt: new Date().toISOString(),
+        openedBy: request.openedBy,
+      },
     };
     this.previews.set(id, preview);
     this.bus.emit('preview.updated', preview.info);
@@ -141,7 +158,11 @@ export class PreviewManager {
     const where = session.runtime.sandbox.tunnelSocket?.('preview-tunnel.sock');
     if (!where) {
       // No folder shared with the host (gVisor, an engine elsewhere): one exec per connection carries it.
-      const state: SessionPreviews = { session, exec: new ExecTunnel(session, session.identity.language, this.log), forwarders: new Map() };
+      const state: SessionPreviews = {
+        session,
+        exec: new ExecTunnel(session, session.identity.language, this.log),
+        forwarders: new Map(),
+      };
       this.sessions.set(session.id, state);
       return state;
     }
@@ -152,7 +173,12 @@ export class PreviewManager {
     return state;
   }
 
-  private async ensureForwarder(session: Session, state: SessionPreviews, tunnel: SessionTunnel, port: number): Promise<void> {
+  private async ensureForwarder(
+    session: Session,
+    state: SessionPreviews,
+    tunnel: SessionTunnel,
+    port: number,
+  ): Promise<void> {
     if (tunnel.hasForwarder(port)) return;
     const command = forwarderCommand(session.identity.language, tunnel.insidePath, port, tunnel.forwarderSecret);
     const forwarder = await this.processes.start(session, { command, name: `preview of port ${port}`, hidden: true });
@@ -160,17 +186,33 @@ export class PreviewManager {
     this.processes.onEnd(forwarder.id, (info, tail) => {
       if (state.forwarders.get(port) === forwarder.id) state.forwarders.delete(port);
       tunnel.dropPort(port);
-      if (info.state === 'exited') this.log.warn('a preview forwarder ended', { sessionId: session.id, port, exitCode: info.exitCode, tail: tail.slice(-2_000) });
-      for (const p of this.previews.values()) if (p.info.sessionId === session.id && p.info.port === port) this.end(p, info.stoppedBy ?? 'its connection into the sandbox ended');
+      if (info.state === 'exited')
+        this.log.warn('a preview forwarder ended', {
+          sessionId: session.id,
+          port,
+          exitCode: info.exitCode,
+          tail: tail.slice(-2_000),
+        });
+      for (const p of this.previews.values())
+        if (p.info.sessionId === session.id && p.info.port === port)
+          this.end(p, info.stoppedBy ?? 'its connection into the sandbox ended');
     });
     if (!(await tunnel.waitForForwarder(port, FORWARDER_HELLO_MS))) {
       await this.processes.stop(forwarder.id, 'it did not connect').catch(() => undefined);
-      throw new SandpitError('EXEC_TIMEOUT', `The preview of port ${port} could not connect into the sandbox within 15 seconds.`);
+      throw new SandpitError(
+        'EXEC_TIMEOUT',
+        `The preview of port ${port} could not connect into the sandbox within 15 seconds.`,
+      );
     }
   }
 
   private async dropUnusedForwarder(sessionId: string, port: number): Promise<void> {
-    if ([...this.previews.values()].some((p) => p.info.sessionId === sessionId && p.info.port === port && p.info.state === 'open')) return;
+    if (
+      [...this.previews.values()].some(
+        (p) => p.info.sessionId === sessionId && p.info.port === port && p.info.state === 'open',
+      )
+    )
+      return;
     const state = this.sessions.get(sessionId);
     const forwarder = state?.forwarders.get(port);
     if (!state || !forwarder) return;
@@ -209,6 +251,10 @@ export class PreviewManager {
     const state = this.sessions.get(sessionId);
     if (!state) return;
     this.sessions.delete(sessionId);
-    await state.tunnel?.close().catch((error: unknown) => this.log.warn('could not close a preview tunnel', { error: toErrorBody(error).message }));
+    await state.tunnel
+      ?.close()
+      .catch((error: unknown) =>
+        this.log.warn('could not close a preview tunnel', { error: toErrorBody(error).message }),
+      );
   }
 }

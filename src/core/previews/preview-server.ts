@@ -1,6 +1,13 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Agent, createServer, request as httpRequest } from 'node:http';
-import type { ClientRequestArgs, IncomingHttpHeaders, IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
+import type {
+  ClientRequestArgs,
+  IncomingHttpHeaders,
+  IncomingMessage,
+  OutgoingHttpHeaders,
+  Server,
+  ServerResponse,
+} from 'node:http';
 import type { Duplex } from 'node:stream';
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
@@ -27,14 +34,18 @@ class TunnelAgent extends Agent {
     super({ keepAlive: true, maxSockets: 64, maxFreeSockets: 16 });
   }
 
-  override createConnection(_options: ClientRequestArgs, callback?: (error: Error | null, socket: Duplex) => void): Duplex | null | undefined {
+  override createConnection(
+    _options: ClientRequestArgs,
+    callback?: (error: Error | null, socket: Duplex) => void,
+  ): Duplex | null | undefined {
     this.openStream().then(
       (socket) => {
         callback?.(null, socket);
         // After the request took the socket (on the next tick): the tunnel hands it over paused.
         process.nextTick(() => socket.resume());
       },
-      (error: unknown) => callback?.(error instanceof Error ? error : new Error(String(error)), undefined as unknown as Duplex),
+      (error: unknown) =>
+        callback?.(error instanceof Error ? error : new Error(String(error)), undefined as unknown as Duplex),
     );
     return undefined;
   }
@@ -133,7 +144,12 @@ export class PreviewServer {
     const url = new URL(req.url ?? '/', this.origin);
     const given = url.searchParams.get(PREVIEW_TOKEN_PARAM);
     if (given !== null) {
-      if (!same(given, this.options.token)) return this.plain(res, 401, 'This preview link is not valid (it may be from an earlier preview). Open the preview again from Sandpit.');
+      if (!same(given, this.options.token))
+        return this.plain(
+          res,
+          401,
+          'This preview link is not valid (it may be from an earlier preview). Open the preview again from Sandpit.',
+        );
       url.searchParams.delete(PREVIEW_TOKEN_PARAM);
       // The capability leaves the address bar at once: from here on the cookie (this origin's only) carries it.
       return this.plain(res, 302, 'Opening the preview…', {
@@ -142,7 +158,12 @@ export class PreviewServer {
         'referrer-policy': 'no-referrer',
       });
     }
-    if (!this.authorized(req)) return this.plain(res, 401, 'This preview needs its link: open it from Sandpit (the session\'s Preview tab), or use the link preview_port gave.');
+    if (!this.authorized(req))
+      return this.plain(
+        res,
+        401,
+        "This preview needs its link: open it from Sandpit (the session's Preview tab), or use the link preview_port gave.",
+      );
     if (this.endedWith) return this.plain(res, 410, `This preview ended: ${this.endedWith}.`);
     const headers: OutgoingHttpHeaders = { ...req.headers };
     const cookie = withoutOurCookies(req.headers.cookie);

@@ -33,7 +33,10 @@ function get(url: string, options: { cookie?: string; host?: string; agent?: Age
         host: '127.0.0.1',
         port: target.port,
         path: `${target.pathname}${target.search}`,
-        headers: { ...(options.cookie ? { cookie: options.cookie } : {}), ...(options.host ? { host: options.host } : {}) },
+        headers: {
+          ...(options.cookie ? { cookie: options.cookie } : {}),
+          ...(options.host ? { host: options.host } : {}),
+        },
         ...(options.agent ? { agent: options.agent } : {}),
       },
       (res) => {
@@ -43,7 +46,16 @@ function get(url: string, options: { cookie?: string; host?: string; agent?: Age
           if (firstByteMs < 0) firstByteMs = Date.now() - started;
           chunks.push(chunk);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), reused: req.reusedSocket, firstByteMs, lastByteMs: Date.now() - started }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks),
+            reused: req.reusedSocket,
+            firstByteMs,
+            lastByteMs: Date.now() - started,
+          }),
+        );
         res.on('error', reject);
       },
     );
@@ -87,14 +99,24 @@ while True:
 `;
 
 /** Upgrades to a WebSocket through the preview, sends one masked text frame, resolves with the echoed text. */
-function wsEcho(url: string, cookie: string | undefined, message: string): Promise<{ status: number; echoed?: string }> {
+function wsEcho(
+  url: string,
+  cookie: string | undefined,
+  message: string,
+): Promise<{ status: number; echoed?: string }> {
   const target = new URL(url);
   return new Promise((resolve, reject) => {
     const req = request({
       host: '127.0.0.1',
       port: target.port,
       path: '/ws',
-      headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), ...(cookie ? { cookie } : {}) },
+      headers: {
+        connection: 'Upgrade',
+        upgrade: 'websocket',
+        'sec-websocket-version': '13',
+        'sec-websocket-key': randomBytes(16).toString('base64'),
+        ...(cookie ? { cookie } : {}),
+      },
     });
     req.on('upgrade', (_res, socket: Socket) => {
       const payload = Buffer.from(message);
@@ -119,24 +141,43 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
   let sp: TestSandpit;
   let client: Client;
   let closeMcp: () => Promise<void>;
-  const tool = async <T,>(name: string, args: Record<string, unknown> = {}): Promise<{ value: T; text: string; isError: boolean }> => {
+  const tool = async <T>(
+    name: string,
+    args: Record<string, unknown> = {},
+  ): Promise<{ value: T; text: string; isError: boolean }> => {
     const r = (await client.callTool({ name, arguments: args })) as CallToolResult;
-    return { value: r.structuredContent as T, text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'), isError: r.isError ?? false };
+    return {
+      value: r.structuredContent as T,
+      text: r.content.map((c) => (c.type === 'text' ? c.text : '')).join('\n'),
+      isError: r.isError ?? false,
+    };
   };
   const start = async (sessionId: string, command: string): Promise<string> => {
     const r = await tool<{ process_id: string }>('start_process', { session_id: sessionId, command });
     expect(r.isError, r.text).toBe(false);
     return r.value.process_id;
   };
-  const preview = async (sessionId: string, port: number, extra: Record<string, unknown> = {}): Promise<{ url: string; preview_id: string; text: string }> => {
-    const r = await tool<{ url: string; preview_id: string }>('preview_port', { session_id: sessionId, port, wait_seconds: 20, ...extra });
+  const preview = async (
+    sessionId: string,
+    port: number,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ url: string; preview_id: string; text: string }> => {
+    const r = await tool<{ url: string; preview_id: string }>('preview_port', {
+      session_id: sessionId,
+      port,
+      wait_seconds: 20,
+      ...extra,
+    });
     expect(r.isError, r.text).toBe(false);
     return { ...r.value, text: r.text };
   };
 
   beforeAll(async () => {
     sp = await startTestSandpit();
-    const mcp = createMcpServer({ sandpit: sp, context: () => ({ transport: 'mcp-stdio', client: 'preview-test', principal: 'mcp:preview-test' }) });
+    const mcp = createMcpServer({
+      sandpit: sp,
+      context: () => ({ transport: 'mcp-stdio', client: 'preview-test', principal: 'mcp:preview-test' }),
+    });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await mcp.server.connect(serverSide);
     client = new Client({ name: 'preview-test', version: '1.0.0' });
@@ -153,8 +194,19 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
 
   it("serves Python's http.server on an origin of its own: link → cookie, keep-alive, parallel requests, a large download; 401 without it, a foreign Host refused", async () => {
     const sessionId = (await call(sp.api, 'sessions.create', {}, PANEL)).id;
-    await call(sp.api, 'sessions.runCommand', { sessionId, command: 'mkdir -p site && echo "<h1>Sales</h1>" > site/index.html && head -c 67108864 /dev/urandom > site/big.bin && sha256sum site/big.bin' }, PANEL);
-    const sum = (await call(sp.api, 'sessions.runCommand', { sessionId, command: 'sha256sum site/big.bin | cut -d" " -f1' }, PANEL)).stdout.trim();
+    await call(
+      sp.api,
+      'sessions.runCommand',
+      {
+        sessionId,
+        command:
+          'mkdir -p site && echo "<h1>Sales</h1>" > site/index.html && head -c 67108864 /dev/urandom > site/big.bin && sha256sum site/big.bin',
+      },
+      PANEL,
+    );
+    const sum = (
+      await call(sp.api, 'sessions.runCommand', { sessionId, command: 'sha256sum site/big.bin | cut -d" " -f1' }, PANEL)
+    ).stdout.trim();
     await start(sessionId, 'cd site && exec python3 -m http.server 8000');
     const p = await preview(sessionId, 8000);
     expect(p.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?sandpit_preview=[A-Za-z0-9_-]{43}$/);
@@ -164,7 +216,10 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
     expect(new URL(p.url).port).not.toBe(String(sp.config.port));
 
     const none = await get(`${origin}/`);
-    expect([none.status, none.body.toString()]).toEqual([401, "This preview needs its link: open it from Sandpit (the session's Preview tab), or use the link preview_port gave.\n"]);
+    expect([none.status, none.body.toString()]).toEqual([
+      401,
+      "This preview needs its link: open it from Sandpit (the session's Preview tab), or use the link preview_port gave.\n",
+    ]);
     const wrong = await get(`${origin}/?sandpit_preview=${'x'.repeat(43)}`);
     expect(wrong.status).toBe(401);
 
@@ -188,10 +243,16 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
     expect(createHash('sha256').update(big.body).digest('hex')).toBe(sum);
 
     // Listed with its session, audited with who opened it.
-    const listed = await tool<{ sessions: Array<{ session_id: string; previews?: Array<{ port: number; url: string }> }> }>('list_sessions');
-    expect(listed.value.sessions.find((s) => s.session_id === sessionId)?.previews).toEqual([{ preview_id: p.preview_id, port: 8000, url: p.url }]);
+    const listed = await tool<{
+      sessions: Array<{ session_id: string; previews?: Array<{ port: number; url: string }> }>;
+    }>('list_sessions');
+    expect(listed.value.sessions.find((s) => s.session_id === sessionId)?.previews).toEqual([
+      { preview_id: p.preview_id, port: 8000, url: p.url },
+    ]);
     expect(listed.text).toContain(`  preview of port 8000: ${p.url} (the person can open it from the Sandpit panel)`);
-    const row = sp.audit.list({ limit: 100 }).rows.find((r) => r.method === 'previews.open' && r.sessionId === sessionId)!;
+    const row = sp.audit
+      .list({ limit: 100 })
+      .rows.find((r) => r.method === 'previews.open' && r.sessionId === sessionId)!;
     const entry = sp.audit.get(row.id)!;
     expect([entry.status, entry.code, entry.client]).toEqual(['ok', 'port 8000', 'preview-test']);
     expect(entry.stdout).toBe(`Opened a preview of port 8000 at ${origin}/`);
@@ -208,7 +269,9 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
     const cookie = await cookieFor(p.url);
     const streamed = await get(new URL(p.url).origin + '/', { cookie });
     expect(streamed.status).toBe(200);
-    expect(streamed.body.toString().split('\n').filter(Boolean)).toEqual(Array.from({ length: 20 }, (_, i) => `tick ${i + 1}`));
+    expect(streamed.body.toString().split('\n').filter(Boolean)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `tick ${i + 1}`),
+    );
     expect(streamed.lastByteMs - streamed.firstByteMs).toBeGreaterThan(8_000);
 
     const pySession = (await call(sp.api, 'sessions.create', {}, PANEL)).id;
@@ -216,7 +279,10 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
     await start(pySession, 'exec python3 ws.py');
     const ws = await preview(pySession, 8765);
     const wsCookie = await cookieFor(ws.url);
-    expect(await wsEcho(ws.url, wsCookie, 'hello through the tunnel')).toEqual({ status: 101, echoed: 'hello through the tunnel' });
+    expect(await wsEcho(ws.url, wsCookie, 'hello through the tunnel')).toEqual({
+      status: 101,
+      echoed: 'hello through the tunnel',
+    });
     expect(await wsEcho(ws.url, undefined, 'no cookie')).toEqual({ status: 401 });
   });
 
@@ -250,7 +316,7 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
       'sessions.execute',
       {
         sessionId: other,
-        code: "import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect('/run/sandpit/preview-tunnel.sock')\ns.sendall(b'{\"secret\": \"guess\", \"role\": \"control\", \"port\": 8001}\\n')\ns.settimeout(5)\nprint(repr(s.recv(100)))",
+        code: 'import socket\ns = socket.socket(socket.AF_UNIX)\ns.connect(\'/run/sandpit/preview-tunnel.sock\')\ns.sendall(b\'{"secret": "guess", "role": "control", "port": 8001}\\n\')\ns.settimeout(5)\nprint(repr(s.recv(100)))',
       },
       PANEL,
     );
@@ -266,9 +332,16 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
     const p = await preview(sessionId, 8000);
     const cookie = await cookieFor(p.url);
     await tool('stop_process', { process_id: app });
-    await expect.poll(async () => (await call(sp.api, 'previews.list', { sessionId }, PANEL)).previews[0]?.endedBy, { timeout: 10_000 }).toBe('nothing listens on port 8000 any more (its app stopped)');
+    await expect
+      .poll(async () => (await call(sp.api, 'previews.list', { sessionId }, PANEL)).previews[0]?.endedBy, {
+        timeout: 10_000,
+      })
+      .toBe('nothing listens on port 8000 any more (its app stopped)');
     const gone = await get(new URL(p.url).origin + '/', { cookie });
-    expect([gone.status, gone.body.toString()]).toEqual([410, 'This preview ended: nothing listens on port 8000 any more (its app stopped).\n']);
+    expect([gone.status, gone.body.toString()]).toEqual([
+      410,
+      'This preview ended: nothing listens on port 8000 any more (its app stopped).\n',
+    ]);
 
     await start(sessionId, 'exec python3 -m http.server 8000');
     const second = await preview(sessionId, 8000);

@@ -10,7 +10,9 @@ const OPEN_TIMEOUT_MS = 10_000;
 
 /** Why a connection to a port inside a sandbox could not be made, in plain words. */
 export function nothingListens(port: number): SandpitError {
-  return new SandpitError('INVALID_INPUT', `nothing listens on port ${port} in this session; start your app first`, { port });
+  return new SandpitError('INVALID_INPUT', `nothing listens on port ${port} in this session; start your app first`, {
+    port,
+  });
 }
 
 interface Control {
@@ -30,7 +32,10 @@ export class SessionTunnel {
   private readonly secret = randomBytes(32).toString('base64url');
   private readonly controls = new Map<number, Control>();
   private readonly controlWaiters = new Map<number, Array<() => void>>();
-  private readonly pending = new Map<string, { resolve(socket: Socket): void; reject(error: Error): void; timer: NodeJS.Timeout }>();
+  private readonly pending = new Map<
+    string,
+    { resolve(socket: Socket): void; reject(error: Error): void; timer: NodeJS.Timeout }
+  >();
   private closed = false;
 
   constructor(
@@ -79,12 +84,17 @@ export class SessionTunnel {
   /** A new byte stream to `port` on the sandbox's loopback (one TCP connection there). */
   open(port: number): Promise<Socket> {
     const control = this.controls.get(port);
-    if (!control || this.closed) return Promise.reject(new SandpitError('CONTAINER_DIED', `The preview of port ${port} is not connected to its sandbox any more.`));
+    if (!control || this.closed)
+      return Promise.reject(
+        new SandpitError('CONTAINER_DIED', `The preview of port ${port} is not connected to its sandbox any more.`),
+      );
     const id = randomBytes(12).toString('hex');
     return new Promise<Socket>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new SandpitError('EXEC_TIMEOUT', `The app on port ${port} did not take the connection within 10 seconds.`));
+        reject(
+          new SandpitError('EXEC_TIMEOUT', `The app on port ${port} did not take the connection within 10 seconds.`),
+        );
       }, OPEN_TIMEOUT_MS);
       this.pending.set(id, { resolve, reject, timer });
       control.socket.write(`${JSON.stringify({ open: id })}\n`);

@@ -59,7 +59,11 @@ export class ProcessRing {
   }
 
   /** Resolves once bytes past `cursor` exist, `signal` is aborted, or `timeoutMs` passed. */
-  waitPast(cursor: number, timeoutMs: number, signal?: { done: boolean; onDone(wake: () => void): void }): Promise<void> {
+  waitPast(
+    cursor: number,
+    timeoutMs: number,
+    signal?: { done: boolean; onDone(wake: () => void): void },
+  ): Promise<void> {
     if (this.total > cursor || timeoutMs <= 0 || signal?.done) return Promise.resolve();
     return new Promise((resolve) => {
       const wake = (): void => {

@@ -1,7 +1,11 @@
 import { Writable } from 'node:stream';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { ProcessInfo, ProcessOutput, ProcessState } from '../../shared/domain/process';
-import { MAX_PROCESSES_PER_SESSION, PROCESS_OUTPUT_MAX_BYTES, PROCESS_OUTPUT_RING_BYTES } from '../../shared/domain/process';
+import {
+  MAX_PROCESSES_PER_SESSION,
+  PROCESS_OUTPUT_MAX_BYTES,
+  PROCESS_OUTPUT_RING_BYTES,
+} from '../../shared/domain/process';
 import type { SessionState } from '../../shared/domain/session';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -83,14 +87,18 @@ export class ProcessManager {
     });
     bus.on('session.removed', ({ sessionId }) => {
       this.ending.set(sessionId, 'its session was stopped');
-      for (const p of this.all.values()) if (p.info.sessionId === sessionId && !p.ended) this.endNow(p, 'stopped', undefined, 'its session was stopped');
+      for (const p of this.all.values())
+        if (p.info.sessionId === sessionId && !p.ended) this.endNow(p, 'stopped', undefined, 'its session was stopped');
     });
   }
 
   /** Starts `spec.command` in the session's sandbox; resolves once it runs (its pid is known). */
   async start(session: Session, spec: StartProcessSpec, onEnd?: ProcessEndListener): Promise<ProcessInfo> {
     if (!spec.hidden && this.runningIn(session.id).filter((p) => !p.hidden).length >= MAX_PROCESSES_PER_SESSION) {
-      throw new SandpitError('LIMIT_EXCEEDED', `Session ${session.id} already runs ${MAX_PROCESSES_PER_SESSION} processes: stop one first (stop_process).`);
+      throw new SandpitError(
+        'LIMIT_EXCEEDED',
+        `Session ${session.id} already runs ${MAX_PROCESSES_PER_SESSION} processes: stop one first (stop_process).`,
+      );
     }
     const cwd = spec.cwd ? `${WORKSPACE_DIR}/${spec.cwd}` : WORKSPACE_DIR;
     const id = newId('proc', 10);
@@ -135,7 +143,9 @@ export class ProcessManager {
 
   /** Oldest first; `visible` says which a caller may see (default: all). */
   list(visible?: (sessionId: string, owner: string | undefined) => boolean): ProcessInfo[] {
-    return [...this.all.values()].filter((p) => !p.hidden && (!visible || visible(p.info.sessionId, p.owner))).map((p) => this.view(p));
+    return [...this.all.values()]
+      .filter((p) => !p.hidden && (!visible || visible(p.info.sessionId, p.owner)))
+      .map((p) => this.view(p));
   }
 
   get(id: string): ProcessInfo {
@@ -148,17 +158,33 @@ export class ProcessManager {
   }
 
   /** New output since `since` (default: the oldest kept), waiting up to `waitMs` for some when there is none. */
-  async output(id: string, since: number | undefined, waitMs: number, maxBytes = PROCESS_OUTPUT_MAX_BYTES): Promise<ProcessOutput> {
+  async output(
+    id: string,
+    since: number | undefined,
+    waitMs: number,
+    maxBytes = PROCESS_OUTPUT_MAX_BYTES,
+  ): Promise<ProcessOutput> {
     const p = this.find(id);
     const cursor = since ?? p.ring.start;
-    if (cursor > p.ring.end) throw new SandpitError('INVALID_INPUT', `The cursor ${cursor} is past the end of process ${id}'s output (${p.ring.end} bytes so far).`);
+    if (cursor > p.ring.end)
+      throw new SandpitError(
+        'INVALID_INPUT',
+        `The cursor ${cursor} is past the end of process ${id}'s output (${p.ring.end} bytes so far).`,
+      );
     await p.ring.waitPast(cursor, waitMs, { done: p.ended, onDone: (wake) => p.endWaiters.push(wake) });
     const { bytes, from, dropped } = p.ring.read(cursor, maxBytes);
     // A character cut in two waits for its other half (unless the process has ended: nothing more comes).
     const hold = p.ended ? 0 : incompleteUtf8Tail(bytes);
     const shown = bytes.subarray(0, bytes.length - hold);
     const next = from + shown.length;
-    return { process: this.view(p), text: shown.toString('utf8'), since: from, next, droppedBytes: dropped, more: next < p.ring.end - hold };
+    return {
+      process: this.view(p),
+      text: shown.toString('utf8'),
+      since: from,
+      next,
+      droppedBytes: dropped,
+      more: next < p.ring.end - hold,
+    };
   }
 
   /** SIGTERM to its process group, SIGKILL after a grace period; resolves once it ended. */
@@ -172,7 +198,8 @@ export class ProcessManager {
       // The group again: what ignored SIGTERM while the leader ended (a pid is not reused this soon).
       else await this.signal(p, 'KILL');
     }
-    if (!(await this.waitEnd(p, STOP_GRACE_MS))) this.log.warn('a stopped process did not end in time', { processId: id });
+    if (!(await this.waitEnd(p, STOP_GRACE_MS)))
+      this.log.warn('a stopped process did not end in time', { processId: id });
     this.endNow(p, 'stopped', undefined, reason);
     return this.view(p);
   }
@@ -184,7 +211,9 @@ export class ProcessManager {
 
   /** The running processes of a session (hidden ones too). */
   runningIn(sessionId: string): Array<{ id: string; hidden: boolean }> {
-    return [...this.all.values()].filter((p) => p.info.sessionId === sessionId && !p.ended).map((p) => ({ id: p.info.id, hidden: p.hidden }));
+    return [...this.all.values()]
+      .filter((p) => p.info.sessionId === sessionId && !p.ended)
+      .map((p) => ({ id: p.info.id, hidden: p.hidden }));
   }
 
   private find(id: string): Running {
@@ -198,7 +227,10 @@ export class ProcessManager {
     return new Promise<number>((resolve, reject) => {
       let head = '';
       let pid: number | undefined;
-      const timer = setTimeout(() => reject(new SandpitError('EXEC_TIMEOUT', 'The process did not start within 15 seconds.')), PID_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new SandpitError('EXEC_TIMEOUT', 'The process did not start within 15 seconds.')),
+        PID_TIMEOUT_MS,
+      );
       const sink = new Writable({
         write: (chunk: Buffer, _encoding, done) => {
           if (pid === undefined) {
@@ -215,17 +247,35 @@ export class ProcessManager {
         },
       });
       p.session.runtime.sandbox
-        .exec(['sh', '-c', WRAPPER, PROCESS_MARK, p.info.command, cwd], { workingDir: WORKSPACE_DIR, timeoutMs: LIFETIME_MS, maxOutputBytes: 64 * 1024, stdoutTo: sink })
+        .exec(['sh', '-c', WRAPPER, PROCESS_MARK, p.info.command, cwd], {
+          workingDir: WORKSPACE_DIR,
+          timeoutMs: LIFETIME_MS,
+          maxOutputBytes: 64 * 1024,
+          stdoutTo: sink,
+        })
         .then(
           (r) => {
             clearTimeout(timer);
-            if (pid === undefined) reject(new SandpitError('CONTAINER_DIED', `The process could not start${r.stderr ? `: ${r.stderr.trim().slice(0, 500)}` : ''}.`));
-            void this.whyEnded(p, r.exitCode).then((why) => this.endNow(p, why ? 'stopped' : 'exited', why ? undefined : r.exitCode, why));
+            if (pid === undefined)
+              reject(
+                new SandpitError(
+                  'CONTAINER_DIED',
+                  `The process could not start${r.stderr ? `: ${r.stderr.trim().slice(0, 500)}` : ''}.`,
+                ),
+              );
+            void this.whyEnded(p, r.exitCode).then((why) =>
+              this.endNow(p, why ? 'stopped' : 'exited', why ? undefined : r.exitCode, why),
+            );
           },
           (error: unknown) => {
             clearTimeout(timer);
             reject(error instanceof Error ? error : new Error(String(error)));
-            this.endNow(p, 'stopped', undefined, `it could not go on (${toErrorBody(error).message.replace(/\.$/, '')})`);
+            this.endNow(
+              p,
+              'stopped',
+              undefined,
+              `it could not go on (${toErrorBody(error).message.replace(/\.$/, '')})`,
+            );
           },
         );
     });
@@ -238,7 +288,8 @@ export class ProcessManager {
   private async whyEnded(p: Running, exitCode: number): Promise<string | undefined> {
     const known = (): string | undefined => p.stopping ?? this.ending.get(p.info.sessionId);
     if (known() || (exitCode >= 0 && exitCode !== 137)) return known();
-    for (let waited = 0; waited < 2_000 && !known(); waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let waited = 0; waited < 2_000 && !known(); waited += 50)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     if (known()) return known();
     const running = await p.session.runtime.sandbox.state().then(
       (state) => state.running,
@@ -250,12 +301,19 @@ export class ProcessManager {
   private append(p: Running, chunk: Buffer): void {
     if (p.ended || chunk.length === 0) return;
     p.ring.push(chunk);
-    this.bus.emit('process.output', { sessionId: p.info.sessionId, processId: p.info.id, text: chunk.toString('utf8') });
+    this.bus.emit('process.output', {
+      sessionId: p.info.sessionId,
+      processId: p.info.id,
+      text: chunk.toString('utf8'),
+    });
   }
 
   private async signal(p: Running, signal: 'TERM' | 'KILL'): Promise<void> {
     try {
-      await p.session.runtime.sandbox.exec(['sh', '-c', `kill -${signal} -"$1" 2>/dev/null; exit 0`, 'sandpit-stop', String(p.pid)], { workingDir: WORKSPACE_DIR, timeoutMs: 10_000 });
+      await p.session.runtime.sandbox.exec(
+        ['sh', '-c', `kill -${signal} -"$1" 2>/dev/null; exit 0`, 'sandpit-stop', String(p.pid)],
+        { workingDir: WORKSPACE_DIR, timeoutMs: 10_000 },
+      );
     } catch (error) {
       this.log.warn('could not signal a process', { processId: p.info.id, error: toErrorBody(error).message });
     }
@@ -272,7 +330,12 @@ export class ProcessManager {
     });
   }
 
-  private endNow(p: Running, state: Exclude<ProcessState, 'running'>, exitCode: number | undefined, stoppedBy: string | undefined): void {
+  private endNow(
+    p: Running,
+    state: Exclude<ProcessState, 'running'>,
+    exitCode: number | undefined,
+    stoppedBy: string | undefined,
+  ): void {
     if (p.ended) return;
     p.ended = true;
     p.info = {
@@ -293,7 +356,13 @@ export class ProcessManager {
       }
     }
     this.announce(p);
-    this.log.info('a long-running process ended', { sessionId: p.info.sessionId, processId: p.info.id, state, exitCode, stoppedBy });
+    this.log.info('a long-running process ended', {
+      sessionId: p.info.sessionId,
+      processId: p.info.id,
+      state,
+      exitCode,
+      stoppedBy,
+    });
   }
 
   private announce(p: Running): void {

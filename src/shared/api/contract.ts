@@ -26,8 +26,8 @@ import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
 import { shareFolderInputSchema } from '../domain/shared-folder';
-import { processIdSchema, processInfoSchema, processOutputSchema } from '../domain/process';
-import { listeningPortSchema, previewIdSchema, previewInfoSchema } from '../domain/preview';
+import { processIdSchema, processInfoSchema, processOutputInputSchema, processOutputSchema, startProcessInputSchema } from '../domain/process';
+import { listeningPortSchema, openPreviewInputSchema, previewIdSchema, previewInfoSchema } from '../domain/preview';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -179,53 +179,15 @@ export const methods = {
     output: executionResultSchema,
   },
   // Processes that keep running (issue 17): start_process, list_processes, process_output, stop_process.
-  'processes.start': {
-    input: z.object({
-      sessionId: optionalSessionIdSchema,
-      command: z.string().min(1).max(64 * 1024).describe('Shell command (sh -c) that keeps running, e.g. "python3 -m http.server 8000"'),
-      name: z.string().min(1).max(120).optional().describe('What to call it in lists (default: its command)'),
-      cwd: z.string().min(1).max(4096).optional().describe('Folder in /workspace to run it in (default: /workspace)'),
-    }),
-    output: processInfoSchema,
-  },
-  'processes.list': {
-    input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }),
-    output: z.object({ processes: z.array(processInfoSchema) }),
-  },
-  'processes.output': {
-    input: z.object({
-      processId: processIdSchema,
-      since: z.number().int().nonnegative().optional().describe('Cursor from an earlier answer (`next`); default: the oldest output kept'),
-      waitSeconds: z.number().min(0).max(60).default(0).describe('When nothing new is there yet, wait up to this long for output (or for the end)'),
-    }),
-    output: processOutputSchema,
-  },
-  'processes.stop': {
-    input: z.object({ processId: processIdSchema }),
-    output: processInfoSchema,
-  },
+  'processes.start': { input: startProcessInputSchema.extend({ sessionId: optionalSessionIdSchema }), output: processInfoSchema },
+  'processes.list': { input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }), output: z.object({ processes: z.array(processInfoSchema) }) },
+  'processes.output': { input: processOutputInputSchema, output: processOutputSchema },
+  'processes.stop': { input: z.object({ processId: processIdSchema }), output: processInfoSchema },
   // Previews of a sandbox's web apps (issue 17): preview_port; the panel's Preview tab.
-  'previews.open': {
-    input: z.object({
-      sessionId: optionalSessionIdSchema,
-      port: z.number().int().min(1).max(65_535).describe('The port the app listens on inside the sandbox'),
-      path: z.string().max(2_048).optional().describe('The page to open (default: /)'),
-      waitSeconds: z.number().min(0).max(60).default(0).describe('Wait up to this long for something to listen on the port'),
-    }),
-    output: previewInfoSchema,
-  },
-  'previews.list': {
-    input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }),
-    output: z.object({ previews: z.array(previewInfoSchema) }),
-  },
-  'previews.stop': {
-    input: z.object({ previewId: previewIdSchema }),
-    output: previewInfoSchema,
-  },
-  'previews.ports': {
-    input: z.object({ sessionId: sessionIdSchema }),
-    output: z.object({ ports: z.array(listeningPortSchema).describe('TCP ports something listens on inside the sandbox, read from inside it') }),
-  },
+  'previews.open': { input: openPreviewInputSchema.extend({ sessionId: optionalSessionIdSchema }), output: previewInfoSchema },
+  'previews.list': { input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }), output: z.object({ previews: z.array(previewInfoSchema) }) },
+  'previews.stop': { input: z.object({ previewId: previewIdSchema }), output: previewInfoSchema },
+  'previews.ports': { input: z.object({ sessionId: sessionIdSchema }), output: z.object({ ports: z.array(listeningPortSchema).describe('TCP ports something listens on inside the sandbox, read from inside it') }) },
   'packages.install': {
     input: z.object({
       sessionId: optionalSessionIdSchema,

@@ -6,14 +6,19 @@ export const previewPort = defineTool({
   name: 'preview_port',
   title: 'Preview a web app in the sandbox',
   description:
-    'Gives a link on this computer (http://127.0.0.1:…) to a port a web app listens on inside the session\'s sandbox, e.g. one started with start_process ' +
+    "Gives a link on this computer (http://127.0.0.1:…) to a port a web app listens on inside the session's sandbox, e.g. one started with start_process " +
     '("python3 -m http.server 8000"). The sandbox keeps no network: Sandpit carries the connection. The person can open it from the Sandpit panel (the session\'s Preview tab). ' +
     'Start the app first; wait_seconds waits for it to listen.',
   input: {
     port: z.number().int().min(1).max(65_535).describe('The port the app listens on inside the sandbox (1-65535).'),
     session_id: sessionIdField,
     path: z.string().max(2_048).optional().describe('The page to open, e.g. "/report.html" (default: /).'),
-    wait_seconds: z.number().min(0).max(60).optional().describe('Wait up to this long for something to listen on the port (default 0).'),
+    wait_seconds: z
+      .number()
+      .min(0)
+      .max(60)
+      .optional()
+      .describe('Wait up to this long for something to listen on the port (default 0).'),
   },
   output: {
     preview_id: z.string().describe('The preview (the person can stop it in the panel)'),

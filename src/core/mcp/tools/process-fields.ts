@@ -34,6 +34,10 @@ export function processStructured(p: ProcessInfo): z.infer<typeof processObject>
 /** One line a person (or a model) reads about a process. */
 export function processLine(p: ProcessInfo): string {
   const state =
-    p.state === 'running' ? 'running' : p.state === 'exited' ? `exited with code ${p.exitCode ?? 'unknown'}` : `stopped (${p.stoppedBy ?? 'stopped'})`;
+    p.state === 'running'
+      ? 'running'
+      : p.state === 'exited'
+        ? `exited with code ${p.exitCode ?? 'unknown'}`
+        : `stopped (${p.stoppedBy ?? 'stopped'})`;
   return `${p.id} "${p.name}" in session ${p.sessionId}: ${state}`;
 }

@@ -9,10 +9,14 @@ export const startProcess = defineTool({
   title: 'Start a process that keeps running',
   description:
     'Starts a shell command (sh -c) that keeps running after this call returns, e.g. a web app ("python3 -m http.server 8000") or a long job. ' +
-    'It runs in the session\'s sandbox under the session\'s limits, and ends when the session stops, restarts or pauses. ' +
+    "It runs in the session's sandbox under the session's limits, and ends when the session stops, restarts or pauses. " +
     'Read its output with process_output, stop it with stop_process. Run it in the foreground: a process that puts itself in the background is stopped after the next run.',
   input: {
-    command: z.string().min(1).max(TOOL_INPUT_LIMITS.commandChars).describe(`The command line, run with sh -c; ${charLimit(TOOL_INPUT_LIMITS.commandChars)}.`),
+    command: z
+      .string()
+      .min(1)
+      .max(TOOL_INPUT_LIMITS.commandChars)
+      .describe(`The command line, run with sh -c; ${charLimit(TOOL_INPUT_LIMITS.commandChars)}.`),
     session_id: sessionIdField,
     name: z.string().min(1).max(120).optional().describe('What to call it in lists (default: its command).'),
     cwd: z.string().min(1).max(4096).optional().describe('Folder in /workspace to run it in (default: /workspace).'),

@@ -34,7 +34,11 @@ export function SessionPreviews({ sessionId, running }: { sessionId: string; run
   useEffect(() => {
     load();
     return client.subscribe((event) => {
-      if ((event.name === 'preview.updated' || event.name === 'process.updated') && event.payload.sessionId === sessionId) load();
+      if (
+        (event.name === 'preview.updated' || event.name === 'process.updated') &&
+        event.payload.sessionId === sessionId
+      )
+        load();
     });
   }, [client, load, sessionId]);
 
@@ -65,17 +69,30 @@ export function SessionPreviews({ sessionId, running }: { sessionId: string; run
             <span>
               Port {current.port} at <code data-testid="preview-origin">{current.origin}</code>
             </span>
-            <button type="button" className="secondary" onClick={() => setFrameKey((k) => k + 1)} data-testid="preview-reload">
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => setFrameKey((k) => k + 1)}
+              data-testid="preview-reload"
+            >
               Reload
             </button>
-            <a className="button secondary" href={current.url} target="_blank" rel="noopener noreferrer" data-testid="preview-open-tab">
+            <a
+              className="button secondary"
+              href={current.url}
+              target="_blank"
+              rel="noopener noreferrer"
+              data-testid="preview-open-tab"
+            >
               Open in a browser tab
             </a>
             <button
               type="button"
               className="danger"
               onClick={() => {
-                client.call('previews.stop', { previewId: current.id }).then(load, (error: unknown) => setProblem(plainError(error)));
+                client
+                  .call('previews.stop', { previewId: current.id })
+                  .then(load, (error: unknown) => setProblem(plainError(error)));
               }}
               data-testid="preview-stop"
             >
@@ -96,7 +113,8 @@ export function SessionPreviews({ sessionId, running }: { sessionId: string; run
         </div>
       ) : (
         <EmptyState testId="previews-empty">
-          No preview is open. Start a web app in this session (an assistant uses start_process), then press Preview next to its port below.
+          No preview is open. Start a web app in this session (an assistant uses start_process), then press Preview next
+          to its port below.
         </EmptyState>
       )}
       <h3>Ports this session listens on</h3>
@@ -115,7 +133,12 @@ export function SessionPreviews({ sessionId, running }: { sessionId: string; run
           {ports.map((p) => (
             <li key={p.port} data-testid="preview-port" data-port={p.port}>
               Port {p.port} <span className="muted small">({p.address})</span>{' '}
-              <button type="button" className="secondary" onClick={() => previewPort(p.port)} data-testid="preview-port-open">
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => previewPort(p.port)}
+                data-testid="preview-port-open"
+              >
                 Preview
               </button>
             </li>

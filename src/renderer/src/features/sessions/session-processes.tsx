@@ -50,7 +50,8 @@ export function SessionProcesses({ sessionId, disabled }: { sessionId: string; d
     let live = true;
     setOutput('');
     const stop = client.subscribe((event) => {
-      if (event.name === 'process.output' && event.payload.processId === shown) setOutput((text) => (text + event.payload.text).slice(-SHOWN_CHARS));
+      if (event.name === 'process.output' && event.payload.processId === shown)
+        setOutput((text) => (text + event.payload.text).slice(-SHOWN_CHARS));
     });
     client.call('processes.output', { processId: shown }).then(
       (r) => {
@@ -64,13 +65,18 @@ export function SessionProcesses({ sessionId, disabled }: { sessionId: string; d
     };
   }, [client, shown]);
 
-  if (problem) return <p className="error" data-testid="processes-problem">{problem}</p>;
+  if (problem)
+    return (
+      <p className="error" data-testid="processes-problem">
+        {problem}
+      </p>
+    );
   if (!processes) return <p className="muted">Loading processes…</p>;
   if (processes.length === 0) {
     return (
       <EmptyState testId="processes-empty">
-        No processes keep running in this session. An assistant starts one with start_process (a web app, a long job); it shows here with its
-        output.
+        No processes keep running in this session. An assistant starts one with start_process (a web app, a long job);
+        it shows here with its output.
       </EmptyState>
     );
   }
@@ -85,9 +91,18 @@ export function SessionProcesses({ sessionId, disabled }: { sessionId: string; d
             <div className="muted small" data-testid="process-state">
               {processStateWords(p, now)}
             </div>
-            {p.lastLines.length ? <pre className="small" data-testid="process-last-lines">{p.lastLines.join('\n')}</pre> : null}
+            {p.lastLines.length ? (
+              <pre className="small" data-testid="process-last-lines">
+                {p.lastLines.join('\n')}
+              </pre>
+            ) : null}
             <span className="actions">
-              <button type="button" className="secondary" onClick={() => setShown(shown === p.id ? undefined : p.id)} data-testid="process-output-toggle">
+              <button
+                type="button"
+                className="secondary"
+                onClick={() => setShown(shown === p.id ? undefined : p.id)}
+                data-testid="process-output-toggle"
+              >
                 {shown === p.id ? 'Hide output' : 'Show output'}
               </button>
               {p.state === 'running' ? (
@@ -111,7 +126,11 @@ export function SessionProcesses({ sessionId, disabled }: { sessionId: string; d
                 </button>
               ) : null}
             </span>
-            {shown === p.id ? <pre className="console" data-testid="process-output">{output || '(no output yet)'}</pre> : null}
+            {shown === p.id ? (
+              <pre className="console" data-testid="process-output">
+                {output || '(no output yet)'}
+              </pre>
+            ) : null}
           </li>
         ))}
       </ul>
