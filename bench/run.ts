@@ -22,6 +22,7 @@ import * as memory from './memory';
 import * as notebooks from './notebooks';
 import * as panel from './panel';
 import * as pauseResume from './pause-resume';
+import * as previews from './previews';
 import * as scale from './scale';
 import * as snapshots from './snapshots';
 import * as sharedFolders from './shared-folders';
@@ -54,8 +55,9 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   'chat-approval': chatApproval.run,
   'background-runs': backgroundRuns.run,
   secrets: secrets.run,
+  previews: previews.run,
 };
-const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation', background: 'background-runs' };
+const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation', background: 'background-runs', preview: 'previews' };
 
 function gitCommit(): string | undefined {
   try {

@@ -30,16 +30,18 @@ export const CORE_LAYERS = {
   docker: ['sandbox', 'files', 'folders', 'runtimes', 'config', 'log', 'util', 'check-result'],
   sessions: ['sandbox', 'config', 'events', 'files', 'folders', 'log', 'runtimes', 'util'],
   snapshots: ['sessions', 'util'],
+  // Previews of what a sandbox serves (issue 17): a tunnel over the session's channel, an origin of its own.
+  previews: ['sandbox', 'sessions', 'events', 'log', 'util'],
   egress: ['sandbox', 'events', 'log', 'runtimes', 'util'],
   environments: ['sandbox', 'sessions', 'egress', 'config', 'events', 'files', 'log', 'runtimes', 'util'],
   settings: ['egress', 'config', 'log', 'util'],
   // The API: everything below but the engine's implementation.
-  api: ['approvals', 'audit', 'config', 'connect', 'egress', 'environments', 'events', 'files', 'folders', 'importers', 'log', 'notebook', 'replay', 'runtimes', 'sessions', 'settings', 'snapshots', 'util'],
+  api: ['approvals', 'audit', 'config', 'connect', 'egress', 'environments', 'events', 'files', 'folders', 'importers', 'log', 'notebook', 'replay', 'previews', 'runtimes', 'sessions', 'settings', 'snapshots', 'util'],
   // The surfaces: the API and the composed core; never the engine, never a session directly.
   http: ['api', 'app', 'connect', 'events', 'log', 'version'],
   mcp: ['api', 'app', 'events', 'http', 'log', 'notebook', 'util', 'version'],
   // The composition roots: the only rooms above docker/ that may import it.
-  app: ['api', 'approvals', 'audit', 'config', 'connect', 'docker', 'egress', 'environments', 'events', 'files', 'folders', 'log', 'sandbox', 'sessions', 'settings', 'util'],
+  app: ['api', 'approvals', 'audit', 'config', 'connect', 'docker', 'egress', 'environments', 'events', 'files', 'folders', 'log', 'previews', 'sandbox', 'sessions', 'settings', 'util'],
   boot: ['app', 'boot-images', 'boot-checks', 'check-result', 'config', 'docker', 'log', 'settings', 'util'],
 };
 

@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { SandpitError, toErrorBody } from '../shared/api/errors';
 import { EventBus } from './events/event-bus';
 import { createSandpitApi } from './api/sandpit-api';
+import { ProcessManager } from './sessions/session-processes';
+import { PreviewManager } from './previews/preview-manager';
 import type { Handlers } from './api/api-types';
 import type { SandpitConfig } from './config';
 import { DaemonEvents } from './docker/daemon-events';
@@ -233,6 +235,8 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
   bus.on('session.removed', ({ sessionId }) => gateway.current()?.revoke(sessionId));
   const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
+  const processes = new ProcessManager(bus, log.child({ component: 'processes' }));
+  const previews = new PreviewManager(bus, processes, log.child({ component: 'previews' }));
   const clients = options.clients ?? clientRegistryOn(bus);
   const endpoint = new ServedEndpoint(config.home, log);
   // Pool warm-ups run in the background; dispose waits for the one in flight.
@@ -309,7 +313,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   let disposed: Promise<void> | undefined;
   return {
     config,
-    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, secrets: secrets.store, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders }),
+    api: createSandpitApi({ config, sessions, engine, artifacts, bus, environments, audit, settings, approvals, connect: { endpoint, clients }, egressLog, secrets: secrets.store, processes, previews, engines: { candidates: () => engineCandidates(config.dockerHost, docker.endpoint.address, log) }, folders }),
     folders,
     environments,
     bus,
@@ -327,6 +331,9 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     dispose: () =>
       (disposed ??= (async () => {
         approvals.dispose();
+        // Their audit rows are completed while the log is open: stopped because Sandpit quit.
+        processes.shutdown('Sandpit quit');
+        await previews.shutdown();
         await sessions.dispose();
         await warming;
         await backend.closeWorkspaces().catch((error: unknown) => log.warn('could not remove the empty workspace file systems', { error: toErrorBody(error).message }));

@@ -38,10 +38,12 @@ const electron = vi.hoisted(() => {
       return Promise.resolve();
     }
   }
-  return { FakeBrowserWindow };
+  const opened: string[] = [];
+  const shell = { openExternal: (url: string): Promise<void> => (opened.push(url), Promise.resolve()) };
+  return { FakeBrowserWindow, shell, opened };
 });
 
-vi.mock('electron', () => ({ BrowserWindow: electron.FakeBrowserWindow }));
+vi.mock('electron', () => ({ BrowserWindow: electron.FakeBrowserWindow, shell: electron.shell }));
 
 const { createMainWindow, hardenSession, trustedSenderCheck } = await import('./window');
 
@@ -79,6 +81,18 @@ describe('createMainWindow', () => {
       expect(event.preventDefault, name).toHaveBeenCalled();
     }
     expect(contents.openHandler?.({ url: 'https://example.com/' })).toEqual({ action: 'deny' });
+  });
+
+  it("lets a preview's frame take its one redirect, and opens a preview in the system browser, never in a window of its own", () => {
+    const contents = open().webContents;
+    const inFrame = { preventDefault: vi.fn() };
+    contents.listeners.get('will-redirect')?.(inFrame, 'http://127.0.0.1:41234/', false, false);
+    expect(inFrame.preventDefault).not.toHaveBeenCalled();
+    const mainFrame = { preventDefault: vi.fn() };
+    contents.listeners.get('will-redirect')?.(mainFrame, 'http://127.0.0.1:41234/', false, true);
+    expect(mainFrame.preventDefault).toHaveBeenCalled();
+    expect(contents.openHandler?.({ url: 'http://127.0.0.1:41234/?sandpit_preview=abc' })).toEqual({ action: 'deny' });
+    expect(electron.opened).toEqual(['http://127.0.0.1:41234/?sandpit_preview=abc']);
   });
 });
 

@@ -1,4 +1,4 @@
-import { BrowserWindow } from 'electron';
+import { BrowserWindow, shell } from 'electron';
 import type { Session, WebFrameMain } from 'electron';
 import type { Logger } from '../core/log';
 import { withPanelCsp } from './csp';
@@ -26,6 +26,11 @@ export function hardenSession(session: Session, panel: PanelLocation): void {
     const appFile = details.url.startsWith('file:') && isPanelUrl(details.url, panel);
     callback(appFile ? { responseHeaders: withPanelCsp(details.responseHeaders) } : {});
   });
+}
+
+/** A preview's address: plain HTTP on this computer's loopback, a port of its own (src/core/previews). */
+export function isPreviewUrl(url: string): boolean {
+  return /^http:\/\/127\.0\.0\.1:\d{1,5}\//.test(url);
 }
 
 /** The panel window: isolated, sandboxed, no Node, no navigation, no pop-ups; loads only our own panel. */
@@ -60,12 +65,19 @@ export function createMainWindow(options: MainWindowOptions): BrowserWindow {
     event.preventDefault();
     log.warn('blocked a navigation of the panel', { url });
   });
-  contents.on('will-redirect', (event, url) => {
+  contents.on('will-redirect', (event, url, _isInPlace, isMainFrame) => {
+    // A preview's frame trades its link for its cookie with one redirect on its own origin (issue 17).
+    if (isMainFrame === false && isPreviewUrl(url)) return;
     event.preventDefault();
     log.warn('blocked a redirect of the panel', { url });
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
+    // "Open in a browser tab" of a preview: the system browser, never a window of the panel's.
+    if (isPreviewUrl(url)) {
+      shell.openExternal(url).catch((error: unknown) => log.warn('could not open a preview in the browser', { error: String(error) }));
+      return { action: 'deny' };
+    }
     log.warn('blocked a new window from the panel', { url });
     return { action: 'deny' };
   });

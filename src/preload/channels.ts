@@ -77,6 +77,14 @@ export const ALLOWED_METHODS = [
   'connect.connectAssistant',
   'connect.disconnectAssistant',
   'sessions.setKept',
+  'processes.start',
+  'processes.list',
+  'processes.output',
+  'processes.stop',
+  'previews.open',
+  'previews.list',
+  'previews.stop',
+  'previews.ports',
 ] as const satisfies readonly MethodName[];
 
 export type AllowedMethod = (typeof ALLOWED_METHODS)[number];

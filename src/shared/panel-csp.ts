@@ -5,7 +5,8 @@ export const PANEL_CSP = [
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "connect-src 'self'",
-  "frame-src 'self' blob: data:",
+  // Previews (issue 17) are framed from their own origins on this computer's loopback, a port each.
+  "frame-src 'self' blob: data: http://127.0.0.1:*",
   "object-src 'none'",
   "base-uri 'none'",
 ].join('; ');

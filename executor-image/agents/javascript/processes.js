@@ -79,27 +79,90 @@ function processStates() {
 
 const isDead = (state) => state === undefined || state === 'Z' || state === 'X';
 
+const KEPT_MARK = 'sandpit-process'; // argv[3] of the leader: sh -c <wrapper> sandpit-process <command>
+
+/** The fields of /proc/<pid>/stat after the command name: [state, ppid, pgrp, session, …], or undefined. */
+function statFields(pid) {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ', 5);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Session ids of the host's long-running processes (start_process, preview forwarders): each one's leader was
+ * started by the engine (`exec`: its parent is outside the container, ppid 0) and carries the host's mark in
+ * its argv. Code in the sandbox can never make such a process (all of its processes descend from init).
+ */
+function keptSessions() {
+  const kept = new Set();
+  let names = [];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return kept;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name) || name === '1') continue;
+    const fields = statFields(name);
+    if (!fields || isDead(fields[0]) || fields[1] !== '0' || fields[3] !== name) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
+      if (argv.length > 4 && argv[0] === 'sh' && argv[3] === KEPT_MARK) kept.add(Number(name));
+    } catch {
+      // gone
+    }
+  }
+  return kept;
+}
+
+const inKept = (kept, pid) => {
+  const fields = kept.size ? statFields(pid) : undefined;
+  return fields !== undefined && kept.has(Number(fields[3]));
+};
+
 /**
  * Kills every process but this one and init; returns how many (not yet zombie) there were. Waits (at most a
  * second) until each of them is dead (a zombie at least), so none can still write into the output pipes.
  * Children are reaped by libuv, as usual. Called by the main thread (executor.js) and the I/O thread (`reap`).
+ * The host's long-running processes (keptSessions) and everything in their sessions are spared: then each
+ * stray is killed by pid, pass after pass until none is left.
  */
 function killStrays() {
-  const strays = [...processStates()].filter(([, state]) => !isDead(state)).map(([pid]) => pid);
-  if (!strays.length) return 0;
-  try {
-    process.kill(-1, 'SIGKILL'); // every process but this one and init
-  } catch {
-    // nothing left
+  const kept = keptSessions();
+  const strays = new Set([...processStates()].filter(([pid, state]) => !isDead(state) && !inKept(kept, pid)).map(([pid]) => pid));
+  if (!strays.size) return 0;
+  if (!kept.size) {
+    try {
+      process.kill(-1, 'SIGKILL'); // every process but this one and init
+    } catch {
+      // nothing left
+    }
   }
   const deadline = Date.now() + 1000;
-  let pending = strays;
+  let pending = [...strays];
   while (pending.length && Date.now() < deadline) {
+    if (kept.size) {
+      for (const [pid, state] of processStates()) {
+        if (isDead(state) || inKept(kept, pid)) continue;
+        if (!strays.has(pid)) {
+          strays.add(pid);
+          pending.push(pid);
+        }
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
     sleepMs(2);
     const states = processStates();
     pending = pending.filter((pid) => !isDead(states.get(pid)));
   }
-  return strays.length;
+  return strays.size;
 }
 
 module.exports = { killDescendants, straysMayBeKilled, killStrays };

@@ -651,23 +651,75 @@ def process_states():
     return found
 
 
+KEPT_MARK = b'sandpit-process'  # argv[3] of the leader: sh -c <wrapper> sandpit-process <command>
+
+
+def kept_sessions():
+    """Session ids of the host's long-running processes (start_process, preview forwarders): each one's
+    leader was started by the engine (`exec`: its parent is outside the container, ppid 0) and carries the
+    host's mark in its argv. Code in the sandbox can never make such a process (all of its processes descend
+    from init), so nothing a run leaves behind can pass for one; a leader that ended frees its session."""
+    kept = set()
+    for name in os.listdir('/proc'):
+        if not name.isdigit() or name == '1':
+            continue
+        try:
+            with open('/proc/%s/stat' % name, 'rb') as f:
+                line = f.read()
+            fields = line[line.rfind(b')') + 2:].split(b' ', 4)
+            if fields[0] in (b'Z', b'X') or fields[1] != b'0' or fields[3] != name.encode():
+                continue
+            with open('/proc/%s/cmdline' % name, 'rb') as f:
+                argv = f.read(1 << 20).split(b'\0')
+            if len(argv) > 4 and argv[0] == b'sh' and argv[3] == KEPT_MARK:
+                kept.add(int(name))
+        except (OSError, IndexError):
+            continue
+    return kept
+
+
+def session_of(pid):
+    try:
+        with open('/proc/%d/stat' % pid, 'rb') as f:
+            line = f.read()
+        return int(line[line.rfind(b')') + 2:].split(b' ', 4)[3])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def kill_strays():
     """SIGKILL every process but this one and init (kill(-1) spares the caller); returns how many there were
     (zombies are already dead). Waits (at most a second) until each of them is dead, so none can still write
     into the pipes, and reaps those that were this process's children. A child that had ended by itself
-    before is left for user code to wait for (its Popen keeps its exit code)."""
+    before is left for user code to wait for (its Popen keeps its exit code). The host's long-running
+    processes (kept_sessions) and everything in their sessions are spared: then each stray is killed by pid,
+    pass after pass until none is left (a forking stray's children are found on the next pass)."""
     me = os.getpid()
-    strays = {pid: ppid for pid, (state, ppid) in process_states().items() if state not in 'ZX'}
+    kept = kept_sessions()
+    strays = {pid: ppid for pid, (state, ppid) in process_states().items()
+              if state not in 'ZX' and not (kept and session_of(pid) in kept)}
     if not strays:
         return 0
-    try:
-        os.kill(-1, signal.SIGKILL)
-    except OSError:
-        pass
+    if not kept:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
     deadline = time.monotonic() + 1.0
     pending = set(strays)
     while pending:
         states = process_states()
+        if kept:
+            for pid, (state, ppid) in states.items():
+                if state in 'ZX' or session_of(pid) in kept:
+                    continue
+                if pid not in strays:
+                    strays[pid] = ppid
+                    pending.add(pid)
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
         for pid in list(pending):
             if strays[pid] == me:  # our child: dead once reaped
                 try:

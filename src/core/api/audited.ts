@@ -1,6 +1,6 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { AuditFolder, AuditSandbox, AuditSummary } from '../../shared/domain/audit';
+import type { AuditFolder, AuditSandbox, AuditSummary, AuditedMethod } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
 import { failureFinish } from '../audit/audit-outcome';
 import type { AuditFinish, AuditStart } from '../audit/audit-writer';
@@ -27,6 +27,11 @@ export interface AuditDeps {
   sandboxOf?(sessionId: string): AuditSandbox | undefined;
   /** The folders of the person's computer a session has, and their mode. */
   foldersOf?(sessionId: string): AuditFolder[] | undefined;
+  /**
+   * A rule with `later` (a process that keeps running): calls `complete` once what the call started ends,
+   * and says whether it will; the row stays `running` until then.
+   */
+  completeLater?(method: AuditedMethod, result: unknown, complete: (finish: AuditFinish) => void): boolean;
   log?: Logger;
 }
 
@@ -100,9 +105,20 @@ export async function audited<M extends MethodName>(
     throw error;
   }
   stopListening?.();
+  const completeNow = (outcome: AuditFinish): AuditSummary => deps.audit.complete(opened.id, { ...outcome, ...where(outcome.sessionId) });
+  if (rule.later && deps.completeLater) {
+    const will = deps.completeLater(rule.method, result, (finish) => {
+      try {
+        deps.bus.emit('audit.appended', completeNow(finish));
+      } catch (error) {
+        deps.log?.error('failed to complete an audit row', { auditId: opened.id, error: toErrorBody(error).message });
+      }
+    });
+    if (will) return { ...result, auditId: opened.id };
+  }
   const outcome = rule.finish(result);
   try {
-    deps.bus.emit('audit.appended', deps.audit.complete(opened.id, { ...outcome, ...where(outcome.sessionId) }));
+    deps.bus.emit('audit.appended', completeNow(outcome));
   } catch (error) {
     deps.log?.error('failed to complete an audit row', { auditId: opened.id, error: toErrorBody(error).message });
     throw new SandpitError('INTERNAL', `The call ran but its result could not be written to the audit log (row ${opened.id}): ${toErrorBody(error).message}`);

@@ -12,6 +12,8 @@ import type { FolderSharing } from '../folders/folder-sharing';
 import type { EngineMonitor } from '../sessions/engine-monitor';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
+import type { ProcessManager } from '../sessions/session-processes';
+import type { PreviewManager } from '../previews/preview-manager';
 import type { SettingsStore } from '../settings/settings-store';
 import type { CallContext } from './api-types';
 import type { ConnectServices } from './connect-handlers';
@@ -36,6 +38,10 @@ export interface SandpitApiDeps {
   folders: FolderSharing;
   /** Secrets a sandbox can use but never read (issue 18); absent: none. */
   secrets?: SecretStore;
+  /** Processes that keep running beyond their call (start_process). */
+  processes: ProcessManager;
+  /** Previews of what sandboxes serve (preview_port). */
+  previews: PreviewManager;
 }
 
 /** What the per-area handler files receive: the deps plus session resolution with ownership. */

@@ -18,7 +18,7 @@ describe('the policy table', () => {
 
   it('may ask the person before anything runs code, installs or makes a session', () => {
     const asked = METHOD_NAMES.filter((name) => METHOD_POLICY[name].approval !== undefined);
-    expect(asked.sort()).toEqual(['packages.check', 'packages.install', 'sessions.create', 'sessions.execute', 'sessions.fork', 'sessions.runCommand', 'sessions.runFile', 'snapshots.restore']);
+    expect(asked.sort()).toEqual(['packages.check', 'packages.install', 'processes.start', 'sessions.create', 'sessions.execute', 'sessions.fork', 'sessions.runCommand', 'sessions.runFile', 'snapshots.restore']);
   });
 
   it('keeps the token, settings changes, approvals and environment edits to the panel', () => {
@@ -74,6 +74,13 @@ describe('the policy table', () => {
  * method — including any added to the contract later — is taken to start code, and must be audited and asked about.
  */
 const STARTS_NO_CODE: Partial<Record<MethodName, string>> = {
+  'processes.list': 'lists the processes start_process started',
+  'processes.output': 'reads what a process wrote',
+  'processes.stop': 'stops a process',
+  'previews.open': "shows what the sandbox serves to the person (its forwarder is Sandpit's own, and the sandbox keeps no network)",
+  'previews.list': 'lists previews',
+  'previews.stop': 'stops a preview',
+  'previews.ports': 'reads which ports the sandbox listens on',
   'engine.status': 'asks the engine how it is',
   'sessions.list': 'reads the session table',
   'sessions.get': 'reads the session table',

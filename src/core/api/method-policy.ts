@@ -3,7 +3,7 @@ import type { ApprovalKind } from '../../shared/domain/approval';
 import type { AuditedMethod } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
 import { DEFAULT_LANGUAGE, languageLabel, languageOfPath } from '../../shared/domain/runtimes';
-import { changeCode, changeFinish, checkFinish, commandFinish, executionFinish, installFinish } from '../audit/audit-outcome';
+import { changeCode, changeFinish, checkFinish, commandFinish, executionFinish, installFinish, previewFinish, processStartFinish } from '../audit/audit-outcome';
 import type { AuditFinish } from '../audit/audit-writer';
 
 /** Written to the audit log: a `running` row before the call runs, completed before its result goes back. */
@@ -17,6 +17,8 @@ export interface AuditRule<M extends MethodName> {
   /** The call is a run that announces itself by id (execution events): it gets an id before it starts. */
   execution: boolean;
   finish(result: MethodOutput<M>): AuditFinish;
+  /** What the call starts goes on after it returns (a process): the row is completed when it ends (AuditDeps.completeLater). */
+  later?: true;
 }
 
 /** Asked of the person first, under the caller's approval policy (never of the panel). */
@@ -144,6 +146,44 @@ export const METHOD_POLICY: PolicyTable = {
       detail: (_input, where) => `Run a shell command ${where}`,
     },
   },
+  // Processes that keep running (issue 17): asked about like a command, audited from start to end.
+  'processes.start': {
+    access: 'any',
+    audit: {
+      method: 'processes.start',
+      code: (input) => input.command,
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: processStartFinish,
+      later: true,
+    },
+    approval: {
+      kind: 'run-command',
+      sessionId: (input) => input.sessionId,
+      language: () => DEFAULT_LANGUAGE,
+      shows: (input) => input.command,
+      detail: (_input, where) => `Start a shell command that keeps running ${where}`,
+    },
+  },
+  'processes.list': ANY,
+  // A preview runs no code of the sandbox's and gives it nothing new (no network): audited, who opened which.
+  'previews.open': {
+    access: 'any',
+    audit: {
+      method: 'previews.open',
+      code: (input) => `port ${input.port}${input.path ? ` ${input.path}` : ''}`,
+      sessionId: (input) => input.sessionId,
+      language: () => undefined,
+      execution: false,
+      finish: previewFinish,
+    },
+  },
+  'previews.list': ANY,
+  'previews.stop': ANY,
+  'previews.ports': ANY,
+  'processes.output': ANY,
+  'processes.stop': ANY,
   'sessions.runFile': {
     access: 'any',
     audit: {

@@ -19,6 +19,10 @@ import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
 import { BackgroundRuns, DEFAULT_BACKGROUND_MAX_MINUTES } from './background-runs';
 import { backgroundRunHandlers } from './background-run-handlers';
+import { processHandlers } from './process-handlers';
+import { previewHandlers } from './preview-handlers';
+import { processEndFinish } from '../audit/audit-outcome';
+import type { ProcessInfo } from '../../shared/domain/process';
 import { sessionHandlers } from './session-handlers';
 import { folderHandlers } from './folder-handlers';
 import { changeHandlers } from './change-handlers';
@@ -83,6 +87,11 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
       };
     },
     foldersOf: (id) => find(id)?.folders,
+    completeLater: (method, result, complete) => {
+      if (method !== 'processes.start') return false;
+      deps.processes.onEnd((result as ProcessInfo).id, (info, tail) => complete(processEndFinish(info, tail)));
+      return true;
+    },
     log: sessions.logger,
   };
   // Replayed runs (Activity's replays, a fork's replay: true) call the policy-wrapped handlers (made below):
@@ -145,6 +154,8 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...runHandlers(kit, runs),
     ...backgroundRunHandlers(runs),
     ...changeHandlers(kit),
+    ...processHandlers(kit, deps.processes),
+    ...previewHandlers(kit, deps.previews),
     ...packageHandlers(kit),
     ...fileHandlers(kit),
     ...environmentHandlers(kit, environments),

@@ -3,6 +3,8 @@ import type { ChangeOutcome } from '../../shared/domain/folder-changes';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
 import type { PackageCheck } from '../runtimes/helper-install';
+import type { ProcessInfo } from '../../shared/domain/process';
+import type { PreviewInfo } from '../../shared/domain/preview';
 import type { AuditFinish } from './audit-writer';
 
 /** A run of code (execute, runFile): its own status, output, exit code, artifacts and error. */
@@ -79,4 +81,27 @@ export function changeFinish(outcomes: readonly ChangeOutcome[]): AuditFinish {
     stdout: outcomes.filter((o) => o.done).map(line).join('\n'),
     stderr: outcomes.filter((o) => !o.done).map(line).join('\n'),
   };
+}
+/**
+ * A long-running process (start_process), completed when it ends: ok on exit 0, error on another exit status,
+ * killed when someone (or its session) stopped it; its last lines of output are kept.
+ */
+export function processEndFinish(info: ProcessInfo, tail: string): AuditFinish {
+  return {
+    status: info.state === 'stopped' ? 'killed' : info.exitCode === 0 ? 'ok' : 'error',
+    sessionId: info.sessionId,
+    ...(info.exitCode === undefined ? {} : { exitCode: info.exitCode }),
+    stdout: tail,
+    ...(info.stoppedBy ? { errorMessage: `Stopped: ${info.stoppedBy}.` } : {}),
+  };
+}
+
+/** A process whose end could not be awaited (it is gone already): its state now. */
+export function processStartFinish(info: ProcessInfo): AuditFinish {
+  return processEndFinish(info, info.lastLines.join('\n'));
+}
+
+/** A preview opened: which port of which session, at which origin (never its capability). */
+export function previewFinish(info: PreviewInfo): AuditFinish {
+  return { status: 'ok', sessionId: info.sessionId, durationMs: 0, stdout: `Opened a preview of port ${info.port} at ${info.origin}${info.path}` };
 }

@@ -205,6 +205,11 @@ export class DockerSandbox implements Sandbox {
     return channel;
   }
 
+  tunnelSocket(name: string): { hostPath: string; insidePath: string; uid: number } | undefined {
+    if (!this.agentDir || !/^[a-z0-9-]{1,40}\.sock$/.test(name) || name === 'agent.sock') return undefined;
+    return { hostPath: join(this.agentDir, name), insidePath: `${AGENT_DIR}/${name}`, uid: SANDBOX_UID };
+  }
+
   async kill(): Promise<void> {
     await this.deps.docker.killContainer(this.containerId);
   }

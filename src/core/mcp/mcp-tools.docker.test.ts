@@ -29,6 +29,11 @@ const TOOL_NAMES = [
   'cancel_run',
   'list_runs',
   'list_changes',
+  'start_process',
+  'list_processes',
+  'process_output',
+  'stop_process',
+  'preview_port',
 ];
 const DOT_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 

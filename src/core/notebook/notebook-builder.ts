@@ -94,6 +94,11 @@ function cellSource(entry: AuditEntry, language: Language): string {
     case 'changes.discard':
       // the person's review of a folder's changes: said, never run again
       return `# The person ${entry.method === 'changes.apply' ? 'applied' : 'discarded'} changes to a shared folder:\n${entry.code.split('\n').map((l) => `#   ${l}`).join('\n')}`;
+    case 'processes.start':
+      // IPython's background cell magic: the command keeps running while the notebook goes on.
+      return language === 'bash' ? `${entry.code} &` : `%%bash --bg\n${entry.code}`;
+    case 'previews.open':
+      return `# Sandpit showed a preview: ${entry.code}`;
   }
 }
 

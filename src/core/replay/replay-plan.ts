@@ -2,7 +2,7 @@ import type { AuditEntry } from '../../shared/domain/audit';
 
 /** One API call a replayed run is made of; `audited` calls are the run itself (they carry replay_of). */
 export interface ReplayStep {
-  method: 'sessions.execute' | 'sessions.runCommand' | 'sessions.runFile' | 'packages.install' | 'packages.check' | 'files.write';
+  method: 'sessions.execute' | 'sessions.runCommand' | 'sessions.runFile' | 'packages.install' | 'packages.check' | 'files.write' | 'processes.start';
   input: Record<string, unknown>;
   audited: boolean;
 }
@@ -27,9 +27,14 @@ export function replayCall(entry: AuditEntry, sessionId: string): ReplayStep[] {
       return [{ method: 'packages.install', input: { sessionId, packages: entry.code.split('\n').filter((p) => p !== '') }, audited: true }];
     case 'packages.check':
       return [{ method: 'packages.check', input: { sessionId, packages: entry.code.split('\n').filter((p) => p !== '') }, audited: true }];
+    case 'processes.start':
+      // Started again, to keep running in the replay session (its row completes when it ends there).
+      return [{ method: 'processes.start', input: { sessionId, command: entry.code }, audited: true }];
+    // A preview runs nothing: a replay has nothing to repeat for it. The person's own decision about a
+    // folder's changes is never replayed.
+    case 'previews.open':
     case 'changes.apply':
     case 'changes.discard':
-      // the person's own decision about a folder's changes: never replayed
       return [];
   }
 }

@@ -157,6 +157,12 @@ export interface Sandbox {
    * killed with exit 137 may have hit its memory limit without anyone saying so; absent where the engine does.
    */
   readonly unreportedOom?: string;
+  /**
+   * Where a host-side listening socket can be put so that code in the sandbox can connect to it (previews'
+   * tunnels): a path in the session's agent folder (socket channel) and the same path seen inside, with the
+   * uid that must own it. Absent where the sandbox shares no folder with the host (the attach channel).
+   */
+  tunnelSocket?(name: string): { hostPath: string; insidePath: string; uid: number } | undefined;
   /** Starts it (again, after a kill or a crash) and opens the agent's channel. */
   start(timeoutMs: number): Promise<AgentChannel>;
   /** SIGKILL to everything in it; resolves once the engine took the signal. */

@@ -332,6 +332,14 @@ export class Session {
     }, onStart);
   }
 
+  /**
+   * Short work that needs the sandbox up (a paused session resumes first; a stopped one refuses), after what
+   * is queued: starting a long-running process (session-processes.ts), which then runs beside the queue.
+   */
+  withSandbox<T>(what: string, work: () => Promise<T>): Promise<T> {
+    return this.job('quiet', what, work);
+  }
+
   async readFile(path: string, maxBytes?: number): Promise<{ path: string; content: Buffer }> {
     return this.job('quiet', 'Reading a file', () => readWorkspaceFile(this.runtime, path, maxBytes));
   }

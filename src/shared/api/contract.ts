@@ -29,6 +29,8 @@ import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../doma
 import { shareFolderInputSchema } from '../domain/shared-folder';
 import { backgroundRunSchema, runIdSchema, runOutputChunkSchema } from '../domain/background-run';
 import { changeOutcomeSchema, changeSelectionSchema, diffRowSchema, folderChangeSchema, folderChangesSchema } from '../domain/folder-changes';
+import { processIdSchema, processInfoSchema, processOutputInputSchema, processOutputSchema, startProcessInputSchema } from '../domain/process';
+import { listeningPortSchema, openPreviewInputSchema, previewIdSchema, previewInfoSchema } from '../domain/preview';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -245,6 +247,16 @@ export const methods = {
     input: z.object({ sessionId: sessionIdSchema.optional().describe('Only the runs of this session') }),
     output: z.object({ runs: z.array(backgroundRunSchema).describe('Newest first') }),
   },
+  // Processes that keep running (issue 17): start_process, list_processes, process_output, stop_process.
+  'processes.start': { input: startProcessInputSchema.extend({ sessionId: optionalSessionIdSchema }), output: processInfoSchema },
+  'processes.list': { input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }), output: z.object({ processes: z.array(processInfoSchema) }) },
+  'processes.output': { input: processOutputInputSchema, output: processOutputSchema },
+  'processes.stop': { input: z.object({ processId: processIdSchema }), output: processInfoSchema },
+  // Previews of a sandbox's web apps (issue 17): preview_port; the panel's Preview tab.
+  'previews.open': { input: openPreviewInputSchema.extend({ sessionId: optionalSessionIdSchema }), output: previewInfoSchema },
+  'previews.list': { input: z.object({ sessionId: sessionIdSchema.optional().describe('Only this session; default: every session the caller may see') }), output: z.object({ previews: z.array(previewInfoSchema) }) },
+  'previews.stop': { input: z.object({ previewId: previewIdSchema }), output: previewInfoSchema },
+  'previews.ports': { input: z.object({ sessionId: sessionIdSchema }), output: z.object({ ports: z.array(listeningPortSchema).describe('TCP ports something listens on inside the sandbox, read from inside it') }) },
   'packages.install': {
     input: z.object({
       sessionId: optionalSessionIdSchema,
@@ -495,6 +507,12 @@ export const events = {
     truncated: z.boolean().optional().describe('The output was cut at the session limit'),
     stoppedBy: stopCauseSchema.optional().describe('Who stopped the session during the run (status "killed")'),
   }),
+  /** A long-running process started, ended or was stopped (issue 17). */
+  'process.updated': processInfoSchema,
+  /** Output of a long-running process as it comes (stdout and stderr together). */
+  /** A preview opened or ended (issue 17). */
+  'preview.updated': previewInfoSchema,
+  'process.output': z.object({ sessionId: z.string(), processId: z.string(), text: z.string() }),
   'settings.updated': settingsViewSchema,
   /** A replay (audit.replay) moved on: it started its session, or one of its runs started or ended. */
   'replay.updated': replayViewSchema,

@@ -9,6 +9,8 @@ export const AUDIT_METHOD_WORDS: Record<AuditedMethod, string> = {
   'packages.check': 'Package check',
   'changes.apply': 'Changes applied',
   'changes.discard': 'Changes discarded',
+  'processes.start': 'Process',
+  'previews.open': 'Preview',
 };
 
 /** How a run ended, in plain words. */

@@ -5,7 +5,7 @@ import { limitsSchema } from './limits';
 import { LANGUAGES } from './runtimes';
 
 /** The contract methods that run code: each call is one row of the audit log. */
-export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install', 'packages.check', 'changes.apply', 'changes.discard'] as const;
+export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install', 'packages.check', 'changes.apply', 'changes.discard', 'processes.start', 'previews.open'] as const;
 export const auditedMethodSchema = z.enum(AUDITED_METHODS);
 export type AuditedMethod = z.infer<typeof auditedMethodSchema>;
 

@@ -20,6 +20,11 @@ import { writeFile } from './write-file';
 import { cancelRun } from './cancel-run';
 import { getRun } from './get-run';
 import { listRuns } from './list-runs';
+import { startProcess } from './start-process';
+import { listProcesses } from './list-processes';
+import { processOutput } from './process-output';
+import { stopProcess } from './stop-process';
+import { previewPort } from './preview-port';
 
 /** Every MCP tool Sandpit offers, in the order tools/list shows them. */
 export const TOOLS: readonly SandpitTool[] = [
@@ -45,4 +50,9 @@ export const TOOLS: readonly SandpitTool[] = [
   cancelRun,
   listRuns,
   listChanges,
+  startProcess,
+  listProcesses,
+  processOutput,
+  stopProcess,
+  previewPort,
 ];

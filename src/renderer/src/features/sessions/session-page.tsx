@@ -17,6 +17,8 @@ import { SessionUsage } from './session-usage';
 import { SharedFolders } from './shared-folders';
 import { ChangesView } from './changes-view';
 import { usePendingChanges } from './use-pending-changes';
+import { SessionProcesses } from './session-processes';
+import { SessionPreviews } from './session-previews';
 import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
 import { StopSessionDialog } from './stop-session-dialog';
@@ -24,6 +26,8 @@ import { SessionSnapshotActions } from '../snapshots/session-snapshot-actions';
 
 const TABS = [
   ['history', 'Run history'],
+  ['processes', 'Processes'],
+  ['preview', 'Preview'],
   ['files', 'Files'],
   ['network', 'Network'],
   ['folders', 'Shared folders'],
@@ -166,6 +170,8 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
       </div>
       <div className="card" role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`}>
         {tab === 'history' ? <RunHistory sessionId={sessionId} /> : null}
+        {tab === 'processes' ? <SessionProcesses sessionId={sessionId} disabled={ended || lost} /> : null}
+        {tab === 'preview' ? <SessionPreviews sessionId={sessionId} running={ready} /> : null}
         {tab === 'files' ? <FileBrowser sessionId={sessionId} disabled={!ready} /> : null}
         {tab === 'network' ? <NetworkActivity sessionId={sessionId} {...(session.environment ? { environmentId: session.environment } : {})} /> : null}
         {tab === 'folders' ? <SharedFolders session={session} disabled={ended || lost} /> : null}
