@@ -135,6 +135,7 @@ describe('REST', () => {
       ['python-data', 'python'],
       ['node', 'javascript'],
       ['bash', 'bash'],
+      ['typescript', 'typescript'],
     ]);
     expect(environments.find((e) => e.id === 'python')).toMatchObject({ name: 'Python', status: 'ready' });
   });
