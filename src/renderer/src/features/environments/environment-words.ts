@@ -7,6 +7,7 @@ export const PRESET_BLURBS: Record<string, string> = {
   'python-data': 'Python with numpy, pandas and matplotlib, for tables, data and charts.',
   node: 'JavaScript (Node.js), for JavaScript code.',
   bash: 'A command line (Bash), for shell commands and everyday tools.',
+  typescript: 'TypeScript on Node.js, for typed JavaScript code (the types are not checked).',
 };
 
 /** Packages a base image already has, so an environment on it needs no build for them. */
