@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { ListeningPort, PreviewInfo } from '../../shared/domain/preview';
-import type { SessionState } from '../../shared/domain/session';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import type { Session } from '../sessions/session';
+import { endReason } from '../sessions/session-processes';
 import type { ProcessManager } from '../sessions/session-processes';
 import { newId } from '../util/ids';
 import { forwarderCommand } from './forwarders';
@@ -36,14 +36,6 @@ export interface OpenPreview {
   path?: string;
   waitMs: number;
   openedBy: string;
-}
-
-function endReason(state: SessionState): string | undefined {
-  if (state === 'restarting') return 'its session restarted';
-  if (state === 'paused') return 'its session was paused';
-  if (state === 'stopping' || state === 'stopped') return 'its session was stopped';
-  if (state === 'failed') return 'its sandbox stopped';
-  return undefined;
 }
 
 /**

@@ -57,8 +57,8 @@ interface Running {
   onEnd: ProcessEndListener[];
 }
 
-/** Why a session's processes ended, from the state it went to. */
-function endReason(state: SessionState): string | undefined {
+/** Why what runs beside a session (its processes, its previews) ended, from the state the session went to. */
+export function endReason(state: SessionState): string | undefined {
   if (state === 'restarting') return 'its session restarted';
   if (state === 'paused') return 'its session was paused';
   if (state === 'stopping' || state === 'stopped') return 'its session was stopped';
