@@ -143,6 +143,28 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     expect(recent.entries.map((e) => e.secretWords).filter(Boolean)).toContain('used secret openai for api.secret.test');
     expect(JSON.stringify(recent)).not.toContain(VALUE);
 
+    // The audit row of every run names the secrets its session could use (names only).
+    const { rows } = await call(api().api, 'audit.list', { filters: { sessionId: s.id }, limit: 50 }, PANEL);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const full = await call(api().api, 'audit.get', { id: row.id }, PANEL);
+      expect(full.sandbox?.secrets, `row ${row.id}`).toEqual(['openai']);
+    }
+    // A snapshot, a notebook export, a replay and an audit export: none carries the value, and the data
+    // folder still holds no file with it afterwards (searched below).
+    await call(api().api, 'snapshots.create', { sessionId: s.id }, PANEL);
+    const notebook = await call(api().api, 'audit.notebook', { sessionId: s.id }, PANEL);
+    expect(JSON.stringify(notebook)).not.toContain(VALUE);
+    const replay = await call(api().api, 'audit.replay', { sessionId: s.id }, PANEL);
+    expect(JSON.stringify(replay)).not.toContain(VALUE);
+    for (const format of ['csv', 'jsonl'] as const) {
+      const exported = await call(api().api, 'audit.export', { format, filters: {}, limit: 10_000 }, PANEL);
+      expect(exported.rows).toBeGreaterThan(0);
+      // JSON lines carry the row's sandbox facts, the secret's name among them (the CSV has no such column).
+      if (format === 'jsonl') expect(exported.content).toContain('"secrets":["openai"]');
+      expect(exported.content).not.toContain(VALUE);
+    }
+
     // Byte for byte: no file of the data folder holds the value (the store holds it sealed only).
     const files = await allFiles(api().config.home);
     expect(files.some((f) => f.endsWith('secrets.json'))).toBe(true);
