@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
@@ -18,6 +19,10 @@ import { createSecretAuthority } from './secret-ca';
 const PANEL: CallContext = { transport: 'internal' };
 const VALUE = `sk-docker-${newId('v', 12)}-must-never-reach-the-sandbox`;
 const UPSTREAM_PORT = 8443;
+// The sandbox compares what the upstream got with this fingerprint: the value itself is in no code that runs,
+// so no history, snapshot, notebook or export can hold it because of the test.
+const BEARER_SHA = createHash('sha256').update(`Bearer ${VALUE}`).digest('hex');
+const PY_IS_BEARER = (expr: string): string => `__import__('hashlib').sha256(${expr}.encode()).hexdigest() == '${BEARER_SHA}'`;
 
 // An HTTPS server in a container on a network this test creates (its own test CA); it answers every request
 // with the Authorization header it got. The egress proxy reaches it through the test's connector only.
@@ -108,12 +113,12 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
         'import json, os, urllib.request',
         "req = urllib.request.Request('https://api.secret.test/v1', headers={'Authorization': 'Bearer ' + os.environ['OPENAI_API_KEY']})",
         'got = json.loads(urllib.request.urlopen(req, timeout=15).read())',
-        "(got['authorization'] == 'Bearer ' + " + JSON.stringify(VALUE) + ", 'sandpit-secret' in got['authorization'])",
+        `(${PY_IS_BEARER("got['authorization']")}, 'sandpit-secret' in got['authorization'])`,
       ].join('\n'),
     );
     expect(withHeader.result).toBe('(True, False)');
     // No header at all: the secret's header is added.
-    const added = await session.execute("import json, urllib.request\njson.loads(urllib.request.urlopen('https://api.secret.test/v2', timeout=15).read())['authorization'] == 'Bearer ' + " + JSON.stringify(VALUE));
+    const added = await session.execute(`import json, urllib.request\n${PY_IS_BEARER("json.loads(urllib.request.urlopen('https://api.secret.test/v2', timeout=15).read())['authorization']")}`);
     expect(added.result).toBe('True');
     // curl through run_command.
     const curl = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: 'command -v curl >/dev/null && curl -s https://api.secret.test/c || echo no-curl' }, PANEL);
