@@ -178,6 +178,50 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     await expect(call(api().api, 'secrets.list', {}, { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-1' })).rejects.toThrow('Only the Sandpit panel may see the list of secrets.');
   }, 180_000);
 
+  // Gap found here: the JavaScript image runs Node 18, whose fetch and https ignore HTTPS_PROXY (Node reads it only
+  // from 24.5 with NODE_USE_ENV_PROXY=1), so in a "packages" session they reach nothing — the credential is never
+  // added. This test states that behaviour (it fails once Node's own clients go through the proxy: then assert the
+  // fingerprint instead) and scans every sandbox process's memory for the value.
+  it('Node 18 fetch and https in a JavaScript session reach nothing (they ignore the proxy); no process memory of the sandbox holds the value', async () => {
+    const env = await call(api().api, 'environments.create', { name: 'Node with a key', language: 'javascript', network: 'packages' }, PANEL);
+    const secret = (await call(api().api, 'secrets.list', {}, PANEL)).secrets.find((x) => x.name === 'openai');
+    await call(api().api, 'secrets.save', { name: 'openai', ...(secret ? {} : { value: VALUE }), hosts: ['api.secret.test'], environments: [...(secret?.environments ?? []), env.id] }, PANEL);
+    const s = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
+    const session = api().sessions.session(s.id);
+    const probe = await session.execute(`[process.version.split('.')[0], process.env.OPENAI_API_KEY, process.env.HTTPS_PROXY ? 'proxy' : 'no proxy']`);
+    expect(probe.result).toBe("[ 'v18', 'sandpit-secret-openai', 'proxy' ]");
+    const viaFetch = await session.execute(`const r = await fetch('https://api.secret.test/fetch', { headers: { Authorization: 'Bearer ' + process.env.OPENAI_API_KEY } }); (await r.json()).authorization.length`);
+    expect(viaFetch.error?.value).toBe('fetch failed');
+    const viaHttps = await session.execute(`await new Promise((resolve, reject) => require('node:https').get('https://api.secret.test/https', (res) => resolve(res.statusCode)).on('error', reject))`);
+    expect(viaHttps.error?.value).toBe('getaddrinfo EAI_AGAIN api.secret.test');
+    // Every other process of the sandbox, all its readable memory, read as the sandbox user. The scanner itself
+    // is left out: it holds the needle's two halves, and Node's buffer pool puts them side by side.
+    const cut = Math.floor(VALUE.length / 2);
+    const scan = [
+      "const fs = require('fs');",
+      `const a = Buffer.from('${Buffer.from(VALUE.slice(0, cut)).toString('hex')}', 'hex'), b = Buffer.from('${Buffer.from(VALUE.slice(cut)).toString('hex')}', 'hex');`,
+      'let found = 0, scanned = 0, procs = 0; const where = [];',
+      "for (const pid of fs.readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p) && p !== String(process.pid))) {",
+      "  let maps, fd; try { maps = fs.readFileSync('/proc/' + pid + '/maps', 'utf8').split('\\n'); fd = fs.openSync('/proc/' + pid + '/mem', 'r'); } catch { continue; }",
+      '  procs++;',
+      '  for (const line of maps) {',
+      "    const [range, perms] = line.split(' '); if (!range || !perms.startsWith('r')) continue;",
+      "    const [lo, hi] = range.split('-').map((x) => BigInt('0x' + x)); const len = Number(hi - lo); if (len > 256 * 1024 * 1024) continue;",
+      '    const buf = Buffer.alloc(len); let n = 0; try { n = fs.readSync(fd, buf, 0, len, lo); } catch { continue; }',
+      '    scanned += n; let i = buf.indexOf(a);',
+      '    while (i >= 0 && i < n) { if (buf.subarray(i + a.length, i + a.length + b.length).equals(b)) { found++; where.push(pid + (pid === String(process.pid) ? " (the scanner)" : "") + " " + fs.readFileSync("/proc/" + pid + "/cmdline", "utf8").replace(/\\0/g, " ").slice(0, 80) + " " + line); } i = buf.indexOf(a, i + 1); }',
+      '  }',
+      '  fs.closeSync(fd);',
+      '}',
+      'console.log(JSON.stringify({ found, procs, scanned: scanned > 0, where }));',
+    ].join('\n');
+    const mem = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: `node -e "$(echo ${Buffer.from(scan).toString('base64')} | base64 -d)"` }, PANEL);
+    expect(mem.stderr).toBe('');
+    const got = JSON.parse(mem.stdout.trim().split('\n').at(-1) ?? '{}') as { found: number; procs: number; scanned: boolean };
+    expect(got.scanned).toBe(true);
+    expect(got.procs).toBeGreaterThan(0);
+    expect(got, mem.stdout).toMatchObject({ found: 0 });
+  }, 180_000);
   it('a session cannot write the CA bundle folder, and no private key is in it', async () => {
     const s = await call(api().api, 'sessions.create', { environment: 'with-a-key' }, PANEL);
     const r = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: 'ls /etc/sandpit-ca; touch /etc/sandpit-ca/x 2>&1 || true; grep -c "PRIVATE KEY" /etc/sandpit-ca/ca-bundle.pem || true' }, PANEL);
