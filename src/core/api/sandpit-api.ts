@@ -84,6 +84,8 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
         ...(info.environment ? { environmentId: info.environment } : {}),
         limits: info.limits,
         sessionName: info.name.slice(0, 200),
+        // Secrets (issue 18): the names the session could use, never a value.
+        ...(info.secrets && info.secrets.length > 0 ? { secrets: info.secrets.map((s) => s.name) } : {}),
       };
     },
     foldersOf: (id) => find(id)?.folders,

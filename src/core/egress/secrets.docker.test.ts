@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { connect } from 'node:net';
 import type { Socket } from 'node:net';
@@ -18,6 +19,10 @@ import { createSecretAuthority } from './secret-ca';
 const PANEL: CallContext = { transport: 'internal' };
 const VALUE = `sk-docker-${newId('v', 12)}-must-never-reach-the-sandbox`;
 const UPSTREAM_PORT = 8443;
+// The sandbox compares what the upstream got with this fingerprint: the value itself is in no code that runs,
+// so no history, snapshot, notebook or export can hold it because of the test.
+const BEARER_SHA = createHash('sha256').update(`Bearer ${VALUE}`).digest('hex');
+const PY_IS_BEARER = (expr: string): string => `__import__('hashlib').sha256(${expr}.encode()).hexdigest() == '${BEARER_SHA}'`;
 
 // An HTTPS server in a container on a network this test creates (its own test CA); it answers every request
 // with the Authorization header it got. The egress proxy reaches it through the test's connector only.
@@ -108,12 +113,12 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
         'import json, os, urllib.request',
         "req = urllib.request.Request('https://api.secret.test/v1', headers={'Authorization': 'Bearer ' + os.environ['OPENAI_API_KEY']})",
         'got = json.loads(urllib.request.urlopen(req, timeout=15).read())',
-        "(got['authorization'] == 'Bearer ' + " + JSON.stringify(VALUE) + ", 'sandpit-secret' in got['authorization'])",
+        `(${PY_IS_BEARER("got['authorization']")}, 'sandpit-secret' in got['authorization'])`,
       ].join('\n'),
     );
     expect(withHeader.result).toBe('(True, False)');
     // No header at all: the secret's header is added.
-    const added = await session.execute("import json, urllib.request\njson.loads(urllib.request.urlopen('https://api.secret.test/v2', timeout=15).read())['authorization'] == 'Bearer ' + " + JSON.stringify(VALUE));
+    const added = await session.execute(`import json, urllib.request\n${PY_IS_BEARER("json.loads(urllib.request.urlopen('https://api.secret.test/v2', timeout=15).read())['authorization']")}`);
     expect(added.result).toBe('True');
     // curl through run_command.
     const curl = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: 'command -v curl >/dev/null && curl -s https://api.secret.test/c || echo no-curl' }, PANEL);
@@ -143,6 +148,28 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     expect(recent.entries.map((e) => e.secretWords).filter(Boolean)).toContain('used secret openai for api.secret.test');
     expect(JSON.stringify(recent)).not.toContain(VALUE);
 
+    // The audit row of every run names the secrets its session could use (names only).
+    const { rows } = await call(api().api, 'audit.list', { filters: { sessionId: s.id }, limit: 50 }, PANEL);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const full = await call(api().api, 'audit.get', { id: row.id }, PANEL);
+      expect(full.sandbox?.secrets, `row ${row.id}`).toEqual(['openai']);
+    }
+    // A snapshot, a notebook export, a replay and an audit export: none carries the value, and the data
+    // folder still holds no file with it afterwards (searched below).
+    await call(api().api, 'snapshots.create', { sessionId: s.id }, PANEL);
+    const notebook = await call(api().api, 'audit.notebook', { sessionId: s.id }, PANEL);
+    expect(JSON.stringify(notebook)).not.toContain(VALUE);
+    const replay = await call(api().api, 'audit.replay', { sessionId: s.id }, PANEL);
+    expect(JSON.stringify(replay)).not.toContain(VALUE);
+    for (const format of ['csv', 'jsonl'] as const) {
+      const exported = await call(api().api, 'audit.export', { format, filters: {}, limit: 10_000 }, PANEL);
+      expect(exported.rows).toBeGreaterThan(0);
+      // JSON lines carry the row's sandbox facts, the secret's name among them (the CSV has no such column).
+      if (format === 'jsonl') expect(exported.content).toContain('"secrets":["openai"]');
+      expect(exported.content).not.toContain(VALUE);
+    }
+
     // Byte for byte: no file of the data folder holds the value (the store holds it sealed only).
     const files = await allFiles(api().config.home);
     expect(files.some((f) => f.endsWith('secrets.json'))).toBe(true);
@@ -151,6 +178,50 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     await expect(call(api().api, 'secrets.list', {}, { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-1' })).rejects.toThrow('Only the Sandpit panel may see the list of secrets.');
   }, 180_000);
 
+  // Gap found here: the JavaScript image runs Node 18, whose fetch and https ignore HTTPS_PROXY (Node reads it only
+  // from 24.5 with NODE_USE_ENV_PROXY=1), so in a "packages" session they reach nothing — the credential is never
+  // added. This test states that behaviour (it fails once Node's own clients go through the proxy: then assert the
+  // fingerprint instead) and scans every sandbox process's memory for the value.
+  it('Node 18 fetch and https in a JavaScript session reach nothing (they ignore the proxy); no process memory of the sandbox holds the value', async () => {
+    const env = await call(api().api, 'environments.create', { name: 'Node with a key', language: 'javascript', network: 'packages' }, PANEL);
+    const secret = (await call(api().api, 'secrets.list', {}, PANEL)).secrets.find((x) => x.name === 'openai');
+    await call(api().api, 'secrets.save', { name: 'openai', ...(secret ? {} : { value: VALUE }), hosts: ['api.secret.test'], environments: [...(secret?.environments ?? []), env.id] }, PANEL);
+    const s = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
+    const session = api().sessions.session(s.id);
+    const probe = await session.execute(`[process.version.split('.')[0], process.env.OPENAI_API_KEY, process.env.HTTPS_PROXY ? 'proxy' : 'no proxy']`);
+    expect(probe.result).toBe("[ 'v18', 'sandpit-secret-openai', 'proxy' ]");
+    const viaFetch = await session.execute(`const r = await fetch('https://api.secret.test/fetch', { headers: { Authorization: 'Bearer ' + process.env.OPENAI_API_KEY } }); (await r.json()).authorization.length`);
+    expect(viaFetch.error?.value).toBe('fetch failed');
+    const viaHttps = await session.execute(`await new Promise((resolve, reject) => require('node:https').get('https://api.secret.test/https', (res) => resolve(res.statusCode)).on('error', reject))`);
+    expect(viaHttps.error?.value).toBe('getaddrinfo EAI_AGAIN api.secret.test');
+    // Every other process of the sandbox, all its readable memory, read as the sandbox user. The scanner itself
+    // is left out: it holds the needle's two halves, and Node's buffer pool puts them side by side.
+    const cut = Math.floor(VALUE.length / 2);
+    const scan = [
+      "const fs = require('fs');",
+      `const a = Buffer.from('${Buffer.from(VALUE.slice(0, cut)).toString('hex')}', 'hex'), b = Buffer.from('${Buffer.from(VALUE.slice(cut)).toString('hex')}', 'hex');`,
+      'let found = 0, scanned = 0, procs = 0; const where = [];',
+      "for (const pid of fs.readdirSync('/proc').filter((p) => /^[0-9]+$/.test(p) && p !== String(process.pid))) {",
+      "  let maps, fd; try { maps = fs.readFileSync('/proc/' + pid + '/maps', 'utf8').split('\\n'); fd = fs.openSync('/proc/' + pid + '/mem', 'r'); } catch { continue; }",
+      '  procs++;',
+      '  for (const line of maps) {',
+      "    const [range, perms] = line.split(' '); if (!range || !perms.startsWith('r')) continue;",
+      "    const [lo, hi] = range.split('-').map((x) => BigInt('0x' + x)); const len = Number(hi - lo); if (len > 256 * 1024 * 1024) continue;",
+      '    const buf = Buffer.alloc(len); let n = 0; try { n = fs.readSync(fd, buf, 0, len, lo); } catch { continue; }',
+      '    scanned += n; let i = buf.indexOf(a);',
+      '    while (i >= 0 && i < n) { if (buf.subarray(i + a.length, i + a.length + b.length).equals(b)) { found++; where.push(pid + (pid === String(process.pid) ? " (the scanner)" : "") + " " + fs.readFileSync("/proc/" + pid + "/cmdline", "utf8").replace(/\\0/g, " ").slice(0, 80) + " " + line); } i = buf.indexOf(a, i + 1); }',
+      '  }',
+      '  fs.closeSync(fd);',
+      '}',
+      'console.log(JSON.stringify({ found, procs, scanned: scanned > 0, where }));',
+    ].join('\n');
+    const mem = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: `node -e "$(echo ${Buffer.from(scan).toString('base64')} | base64 -d)"` }, PANEL);
+    expect(mem.stderr).toBe('');
+    const got = JSON.parse(mem.stdout.trim().split('\n').at(-1) ?? '{}') as { found: number; procs: number; scanned: boolean };
+    expect(got.scanned).toBe(true);
+    expect(got.procs).toBeGreaterThan(0);
+    expect(got, mem.stdout).toMatchObject({ found: 0 });
+  }, 180_000);
   it('a session cannot write the CA bundle folder, and no private key is in it', async () => {
     const s = await call(api().api, 'sessions.create', { environment: 'with-a-key' }, PANEL);
     const r = await call(api().api, 'sessions.runCommand', { sessionId: s.id, command: 'ls /etc/sandpit-ca; touch /etc/sandpit-ca/x 2>&1 || true; grep -c "PRIVATE KEY" /etc/sandpit-ca/ca-bundle.pem || true' }, PANEL);

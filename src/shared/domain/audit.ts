@@ -34,6 +34,8 @@ export const auditSandboxSchema = z.object({
   limits: limitsSchema.optional(),
   /** The session's name when the run ended (what Activity calls it after the session has gone). */
   sessionName: z.string().max(200).optional(),
+  /** Secrets (issue 18): the names of the secrets the session's requests could use — names only, never a value. */
+  secrets: z.array(z.string().max(64)).max(100).optional(),
 });
 export type AuditSandbox = z.infer<typeof auditSandboxSchema>;
 

@@ -75,6 +75,12 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
               <dt>Session</dt>
               <dd>{sessionName}</dd>
             </div>
+            {(entry.sandbox?.secrets?.length ?? 0) > 0 ? (
+              <div>
+                <dt>Secrets</dt>
+                <dd data-testid="activity-detail-secrets">Could use the secrets: {entry.sandbox?.secrets?.join(', ')}</dd>
+              </div>
+            ) : null}
             {entry.approval ? (
               <div>
                 <dt>Approval</dt>
