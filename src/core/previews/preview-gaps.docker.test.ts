@@ -47,6 +47,10 @@ describe('previews: the gaps of issue 17 (quit, a paused session, wait_seconds, 
 
   it('refuses an out-of-range port with plain words', async () => {
     const sessionId = (await call(sp.api, 'sessions.create', {}, PANEL)).id;
-    await expect(call(sp.api, 'previews.open', { sessionId, port: 70_000 }, PANEL)).rejects.toThrow(/65535|65_535/);
+    for (const port of [0, 70_000]) {
+      await expect(call(sp.api, 'previews.open', { sessionId, port }, PANEL)).rejects.toThrow(
+        'port: a port is a whole number from 1 to 65535',
+      );
+    }
   });
 });
