@@ -45,8 +45,12 @@ describe('previews: the gaps of issue 17 (quit, a paused session, wait_seconds, 
     await again.cleanup();
   });
 
-  it('refuses an out-of-range port with plain words', async () => {
+  it('refuses an out-of-range port with plain words; the agent and the forwarder listen on no TCP port to preview', async () => {
     const sessionId = (await call(sp.api, 'sessions.create', {}, PANEL)).id;
+    // The agent's own sockets are Unix sockets in its folder, never TCP: a fresh sandbox lists no port at all,
+    // so no port can reach the agent or the preview forwarder.
+    await call(sp.api, 'sessions.runCommand', { sessionId, command: 'true' }, PANEL);
+    expect((await call(sp.api, 'previews.ports', { sessionId }, PANEL)).ports).toEqual([]);
     for (const port of [0, 70_000]) {
       await expect(call(sp.api, 'previews.open', { sessionId, port }, PANEL)).rejects.toThrow(
         'port: a port is a whole number from 1 to 65535',
