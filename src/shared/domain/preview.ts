@@ -27,8 +27,11 @@ export const listeningPortSchema = z.object({
 export type ListeningPort = z.infer<typeof listeningPortSchema>;
 
 /** preview_port's input but its session (the contract adds its own session id field). */
+/** The plain words a person (or an agent) reads for a port that cannot exist. */
+const PORT_RANGE = 'a port is a whole number from 1 to 65535';
+
 export const openPreviewInputSchema = z.object({
-  port: z.number().int().min(1).max(65_535).describe('The port the app listens on inside the sandbox'),
+  port: z.number().int().min(1, PORT_RANGE).max(65_535, PORT_RANGE).describe('The port the app listens on inside the sandbox'),
   path: z.string().max(2_048).optional().describe('The page to open (default: /)'),
   waitSeconds: z
     .number()
