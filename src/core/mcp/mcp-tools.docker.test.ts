@@ -150,6 +150,14 @@ describe('MCP tools over a real engine', () => {
     expect(slow.message).toBeTruthy();
   });
 
+  it('refuses a preview of a port that cannot exist in plain words', async () => {
+    for (const port of [0, 70_000]) {
+      const r = await tool(a.client, 'preview_port', { port });
+      expect(r.isError).toBe(true);
+      expect(textOf(r)).toContain('a port is a whole number from 1 to 65535');
+    }
+  });
+
   it('runs shell commands with their exit code, stdout and stderr', async () => {
     const r = structured<{ exit_code: number; stdout: string; stderr: string; timed_out: boolean }>(
       await tool(a.client, 'run_command', { command: 'echo out; echo err >&2; exit 3' }),

@@ -26,12 +26,15 @@ export const listeningPortSchema = z.object({
 });
 export type ListeningPort = z.infer<typeof listeningPortSchema>;
 
-/** preview_port's input but its session (the contract adds its own session id field). */
 /** The plain words a person (or an agent) reads for a port that cannot exist. */
 const PORT_RANGE = 'a port is a whole number from 1 to 65535';
 
+/** A port inside a sandbox, refused in those words when it cannot exist (the panel, REST and MCP alike). */
+export const sandboxPortSchema = z.number().int(PORT_RANGE).min(1, PORT_RANGE).max(65_535, PORT_RANGE);
+
+/** preview_port's input but its session (the contract adds its own session id field). */
 export const openPreviewInputSchema = z.object({
-  port: z.number().int().min(1, PORT_RANGE).max(65_535, PORT_RANGE).describe('The port the app listens on inside the sandbox'),
+  port: sandboxPortSchema.describe('The port the app listens on inside the sandbox'),
   path: z.string().max(2_048).optional().describe('The page to open (default: /)'),
   waitSeconds: z
     .number()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { sandboxPortSchema } from '../../../shared/domain/preview';
 import { defineTool } from '../define-tool';
 import { sessionIdField } from '../tool-fields';
 
@@ -10,7 +11,7 @@ export const previewPort = defineTool({
     '("python3 -m http.server 8000"). The sandbox keeps no network: Sandpit carries the connection. The person can open it from the Sandpit panel (the session\'s Preview tab). ' +
     'Start the app first; wait_seconds waits for it to listen.',
   input: {
-    port: z.number().int().min(1).max(65_535).describe('The port the app listens on inside the sandbox (1-65535).'),
+    port: sandboxPortSchema.describe('The port the app listens on inside the sandbox (1-65535).'),
     session_id: sessionIdField,
     path: z.string().max(2_048).optional().describe('The page to open, e.g. "/report.html" (default: /).'),
     wait_seconds: z
