@@ -49,12 +49,12 @@ realTest('the console shows a real background run\'s output growing live', async
         reply({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-21', hostCapabilities: {} } });
         reply({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: result });
       } else if (m.method === 'tools/call' && m.params) {
-        const call = (window as unknown as { callTool(n: string, a: unknown): Promise<unknown> }).callTool;
+        const call = (window as unknown as { callTool: (n: string, a: unknown) => Promise<unknown> }).callTool;
         void call(m.params.name, m.params.arguments).then((r) => reply({ jsonrpc: '2.0', id: m.id, result: r }));
       }
     });
     frame.srcdoc = html;
-  }, { html: CONSOLE_APP_HTML, result: started as unknown });
+  }, { html: CONSOLE_APP_HTML, result: started });
   const live = page.frameLocator('#app').locator('pre.live');
   await expect(live).toContainText('tick 1', { timeout: 20_000 });
   await expect(live).toContainText('tick 4', { timeout: 20_000 });
