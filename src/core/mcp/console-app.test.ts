@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { CONSOLE_APP_URI, MCP_APP_MIME } from './console-app';
 import { registerResources } from './resources';
 import type { ToolKit } from './tool-kit';
+import { executeCode } from './tools/execute-code';
 import { getRun } from './tools/get-run';
 
 describe('console in the chat (MCP App)', () => {
@@ -18,6 +19,7 @@ describe('console in the chat (MCP App)', () => {
     } as unknown as ToolKit;
     registerResources(server, kit);
     getRun.register(server, kit);
+    executeCode.register(server, kit);
     const [a, b] = InMemoryTransport.createLinkedPair();
     const client = new Client({ name: 'c', version: '1' });
     await Promise.all([server.connect(a), client.connect(b)]);
@@ -30,6 +32,7 @@ describe('console in the chat (MCP App)', () => {
     expect(page.text).not.toMatch(/src="http|href="http/);
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === 'get_run')?._meta).toEqual({ ui: { resourceUri: 'ui://sandpit/console' } });
+    expect(tools.find((t) => t.name === 'execute_code')?._meta).toEqual({ ui: { resourceUri: 'ui://sandpit/console' } });
     await client.close();
   });
 });
