@@ -9,6 +9,7 @@ import { createRunTask } from './run-task';
 import type { RunTaskStore } from './run-task-store';
 import type { ToolExtra } from './tool-extra';
 import type { ToolKit } from './tool-kit';
+import { CONSOLE_APP_META } from './console-app';
 
 /** All four hints, always set: clients decide on confirmations from them. */
 export interface ToolHints {
@@ -81,6 +82,8 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
         inputSchema: definition.input,
         outputSchema: definition.output,
         annotations: { title: definition.title, ...definition.hints },
+        // Run tools and get_run link the console in the chat (issue 23, MCP Apps).
+        ...(definition.background || definition.name === 'get_run' ? { _meta: CONSOLE_APP_META } : {}),
       };
       const background = definition.background ? (args: z.output<z.ZodObject<I>>): MethodInput<'runs.start'> => definition.background!(args) : undefined;
       if (tasks && background) {
