@@ -15,20 +15,20 @@ function memory(): Storage & { map: Map<string, string> } {
   };
 }
 
-function client(rows: { transport: string }[], clients: { name: string }[] = []): SandpitClient {
+function client(rows: { transport: string; status: string }[], clients: { name: string }[] = []): SandpitClient {
   return {
     call: (name: string) =>
       Promise.resolve(name === 'connect.info' ? { clients } : name === 'audit.list' ? { rows } : undefined),
   } as unknown as SandpitClient;
 }
 
-const row = (transport: string): SandpitEvent =>
-  ({ name: 'audit.appended', payload: { transport } }) as unknown as SandpitEvent;
+const row = (transport: string, status = 'ok'): SandpitEvent =>
+  ({ name: 'audit.appended', payload: { transport, status } }) as unknown as SandpitEvent;
 
 describe('guide store', () => {
   it('shows until an assistant has connected and run code, then stays away', async () => {
     const storage = memory();
-    const store = createGuideStore(client([{ transport: 'ipc' }]), storage);
+    const store = createGuideStore(client([{ transport: 'ipc', status: 'ok' }]), storage);
     expect(guideShown(store.getState())).toBe(false);
     await store.getState().load();
     expect(store.getState()).toMatchObject({ loaded: true, connected: false, ran: false });
@@ -37,6 +37,10 @@ describe('guide store', () => {
     expect(store.getState().connected).toBe(true);
     store.getState().applyEvent(row('http'));
     expect(store.getState().ran).toBe(false);
+    // A first run still waiting for the person's approval (its row is open), or denied, has not run anything.
+    store.getState().applyEvent(row('mcp-stdio', 'running'));
+    store.getState().applyEvent(row('mcp-stdio', 'denied'));
+    expect(store.getState()).toMatchObject({ ran: false, finishedHere: false });
     store.getState().applyEvent(row('mcp-stdio'));
     expect(guideShown(store.getState())).toBe(false);
     expect(storage.map.get(GUIDE_DONE_KEY)).toBe('1');
@@ -48,7 +52,7 @@ describe('guide store', () => {
 
   it('counts a run an assistant made before the panel opened, and can be hidden and reopened', async () => {
     const storage = memory();
-    const store = createGuideStore(client([{ transport: 'mcp-http' }]), storage);
+    const store = createGuideStore(client([{ transport: 'mcp-http', status: 'running' }, { transport: 'mcp-http', status: 'error' }]), storage);
     await store.getState().load();
     expect(store.getState().ran).toBe(true);
     const fresh = createGuideStore(client([]), memory());

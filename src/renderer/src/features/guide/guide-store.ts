@@ -37,6 +37,14 @@ export function isAssistantRow(row: Pick<AuditSummary, 'transport'>): boolean {
   return ASSISTANT_TRANSPORTS.has(row.transport);
 }
 
+/**
+ * An assistant's code has run: its row has ended with the run's own outcome — not still running (or waiting
+ * for the person's approval), not denied, not failed before it could run.
+ */
+export function assistantRan(row: Pick<AuditSummary, 'transport' | 'status'>): boolean {
+  return isAssistantRow(row) && row.status !== 'running' && row.status !== 'denied' && row.status !== 'failed';
+}
+
 /** Whether the guide shows on the Sessions screen: not while loading, not once done or dismissed. */
 export function guideShown(state: Pick<GuideState, 'loaded' | 'ran' | 'dismissed'>): boolean {
   return state.loaded && !state.ran && !state.dismissed;
@@ -78,7 +86,7 @@ export function createGuideStore(client: SandpitClient, storage?: Storage): Guid
       load: async () => {
         const [info, page] = await Promise.allSettled([client.call('connect.info'), client.call('audit.list', { limit: 200 })]);
         if (info.status === 'fulfilled' && info.value.clients.length > 0) set({ connected: true });
-        if (page.status === 'fulfilled' && page.value.rows.some(isAssistantRow)) markRan(false);
+        if (page.status === 'fulfilled' && page.value.rows.some(assistantRan)) markRan(false);
         set({ loaded: true });
       },
 
@@ -96,7 +104,7 @@ export function createGuideStore(client: SandpitClient, storage?: Storage): Guid
 
       applyEvent: (event) => {
         if (event.name === 'clients.changed') set({ connected: get().ran || event.payload.clients.length > 0 });
-        else if (event.name === 'audit.appended' && isAssistantRow(event.payload)) markRan(true);
+        else if (event.name === 'audit.appended' && assistantRan(event.payload)) markRan(true);
       },
     };
   });
