@@ -2,13 +2,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Agent, createServer, request } from 'node:http';
 import type { IncomingHttpHeaders, Server } from 'node:http';
 import type { Socket } from 'node:net';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../api/dispatcher';
-import { createMcpServer } from '../mcp/create-mcp-server';
 import { startTestSandpit } from '../../test-support/sandpit';
+import { connectInProcess } from '../../test-support/in-process-mcp';
 import type { TestSandpit } from '../../test-support/sandpit';
 
 const PANEL = { transport: 'ipc', client: 'panel' } as const;
@@ -174,18 +173,9 @@ describe('previews of what a sandbox serves (preview_port over MCP, real engine,
 
   beforeAll(async () => {
     sp = await startTestSandpit();
-    const mcp = createMcpServer({
-      sandpit: sp,
-      context: () => ({ transport: 'mcp-stdio', client: 'preview-test', principal: 'mcp:preview-test' }),
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await mcp.server.connect(serverSide);
-    client = new Client({ name: 'preview-test', version: '1.0.0' });
-    await client.connect(clientSide);
-    closeMcp = async () => {
-      await client.close();
-      await mcp.close();
-    };
+    const connected = await connectInProcess(sp, 'preview-test', 'mcp:preview-test');
+    client = connected.client;
+    closeMcp = connected.close;
   });
   afterAll(async () => {
     await closeMcp?.();

@@ -1,10 +1,9 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call } from '../api/dispatcher';
-import { createMcpServer } from '../mcp/create-mcp-server';
 import { startTestSandpit } from '../../test-support/sandpit';
+import { connectInProcess } from '../../test-support/in-process-mcp';
 import type { TestSandpit } from '../../test-support/sandpit';
 
 interface Proc {
@@ -54,18 +53,9 @@ describe('processes that keep running (start_process over MCP, real engine)', ()
 
   beforeAll(async () => {
     sp = await startTestSandpit();
-    const mcp = createMcpServer({
-      sandpit: sp,
-      context: () => ({ transport: 'mcp-stdio', client: 'process-test', principal: 'mcp:process-test' }),
-    });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await mcp.server.connect(serverSide);
-    client = new Client({ name: 'process-test', version: '1.0.0' });
-    await client.connect(clientSide);
-    closeMcp = async () => {
-      await client.close();
-      await mcp.close();
-    };
+    const connected = await connectInProcess(sp, 'process-test', 'mcp:process-test');
+    client = connected.client;
+    closeMcp = connected.close;
   });
   afterAll(async () => {
     await closeMcp?.();

@@ -1,13 +1,12 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { call } from '../api/dispatcher';
-import { createMcpServer } from '../mcp/create-mcp-server';
 import { startNpmRegistry } from '../../test-support/npm-registry';
 import type { NpmRegistry } from '../../test-support/npm-registry';
 import { testDocker } from '../../test-support/docker';
 import { startTestSandpit } from '../../test-support/sandpit';
+import { connectInProcess } from '../../test-support/in-process-mcp';
 import type { TestSandpit } from '../../test-support/sandpit';
 
 interface RunOut {
@@ -43,15 +42,9 @@ describe('typescript sessions over MCP', () => {
     if (!images.python || !images.node) throw new Error('The python and node executor images were not built by the docker globalSetup.');
     registry = await startNpmRegistry(testDocker(), { image: images.python });
     sp = await startTestSandpit({ npmRegistryUrl: registry.url, installNetwork: registry.network });
-    const mcp = createMcpServer({ sandpit: sp, context: () => ({ transport: 'mcp-stdio', client: 'ts-test', principal: 'mcp:ts' }) });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    await mcp.server.connect(serverSide);
-    client = new Client({ name: 'ts-test', version: '1.0.0' });
-    await client.connect(clientSide);
-    closeAll = async () => {
-      await client.close();
-      await mcp.close();
-    };
+    const connected = await connectInProcess(sp, 'ts-test', 'mcp:ts');
+    client = connected.client;
+    closeAll = connected.close;
     const created = await tool('create_session', { language: 'typescript' });
     expect(created.isError ?? false).toBe(false);
     sessionId = (created.structuredContent as { session_id: string }).session_id;
