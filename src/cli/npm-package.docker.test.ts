@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAN_UNSHARE_NET, offlineNpmEnv, withoutNetwork, writeOfflineLock } from '../test-support/offline-npm';
 import { cliEnv, runCli } from '../test-support/run-cli';
 
 const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -38,8 +39,8 @@ async function newestSource(dir: string): Promise<number> {
 }
 
 /**
- * Installing without cloning: `npm pack` of this repository, installed into an empty prefix (from npm's
- * local cache as far as it has the dependencies), and its `sandpit` command run from an empty folder with a
+ * Installing without cloning: `npm pack` of this repository, installed into an empty prefix offline (npm's
+ * local cache only, the lock's versions, no network: test-support/offline-npm.ts), and its `sandpit` command run from an empty folder with a
  * fresh home — doctor, serve (the panel comes with it) and mcp (a real run in a sandbox built from the
  * packed Dockerfiles and agents).
  */
@@ -57,23 +58,18 @@ describe('the npm package', () => {
     if (statSync(BUNDLE).mtimeMs < (await newestSource(join(ROOT, 'src'))))
       throw new Error('out/cli is older than the sources: run `npm run build:cli` before this test.');
     root = await mkdtemp(join(tmpdir(), 'sandpit-npm-package-'));
-    const npmEnv = cliEnv({
-      npm_config_cache: process.env.npm_config_cache ?? join(process.env.HOME ?? '/root', '.npm'),
-    });
-    const pack = await runCli('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', root], {
-      cwd: ROOT,
-      env: npmEnv,
-      timeoutMs: 60_000,
-    });
+    // Offline (test-support/offline-npm.ts): npm's cache only, in a network namespace without routes where there is one.
+    if (!CAN_UNSHARE_NET) console.warn('npm-package.docker.test: no network namespace here (unshare --net); npm runs with --offline only');
+    const npmEnv = cliEnv(offlineNpmEnv(process.env.npm_config_cache ?? join(process.env.HOME ?? '/root', '.npm')));
+    const packCmd = withoutNetwork('npm', ['pack', '--ignore-scripts', '--silent', '--pack-destination', root]);
+    const pack = await runCli(packCmd.command, packCmd.args, { cwd: ROOT, env: npmEnv, timeoutMs: 60_000 });
     expect(pack.code, pack.stderr).toBe(0);
     const tarball = join(root, pack.stdout.trim().split('\n').at(-1)!);
     prefix = join(root, 'prefix');
     await mkdir(prefix);
-    const install = await runCli(
-      'npm',
-      ['install', '--prefix', prefix, '--prefer-offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball],
-      { env: npmEnv, timeoutMs: 180_000 },
-    );
+    await writeOfflineLock(ROOT, tarball, prefix);
+    const installCmd = withoutNetwork('npm', ['ci', '--ignore-scripts']);
+    const install = await runCli(installCmd.command, installCmd.args, { cwd: prefix, env: npmEnv, timeoutMs: 180_000 });
     expect(install.code, install.stderr).toBe(0);
     sandpit = join(prefix, 'node_modules', '.bin', 'sandpit');
     // A fresh home and an empty folder: nothing of this repository or of the tests' data folders.

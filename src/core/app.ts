@@ -163,7 +163,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   settings.onChange((next) => audit.setRetentionDays(next.auditRetentionDays));
   const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });
-  const egressLog = new EgressLog();
+  const egressLog = new EgressLog((sessionId) => sessions.list().find((s) => s.id === sessionId)?.name);
   // A session's environment may allow more hosts than the package indexes.
   const allowedHostsOf = sessionAllowedHosts({ bus, store: environmentStore, sessions: () => sessions.list() });
   const networks = dockerNetworks(docker, identity);

@@ -38,4 +38,16 @@ describe('EgressLog', () => {
       [true, undefined],
     ]);
   });
+
+  it('keeps the name a session had, so a list names it after it has ended', () => {
+    const names = new Map([['ses-a', 'Sales dashboard']]);
+    const log = new EgressLog((id) => names.get(id));
+    log.allowed({ host: 'pypi.org', port: 443, time: '2026-12-01T10:00:00.000Z', sessionId: 'ses-a' });
+    names.delete('ses-a');
+    log.refused({ host: 'example.com', port: 443, time: '2026-12-01T10:00:01.000Z', reason: 'host-not-allowed', sessionId: 'ses-a' });
+    expect(log.recent(10).map((e) => [e.host, e.sessionName])).toEqual([
+      ['example.com', undefined],
+      ['pypi.org', 'Sales dashboard'],
+    ]);
+  });
 });

@@ -14,6 +14,9 @@ export class EgressLog {
   private readonly all: EgressEntry[] = [];
   private readonly bySession = new Map<string, EgressEntry[]>();
 
+  /** `nameOf`: a session's name now (an entry keeps it, so Activity names a session that has ended since). */
+  constructor(private readonly nameOf: (sessionId: string) => string | undefined = () => undefined) {}
+
   refused(event: EventPayload<'egress.refused'>): void {
     const reasonCode = event.reason;
     this.add({
@@ -57,6 +60,8 @@ export class EgressLog {
   }
 
   private add(entry: EgressEntry): void {
+    const name = entry.sessionId ? this.nameOf(entry.sessionId) : undefined;
+    if (name !== undefined) entry.sessionName = name;
     this.all.push(entry);
     if (this.all.length > TOTAL) this.all.splice(0, this.all.length - TOTAL);
     if (!entry.sessionId) return;

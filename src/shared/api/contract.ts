@@ -49,6 +49,7 @@ const executionIdSchema = z
 export const egressEntrySchema = z.object({
   time: z.string(),
   sessionId: z.string().optional(),
+  sessionName: z.string().optional().describe('The session\'s name when the entry was made (it stays once the session has ended)'),
   host: z.string(),
   port: z.number().int(),
   allowed: z.boolean(),

@@ -148,7 +148,7 @@ export function NetworkActivity({ sessionId, environmentId }: { sessionId?: stri
               {!sessionId && entry.sessionId ? (
                 <span className="muted small" title={entry.sessionId} data-testid="network-session">
                   {' '}
-                  · {names.get(entry.sessionId) ?? 'an ended session'}
+                  · {names.get(entry.sessionId) ?? entry.sessionName ?? 'an ended session'}
                 </span>
               ) : null}
             </li>
