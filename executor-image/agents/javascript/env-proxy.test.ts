@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
@@ -53,7 +53,7 @@ describe('env-proxy.js: fetch, https and http through the proxy the environment 
   beforeAll(async () => {
     writeFileSync(caFile, ca.certificate);
     const leaf = ca.leafFor('api.example.test');
-    const answer = (req: IncomingMessage, res: import('node:http').ServerResponse): void => {
+    const answer = (req: IncomingMessage, res: ServerResponse): void => {
       const body = JSON.stringify({ host: req.headers.host, path: req.url, authorization: req.headers.authorization ?? null });
       res.writeHead(200, { 'content-type': 'application/json' }).end(body);
     };
