@@ -27,11 +27,13 @@ const PY_IS_BEARER = (expr: string): string => `__import__('hashlib').sha256(${e
 // An HTTPS server in a container on a network this test creates (its own test CA); it answers every request
 // with the Authorization header it got. The egress proxy reaches it through the test's connector only.
 const SERVER = [
-  'import http.server, json, os, ssl',
+  'import hashlib, http.server, json, os, ssl',
   "open('/tmp/cert.pem', 'w').write(os.environ['CERT_PEM']); open('/tmp/key.pem', 'w').write(os.environ['KEY_PEM'])",
   'class H(http.server.BaseHTTPRequestHandler):',
   '    def do_GET(self):',
-  "        body = json.dumps({'host': self.headers.get('Host'), 'authorization': self.headers.get('Authorization')}).encode()",
+  "        a = self.headers.get('Authorization')",
+  // `?fp`: the answer carries only the header's fingerprint, so the sandbox never gets the value echoed back.
+  "        body = json.dumps({'host': self.headers.get('Host'), 'authorization': None if '?fp' in self.path else a, 'sha256': hashlib.sha256((a or '').encode()).hexdigest()}).encode()",
   "        self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body)",
   '    def log_message(self, *args): pass',
   `s = http.server.ThreadingHTTPServer(('0.0.0.0', ${UPSTREAM_PORT}), H)`,
@@ -178,22 +180,26 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     await expect(call(api().api, 'secrets.list', {}, { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-1' })).rejects.toThrow('Only the Sandpit panel may see the list of secrets.');
   }, 180_000);
 
-  // Gap found here: the JavaScript image runs Node 18, whose fetch and https ignore HTTPS_PROXY (Node reads it only
-  // from 24.5 with NODE_USE_ENV_PROXY=1), so in a "packages" session they reach nothing — the credential is never
-  // added. This test states that behaviour (it fails once Node's own clients go through the proxy: then assert the
-  // fingerprint instead) and scans every sandbox process's memory for the value.
-  it('Node 18 fetch and https in a JavaScript session reach nothing (they ignore the proxy); no process memory of the sandbox holds the value', async () => {
-    const env = await call(api().api, 'environments.create', { name: 'Node with a key', language: 'javascript', network: 'packages' }, PANEL);
+  // The JavaScript image runs Node 18 on the bootstrap base, whose fetch and https ignore HTTPS_PROXY: env-proxy.js
+  // (preloaded by the image) sends them through the proxy. Then scans every sandbox process's memory for the value.
+  it('Node fetch and https in a JavaScript session get the secret added for its host, a tunnel elsewhere; no process memory of the sandbox holds the value', async () => {
+    const env = await call(api().api, 'environments.create', { name: 'Node with a key', language: 'javascript', network: 'packages', allowedHosts: ['other.test'] }, PANEL);
     const secret = (await call(api().api, 'secrets.list', {}, PANEL)).secrets.find((x) => x.name === 'openai');
     await call(api().api, 'secrets.save', { name: 'openai', ...(secret ? {} : { value: VALUE }), hosts: ['api.secret.test'], environments: [...(secret?.environments ?? []), env.id] }, PANEL);
     const s = await call(api().api, 'sessions.create', { environment: env.id }, PANEL);
     const session = api().sessions.session(s.id);
-    const probe = await session.execute(`[process.version.split('.')[0], process.env.OPENAI_API_KEY, process.env.HTTPS_PROXY ? 'proxy' : 'no proxy']`);
-    expect(probe.result).toBe("[ 'v18', 'sandpit-secret-openai', 'proxy' ]");
-    const viaFetch = await session.execute(`const r = await fetch('https://api.secret.test/fetch', { headers: { Authorization: 'Bearer ' + process.env.OPENAI_API_KEY } }); (await r.json()).authorization.length`);
-    expect(viaFetch.error?.value).toBe('fetch failed');
-    const viaHttps = await session.execute(`await new Promise((resolve, reject) => require('node:https').get('https://api.secret.test/https', (res) => resolve(res.statusCode)).on('error', reject))`);
-    expect(viaHttps.error?.value).toBe('getaddrinfo EAI_AGAIN api.secret.test');
+    const probe = await session.execute(`[process.env.OPENAI_API_KEY, process.env.HTTPS_PROXY ? 'proxy' : 'no proxy']`);
+    expect(probe.result).toBe("[ 'sandpit-secret-openai', 'proxy' ]");
+    const viaFetch = await session.execute(`const r = await fetch('https://api.secret.test/fetch?fp', { headers: { Authorization: 'Bearer ' + process.env.OPENAI_API_KEY } }); (await r.json()).sha256 === '${BEARER_SHA}'`);
+    expect(viaFetch.error).toBeUndefined();
+    expect(viaFetch.result).toBe('true');
+    const get = (url: string, options: string): string => `await new Promise((resolve, reject) => require('node:https').get('${url}', ${options}, (res) => { let b = ''; res.on('data', (c) => (b += c)); res.on('end', () => resolve(JSON.parse(b))); }).on('error', reject))`;
+    const viaHttps = await session.execute(`(${get('https://api.secret.test/https?fp', '{}')}).sha256 === '${BEARER_SHA}'`);
+    expect(viaHttps.error).toBeUndefined();
+    expect(viaHttps.result).toBe('true');
+    // An allowed host without the secret: the plain tunnel (the test server's own certificate, not verified here).
+    const other = await session.execute(`(${get('https://other.test/', "{ rejectUnauthorized: false, headers: { Authorization: 'Bearer ' + process.env.OPENAI_API_KEY } }")}).authorization`);
+    expect(other.result).toBe("'Bearer sandpit-secret-openai'");
     // Every other process of the sandbox, all its readable memory, read as the sandbox user. The scanner itself
     // is left out: it holds the needle's two halves, and Node's buffer pool puts them side by side.
     const cut = Math.floor(VALUE.length / 2);
