@@ -1,10 +1,12 @@
 // The R agent (main.pl + kernel.R) over stdio, on this machine's own R and Perl (the image has the same:
 // Debian's r-base-core and perl-base). Without R here the suite says so and is skipped.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnAgent, sleep } from '../test-support/agent-client';
+import { connectClient, spawnAgent, sleep, waitUntil } from '../test-support/agent-client';
 import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
 import { describeWorkspaceFs, onSmallTmpfs } from '../test-support/workspace-fs-suite';
 
@@ -117,6 +119,30 @@ describe.skipIf(!hasR)('r agent over stdio', () => {
     expect(String(run.error!.value)).toContain('its variables are lost');
     expect((await client.run('exists("x")')).stdout).toBe('[1] FALSE\n');
   }, 30_000);
+});
+
+describe.skipIf(!hasR)('r agent over a unix socket', () => {
+  it('serves one connection at a time: a new connection replaces the old one, the state stays', async () => {
+    const socketDir = mkdtempSync(join(tmpdir(), 'sandpit-r-agent-sock-'));
+    const path = join(socketDir, 'agent.sock');
+    const sockets: Socket[] = [];
+    const served = spawnAgent(['perl', AGENT], {
+      workspacePrefix: 'sandpit-r-agent-sock-',
+      env: { SANDPIT_KILL_STRAYS: undefined, SANDPIT_CHANNEL: `socket:${path}` },
+    });
+    try {
+      await waitUntil(() => existsSync(path), 'the agent made its socket', 30_000);
+      const first = await connectClient(path, sockets);
+      expect(await first.hello()).toMatchObject({ language: 'r' });
+      expect((await first.run('kept <- "yes"')).done.status).toBe('ok');
+      const second = await connectClient(path, sockets);
+      expect((await second.run('kept')).stdout).toBe('[1] "yes"\n');
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      served.stop();
+      rmSync(socketDir, { recursive: true, force: true });
+    }
+  }, 40_000);
 });
 
 if (hasR) {
