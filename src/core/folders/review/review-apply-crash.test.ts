@@ -1,11 +1,13 @@
 // A kill -9 of the core in the middle of applying 1,000 changed files leaves every file of the person's folder
-// either its old content or its new one (checked by hash), never half of either; a second apply finishes the job.
+// either its old content or its new one (checked by hash), never half of either; a second apply removes the temp
+// files the killed one left (only those it recorded as its own) and finishes the job.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { TEMP_NAME } from './apply-temps';
 import { ReviewLayers } from './review-layers';
 
 const FILES = 1000;
@@ -79,10 +81,17 @@ describe('apply under kill -9', () => {
     expect(news).toBeGreaterThan(0);
     expect(olds).toBeGreaterThan(0);
 
-    // The next apply finishes the job (the temp files of the killed one are left, named .<file>.sandpit-*.tmp).
+    // The killed apply left its temp files (.<file>.sandpit-*.tmp); a look-alike of the person's own is not Sandpit's.
+    const temps = (await readdir(person)).filter((n) => TEMP_NAME.test(n));
+    expect(temps.length).toBeGreaterThan(0);
+    const lookAlike = '.mine.sandpit-0123456789.tmp';
+    await writeFile(join(person, lookAlike), 'the person made this');
+    // The next apply cleans what the killed one recorded as its own, and finishes the job.
     const outcomes = await layers.apply(layer, person, { all: true });
     expect(outcomes.filter((o) => !o.done)).toEqual([]);
     for (let i = 0; i < FILES; i += 97) expect(await readFile(join(person, `f${i}.txt`), 'utf8')).toBe(newContent(i));
     expect((await readdir(person)).filter((n) => !n.startsWith('.')).length).toBe(FILES);
+    expect((await readdir(person)).filter((n) => n.startsWith('.'))).toEqual([lookAlike]);
+    expect(await readFile(join(person, lookAlike), 'utf8')).toBe('the person made this');
   }, 120_000);
 });

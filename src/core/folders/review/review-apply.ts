@@ -2,6 +2,7 @@ import { lstat, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toErrorBody } from '../../../shared/api/errors';
 import type { ChangeOutcome, FolderChange } from '../../../shared/domain/folder-changes';
+import type { ApplyTemps } from './apply-temps';
 import type { LayerOwner } from './review-copy';
 import { copyFileAtomic, ensureParents, hashFile } from './review-files';
 import { hostStamp, stamp } from './review-manifest';
@@ -17,6 +18,8 @@ export interface ApplyContext {
   confirmDelete: boolean;
   /** The content the person reviewed, per path (sha256; null = the file was to be deleted): anything else is refused. */
   expect?: Record<string, string | null> | undefined;
+  /** Where the temp files an apply makes in the person's folder are written down first. */
+  temps?: ApplyTemps | undefined;
 }
 
 const root = (ctx: ApplyContext): string => ctx.manifest.hostPath;
@@ -52,6 +55,7 @@ async function writeToHost(ctx: ApplyContext, change: FolderChange): Promise<Cha
     mode: after.mode,
     ...(owner ? { owner } : {}),
     expect: after.sha256,
+    ...(ctx.temps ? { onTemp: (temp: string) => ctx.temps!.record(temp) } : {}),
   });
   await recordHost(ctx, change.path, copied.sha256, copied.size);
   return {

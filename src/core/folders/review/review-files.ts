@@ -41,11 +41,19 @@ export interface CopiedFile {
 export async function copyFileAtomic(
   source: string,
   target: string,
-  options: { mode: number; owner?: { uid: number; gid: number }; expect?: string; sync?: boolean },
+  options: {
+    mode: number;
+    owner?: { uid: number; gid: number };
+    expect?: string;
+    sync?: boolean;
+    /** Told the temp file's path before it is created (the apply's journal: src/core/folders/review/apply-temps.ts). */
+    onTemp?: (temp: string) => Promise<void>;
+  },
 ): Promise<CopiedFile> {
   const input = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW);
   const temp = join(dirname(target), `.${basename(target)}.sandpit-${randomBytes(5).toString('hex')}.tmp`);
   try {
+    await options.onTemp?.(temp);
     const info = await input.stat();
     if (!info.isFile())
       throw new SandpitError('DENIED', `${source} is not a regular file.`, { reason: 'special-file' });

@@ -4,6 +4,7 @@ import { SandpitError } from '../../../shared/api/errors';
 import type { ChangeOutcome, FolderChange } from '../../../shared/domain/folder-changes';
 import { newId } from '../../util/ids';
 import { SerialQueue } from '../../util/serial-queue';
+import { ApplyTemps } from './apply-temps';
 import { applyChange, discardChange } from './review-apply';
 import type { ApplyContext } from './review-apply';
 import { copyIntoLayer } from './review-copy';
@@ -92,7 +93,11 @@ export class ReviewLayers {
   /** What the session changed in this folder (pending, not applied). */
   async changes(layerPath: string, hostPath: string): Promise<FolderChange[]> {
     const { dir, manifest } = await this.manifestOf(layerPath, hostPath);
-    return this.queue(dir).run(() => scanChanges(manifest, layerPath));
+    return this.queue(dir).run(async () => {
+      // what a killed apply left in the person's folder goes first (it is never a change of the session's)
+      await new ApplyTemps(dir, hostPath).sweep();
+      return scanChanges(manifest, layerPath);
+    });
   }
 
   private async run(
@@ -105,6 +110,8 @@ export class ReviewLayers {
     const dir = await this.layerDir(layerPath);
     return this.queue(dir).run(async () => {
       const { manifest } = await this.manifestOf(layerPath, hostPath);
+      const temps = new ApplyTemps(dir, hostPath);
+      await temps.sweep();
       const changes = await scanChanges(manifest, layerPath, { exact: what === 'apply' });
       const wanted = 'all' in selection ? changes : changes.filter((c) => selection.paths.includes(c.path));
       const missing = 'all' in selection ? [] : selection.paths.filter((p) => !changes.some((c) => c.path === p));
@@ -113,6 +120,7 @@ export class ReviewLayers {
         filesDir: layerPath,
         owner: this.options.owner,
         trash: this.options.trash,
+        temps,
         ...extra,
       };
       const outcomes: ChangeOutcome[] = missing.map((path) => ({
@@ -125,6 +133,7 @@ export class ReviewLayers {
           outcomes.push(what === 'apply' ? await applyChange(ctx, change) : await discardChange(ctx, change));
       } finally {
         await writeManifest(dir, manifest);
+        await temps.sweep();
       }
       return outcomes;
     });
