@@ -24,10 +24,14 @@ export const STOPPED_AT_QUIT = 'Stopped: Sandpit quit.';
  * Who owns a run on disk: absent (the panel started it: only the panel sees it), a principal (`token:` + 16 hex,
  * `mcp:…`, `stdio`), or a client's run owner: a principal, a NUL, and the client's name. Anything else is refused.
  */
+const PRINCIPAL = /^[a-z]+(:[^/\\]{1,200})?$/;
 const ownerSchema = z
   .string()
   .max(400)
-  .regex(/^[a-z]+(:[^\u0000]{1,200})?(\u0000[^\u0000]{1,200})?$/);
+  .refine((owner) => {
+    const [principal, name, ...rest] = owner.split('\u0000');
+    return rest.length === 0 && PRINCIPAL.test(principal ?? '') && (name === undefined || (name.length > 0 && name.length <= 200));
+  });
 
 const recordSchema = z
   .object({
