@@ -23,11 +23,14 @@ export async function serveMcpInProcess(transport: EarlyAnswerTransport, ended: 
   const { core, bus, clients, logger } = hosted;
   const log = logger.child({ component: 'mcp-stdio' });
   const principal = `stdio:${process.pid}`;
+  // Its background runs outlive this process (their records are in the data folder): the same client started again
+  // on the same data folder owns them — the person started both — while another client name does not.
+  const runOwner = (): string => runOwnerKey('stdio', clientNameOf(mcp));
   // The approval policy this assistant's own configuration asks for, at least (never looser than the settings).
   const approvalFloor = approvalPolicySchema.safeParse(process.env[APPROVAL_ENV]).data;
   const mcp: SandpitMcpServer = createMcpServer({
     sandpit: { api: deferredHandlers(core.then((sandpit) => sandpit.api)), bus, log: logger, clients },
-    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal, runOwner: runOwnerKey(principal, clientNameOf(mcp)), ...(approvalFloor ? { approvalFloor } : {}) }),
+    context: () => ({ transport: 'mcp-stdio', client: clientNameOf(mcp), principal, runOwner: runOwner(), ...(approvalFloor ? { approvalFloor } : {}) }),
   });
   let untrack: (() => void) | undefined;
   mcp.server.server.oninitialized = () => {

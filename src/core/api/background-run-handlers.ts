@@ -9,6 +9,6 @@ export function backgroundRunHandlers(runs: BackgroundRuns): Pick<Handlers, Back
     'runs.start': async (input, context) => runs.start(input, context),
     'runs.get': async (input, context) => runs.get(input, context),
     'runs.cancel': async ({ runId }, context) => runs.cancel(runId, context),
-    'runs.list': async ({ sessionId }, context) => ({ runs: runs.list(sessionId, context) }),
+    'runs.list': async ({ sessionId }, context) => ({ runs: await runs.list(sessionId, context) }),
   };
 }

@@ -9,6 +9,8 @@ import type { SessionManager } from '../sessions/session-manager';
 import { newId } from '../util/ids';
 import type { CallContext, Handlers } from './api-types';
 import { call } from './dispatcher';
+import { KEEP_FINISHED_RUNS, STOPPED_AT_QUIT } from './background-run-store';
+import type { BackgroundRunStore, RunRecord } from './background-run-store';
 import { RunOutputBuffer } from './run-output-buffer';
 
 /** A background run's time limit when the caller sets none: one hour (never more than Settings allow). */
@@ -17,8 +19,6 @@ export const DEFAULT_BACKGROUND_TIMEOUT_MS = 3_600_000;
 export const DEFAULT_BACKGROUND_MAX_MINUTES = 60;
 /** A command's own limit (sessions.runCommand takes at most an hour). */
 const MAX_COMMAND_TIMEOUT_MS = 3_600_000;
-/** Finished runs kept for late fetches (oldest forgotten first); their audit rows stay forever. */
-const KEEP_FINISHED = 200;
 const PREVIEW_CHARS = 200;
 /** How many times a cancelled command is sent its stop, half a second apart. */
 const COMMAND_STOP_TRIES = 20;
@@ -30,6 +30,8 @@ export interface BackgroundRunsDeps {
   api: () => Handlers;
   /** Settings: the longest background run, in minutes. */
   maxMinutes: () => number;
+  /** The records in the data folder: a finished run's result is still there after a restart. */
+  store: BackgroundRunStore;
   log: Logger;
 }
 
@@ -67,8 +69,17 @@ const finished = (run: BackgroundRun): boolean => run.state === 'done' || run.st
  */
 export class BackgroundRuns {
   private readonly entries = new Map<string, Entry>();
+  /** The runs of earlier cores, read back from the data folder (every lookup waits for them). */
+  private readonly loaded: Promise<void>;
 
   constructor(private readonly deps: BackgroundRunsDeps) {
+    this.loaded = deps.store.load().then(
+      (records) => {
+        for (const record of records) if (!this.entries.has(record.view.runId)) this.entries.set(record.view.runId, restored(record));
+        this.forgetOld();
+      },
+      (error: unknown) => deps.log.warn('could not read the background runs of the data folder', { error: toErrorBody(error).message }),
+    );
     deps.bus.on('execution.started', (event) => {
       const entry = this.entries.get(event.executionId);
       if (!entry) return;
@@ -132,7 +143,10 @@ export class BackgroundRuns {
       onWaiting: (waiting) => this.update(entry, waiting === undefined ? { waiting: undefined } : { waiting }),
       onProgress: (what) => this.update(entry, { waiting: what }),
       onSession: (sessionId) => this.update(entry, { sessionId }),
-      onStarted: () => this.update(entry, { state: 'running', startedAt: new Date().toISOString(), waiting: undefined }),
+      onStarted: () => {
+        this.update(entry, { state: 'running', startedAt: new Date().toISOString(), waiting: undefined });
+        this.save(entry);
+      },
     };
     const api = this.deps.api();
     const running: Promise<ExecutionResult | CommandResult> =
@@ -145,16 +159,20 @@ export class BackgroundRuns {
       (result) => this.finish(entry, result),
       (error: unknown) => {
         const body = toErrorBody(error);
+        if (this.deps.sessions.quitting) return this.stoppedAtQuit(entry);
         this.update(entry, { state: 'failed', waiting: undefined, endedAt: new Date().toISOString(), error: { code: body.code, message: body.message } });
+        this.save(entry);
         this.wake(entry);
       },
     );
+    this.save(entry);
     this.deps.log.info('background run started', { runId, kind: input.kind, client: context.client });
     return { ...entry.view };
   }
 
   /** The run, its output from `since`, and its full result once it is done; waits up to `waitMs` for something new. */
   async get(input: MethodParsedInput<'runs.get'>, context: CallContext): Promise<MethodOutput<'runs.get'>> {
+    await this.loaded;
     const entry = this.entry(input.runId, context);
     if (input.waitMs > 0 && !finished(entry.view) && entry.output.length <= input.since) {
       await this.waitForNews(entry, input.waitMs, context.signal);
@@ -170,6 +188,7 @@ export class BackgroundRuns {
 
   /** Stops a run: a queued one is withdrawn (or stopped the moment it starts), a running one interrupted. */
   async cancel(runId: string, context: CallContext): Promise<BackgroundRun> {
+    await this.loaded;
     const entry = this.entry(runId, context);
     if (finished(entry.view)) return { ...entry.view };
     this.update(entry, { cancelRequested: true });
@@ -181,11 +200,17 @@ export class BackgroundRuns {
   }
 
   /** The caller's runs (every run for the panel), newest first. */
-  list(sessionId: string | undefined, context: CallContext): BackgroundRun[] {
+  async list(sessionId: string | undefined, context: CallContext): Promise<BackgroundRun[]> {
+    await this.loaded;
     return [...this.entries.values()]
       .filter((e) => this.mayUse(e, context) && (sessionId === undefined || e.view.sessionId === sessionId))
       .map((e) => ({ ...e.view }))
-      .reverse();
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  }
+
+  /** Every record asked for so far, written to the data folder. */
+  flush(): Promise<void> {
+    return this.deps.store.flush();
   }
 
   /**
@@ -213,6 +238,11 @@ export class BackgroundRuns {
     const isCommand = entry.view.kind === 'command';
     const command = isCommand ? (result as CommandResult) : undefined;
     const execution = isCommand ? undefined : (result as ExecutionResult);
+    // Sandpit quitting stopped it (its session was stopped): said in the same words after the restart.
+    if (this.deps.sessions.quitting && ((command !== undefined && command.exitCode !== 0) || (execution?.status === 'killed' && execution.stoppedBy?.by === 'sandpit'))) {
+      this.stoppedAtQuit(entry);
+      return;
+    }
     if (command) {
       entry.command = command;
       // A command's output arrives with its end (no live stream): it is the run's output from then on.
@@ -239,7 +269,24 @@ export class BackgroundRuns {
       endedAt: new Date().toISOString(),
       outputChars: entry.output.length,
     });
+    this.save(entry);
     this.wake(entry);
+  }
+
+  private stoppedAtQuit(entry: Entry): void {
+    this.update(entry, { state: 'failed', waiting: undefined, endedAt: new Date().toISOString(), error: { code: 'STOPPED', message: STOPPED_AT_QUIT } });
+    this.save(entry);
+    this.wake(entry);
+  }
+
+  private save(entry: Entry): void {
+    this.deps.store.save({
+      version: 1,
+      ...(entry.owner === undefined ? {} : { owner: entry.owner }),
+      view: entry.view,
+      ...(entry.execution ? { execution: entry.execution } : {}),
+      ...(entry.command ? { command: entry.command } : {}),
+    });
   }
 
   private stopRunning(entry: Entry): void {
@@ -313,7 +360,29 @@ export class BackgroundRuns {
   }
 
   private forgetOld(): void {
-    const done = [...this.entries.values()].filter((e) => finished(e.view));
-    for (const entry of done.slice(0, Math.max(0, done.length - KEEP_FINISHED))) this.entries.delete(entry.view.runId);
+    const done = [...this.entries.values()].filter((e) => finished(e.view)).sort((a, b) => a.view.createdAt.localeCompare(b.view.createdAt));
+    for (const entry of done.slice(0, Math.max(0, done.length - KEEP_FINISHED_RUNS))) {
+      this.entries.delete(entry.view.runId);
+      this.deps.store.forget(entry.view.runId);
+    }
   }
+}
+
+/** A run of an earlier core, from its record: its output is its result's (stdout, then stderr). */
+function restored(record: RunRecord): Entry {
+  const output = new RunOutputBuffer();
+  const result = record.execution ?? record.command;
+  if (result) {
+    output.append('stdout', result.stdout);
+    output.append('stderr', result.stderr);
+  }
+  return {
+    view: { ...record.view, outputChars: output.length },
+    owner: record.owner,
+    output,
+    ...(record.execution ? { execution: record.execution } : {}),
+    ...(record.command ? { command: record.command } : {}),
+    abort: new AbortController(),
+    waiters: new Set(),
+  };
 }

@@ -17,6 +17,7 @@ import { notebookHandlers } from './notebook-handlers';
 import { packageHandlers } from './package-handlers';
 import { ReplayRunner } from './replay-runner';
 import { runHandlers } from './run-handlers';
+import { BackgroundRunStore } from './background-run-store';
 import { BackgroundRuns, DEFAULT_BACKGROUND_MAX_MINUTES } from './background-runs';
 import { backgroundRunHandlers } from './background-run-handlers';
 import { processHandlers } from './process-handlers';
@@ -110,6 +111,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     sessions,
     api: policyWrapped,
     maxMinutes: () => deps.settings.current.backgroundRunMaxMinutes ?? DEFAULT_BACKGROUND_MAX_MINUTES,
+    store: new BackgroundRunStore(deps.config.home, sessions.logger.child({ component: 'background-run-store' })),
     log: sessions.logger.child({ component: 'background-runs' }),
   });
   const handlers: Handlers = {

@@ -388,6 +388,11 @@ export class SessionManager {
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined)));
   }
 
+  /** Whether Sandpit is quitting (dispose began): runs that end now were stopped by the quit. */
+  get quitting(): boolean {
+    return this.disposed;
+  }
+
   /** Sandpit quits: kept sessions' containers stop with their storage (and record) kept; every other session is removed. */
   async dispose(): Promise<void> {
     this.disposed = true;
