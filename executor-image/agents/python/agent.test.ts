@@ -95,6 +95,7 @@ describe('python agent over stdio', () => {
     expect(tb).toContain('return 1 / 0');
     expect(tb).toMatch(/File "<cell-\d+>", line 2, in f/);
     expect(tb).not.toContain('agent.py');
+    expect(tb).not.toContain('sandpit_agent');
     expect(tb).toMatch(/ZeroDivisionError: division by zero\n$/);
   });
 
@@ -104,6 +105,7 @@ describe('python agent over stdio', () => {
     expect(run.error?.name).toBe('SyntaxError');
     expect(run.error?.traceback).toContain('<cell-');
     expect(run.error?.traceback).not.toContain('agent.py');
+    expect(run.error?.traceback).not.toContain('sandpit_agent');
     expect((await client.run('x')).result).toBe('41'); // state kept
   });
 
@@ -112,6 +114,7 @@ describe('python agent over stdio', () => {
     expect(run.done.status).toBe('error');
     expect(run.error).toMatchObject({ name: 'ValueError', value: 'bad repr' });
     expect(run.error?.traceback).not.toContain('agent.py');
+    expect(run.error?.traceback).not.toContain('sandpit_agent');
   });
 
   it('supports top-level await', async () => {
@@ -127,6 +130,7 @@ describe('python agent over stdio', () => {
     expect(run.done.status).toBe('interrupted');
     expect(run.error?.name).toBe('KeyboardInterrupt');
     expect(run.error?.traceback).not.toContain('agent.py');
+    expect(run.error?.traceback).not.toContain('sandpit_agent');
     expect((await client.run('(x, y)')).result).toBe('(41, 1)');
   });
 
