@@ -485,22 +485,6 @@ describe('javascript agent over stdio', () => {
     expect(run.stderr).toBe('err again\n');
   });
 
-  it('ignores malformed and unknown requests', async () => {
-    client.write('not json\n[1, 2]\n{"type":"bogus","id":"z1"}\n{"type":"execute","id":"z2"}\n\n');
-    await client.hello();
-    expect((await client.run('1 + 1')).result).toBe('2');
-    expect(client.received.filter((r) => r.msg.id === 'z1' || r.msg.id === 'z2')).toEqual([]);
-  });
-
-  it('runs queued executions in arrival order', async () => {
-    const ids = [0, 1, 2].map((i) => client.start(`await new Promise((r) => setTimeout(r, 30))\nconsole.log(${i})`));
-    const runs = await Promise.all(ids.map((id) => client.collect(id)));
-    expect(runs.map((r) => r.stdout)).toEqual(['0\n', '1\n', '2\n']);
-    const doneIndex = (id: string): number =>
-      client.received.findIndex((r) => r.msg.type === 'done' && r.msg.id === id);
-    expect(doneIndex(ids[0]!)).toBeLessThan(doneIndex(ids[1]!));
-    expect(doneIndex(ids[1]!)).toBeLessThan(doneIndex(ids[2]!));
-  });
 });
 
 describeWorkspaceFs('javascript agent: workspace files (fs requests)', {

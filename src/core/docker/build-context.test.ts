@@ -93,6 +93,18 @@ describe('collectContextFiles', () => {
     ]);
   });
 
+  it("takes the repository's Python agent, its entry and every module of its package, and none of its tests or caches", async () => {
+    const imagesDir = defaultImagesDir();
+    const files = await collectContextFiles(imagesDir, await loadFlavour(imagesDir, 'python'));
+    const modules = (await readdir(join(imagesDir, 'agents/python/sandpit_agent'))).filter((f) => f.endsWith('.py')).sort();
+    expect(modules).toEqual(expect.arrayContaining(['__init__.py', 'main.py', 'channel.py', 'python_kernel.py', 'bash_kernel.py']));
+    expect(files.map((f) => f.path)).toEqual([
+      'agents/python/agent.py',
+      ...modules.map((f) => `agents/python/sandpit_agent/${f}`),
+      'python/Dockerfile',
+    ]);
+  });
+
   it('excludes test files and caches by pattern', () => {
     expect(isExcluded('agents/python/x.test.ts')).toBe(true);
     expect(isExcluded('agents/javascript/x.test.mjs')).toBe(true);

@@ -51,15 +51,18 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
 export type DoneMessage = Extract<AgentMessage, { type: 'done' }>;
 
-export type HostMessage =
-  | { type: 'hello'; id: string }
-  | { type: 'execute'; id: string; code: string; outputLimit: number }
-  | { type: 'interrupt'; id: string }
-  | { type: 'fs'; id: string; op: 'read'; path: string; maxBytes: number }
-  | { type: 'fs'; id: string; op: 'list'; path: string }
-  | { type: 'fs'; id: string; op: 'write'; path: string; append: boolean; data: string; last: boolean }
-  | { type: 'fs'; id: string; op: 'usage' }
-  | { type: 'reap'; id: string };
+/** What the host sends (checked against executor-image/agents/protocol.json like the agent's messages). */
+export const hostMessageSchema = z.union([
+  z.object({ type: z.literal('hello'), id: z.string() }),
+  z.object({ type: z.literal('execute'), id: z.string(), code: z.string(), outputLimit: z.number() }),
+  z.object({ type: z.literal('interrupt'), id: z.string() }),
+  z.object({ type: z.literal('fs'), id: z.string(), op: z.literal('read'), path: z.string(), maxBytes: z.number() }),
+  z.object({ type: z.literal('fs'), id: z.string(), op: z.literal('list'), path: z.string() }),
+  z.object({ type: z.literal('fs'), id: z.string(), op: z.literal('write'), path: z.string(), append: z.boolean(), data: z.string(), last: z.boolean() }),
+  z.object({ type: z.literal('fs'), id: z.string(), op: z.literal('usage') }),
+  z.object({ type: z.literal('reap'), id: z.string() }),
+]);
+export type HostMessage = z.infer<typeof hostMessageSchema>;
 
 /** A message that answers a request other than an execution (file operations, reaping). */
 export type RequestReply = Extract<AgentMessage, { type: 'fs-data' | 'fs-done' | 'fs-list' | 'fs-usage' | 'fs-error' | 'reaped' }>;
