@@ -1,5 +1,7 @@
 import { defaultBaseFor } from '../../shared/domain/environment';
-import { PACKAGE_MANAGERS, packageManagerOf } from '../../shared/domain/runtimes';
+import { packageManagerOf } from '../../shared/domain/runtimes';
+import { MANAGER_IDS, PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
+import type { ManagerId } from '../../shared/domain/package-managers';
 import { importDependencies } from '../importers/import-definition';
 import type { EnvironmentServices } from '../environments/environment-services';
 import { shareFolders } from '../folders/share-folders';
@@ -58,15 +60,16 @@ export function environmentHandlers(kit: HandlerKit, services: EnvironmentServic
       const source = info.environment ? await store.get(info.environment) : undefined;
       // The session's installer (the registry's) gets the packages installed at run time.
       const manager = packageManagerOf(info.language);
+      // Every manager's list of its environment (the system's too), the session's own with what it installed.
       const packages = Object.fromEntries(
-        PACKAGE_MANAGERS.map((m) => [m, [...new Set([...(source?.packages[m] ?? []), ...(m === manager ? info.packages : [])])]]),
-      ) as Record<(typeof PACKAGE_MANAGERS)[number], string[]>;
+        MANAGER_IDS.map((m) => [m, [...new Set([...(source?.packages[m] ?? []), ...(m === manager && PACKAGE_MANAGERS[m].layer === 'language' ? info.packages : [])])]]),
+      ) as Record<ManagerId, string[]>;
       return changed(
         await store.create({
           name,
           language: info.language,
           base: source?.base ?? defaultBaseFor(info.language),
-          packages: { ...packages, apt: source?.packages.apt ?? [] },
+          packages,
           network: source?.network ?? 'none',
           limits: source?.limits ?? {},
           description: `Saved from the session "${info.name}"`,

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import {
   nameTakenMessage,
+  baseRefusal,
+  environmentBaseSchema,
   BASES_BY_LANGUAGE,
   defaultBaseFor,
   ENVIRONMENT_ID,
@@ -22,6 +24,7 @@ import type {
   EnvironmentImage,
   EnvironmentPatch,
 } from '../../shared/domain/environment';
+import { languageSchema } from '../../shared/domain/session';
 import { createLogger } from '../log';
 import type { Logger } from '../log';
 import { syncFolder, writeFileAtomic } from '../util/atomic-write';
@@ -30,7 +33,8 @@ import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-p
 import type { PresetDefinition, PresetOptions } from './environment-presets';
 import { parsePackageSpec } from '../runtimes/package-specs';
 import { checkAllowedHost } from '../egress/allowed-host-check';
-import type { PackageManager } from '../../shared/domain/runtimes';
+import { MANAGER_IDS, PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
+import type { ManagerId } from '../../shared/domain/package-managers';
 
 export interface EnvironmentStoreOptions {
   /** One `<id>.json` per environment, e.g. `$SANDPIT_HOME/environments`. Nothing is written outside it. */
@@ -52,20 +56,17 @@ function isMissing(error: unknown): boolean {
 }
 
 function invalid(error: unknown, what: string): never {
-  if (error instanceof z.ZodError) throw new SandpitError('INVALID_INPUT', `Invalid ${what}: ${toErrorBody(error).message}`);
+  // The fields it is about, so a form shows the words at the field (the base a language cannot run on).
+  if (error instanceof z.ZodError) throw new SandpitError('INVALID_INPUT', `Invalid ${what}: ${toErrorBody(error).message}`, { fields: error.issues.map((i) => i.path.join('.')) });
   throw error;
 }
 
-/** A pip name as pip compares them (PEP 503); npm names compare as written. */
-function comparableName(name: string, manager: PackageManager): string {
-  return manager === 'pip' ? name.toLowerCase().replace(/[-_.]+/g, '-') : name;
-}
-
-function checkSpecs(specs: string[], manager: PackageManager): string[] {
+/** Every spec of one manager through its grammar (normalised), a name listed twice (as the manager compares names) refused. */
+function checkSpecs(specs: string[], manager: ManagerId): string[] {
   const seen = new Set<string>();
   return specs.map((input) => {
     const spec = parsePackageSpec(input, manager);
-    const key = comparableName(spec.name, manager);
+    const key = PACKAGE_MANAGERS[manager].compareKey(spec.name);
     if (seen.has(key)) throw new SandpitError('INVALID_INPUT', `"${spec.name}" is listed twice in the ${manager} packages`, { package: input });
     seen.add(key);
     return spec.raw;
@@ -83,9 +84,6 @@ export function validateDefinition(input: unknown): EnvironmentDefinition {
   } catch (error) {
     invalid(error, 'environment');
   }
-  const apt = definition.packages.apt;
-  const twice = apt.find((name, index) => apt.indexOf(name) !== index);
-  if (twice !== undefined) throw new SandpitError('INVALID_INPUT', `"${twice}" is listed twice in the apt packages`, { package: twice });
   const { description, ...rest } = definition;
   const allowedHosts = definition.allowedHosts.map((entry, i) => {
     try {
@@ -97,9 +95,32 @@ export function validateDefinition(input: unknown): EnvironmentDefinition {
   return {
     ...rest,
     allowedHosts: [...new Set(allowedHosts)],
-    packages: { pip: checkSpecs(definition.packages.pip, 'pip'), npm: checkSpecs(definition.packages.npm, 'npm'), apt: [...apt] },
+    packages: Object.fromEntries(MANAGER_IDS.map((m) => [m, checkSpecs(definition.packages[m], m)])) as Record<ManagerId, string[]>,
     ...(description ? { description } : {}),
   };
+}
+
+/**
+ * A stored environment as an earlier Sandpit wrote it, brought to today's shape before it is validated like a
+ * person's input: a manager it left out has no packages, and a base its language cannot run on (bash on the
+ * node image, which older versions accepted and whose sessions then failed at the agent's hello) moves to the
+ * language's default base. A manager the registry does not know is refused (the file is skipped): nothing is guessed.
+ */
+export function migrateStored(raw: unknown, note: (what: string) => void): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  const record = raw as Record<string, unknown>;
+  const packages = record.packages;
+  if (typeof packages === 'object' && packages !== null && !Array.isArray(packages)) {
+    const unknown = Object.keys(packages).filter((key) => !(MANAGER_IDS as readonly string[]).includes(key));
+    if (unknown.length > 0) throw new Error(`it lists packages of a manager Sandpit does not have: ${unknown.join(', ')}`);
+  }
+  const language = languageSchema.safeParse(record.language);
+  const base = environmentBaseSchema.safeParse(record.base);
+  if (language.success && base.success && baseRefusal(language.data, base.data) !== undefined) {
+    note(`moved an environment to the "${defaultBaseFor(language.data)}" base: ${language.data} cannot run on "${base.data}"`);
+    return { ...record, base: defaultBaseFor(language.data) };
+  }
+  return record;
 }
 
 /** A file-name-safe id from a display name: lowercase ASCII letters, digits and hyphens. */
@@ -390,7 +411,7 @@ export class EnvironmentStore {
       version = `${path}:${info.size}:${info.mtimeMs}`;
       if (!info.isFile()) return skip('not a regular file');
       if (info.size > MAX_FILE_BYTES) return skip('too large');
-      const parsed = environmentSchema.safeParse(JSON.parse(await readFile(path, 'utf8')));
+      const parsed = environmentSchema.safeParse(migrateStored(JSON.parse(await readFile(path, 'utf8')) as unknown, (note) => this.logger.warn(note, { path })));
       if (!parsed.success) return skip(toErrorBody(parsed.error).message);
       if (parsed.data.id !== id) return skip(`it holds environment "${parsed.data.id}"`);
       // A host entered before such hosts were refused is left out (the proxy never let it through), not the environment.

@@ -1,5 +1,6 @@
 import type { EnvironmentView } from '../../shared/domain/environment';
 import type { Language } from '../../shared/domain/runtimes';
+import type { ManagerId } from '../../shared/domain/package-managers';
 
 /** One environment as `GET /list-envs` gives it: what `POST /execute {env}` takes, and whether it is ready. */
 export interface RestEnvironment {
@@ -7,7 +8,8 @@ export interface RestEnvironment {
   name: string;
   language: Language;
   description: string;
-  packages: { pip: string[]; npm: string[]; apt: string[] };
+  /** Keyed by package manager (package-managers.ts): pip, npm, apt. */
+  packages: Record<ManagerId, string[]>;
   network: 'none' | 'packages' | 'open';
   status: 'ready' | 'building' | 'failed' | 'not-built';
   status_message: string;

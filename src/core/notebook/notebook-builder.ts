@@ -1,7 +1,8 @@
 import type { Artifact } from '../../shared/domain/artifact';
 import type { AuditEntry } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/runtimes';
-import { RUNTIMES } from '../../shared/domain/runtimes';
+import { RUNTIMES, packageManagerOf } from '../../shared/domain/runtimes';
+import { PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import { isImageMime } from '../files/mime';
 import { errorOutput } from './notebook-error';
 import type { NotebookErrorOutput } from './notebook-error';
@@ -28,7 +29,7 @@ export type NotebookCell =
 export interface Notebook {
   nbformat: number;
   nbformat_minor: number;
-  metadata: NotebookLanguage & { sandpit: Record<string, unknown> };
+  metadata: Omit<NotebookLanguage, 'cells'> & { sandpit: Record<string, unknown> };
   cells: NotebookCell[];
 }
 
@@ -78,18 +79,9 @@ function cellSource(entry: AuditEntry, language: Language): string {
       return language === 'bash' ? entry.code : `%%bash\n${entry.code}`;
     case 'sessions.runFile':
       return entry.fileContent ?? `# run_file ${entry.code}: the file's content was not recorded`;
-    case 'packages.install': {
-      const packages = entry.code.split('\n').filter((p) => p !== '');
-      if (language === 'python') return `%pip install ${packages.join(' ')}`;
-      if (language === 'bash') return `pip install ${packages.join(' ')}`;
-      return `%%bash\nnpm install ${packages.join(' ')}`;
-    }
-    case 'packages.check': {
-      const packages = entry.code.split('\n').filter((p) => p !== '');
-      if (language === 'python') return `%pip show ${packages.join(' ')}`;
-      if (language === 'bash') return `pip show ${packages.join(' ')}`;
-      return `%%bash\nnpm ls ${packages.join(' ')}`;
-    }
+    case 'packages.install':
+    case 'packages.check':
+      return packageCell(entry.method === 'packages.install' ? 'install' : 'check', entry.code.split('\n').filter((p) => p !== ''), language);
     case 'changes.apply':
     case 'changes.discard':
       // the person's review of a folder's changes: said, never run again
@@ -100,6 +92,19 @@ function cellSource(entry: AuditEntry, language: Language): string {
     case 'previews.open':
       return `# Sandpit showed a preview: ${entry.code}`;
   }
+}
+
+/**
+ * An install or a check as a cell, from the registries: the language's manager's command, as IPython's line
+ * magic when the kernel has one for it (`%pip install`), plain in a shell kernel (bash), else a `%%bash` cell.
+ */
+function packageCell(kind: 'install' | 'check', packages: string[], language: Language): string {
+  const manager = PACKAGE_MANAGERS[packageManagerOf(language)];
+  const command = `${manager.notebook[kind]} ${packages.join(' ')}`;
+  const cells = NOTEBOOK_LANGUAGES[language].cells;
+  if (cells === 'shell') return command;
+  if (cells === 'ipython' && manager.notebook.magic !== undefined) return `%${command}`;
+  return `%%bash\n${command}`;
 }
 
 async function artifactOutputs(entry: AuditEntry, load: ArtifactLoader): Promise<{ outputs: NotebookOutput[]; files: Array<Record<string, unknown>> }> {
@@ -185,7 +190,7 @@ export async function buildNotebook(input: NotebookInput): Promise<Notebook> {
       outputs,
     });
   }
-  const { kernelspec, language_info } = NOTEBOOK_LANGUAGES[input.language];
+  const { kernelspec, language_info } = NOTEBOOK_LANGUAGES[input.language]; // `cells` is Sandpit's own, not nbformat's
   return {
     nbformat: NBFORMAT,
     nbformat_minor: NBFORMAT_MINOR,

@@ -3,6 +3,8 @@ import type { Language } from '../../shared/domain/runtimes';
 /** The notebook's `kernelspec` and `language_info` for a session's language (what JupyterLab opens it with). */
 export interface NotebookLanguage {
   kernelspec: { name: string; display_name: string; language: string };
+  /** What a cell of its kernel runs: IPython (line magics such as `%pip`, `%%bash` cells), a shell, or only its own code. */
+  cells: 'ipython' | 'shell' | 'plain';
   language_info: { name: string; file_extension: string; mimetype: string; codemirror_mode?: string | { name: string; version: number }; pygments_lexer?: string; nbconvert_exporter?: string };
 }
 
@@ -13,6 +15,7 @@ export interface NotebookLanguage {
 export const NOTEBOOK_LANGUAGES: Record<Language, NotebookLanguage> = {
   python: {
     kernelspec: { name: 'python3', display_name: 'Python 3 (ipykernel)', language: 'python' },
+    cells: 'ipython',
     language_info: {
       name: 'python',
       file_extension: '.py',
@@ -24,15 +27,18 @@ export const NOTEBOOK_LANGUAGES: Record<Language, NotebookLanguage> = {
   },
   javascript: {
     kernelspec: { name: 'javascript', display_name: 'JavaScript (Node.js)', language: 'javascript' },
+    cells: 'plain',
     language_info: { name: 'javascript', file_extension: '.js', mimetype: 'application/javascript', codemirror_mode: 'javascript' },
   },
   bash: {
     kernelspec: { name: 'bash', display_name: 'Bash', language: 'bash' },
+    cells: 'shell',
     language_info: { name: 'bash', file_extension: '.sh', mimetype: 'text/x-sh', codemirror_mode: 'shell', pygments_lexer: 'bash' },
   },
   // tslab's kernel, the TypeScript kernel JupyterLab users have.
   typescript: {
     kernelspec: { name: 'tslab', display_name: 'TypeScript', language: 'typescript' },
+    cells: 'plain',
     language_info: { name: 'typescript', file_extension: '.ts', mimetype: 'text/typescript', codemirror_mode: 'text/typescript' },
   },
 };

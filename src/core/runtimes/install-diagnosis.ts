@@ -1,10 +1,11 @@
 import type { InstallDiagnosis } from '../../shared/domain/packages';
-import type { PackageManager } from '../../shared/domain/runtimes';
+import { MANAGER_IDS, PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
+import type { ManagerId } from '../../shared/domain/package-managers';
 
 /** What went on when an install failed: the installer's own words, and what it was asked to do. */
 export interface InstallAttempt {
-  /** pip, npm, or apt (an image build's system packages). */
-  manager: PackageManager | 'apt';
+  /** The manager whose installer failed (package-managers.ts). */
+  manager: ManagerId;
   /** The installer's output (stdout and stderr, or the build log), newest last. */
   log: string;
   /** The packages it was asked for, as written. */
@@ -35,9 +36,8 @@ const UNREACHABLE = [
 const NO_SPACE = /No space left on device|ENOSPC/i;
 const CONFLICT = /ResolutionImpossible|conflicting dependencies|ERESOLVE|Cannot install .* because these package versions have conflicting/i;
 const NO_VERSION = /No matching version found for (@?[a-z0-9._~/-]+)|ETARGET/i;
-const PIP_MISSING = /No matching distribution found for ([A-Za-z0-9._-]+)/g;
-const NPM_MISSING = /404 Not Found - GET \S+\/(@?[a-z0-9._~%-]+(?:\/[a-z0-9._~-]+)?)(?:\/-\/|\s|$)/gi;
-const APT_MISSING = /Unable to locate package ([a-z0-9+.-]+)/g;
+/** What every manager's installer prints for a package it cannot find (the registry's words), matched all through a log. */
+const MISSING = MANAGER_IDS.map((m) => new RegExp(PACKAGE_MANAGERS[m].notFound[0]!.source, `${PACKAGE_MANAGERS[m].notFound[0]!.flags}g`));
 const BUILD_FAILED = /Failed building wheel for ([A-Za-z0-9._-]+)|error: subprocess-exited-with-error|gyp ERR!/i;
 const TIMED_OUT = /did not finish within/i;
 
@@ -70,9 +70,10 @@ const DATA_PACKAGES = ['numpy', 'pandas', 'matplotlib'];
  */
 export function diagnoseInstall(attempt: InstallAttempt): InstallDiagnosis {
   const { log, packages, manager } = attempt;
-  const host = hostOf(attempt.indexUrl) ?? (manager === 'apt' ? "the base image's package mirror" : 'the package index');
+  const entry = PACKAGE_MANAGERS[manager];
+  const host = hostOf(attempt.indexUrl) ?? (entry.indexSetting === undefined ? "the base image's package mirror" : 'the package index');
   const where = attempt.settingsHint ?? 'Settings → Packages';
-  const index = manager === 'npm' ? 'npm registry' : manager === 'apt' ? 'Debian package mirror' : 'package index';
+  const index = entry.indexName;
   if (TIMED_OUT.test(log) && !UNREACHABLE.some((p) => p.test(log))) {
     return {
       cause: 'timeout',
@@ -97,7 +98,7 @@ export function diagnoseInstall(attempt: InstallAttempt): InstallDiagnosis {
   if (NO_SPACE.test(log)) {
     return { cause: 'disk', summary: 'There was not enough disk space to install the packages.', affected: [...packages], fixes: ['Free some disk space on this computer (or in Docker), then try again.'] };
   }
-  const missing = [...named(log, PIP_MISSING, packages), ...named(log, NPM_MISSING, packages), ...named(log, APT_MISSING, packages)];
+  const missing = MISSING.flatMap((pattern) => named(log, pattern, packages));
   if (missing.length > 0) {
     return {
       cause: 'not-found',

@@ -23,7 +23,12 @@ describe('environment definitions', () => {
     });
     expect(resolveDefinition({ name: 'Web', language: 'javascript' }).base).toBe('node');
     expect(resolveDefinition({ name: 'Shell', language: 'bash' }).base).toBe('python');
-    expect(resolveDefinition({ name: 'Shell', language: 'bash', base: 'node' }).base).toBe('node');
+    // The node image's agent has no bash mode: refused when saved, in words the form shows under "Starting point".
+    const refused = environmentDefinitionInputSchema.safeParse({ name: 'Shell', language: 'bash', base: 'node' });
+    expect(refused.error?.issues.map((i) => [i.path.join('.'), i.message])[0]).toEqual([
+      'base',
+      'bash runs on base "python" or "python-data", not "node": Bash code cannot run on the "node" image, whose agent does not run Bash. Choose "python" or "python-data".',
+    ]);
   });
 
   it('trims the name and bounds it to 64 characters', () => {

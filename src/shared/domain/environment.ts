@@ -6,17 +6,19 @@ import { shareFolderInputSchema } from './shared-folder';
 import { hostEntrySchema } from './settings';
 import { secretUseSchema } from './secret';
 import { languageSchema } from './session';
-import { FLAVOURS, LANGUAGES, PACKAGE_MANAGERS, RUNTIMES, defaultFlavourOf, languagesOf, packageManagerOf } from './runtimes';
+import { FLAVOURS, LANGUAGES, RUNTIMES, defaultFlavourOf, languageLabel, languagesOf, packageManagerOf, runsOn } from './runtimes';
 import type { Flavour, Language } from './runtimes';
+import { APT_NAME, MANAGER_IDS, PACKAGE_MANAGERS, noPackages } from './package-managers';
+import type { ManagerId } from './package-managers';
 
 /**
  * Environments: a language, a base image flavour, packages and a network policy, built to an image
  * tagged by the hash of what goes into it (DESIGN §4).
  *
- * These schemas check shape only (lengths, enums, the apt name rule, which installer fits which
- * language). Every pip and npm spec is checked further by the store with `parsePackageSpec` (core:
- * shared code may not import core), which also normalises it, so a definition is only trusted once
- * the store has accepted it.
+ * These schemas check shape only (lengths, enums, the apt name rule, which manager fits which
+ * language, which base runs the language). Every spec is checked further by the store with its manager's
+ * grammar (package-managers.ts, through `parsePackageSpec`), which also normalises it, so a definition is
+ * only trusted once the store has accepted it.
  */
 
 export const NETWORK_POLICY_MEANINGS = {
@@ -50,8 +52,7 @@ export function defaultBaseFor(language: Language): EnvironmentBase {
   return defaultFlavourOf(language);
 }
 
-/** Debian package names (policy §5.6.1), at least two characters. */
-export const APT_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
+export { APT_NAME };
 /** How environment names are compared (an assistant finds one by name): spaces collapsed, capitals ignored. Two may not be equal so. */
 export function environmentNameKey(name: string): string {
   return name.trim().replace(/\s+/g, ' ').toLowerCase();
@@ -68,12 +69,22 @@ export const ENVIRONMENT_ID = /^[a-z0-9](?:[a-z0-9-]{0,46}[a-z0-9])?$/;
 const MAX_PACKAGES = 200;
 
 const aptNameSchema = z.string().max(100).regex(APT_NAME, 'apt package names are lowercase letters, digits and + . -');
-const packageListsSchema = z.object({
-  pip: z.array(packageSpecSchema).max(MAX_PACKAGES).default([]).describe('pip requirements, e.g. "numpy==2.1.0" (python, bash)'),
-  npm: z.array(packageSpecSchema).max(MAX_PACKAGES).default([]).describe('npm packages, e.g. "lodash@4" (javascript)'),
-  apt: z.array(aptNameSchema).max(MAX_PACKAGES).default([]).describe('Debian packages baked into the image'),
-});
-export type PackageLists = z.infer<typeof packageListsSchema>;
+/** One manager's list, as a caller writes it: shape only (the store applies the manager's grammar). */
+function specListSchema(manager: ManagerId): z.ZodArray<z.ZodString> {
+  return z.array(manager === 'apt' ? aptNameSchema : packageSpecSchema).max(MAX_PACKAGES);
+}
+function managerDescription(manager: ManagerId): string {
+  const entry = PACKAGE_MANAGERS[manager];
+  const languages = entry.layer === 'system' ? 'any language' : languagesOf(manager).join(', ');
+  return `${entry.label}, e.g. "${entry.example}" (${languages})`;
+}
+/** An object with one key per manager of the registry. */
+function perManager<S extends z.ZodType>(make: (manager: ManagerId) => S): z.ZodObject<{ [M in ManagerId]: S }> {
+  return z.object(Object.fromEntries(MANAGER_IDS.map((m) => [m, make(m)])) as { [M in ManagerId]: S });
+}
+/** The packages of an environment, keyed by manager (package-managers.ts); a manager left out has none. */
+const packageListsSchema = perManager((m) => specListSchema(m).default([]).describe(managerDescription(m)));
+export type PackageLists = Record<ManagerId, string[]>;
 
 const nameSchema = z
   .string()
@@ -88,7 +99,7 @@ const descriptionSchema = z.string().max(1_000).describe('What the environment i
 const definitionShape = {
   name: nameSchema,
   language: languageSchema,
-  packages: packageListsSchema.default({ pip: [], npm: [], apt: [] }),
+  packages: packageListsSchema.default(noPackages()),
   network: networkPolicySchema.default('none'),
   limits: partialLimitsSchema.default({}).describe('Default limits of sessions in this environment'),
   isolation: isolationSchema.optional().describe('Isolation of its sessions; default: the Settings default'),
@@ -108,24 +119,29 @@ const definitionShape = {
 interface RuleInput {
   language: Language;
   base?: EnvironmentBase | undefined;
-  packages: { pip: string[]; npm: string[] };
+  packages: Record<ManagerId, string[]>;
+}
+
+/**
+ * Why sessions of `language` cannot run on `base`, in the words the form shows under its "Starting point"
+ * (the base's agent does not run the language: bash on the node image), or undefined when it can.
+ */
+export function baseRefusal(language: Language, base: EnvironmentBase): string | undefined {
+  if (runsOn(language, base)) return undefined;
+  const bases = BASES_BY_LANGUAGE[language].map((b) => `"${b}"`).join(' or ');
+  return `${language} runs on base ${bases}, not "${base}": ${languageLabel(language)} code cannot run on the "${base}" image, whose agent does not run ${languageLabel(language)}. Choose ${bases}.`;
 }
 
 /** Cross-field rules: the installer must fit the language, the base must run it. */
 function checkDefinitionRules(value: RuleInput, ctx: z.RefinementCtx): void {
   const { language, base, packages } = value;
-  for (const manager of PACKAGE_MANAGERS) {
-    if (packages[manager].length > 0 && packageManagerOf(language) !== manager) {
+  for (const manager of MANAGER_IDS) {
+    if (PACKAGE_MANAGERS[manager].layer === 'language' && packages[manager].length > 0 && packageManagerOf(language) !== manager) {
       ctx.addIssue({ code: 'custom', path: ['packages', manager], message: `${manager} packages need language ${languagesOf(manager).join(' or ')}` });
     }
   }
-  if (base !== undefined && !BASES_BY_LANGUAGE[language].includes(base)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['base'],
-      message: `${language} runs on base ${BASES_BY_LANGUAGE[language].map((b) => `"${b}"`).join(' or ')}, not "${base}"`,
-    });
-  }
+  const refusal = base === undefined ? undefined : baseRefusal(language, base);
+  if (refusal !== undefined) ctx.addIssue({ code: 'custom', path: ['base'], message: refusal });
 }
 
 /**
@@ -161,13 +177,7 @@ export const environmentPatchSchema = z.object({
   name: nameSchema.optional(),
   language: languageSchema.optional(),
   base: environmentBaseSchema.optional(),
-  packages: z
-    .object({
-      pip: z.array(packageSpecSchema).max(MAX_PACKAGES).optional(),
-      npm: z.array(packageSpecSchema).max(MAX_PACKAGES).optional(),
-      apt: z.array(aptNameSchema).max(MAX_PACKAGES).optional(),
-    })
-    .optional(),
+  packages: perManager((m) => specListSchema(m).optional()).optional(),
   network: networkPolicySchema.optional(),
   limits: partialLimitsSchema.optional(),
   isolation: isolationSchema.nullable().optional().describe('null: back to the Settings default'),
@@ -253,7 +263,7 @@ export type UnsupportedEntry = z.infer<typeof unsupportedEntrySchema>;
 export const importedDependenciesSchema = z.object({
   language: languageSchema.describe('The language the file implies'),
   name: z.string().optional().describe('A name found in the file (package.json, environment.yml)'),
-  packages: z.object({ pip: z.array(z.string()), npm: z.array(z.string()) }),
+  packages: z.partialRecord(z.enum(MANAGER_IDS), z.array(z.string())).describe('The packages found, keyed by manager'),
   unsupported: z.array(unsupportedEntrySchema),
 });
 export type ImportedDependencies = z.infer<typeof importedDependenciesSchema>;

@@ -5,6 +5,8 @@
  * flavour in FLAVOURS and executor-image/bases.json, a Dockerfile) and its agent; nothing else.
  */
 
+import type { ManagerId } from './package-managers';
+
 export const LANGUAGES = ['python', 'javascript', 'bash', 'typescript'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
@@ -15,9 +17,18 @@ export const DEFAULT_LANGUAGE: Language = 'python';
 export const FLAVOURS = ['python', 'python-data', 'node'] as const;
 export type Flavour = (typeof FLAVOURS)[number];
 
-/** The package managers sessions install with; an environment lists packages per manager. */
-export const PACKAGE_MANAGERS = ['pip', 'npm'] as const;
-export type PackageManager = (typeof PACKAGE_MANAGERS)[number];
+/** The in-container agents (executor-image/agents/<agent>/). */
+export type AgentName = 'python' | 'javascript';
+
+/** The agent each image flavour carries: a language runs on a flavour only when its agent is that one. */
+export const FLAVOUR_AGENTS: Record<Flavour, AgentName> = {
+  python: 'python',
+  'python-data': 'python',
+  node: 'javascript',
+};
+
+/** The package managers whose packages a session installs at run time (the languages' own); the registry is package-managers.ts. */
+export type PackageManager = ManagerId;
 
 export interface RuntimeEntry {
   id: Language;
@@ -29,8 +40,8 @@ export interface RuntimeEntry {
   packageManager: PackageManager;
   /** The image flavours its sessions can run on; the first is the default. */
   flavours: readonly Flavour[];
-  /** The in-container agent (executor-image/agents/<agent>/) and the mode it runs in. */
-  agent: 'python' | 'javascript';
+  /** The in-container agent that runs it: its flavours must carry this agent (FLAVOUR_AGENTS; checked by the registry's test). */
+  agent: AgentName;
   /** The built-in environment a session of this language starts from when it names none. */
   defaultEnvironment: string;
   /**
@@ -59,13 +70,14 @@ export const RUNTIMES: { readonly [L in Language]: RuntimeEntry & { id: L } } = 
     agent: 'javascript',
     defaultEnvironment: 'node',
   },
-  // Bash runs on the python image: its agent runs each command in one-shot mode (SANDPIT_LANGUAGE=bash).
+  // Bash runs on the python images: their agent runs each command in one-shot mode (SANDPIT_LANGUAGE=bash).
+  // The node image's agent has no bash mode, so bash does not list it.
   bash: {
     id: 'bash',
     label: 'Bash',
     extensions: ['.sh', '.bash'],
     packageManager: 'pip',
-    flavours: ['python', 'python-data', 'node'],
+    flavours: ['python', 'python-data'],
     agent: 'python',
     defaultEnvironment: 'bash',
   },
@@ -98,6 +110,12 @@ export function defaultFlavourOf(language: Language): Flavour {
   return RUNTIMES[language].flavours[0]!;
 }
 
+/** Whether sessions of a language can run on an image flavour: listed by the language, and carrying its agent. */
+export function runsOn(language: Language, flavour: Flavour): boolean {
+  const runtime = RUNTIMES[language];
+  return runtime.flavours.includes(flavour) && FLAVOUR_AGENTS[flavour] === runtime.agent;
+}
+
 /**
  * The language a workspace file runs in, by its extension; undefined for anything else (run_file
  * refuses it). The one place that decides, so the approval prompt, the audit row and the run agree.
@@ -108,6 +126,6 @@ export function languageOfPath(path: string): Language | undefined {
 }
 
 /** The languages whose packages a manager installs (pip → python and bash). */
-export function languagesOf(manager: PackageManager): Language[] {
+export function languagesOf(manager: ManagerId): Language[] {
   return LANGUAGES.filter((language) => RUNTIMES[language].packageManager === manager);
 }

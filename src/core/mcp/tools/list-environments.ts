@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { ENVIRONMENT_STATES, NETWORK_POLICY_MEANINGS } from '../../../shared/domain/environment';
 import type { EnvironmentView } from '../../../shared/domain/environment';
-import { LANGUAGES, PACKAGE_MANAGERS } from '../../../shared/domain/runtimes';
+import { LANGUAGES } from '../../../shared/domain/runtimes';
+import { allPackages } from '../../../shared/domain/package-managers';
 import { defineTool } from '../define-tool';
 
 const environmentSummarySchema = z.object({
@@ -22,7 +23,7 @@ function summary(env: EnvironmentView): z.infer<typeof environmentSummarySchema>
     name: env.name,
     language: env.language,
     description: env.description ?? '',
-    packages: [...PACKAGE_MANAGERS.flatMap((m) => env.packages[m]), ...env.packages.apt],
+    packages: allPackages(env.packages),
     network: env.network,
     status: env.status.state,
     status_message: env.status.message,

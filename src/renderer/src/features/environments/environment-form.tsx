@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import type { ReactElement } from 'react';
 import { isSandpitError } from '../../../../shared/api/errors';
+import { PACKAGE_MANAGERS } from '../../../../shared/domain/package-managers';
 import { BASES_BY_LANGUAGE, nameTakenMessage } from '../../../../shared/domain/environment';
 import type { EnvironmentView as Environment, EnvironmentBase } from '../../../../shared/domain/environment';
 import { DEFAULT_LIMITS } from '../../../../shared/domain/limits';
@@ -37,6 +38,8 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
   /** The chip the server refused, and its message. */
   const [bad, setBad] = useState<{ installer: Installer; value: string; message: string } | undefined>();
   const [saving, setSaving] = useState(false);
+  /** The server's words when the language cannot run on the chosen starting point, shown under it. */
+  const [baseProblem, setBaseProblem] = useState<string | undefined>();
   const failed = editing?.build?.state === 'failed' ? editing.build.failedPackage : undefined;
   const installer = installerFor(draft.language);
   const change = (patch: Partial<EnvironmentDraft>): void => setDraft((d) => ({ ...d, ...patch }));
@@ -59,6 +62,7 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
     setSaving(true);
     setError(undefined);
     setBad(undefined);
+    setBaseProblem(undefined);
     try {
       const env = editing
         ? await client.call('environments.update', { environmentId: editing.id, patch: toPatch(draft, limits) })
@@ -68,6 +72,11 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
       const message = plainError(caught);
       if (isSandpitError(caught, 'CONFLICT') && (caught.details as { field?: string } | undefined)?.field === 'name') {
         setNameRefused(message);
+        return;
+      }
+      const fields = isSandpitError(caught, 'INVALID_INPUT') ? (caught.details as { fields?: unknown } | undefined)?.fields : undefined;
+      if (Array.isArray(fields) && fields.includes('base')) {
+        setBaseProblem(message.replace(/^Invalid (environment|change): (base: )?/, ''));
         return;
       }
       const chip = isSandpitError(caught, 'INVALID_INPUT') ? invalidChip(draft, message, caught.details) : undefined;
@@ -164,6 +173,8 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
             value={draft.base}
             onChange={(e) => change({ base: e.target.value as EnvironmentBase })}
             data-testid="env-base"
+            aria-invalid={baseProblem ? true : undefined}
+            aria-describedby={baseProblem ? 'env-base-error' : undefined}
           >
             {BASES_BY_LANGUAGE[draft.language].map((base) => (
               <option key={base} value={base}>
@@ -171,34 +182,35 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
               </option>
             ))}
           </select>
+          {baseProblem ? (
+            <p className="field-error" id="env-base-error" role="alert" data-testid="env-base-error">
+              {baseProblem}
+            </p>
+          ) : null}
         </div>
       </div>
       <ChipInput
         id={`env-${installer}`}
-        label={installer === 'pip' ? 'Python packages (pip)' : 'JavaScript packages (npm)'}
-        hint={
-          installer === 'pip'
-            ? 'Type a name and press Enter, e.g. requests or numpy==2.1.0.'
-            : 'Type a name and press Enter, e.g. lodash or lodash@4.'
-        }
+        label={PACKAGE_MANAGERS[installer].label}
+        hint={PACKAGE_MANAGERS[installer].hint}
         chips={draft[installer]}
         onChange={(chips) => change({ [installer]: chips })}
         invalid={bad?.installer === installer ? bad.value : undefined}
         invalidMessage={bad?.message}
         failed={failed}
-        placeholder={installer === 'pip' ? 'requests' : 'lodash'}
+        placeholder={PACKAGE_MANAGERS[installer].example}
         testId="env-packages"
       />
       <ChipInput
         id="env-apt"
-        label="System packages (apt, optional)"
-        hint="Debian packages baked into the image, e.g. jq or ffmpeg."
+        label={PACKAGE_MANAGERS.apt.label}
+        hint={PACKAGE_MANAGERS.apt.hint}
         chips={draft.apt}
         onChange={(apt) => change({ apt })}
         invalid={bad?.installer === 'apt' ? bad.value : undefined}
         invalidMessage={bad?.message}
         failed={failed}
-        placeholder="jq"
+        placeholder={PACKAGE_MANAGERS.apt.example}
         testId="env-apt"
       />
       <NetworkChoice value={draft.network} onChange={(network) => change({ network })} />

@@ -16,7 +16,7 @@ export function draftFromImport(
   const draft = emptyDraft(imported.language);
   const installer = installerFor(imported.language);
   draft.name = imported.name ?? fileName.replace(/\.(txt|json|ya?ml)$/i, '');
-  draft[installer] = [...imported.packages[installer]];
+  draft[installer] = [...(imported.packages[installer] ?? [])];
   const notes = imported.unsupported.map((u) => `Line ${u.line}: ${u.text} — ${u.reason}`);
   return { draft, notes };
 }
@@ -52,7 +52,7 @@ export function ImportDialog({
     }
   };
 
-  const packages = preview ? preview.packages[installerFor(preview.language)] : [];
+  const packages = preview ? (preview.packages[installerFor(preview.language)] ?? []) : [];
 
   return (
     <Modal

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { IMAGE_ORDER, MANAGER_IDS, PACKAGE_MANAGERS, allPackages, noPackages } from './package-managers';
+import { FLAVOUR_AGENTS, LANGUAGES, RUNTIMES, runsOn } from './runtimes';
+import { environmentDefinitionInputSchema } from './environment';
+
+describe('the package-manager registry', () => {
+  it('has one entry per id, each with the words a person reads', () => {
+    for (const id of MANAGER_IDS) {
+      const entry = PACKAGE_MANAGERS[id];
+      expect(entry.id).toBe(id);
+      expect(entry.label).toMatch(/packages \(/);
+      expect(entry.hint).toContain(entry.example);
+      expect('refused' in entry.parse(entry.example)).toBe(false);
+    }
+  });
+
+  it('normalises and refuses with each manager grammar', () => {
+    expect(PACKAGE_MANAGERS.pip.parse('numpy >= 1.26')).toEqual({ raw: 'numpy>=1.26', name: 'numpy' });
+    expect(PACKAGE_MANAGERS.npm.parse('@scope/pkg@^1')).toEqual({ raw: '@scope/pkg@^1', name: '@scope/pkg' });
+    expect(PACKAGE_MANAGERS.apt.parse('jq; rm -rf /')).toEqual({ refused: 'apt package names are lowercase letters, digits and + . -' });
+    expect(PACKAGE_MANAGERS.npm.parse('lodash`id`')).toHaveProperty('refused');
+    expect(PACKAGE_MANAGERS.pip.compareKey('Foo_Bar.baz')).toBe(PACKAGE_MANAGERS.pip.compareKey('foo-bar-baz'));
+  });
+
+  it('every language names a manager of the registry, and bakes system packages first', () => {
+    for (const language of LANGUAGES) expect(MANAGER_IDS).toContain(RUNTIMES[language].packageManager);
+    expect(IMAGE_ORDER[0]).toBe('apt');
+    expect(allPackages({ ...noPackages(), pip: ['a'], apt: ['b'] })).toEqual(['a', 'b']);
+  });
+
+  it('the environment schema has one list per manager, described from the registry', () => {
+    const shape = environmentDefinitionInputSchema.parse({ name: 'x', language: 'python' });
+    expect(Object.keys(shape.packages as object).sort()).toEqual([...MANAGER_IDS].sort());
+    expect(JSON.stringify(environmentDefinitionInputSchema.toJSONSchema?.() ?? {})).toContain('Python packages (pip)');
+  });
+});
+
+describe('flavours a language runs on', () => {
+  it('every listed flavour carries the language agent (RuntimeEntry.agent)', () => {
+    for (const language of LANGUAGES) for (const flavour of RUNTIMES[language].flavours) expect(FLAVOUR_AGENTS[flavour]).toBe(RUNTIMES[language].agent);
+  });
+
+  it('bash does not run on the node image, whose agent has no bash mode', () => {
+    expect(runsOn('bash', 'node')).toBe(false);
+    expect(runsOn('bash', 'python-data')).toBe(true);
+    expect(runsOn('typescript', 'node')).toBe(true);
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * The package-manager registry, beside the language registry (runtimes.ts): what is pure data about each
+ * manager — its id, what a person reads, its spec grammar and normaliser, how names compare, its notebook
+ * cell, the setting that names its index, the words an installer uses for a package it cannot find. The
+ * core's table (core/runtimes/package-manager-tools.ts) adds the install command and the Dockerfile lines.
+ * An environment lists its packages per manager id (`Record<ManagerId, string[]>`).
+ */
+
+export const MANAGER_IDS = ['pip', 'npm', 'apt'] as const;
+export type ManagerId = (typeof MANAGER_IDS)[number];
+
+/** A spec as a manager reads it: what is kept (normalised) and the name it is checked and compared by. */
+export interface ParsedSpec {
+  raw: string;
+  name: string;
+}
+
+/** The settings (Settings → Packages, `config`) that name a manager's index. */
+export type IndexSetting = 'pipIndexUrl' | 'npmRegistryUrl';
+
+export interface PackageManagerEntry {
+  id: ManagerId;
+  /** What a person reads above its packages: "Python packages (pip)". */
+  label: string;
+  /** The form's hint and an example a person can type. */
+  hint: string;
+  example: string;
+  /** "system": baked into the image for any language, before the language's own packages; "language": the packages of the languages that name it. */
+  layer: 'system' | 'language';
+  /** The index it downloads from, as a person calls it ("npm registry"). */
+  indexName: string;
+  /** The setting holding its index URL; none: the base image's own mirrors (apt). */
+  indexSetting?: IndexSetting;
+  /** Why `raw` (trimmed) is not a spec of this manager, or its normalised form and name. */
+  parse(raw: string): ParsedSpec | { refused: string };
+  /** How two names are compared for "listed twice". */
+  compareKey(name: string): string;
+  /** Its command in a notebook cell; `magic`: IPython has a line magic of that name (`%pip install …`). */
+  notebook: { install: string; check: string; magic?: string };
+  /** What its installer prints for a package it cannot find (group 1: the name). */
+  notFound: readonly RegExp[];
+}
+
+// PEP 508 names with optional extras and version specifiers; no URLs, markers, options or whitespace tricks.
+const PIP_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
+const PIP_SPEC = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9._-]+(?:,[A-Za-z0-9._-]+)*\])?((?:(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)(?:,(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?$/;
+// npm names (scoped or not) with an optional version or range after '@'.
+const NPM_SPEC = /^((?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*)(?:@([A-Za-z0-9.^~<>=|*+ -]{1,64}))?$/;
+/** Debian package names (policy §5.6.1), at least two characters. */
+export const APT_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
+
+export const PACKAGE_MANAGERS: { readonly [M in ManagerId]: PackageManagerEntry & { id: M } } = {
+  pip: {
+    id: 'pip',
+    label: 'Python packages (pip)',
+    hint: 'Type a name and press Enter, e.g. requests or numpy==2.1.0.',
+    example: 'requests',
+    layer: 'language',
+    indexName: 'package index',
+    indexSetting: 'pipIndexUrl',
+    parse: (raw) => {
+      const compact = raw.replace(/\s*(===|==|!=|~=|>=|<=|>|<|,)\s*/g, '$1');
+      if (/\s/.test(compact)) return { refused: 'spaces are only allowed around version operators' };
+      const m = PIP_SPEC.exec(compact);
+      if (!m?.[1] || !PIP_NAME.test(m[1])) return { refused: 'use a name like "numpy" or "numpy==2.1.0"' };
+      return { raw: compact, name: m[1] };
+    },
+    // PEP 503: case, "-", "_" and "." do not tell names apart.
+    compareKey: (name) => name.toLowerCase().replace(/[-_.]+/g, '-'),
+    notebook: { install: 'pip install', check: 'pip show', magic: 'pip' },
+    notFound: [/No matching distribution found for ([A-Za-z0-9._-]+)/, /Could not find a version that satisfies the requirement ([A-Za-z0-9._-]+)/],
+  },
+  npm: {
+    id: 'npm',
+    label: 'JavaScript packages (npm)',
+    hint: 'Type a name and press Enter, e.g. lodash or lodash@4.',
+    example: 'lodash',
+    layer: 'language',
+    indexName: 'npm registry',
+    indexSetting: 'npmRegistryUrl',
+    parse: (raw) => {
+      const m = NPM_SPEC.exec(raw);
+      if (!m?.[1]) return { refused: 'use a name like "lodash" or "lodash@4"' };
+      if (/[;&|`$(){}'"\\]/.test(raw)) return { refused: 'it contains characters a package name cannot have' };
+      return { raw, name: m[1] };
+    },
+    compareKey: (name) => name,
+    notebook: { install: 'npm install', check: 'npm ls' },
+    notFound: [/404 Not Found - GET \S+\/(@?[a-z0-9._~%-]+(?:\/[a-z0-9._~-]+)?)(?:\/-\/|\s|$)/i],
+  },
+  apt: {
+    id: 'apt',
+    label: 'System packages (apt, optional)',
+    hint: 'Debian packages baked into the image, e.g. jq or ffmpeg.',
+    example: 'jq',
+    layer: 'system',
+    indexName: 'Debian package mirror',
+    parse: (raw) => (APT_NAME.test(raw) && raw.length <= 100 ? { raw, name: raw } : { refused: 'apt package names are lowercase letters, digits and + . -' }),
+    compareKey: (name) => name,
+    notebook: { install: 'apt-get install', check: 'dpkg -s' },
+    notFound: [/Unable to locate package ([a-z0-9+.-]+)/],
+  },
+};
+
+export function managerOf(id: ManagerId): PackageManagerEntry {
+  return PACKAGE_MANAGERS[id];
+}
+
+/** Every manager with nothing listed: the packages of an environment that has none. */
+export function noPackages(): Record<ManagerId, string[]> {
+  return Object.fromEntries(MANAGER_IDS.map((id) => [id, []])) as unknown as Record<ManagerId, string[]>;
+}
+
+/** Every package of every manager, in the registry's order. */
+export function allPackages(packages: Readonly<Record<ManagerId, readonly string[]>>): string[] {
+  return MANAGER_IDS.flatMap((id) => packages[id]);
+}
+
+/** The managers in the order their packages go into an image: the system's first (libraries the others may build against). */
+export const IMAGE_ORDER: readonly ManagerId[] = [...MANAGER_IDS.filter((id) => PACKAGE_MANAGERS[id].layer === 'system'), ...MANAGER_IDS.filter((id) => PACKAGE_MANAGERS[id].layer === 'language')];
