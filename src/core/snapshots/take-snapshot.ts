@@ -28,7 +28,7 @@ function defaultName(session: Session, at: Date): string {
 async function previousFiles(store: SnapshotStore, sessionId: string, hold: Set<string>): Promise<Map<string, { sha256: string; size: number; stat: string }>> {
   const newest = (await store.list()).find((m) => m.snapshot.sessionId === sessionId);
   const found = new Map<string, { sha256: string; size: number; stat: string }>();
-  // Only blobs still on disk, held from the sweep until this snapshot is saved or given up.
+  // Only blobs still on disk, held from the sweep while this snapshot is taken.
   for (const f of newest?.files ?? []) if (f.stat && (await store.reuse(f.sha256, hold))) found.set(f.path, { sha256: f.sha256, size: f.size, stat: f.stat });
   return found;
 }
