@@ -6,7 +6,7 @@ import type { ApprovalSettings } from '../../shared/domain/settings';
 import { approvedNote, grantedNote, refusedNote } from '../approvals/approval-note';
 import { needsApproval, policyFor } from '../approvals/approval-policy';
 import type { ApprovalQueue } from '../approvals/approval-queue';
-import { MAX_RUN_FILE_BYTES } from '../sessions/session';
+import { MAX_RUN_FILE_BYTES } from '../sessions/session-types';
 import type { SessionManager } from '../sessions/session-manager';
 import { isPanel } from './api-types';
 import type { CallContext } from './api-types';

@@ -8,7 +8,7 @@ import type { HostMessage, RequestReply } from '../sandbox/protocol';
 import { silentLogger } from '../log';
 import type { SandboxRuntime } from '../sessions/sandbox-runtime';
 import { Session } from '../sessions/session';
-import type { SessionServices } from '../sessions/session';
+import type { SessionServices } from '../sessions/session-types';
 import type { SessionManager } from '../sessions/session-manager';
 import { Semaphore } from '../util/semaphore';
 import type { CallContext, Handlers } from './api-types';

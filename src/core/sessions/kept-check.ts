@@ -2,7 +2,7 @@ import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
 import type { SandboxFolder } from '../sandbox/sandbox-backend';
 import type { KeptRecord } from './kept-store';
-import { sandboxFolders } from './session';
+import { sandboxFolders } from './session-types';
 
 /**
  * What is wrong with a kept session's record read back from the data folder, in plain words, or undefined.

@@ -23,8 +23,8 @@ import { SandboxRuntime } from './sandbox-runtime';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
 import type { SecretUse } from '../../shared/domain/secret';
-import type { SessionServices } from './session';
-import { sandboxFolders } from './session';
+import type { SessionServices } from './session-types';
+import { sandboxFolders } from './session-types';
 import type { ContainerEnv, SessionTemplate } from './session-template';
 import { WarmPool } from './warm-pool';
 

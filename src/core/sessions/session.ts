@@ -1,118 +1,34 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { Artifact, FileEntry } from '../../shared/domain/artifact';
+import type { FileEntry } from '../../shared/domain/artifact';
 import type { ExecutionResult, StopCause } from '../../shared/domain/execution';
-import type { Limits } from '../../shared/domain/limits';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
-import type { Language } from '../../shared/domain/runtimes';
 import { languageLabel, languageOfPath } from '../../shared/domain/runtimes';
-import type { NetworkPolicy } from '../../shared/domain/environment';
-import type { Isolation } from '../../shared/domain/isolation';
 import type { SessionInfo, SessionState } from '../../shared/domain/session';
 import type { SharedFolder } from '../../shared/domain/shared-folder';
-import type { EventBus } from '../events/event-bus';
-import type { ArtifactStore } from '../files/artifact-store';
 import { fromWorkspacePath } from '../files/safe-path';
+import type { MountedFolder } from '../folders/share-folders';
 import type { Logger } from '../log';
-import type { InstallSettings, PackageCheck } from '../runtimes/helper-install';
+import type { PackageCheck } from '../runtimes/helper-install';
 import { installerFor } from '../runtimes/installers';
 import type { PackageSpec } from '../runtimes/package-specs';
+import type { SandboxStats } from '../sandbox/sandbox-backend';
 import { newId } from '../util/ids';
-import type { Semaphore } from '../util/semaphore';
 import { SerialQueue } from '../util/serial-queue';
-import { captureArtifacts } from './capture-artifacts';
-import type { EngineMonitor } from './engine-monitor';
-import type { SandboxRuntime } from './sandbox-runtime';
-import type { SandboxFolder, SandboxStats } from '../sandbox/sandbox-backend';
-import type { MountedFolder } from '../folders/share-folders';
-import type { SecretUse } from '../../shared/domain/secret';
-import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
-import { assertTransition } from './session-state';
-import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
 import { resumeNotice } from './resume-notice';
 import type { PauseReason } from './resume-notice';
 import { RunHistory } from './run-history';
-import type { RecordedRuns, RunRecord } from './run-history';
-import { tarWorkspace, untarWorkspace } from './workspace-tar';
-import type { WorkspaceFileSink, WorkspaceWalk, WorkspaceWalkCaps } from './workspace-tar';
-
-/** The largest file run_file runs (the approval prompt reads it with the same cap). */
-export const MAX_RUN_FILE_BYTES = 1024 * 1024;
-
-/** What every session shares: the global run slots, the bus, the artifact store, the installers' settings. */
-export interface SessionServices {
-  slots: Semaphore;
-  queueTimeoutMs: number;
-  bus: EventBus;
-  artifacts: ArtifactStore;
-  maxArtifactBytes: number;
-  maxArtifactsPerRun: number;
-  /** Index URLs, install network and (when on) the egress proxy for this session's installs. */
-  installSettings(sessionId: string): InstallSettings;
-  engine: Pick<EngineMonitor, 'markDown'>;
-  log: Logger;
-}
-
-/** Who a session is and where it comes from (fixed for its life). */
-export interface SessionIdentity {
-  language: Language;
-  image: string;
-  limits: Limits;
-  /** A readable name: the environment's name and a number, or what the caller called it. */
-  name: string;
-  environment?: { id: string; name: string };
-  networkPolicy: NetworkPolicy;
-  isolation: Isolation;
-  client?: string;
-  /** Who may use it (an MCP session, a token); undefined: made in the panel, usable by every client. */
-  owner?: string;
-  idleTtlMs: number;
-  fromPool: boolean;
-  /** Secrets (issue 18) its requests may carry: names and hosts. */
-  secrets?: SecretUse[];
-}
-
-function sandboxFolder(folder: MountedFolder): SandboxFolder {
-  return {
-    hostPath: folder.hostPath,
-    mountPath: folder.mountPath,
-    readOnly: folder.mode === 'ro',
-    ...(folder.layerPath ? { layerPath: folder.layerPath } : {}),
-    ...(folder.groupId === undefined ? {} : { groupId: folder.groupId }),
-  };
-}
-
-/** What a session's folders become in its sandbox's spec. */
-export function sandboxFolders(folders: readonly MountedFolder[]): SandboxFolder[] {
-  return folders.map(sandboxFolder);
-}
-
-export interface ExecuteOptions {
-  timeoutMs?: number;
-  executionId?: string;
-  /** Told when the job's turn has come (what was queued ahead of it is done): a waiting caller stops saying it waits. */
-  onStart?: () => void;
-}
-
-
-/** What a session made by an earlier core brings along (a kept session, listed as paused). */
-export interface SessionRestore {
-  kept: boolean;
-  createdAt: Date;
-  packages: string[];
-  pausedBy?: PauseReason;
-  /** The successful runs recorded before Sandpit quit (what a fork's replay runs again). */
-  history?: RecordedRuns;
-  /** How many runs it had (the count carries on after a resume). */
-  runs?: number;
-}
-
-/** What a snapshot takes of a session, in one job: its files (through a sink), its packages, its runs. */
-export interface SessionContents extends WorkspaceWalk {
-  packages?: { tar: Buffer; bytes: number };
-  packageNames: string[];
-  history: RunRecord[];
-  historyComplete: boolean;
-}
+import type { RecordedRuns } from './run-history';
+import type { SandboxRuntime } from './sandbox-runtime';
+import { runShellCommand, stopShellCommands } from './session-commands';
+import { captureSessionContents, restoreSessionContents } from './session-contents';
+import type { RestoreFile } from './session-contents';
+import { runSessionCode } from './session-run';
+import type { SessionRunContext } from './session-run';
+import { assertTransition } from './session-state';
+import { MAX_RUN_FILE_BYTES, sandboxFolders } from './session-types';
+import type { ExecuteOptions, SessionContents, SessionIdentity, SessionRestore, SessionServices } from './session-types';
+import { listWorkspace, readWorkspaceFile, workspaceUsage, writeWorkspaceFile } from './workspace-files';
+import type { WorkspaceFileSink, WorkspaceWalkCaps } from './workspace-tar';
 
 /** A job on the session's queue: a run-like one makes the session busy, a quiet one (a read) does not. */
 type JobKind = 'busy' | 'quiet';
@@ -140,6 +56,8 @@ export class Session {
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
   private folderList: MountedFolder[];
+  /** What a run needs of this session (made once: the run's hot path builds nothing). */
+  private readonly runContext: SessionRunContext;
 
   constructor(
     readonly runtime: SandboxRuntime,
@@ -159,6 +77,19 @@ export class Session {
     this.history = new RunHistory(restore?.history);
     if (restore?.pausedBy) this.pendingNotice = resumeNotice(restore.pausedBy, identity.idleTtlMs);
     this.log = services.log.child({ sessionId: this.id });
+    this.runContext = {
+      sessionId: this.id,
+      runtime,
+      identity,
+      services,
+      history: this.history,
+      log: this.log,
+      takeNotice: () => {
+        const notice = this.pendingNotice;
+        this.pendingNotice = undefined;
+        return notice;
+      },
+    };
     runtime.onRecovering = () => {
       this.history.forget();
       this.setState('restarting');
@@ -316,20 +247,7 @@ export class Session {
   /** A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit. */
   async runCommand(command: string, timeoutMs?: number, onStart?: () => void): Promise<CommandResult> {
     const limitMs = timeoutMs ?? this.identity.limits.timeoutMs;
-    return this.job('busy', 'The command', async () => {
-      const started = Date.now();
-      const seconds = Math.max(1, Math.ceil(limitMs / 1000));
-      // `timeout -s KILL` ends the command inside the sandbox: killing an exec client would not.
-      const r = await this.runtime.sandbox.exec(['timeout', '-s', 'KILL', String(seconds), 'sh', '-c', command], {
-        workingDir: WORKSPACE_DIR,
-        timeoutMs: limitMs + 10_000,
-        maxOutputBytes: this.identity.limits.outputBytes,
-      });
-      const timedOut = r.timedOut || (r.exitCode === 137 && Date.now() - started >= limitMs - 50);
-      // Nothing the command started outlives it (as with runs): whatever it left is stopped now.
-      await this.reap();
-      return { sessionId: this.id, exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr, timedOut, durationMs: Date.now() - started };
-    }, onStart);
+    return this.job('busy', 'The command', () => runShellCommand(this.runtime, this.log, this.id, command, limitMs, this.identity.limits.outputBytes), onStart);
   }
 
   /**
@@ -383,8 +301,7 @@ export class Session {
    * started end, and the command's own end then stops whatever is left. For code, use interrupt.
    */
   async stopCommand(): Promise<void> {
-    const script = `for d in /proc/[0-9]*; do c=$(tr '\\0' ' ' < "$d/cmdline" 2>/dev/null); case "$c" in "timeout -s KILL "*" sh -c "*) kill -TERM "\${d#/proc/}" 2>/dev/null;; esac; done; true`;
-    await this.runtime.sandbox.exec(['sh', '-c', script], { workingDir: WORKSPACE_DIR, timeoutMs: 10_000, maxOutputBytes: 4_096 });
+    await stopShellCommands(this.runtime);
   }
 
   /** Sends SIGINT to the running code (not queued: it must reach a run in progress). */
@@ -464,37 +381,18 @@ export class Session {
    * workspace to `sink` (one tar stream read as the sandbox user, links never followed), the package store's archive, the runs.
    */
   async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }): Promise<SessionContents> {
-    return this.job('quiet', 'The snapshot', async () => {
-      // Shared folders are the person's files, not the session's: a snapshot never copies them.
-      const sharedFolders = this.folderList.map((f) => f.mountPath.replace(/^\/workspace\/?/, ''));
-      const walk = await tarWorkspace(this.runtime.sandbox, sink, { ...caps, leaveOut: sharedFolders });
-      const packages = await this.runtime.sandbox.exportPackages(caps.maxPackageBytes);
-      return { ...walk, ...(packages ? { packages } : {}), packageNames: [...this.packages], history: this.history.recorded.runs, historyComplete: this.history.recorded.complete };
-    });
+    return this.job('quiet', 'The snapshot', () => captureSessionContents(this.runtime.sandbox, this.folderList, this.packages, () => this.history.recorded, sink, caps));
   }
 
   /** Puts a snapshot's files (read one at a time through `load`, written as one tar stream) and packages into this session, in one job. */
-  async restoreContents(files: Array<{ path: string; load(): Promise<Buffer> }>, packages: { tar: Buffer; names: string[] } | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
-    await this.job('busy', 'The restore', async () => {
-      if (packages) await this.runtime.sandbox.importPackages(packages.tar);
-      await untarWorkspace(this.runtime.sandbox, files, caps);
-    });
+  async restoreContents(files: RestoreFile[], packages: { tar: Buffer; names: string[] } | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
+    await this.job('busy', 'The restore', () => restoreSessionContents(this.runtime.sandbox, files, packages?.tar, caps));
     if (packages) this.recordPackages(packages.names);
   }
 
   /** Notes a use that did not go through the queue (e.g. the panel opened the session). */
   touch(): void {
     this.lastUsed = new Date();
-  }
-
-  /** Asks the agent to stop every process but itself (what a command left behind); a dead agent has none to stop. */
-  private async reap(): Promise<void> {
-    try {
-      const killed = await this.runtime.request((id) => [{ type: 'reap', id }], (reply) => (reply.type === 'reaped' ? reply.killed : undefined), 10_000, 'stopping leftover processes');
-      if (killed > 0) this.log.info('stopped processes a command left behind', { killed });
-    } catch (error) {
-      this.log.warn('could not stop what a command left behind', { error: toErrorBody(error).message });
-    }
   }
 
   /** The successful runs recorded since the session's last restart (what a fork's replay runs again). */
@@ -577,83 +475,9 @@ export class Session {
     });
   }
 
-  private async runCode(code: string, executionId: string, timeoutMs: number): Promise<ExecutionResult> {
-    const { bus } = this.services;
-    const sessionId = this.id;
-    const startedAt = Date.now();
+  private runCode(code: string, executionId: string, timeoutMs: number): Promise<ExecutionResult> {
     this.runs += 1;
-    try {
-      bus.emit('execution.started', { sessionId, executionId, code, startedAt: new Date(startedAt).toISOString() });
-      const outcome = await this.runtime.run({
-        executionId,
-        code,
-        timeoutMs,
-        outputLimit: this.identity.limits.outputBytes,
-        onOutput: (stream, text) => bus.emit('execution.output', { sessionId, executionId, stream, text }),
-        onDisplay: (display) => bus.emit('execution.display', { sessionId, executionId, display }),
-      });
-      const artifacts = await this.capture(executionId, outcome.done?.files ?? [], outcome.displays);
-      const result: ExecutionResult = {
-        executionId,
-        sessionId,
-        status: outcome.status,
-        stdout: outcome.stdout,
-        stderr: outcome.stderr,
-        result: outcome.result,
-        error: outcome.error,
-        displays: outcome.displays,
-        truncated: outcome.truncated,
-        durationMs: outcome.durationMs,
-        exitCode: outcome.done?.exitCode,
-        files: outcome.done?.files ?? [],
-        artifacts,
-        stateLost: outcome.stateLost,
-        message: outcome.message,
-        ...(outcome.stoppedBy ? { stoppedBy: outcome.stoppedBy } : {}),
-      };
-      const notice = this.pendingNotice;
-      this.pendingNotice = undefined;
-      if (notice) Object.assign(result, { stateLost: true, message: outcome.message ? `${notice} ${outcome.message}` : notice });
-      if (outcome.stateLost) this.history.forget();
-      else if (result.status === 'ok') this.history.remember({ code, language: this.identity.language });
-      bus.emit('execution.done', {
-        sessionId,
-        executionId,
-        status: result.status,
-        durationMs: result.durationMs,
-        ...(result.result !== undefined && result.result !== '' ? { result: result.result } : {}),
-        ...(result.error ? { error: result.error } : {}),
-        ...(result.message ? { message: result.message } : {}),
-        ...(result.truncated.stdout || result.truncated.stderr ? { truncated: true } : {}),
-        ...(result.stoppedBy ? { stoppedBy: result.stoppedBy } : {}),
-      });
-      return result;
-    } catch (error) {
-      const body = toErrorBody(error);
-      bus.emit('execution.done', { sessionId, executionId, status: 'failed', durationMs: Date.now() - startedAt, errorCode: body.code, message: body.message });
-      if (body.code === 'DOCKER_UNAVAILABLE') this.services.engine.markDown(body.message);
-      throw error;
-    }
-  }
-
-  private async capture(executionId: string, files: Array<{ path: string; size: number }>, displays: ExecutionResult['displays']): Promise<Artifact[]> {
-    try {
-      return await captureArtifacts({
-        agent: this.runtime,
-        store: this.services.artifacts,
-        sessionId: this.id,
-        sessionName: this.identity.name,
-        executionId,
-        files,
-        displays,
-        maxBytes: this.services.maxArtifactBytes,
-        maxCount: this.services.maxArtifactsPerRun,
-        log: this.log,
-      });
-    } catch (error) {
-      this.log.warn('could not capture artifacts', { error: toErrorBody(error).message });
-      return [];
-    }
+    return runSessionCode(this.runContext, code, executionId, timeoutMs);
   }
 
   /** Every change goes through the table; one it does not allow is refused and logged (a bug, never the user's). */

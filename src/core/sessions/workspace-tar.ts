@@ -13,6 +13,11 @@ export interface WorkspaceWalkCaps {
   maxFileBytes: number;
   /** Folders (relative to /workspace) not read at all, and named in `leftOut`: the session's shared folders. */
   leaveOut?: readonly string[];
+  /**
+   * Files of an earlier snapshot by path, with the stat key (inode, size, mtime, ctime) they had then: a file whose
+   * key is the same now is not read again but given to `reuse` (incremental snapshots).
+   */
+  previous?: ReadonlyMap<string, string>;
 }
 
 export interface WorkspaceWalk {
@@ -23,10 +28,15 @@ export interface WorkspaceWalk {
   skipped: string[];
   /** Folders not read because the caller left them out (shared folders of the person's computer). */
   leftOut: string[];
+  /** Bytes of file content read from the sandbox (unchanged files of `previous` are not read). */
+  readBytes: number;
 }
 
-/** Gets each regular file as it is read (so a large workspace is never held in memory at once). */
-export type WorkspaceFileSink = (path: string, content: Buffer) => Promise<void>;
+/**
+ * Gets each regular file as it is read (so a large workspace is never held in memory at once), with its stat key
+ * when known; `content` is undefined for an unchanged file of `previous` (not read: the earlier blob holds it).
+ */
+export type WorkspaceFileSink = (path: string, content: Buffer | undefined, key: string | undefined) => Promise<void>;
 
 /** What the workspace's files are read and written through in bulk: a program run as the sandbox user. */
 export type WorkspaceExec = Pick<Sandbox, 'exec'>;
@@ -49,6 +59,16 @@ function shownPath(path: string): string {
   return JSON.stringify(path.replace(/^\.\//, '')).slice(1, -1);
 }
 
+/** A path a snapshot may hold (a previous manifest is read back from disk: its paths are checked again). */
+function validPath(path: string): boolean {
+  try {
+    normalizeRelativePath(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function timeoutFor(bytes: number): number {
   return BASE_TIMEOUT_MS + Math.ceil(bytes / (1024 * 1024)) * PER_MIB_TIMEOUT_MS;
 }
@@ -61,6 +81,39 @@ function unreadable(stderr: string): string[] {
     if (m?.[1]) names.push(m[1]);
   }
   return names;
+}
+
+/** An entry as find lists it: its stat key (regular files only) or its type. */
+interface Listed {
+  path: string;
+  type: string;
+  key: string;
+}
+
+/**
+ * Lists /workspace as the sandbox user with find (links never followed, one file system, shared folders not
+ * entered): NUL-separated `type inode size mtime ctime path`. Folders find could not enter are named in `denied`.
+ */
+async function listWorkspaceStats(sandbox: WorkspaceExec, leaveOut: readonly string[], timeoutMs: number): Promise<{ entries: Listed[]; denied: string[] }> {
+  const prune = leaveOut.flatMap((p) => ['-path', `./${p}`, '-prune', '-o']);
+  const argv = ['timeout', '-s', 'KILL', String(Math.ceil(timeoutMs / 1000)), 'find', '.', '-xdev', '-mindepth', '1', ...prune, '-printf', '%y %i %s %T@ %C@ %P\\0'];
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  const r = await sandbox.exec(argv, { workingDir: WORKSPACE_DIR, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES, stdoutTo: out });
+  if (r.timedOut || r.exitCode < 0 || r.exitCode > 1) throw new SandpitError('EXEC_FAILED', `Listing the workspace failed (find exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`);
+  const entries: Listed[] = [];
+  for (const record of Buffer.concat(chunks).toString('utf8').split('\0')) {
+    const m = /^(\S) (\d+) (\d+) (\S+) (\S+) ([\s\S]+)$/.exec(record);
+    if (!m?.[1] || !m[6]) continue;
+    entries.push({ type: m[1], path: m[6], key: `${m[2]}:${m[3]}:${m[4]}:${m[5]}` });
+  }
+  const denied: string[] = [];
+  for (const line of r.stderr.split('\n')) {
+    const m = /^find: ['‘]\.\/(.+?)['’]: Permission denied/.exec(line);
+    if (m?.[1]) denied.push(m[1]);
+  }
+  return { entries, denied };
 }
 
 /**
@@ -78,18 +131,38 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
   };
   const timeoutMs = timeoutFor(caps.maxBytes);
   const seconds = Math.ceil(timeoutMs / 1000);
+  // Listed first (as the sandbox user): an unchanged file of the previous snapshot is not read again.
+  const listed = await listWorkspaceStats(sandbox, leaveOut, timeoutMs);
+  for (const name of listed.denied) skip(shownPath(name));
+  const keys = new Map<string, string>();
+  const toRead: string[] = [];
+  let files = 0;
+  let bytes = 0;
+  let readBytes = 0;
+  let sinking: Promise<void> = Promise.resolve();
+  for (const entry of listed.entries) {
+    if (entry.type === 'f') keys.set(entry.path, entry.key);
+    const size = Number(entry.key.split(':')[1]);
+    if (entry.type === 'f' && caps.previous?.get(entry.path) === entry.key && validPath(entry.path)) {
+      if (files + 1 > caps.maxFiles) throw tooLarge(`The workspace holds more than ${caps.maxFiles.toLocaleString('en-US')} files: a snapshot takes at most that many.`);
+      if (bytes + size > caps.maxBytes) throw tooLarge(`The workspace's files add up to more than ${caps.maxBytes} bytes: a snapshot takes at most that much.`);
+      files += 1;
+      bytes += size;
+      await sink(entry.path, undefined, entry.key);
+      continue;
+    }
+    toRead.push(`./${entry.path}`);
+  }
   const argv = [
     'timeout', '-s', 'KILL', String(seconds),
     'tar', '--create', '--file=-', `--directory=${WORKSPACE_DIR}`, '--one-file-system', '--hard-dereference',
-    '--anchored', '--no-wildcards', ...leaveOut.map((p) => `--exclude=./${p}`), '.',
+    '--no-recursion', '--null', '--verbatim-files-from', '--files-from=-',
   ];
   const stdout = new PassThrough();
   const abort = new AbortController();
-  const ran = sandbox.exec(argv, { workingDir: WORKSPACE_DIR, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES, stdoutTo: stdout, signal: abort.signal });
+  const list = Buffer.from(toRead.map((p) => `${p}\0`).join(''), 'utf8');
+  const ran = sandbox.exec(argv, { workingDir: WORKSPACE_DIR, stdin: list, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES, stdoutTo: stdout, signal: abort.signal });
   ran.catch(() => undefined);
-  let files = 0;
-  let bytes = 0;
-  let sinking: Promise<void> = Promise.resolve();
   const badFolders: string[] = [];
   try {
     await walkTar(stdout, { timeoutMs, maxArchiveBytes: caps.maxBytes + (caps.maxFiles + 1) * ENTRY_OVERHEAD_BYTES + 1024 * 1024 }, (header, body) => {
@@ -117,9 +190,10 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
       if (bytes + size > caps.maxBytes) throw tooLarge(`The workspace's files add up to more than ${caps.maxBytes} bytes: a snapshot takes at most that much.`);
       files += 1;
       bytes += size;
+      readBytes += size;
       return readBody(body, path, size).then(async (content) => {
         await sinking;
-        sinking = sink(path, content);
+        sinking = sink(path, content, keys.get(path));
         sinking.catch(() => undefined);
       });
     });
@@ -136,7 +210,7 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
   if (result.timedOut || result.exitCode < 0 || result.exitCode > 2) {
     throw new SandpitError('EXEC_FAILED', `Reading the workspace failed (tar exit ${result.exitCode}): ${result.stderr.slice(0, 500)}`);
   }
-  return { files, bytes, skipped, leftOut: leaveOut };
+  return { files, bytes, skipped, leftOut: leaveOut, readBytes };
 }
 
 /**

@@ -10,6 +10,7 @@ import { SerialQueue } from '../util/serial-queue';
 const SHA256 = /^[a-f0-9]{64}$/;
 const SNAPSHOT_ID = /^snap-[a-z0-9]{8,40}$/;
 const DIR_MODE = 0o700;
+const STAT_KEY = /^\d+:\d+:\d+(\.\d+)?:\d+(\.\d+)?$/;
 
 const blobRefSchema = z.object({ sha256: z.string().regex(SHA256), size: z.number().int().nonnegative() });
 
@@ -19,7 +20,15 @@ export const snapshotManifestSchema = z.object({
   snapshot: snapshotSchema,
   /** Who took it (an MCP session, a token); absent: the panel (every client may restore it). */
   owner: z.string().optional(),
-  files: z.array(z.object({ path: z.string().min(1).max(4096), sha256: z.string().regex(SHA256), size: z.number().int().nonnegative() })),
+  files: z.array(
+    z.object({
+      path: z.string().min(1).max(4096),
+      sha256: z.string().regex(SHA256),
+      size: z.number().int().nonnegative(),
+      /** The file's inode, size, mtime and ctime when it was read: an unchanged file is not read again by the next snapshot. */
+      stat: z.string().regex(STAT_KEY).optional(),
+    }),
+  ),
   packages: blobRefSchema.optional(),
   /** The runs, as JSON `[{code, language}]`. */
   history: blobRefSchema,
@@ -109,6 +118,19 @@ export class SnapshotStore {
       const taken = await writeSparseFileAtomic(path, content);
       this.used = used + taken;
       return { sha256, size: content.length, added: taken };
+    });
+  }
+
+  /** Holds a blob already stored (an unchanged file of an earlier snapshot); false when it is not on disk. */
+  async reuse(sha256: string, hold: Set<string>): Promise<boolean> {
+    if (!SHA256.test(sha256)) return false;
+    return this.lock.run(async () => {
+      const there = await stat(this.blobPath(sha256)).then((st) => st.isFile(), () => false);
+      if (there && !hold.has(sha256)) {
+        hold.add(sha256);
+        this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
+      }
+      return there;
     });
   }
 

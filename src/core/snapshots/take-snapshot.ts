@@ -24,6 +24,15 @@ function defaultName(session: Session, at: Date): string {
   return `${session.identity.name.slice(0, 40)}, ${when}`;
 }
 
+/** The files of this session's newest snapshot that carry a stat key and whose blobs are stored (what an unchanged file reuses). */
+async function previousFiles(store: SnapshotStore, sessionId: string, hold: Set<string>): Promise<Map<string, { sha256: string; size: number; stat: string }>> {
+  const newest = (await store.list()).find((m) => m.snapshot.sessionId === sessionId);
+  const found = new Map<string, { sha256: string; size: number; stat: string }>();
+  // Only blobs still on disk, held from the sweep while this snapshot is taken.
+  for (const f of newest?.files ?? []) if (f.stat && (await store.reuse(f.sha256, hold))) found.set(f.path, { sha256: f.sha256, size: f.size, stat: f.stat });
+  return found;
+}
+
 /**
  * Takes a snapshot of a session: its workspace files (through the agent, links never followed), its
  * installed packages (the package store's archive) and its successful runs in order, as blobs in the
@@ -34,11 +43,19 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
   try {
     const files: SnapshotManifest['files'] = [];
     let added = 0;
-    const contents = await session.captureContents(async (path, content) => {
+    const previous = await previousFiles(store, session.id, hold);
+    const contents = await session.captureContents(async (path, content, key) => {
+      const earlier = previous.get(path);
+      if (content === undefined) {
+        // Unchanged since the previous snapshot (same inode, size, mtime, ctime): its blob, held above, is reused.
+        if (!earlier || !key) throw new Error(`the snapshot was told to reuse ${path}, which it does not hold`);
+        files.push({ path, sha256: earlier.sha256, size: earlier.size, stat: key });
+        return;
+      }
       const blob = await store.put(content, hold);
       added += blob.added;
-      files.push({ path, sha256: blob.sha256, size: blob.size });
-    }, SNAPSHOT_CAPS);
+      files.push({ path, sha256: blob.sha256, size: blob.size, ...(key ? { stat: key } : {}) });
+    }, { ...SNAPSHOT_CAPS, previous: new Map([...previous].map(([path, f]) => [path, f.stat])) });
     const packages = contents.packages ? await store.put(contents.packages.tar, hold) : undefined;
     const history = await store.put(Buffer.from(JSON.stringify(contents.history), 'utf8'), hold);
     added += (packages?.added ?? 0) + history.added;
@@ -58,6 +75,7 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
       isolation: info.isolation,
       files: contents.files,
       fileBytes: contents.bytes,
+      readBytes: contents.readBytes,
       packages: contents.packageNames,
       packageBytes: packages?.size ?? 0,
       runs: contents.history.length,

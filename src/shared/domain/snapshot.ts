@@ -28,6 +28,7 @@ export const snapshotSchema = z.object({
   historyComplete: z.boolean().describe('false: the session ran more than the history keeps, so a replay would be partial'),
   sizeBytes: z.number().int().describe('Everything it holds: files, packages and run history'),
   addedBytes: z.number().int().describe('Storage it added when taken (files already stored by another snapshot are shared)'),
+  readBytes: z.number().int().nonnegative().optional().describe('Bytes of files read from the sandbox (files unchanged since the session\'s previous snapshot are not read again)'),
   skipped: z.array(z.string()).describe('Workspace entries left out: links and special files (never followed), what the sandbox user cannot read, names no path may have (shown escaped)'),
   sharedFoldersLeftOut: z
     .array(z.string())
