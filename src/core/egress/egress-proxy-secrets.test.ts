@@ -34,7 +34,7 @@ const openai: UsableSecret = {
 };
 
 const connector: EgressConnector = (host, port) => {
-  if (!['api.secret.test', 'other.test'].includes(host) || port !== 443) throw new Error(`test connector: ${host}:${port} is not mapped`);
+  if (!['api.secret.test', 'other.test'].includes(host) || ![443, 8443].includes(port)) throw new Error(`test connector: ${host}:${port} is not mapped`);
   return connect(upstreamPort, '127.0.0.1');
 };
 
@@ -72,8 +72,8 @@ async function startWithSecrets(used: Array<EgressPassage & { secrets: string[] 
 }
 
 /** CONNECT, then TLS trusting `ca` only. */
-async function tlsThrough(port: number, host: string, ca: string): Promise<TLSSocket> {
-  const { socket, status } = await sendConnect(port, `${host}:443`);
+async function tlsThrough(port: number, host: string, ca: string, targetPort = 443): Promise<TLSSocket> {
+  const { socket, status } = await sendConnect(port, `${host}:${targetPort}`);
   expect(status).toBe(200);
   socket.resume();
   const tls = tlsConnect({ socket, servername: host, ca });
@@ -150,5 +150,28 @@ describe('egress proxy: secrets put in for their own hosts', () => {
   it('a sandbox that does not trust the Sandpit CA gets no connection (the leaf is the CA\'s, nobody else\'s)', async () => {
     const { proxy } = await startWithSecrets();
     await expect(tlsThrough(proxy.port, 'api.secret.test', upstreamCa.certificate)).rejects.toThrow(/certificate/i);
+  });
+  it('opens a port the policy does not (8443) only for a secret that names it, and only intercepted; any other host on that port is refused', async () => {
+    const used: Array<EgressPassage & { secrets: string[] }> = [];
+    const internal: UsableSecret = { ...openai, name: 'internal', hosts: [parseSecretHost('api.secret.test:8443')], placeholder: 'sandpit-secret-internal' };
+    const { proxy } = await startProxy({
+      allowedHosts: ['api.secret.test', 'other.test'],
+      connect: connector,
+      secrets: {
+        authority: sandpitCa,
+        secretsFor: (_owner, host, port) => Promise.resolve([internal].filter((s) => s.hosts.some((h) => h.host === host && h.port === port))),
+        onUsed: (event) => used.push(event),
+        upstreamCa: [upstreamCa.certificate],
+      },
+    });
+    const tls = await tlsThrough(proxy.port, 'api.secret.test', sandpitCa.certificate, 8443);
+    const answer = await exchange(tls, 'GET /on-8443 HTTP/1.1\r\nHost: api.secret.test:8443\r\nAuthorization: Bearer sandpit-secret-internal\r\n\r\n');
+    expect(JSON.parse(answer.body)).toMatchObject({ url: '/on-8443', authorization: `Bearer ${VALUE}` });
+    expect(used.map((u) => [u.host, u.port, u.secrets])).toEqual([['api.secret.test', 8443, ['internal']]]);
+    tls.destroy();
+    // The same port for a host with no secret naming it: the usual refusal, nothing tunnelled.
+    const refused = await sendConnect(proxy.port, 'other.test:8443');
+    expect(refused.status).toBe(403);
+    refused.socket.destroy();
   });
 });

@@ -15,7 +15,7 @@ import { egressRefusals } from './egress-refusals';
 import type { EgressRefusal } from './egress-refusals';
 import { isWildcardAddress, sourceFilter } from './egress-source-filter';
 import { absoluteUriTarget, connectTarget } from './egress-target';
-import type { TargetDecision, TargetPolicy } from './egress-target';
+import type { EgressTarget, TargetDecision, TargetPolicy } from './egress-target';
 import { openTunnel } from './egress-tunnel';
 import type { SecretAuthority } from './secret-ca';
 import { secretInterceptor } from './secret-intercept';
@@ -263,6 +263,27 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
     }
   };
 
+  /** TLS ends here for a secret's host: the secrets go into its requests, and the passage is reported. */
+  const interceptWith = (client: string, socket: Socket, head: Buffer, target: EgressTarget, secrets: readonly UsableSecret[]): void => {
+    if (!interceptor) return;
+    const { host, port } = target;
+    counts.forwarded += 1;
+    log.debug('egress secret passage', { host, port, client, secrets: secrets.map((s) => s.name) });
+    const report = outcome(client, host, port);
+    interceptor.intercept(socket, head, {
+      target,
+      secrets,
+      onRequest: (used) => {
+        try {
+          options.secrets?.onUsed?.({ host, port, time: new Date().toISOString(), client, secrets: used });
+        } catch (error) {
+          log.warn('onUsed listener failed', { message: error instanceof Error ? error.message : String(error) });
+        }
+      },
+      onOutcome: (connected, status, code) => report(connected ? { connected: true, ...(status ? { status } : {}) } : { connected: false, ...(code ? { code } : {}) }),
+    });
+  };
+
   server.on('connect', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const client = authenticate(req);
     if (client === undefined) {
@@ -270,6 +291,21 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
       return refuse.onSocket(req, socket, host, port, 'proxy-auth-required');
     }
     const decision: TargetDecision = connectTarget(policyOf(client), req.url ?? '');
+    if (!decision.ok && decision.reason === 'port-not-allowed' && interceptor) {
+      // A port the policy does not open is still open to a secret that names it (`api.example.com:8443`), and only
+      // intercepted: the host is allowed, and the secret's host says that port.
+      const { host, port } = decision;
+      const early = (): void => void socket.destroy();
+      socket.on('error', early);
+      void secretsOf(client, host, port).then((secrets) => {
+        socket.off('error', early);
+        if (socket.destroyed) return;
+        if (secrets.length === 0) return refuse.onSocket(req, socket, host, port, 'port-not-allowed');
+        passed(client, host, port);
+        interceptWith(client, socket as Socket, head, { host, port }, secrets);
+      });
+      return;
+    }
     if (!decision.ok) return refuse.onSocket(req, socket, decision.host, decision.port, decision.reason);
     const { host, port } = decision.target;
     passed(client, host, port);
@@ -296,21 +332,7 @@ export async function startEgressProxy(options: EgressProxyOptions): Promise<Run
         socket.off('error', early);
         if (socket.destroyed) return;
         if (secrets.length === 0) return tunnel();
-        counts.forwarded += 1;
-        log.debug('egress secret passage', { host, port, client, secrets: secrets.map((s) => s.name) });
-        const report = outcome(client, host, port);
-        interceptor.intercept(socket as Socket, head, {
-          target,
-          secrets,
-          onRequest: (used) => {
-            try {
-              options.secrets?.onUsed?.({ host, port, time: new Date().toISOString(), client, secrets: used });
-            } catch (error) {
-              log.warn('onUsed listener failed', { message: error instanceof Error ? error.message : String(error) });
-            }
-          },
-          onOutcome: (connected, status, code) => report(connected ? { connected: true, ...(status ? { status } : {}) } : { connected: false, ...(code ? { code } : {}) }),
-        });
+        interceptWith(client, socket as Socket, head, target, secrets);
       });
       return;
     }
