@@ -68,6 +68,8 @@ export const ALLOWED_METHODS = [
   'settings.update',
   'approvals.list',
   'approvals.respond',
+  'approvals.sessionGrants',
+  'approvals.revokeSessionGrant',
   'connect.info',
   'connect.revealToken',
   'connect.rotateToken',

@@ -119,7 +119,7 @@ export async function askIfNeeded<M extends MethodName>(
       ...(chat ? { chat } : {}),
     });
     answered?.(approvedNote(answer, client));
-    if (answer.forSession && sessionId !== undefined) gate.queue.grantSession(principal, sessionId);
+    if (answer.forSession && sessionId !== undefined) gate.queue.grantSession(principal, sessionId, client);
     return rule.shows === 'file' && shown !== undefined ? { approvedText: shown } : {};
   } catch (error) {
     const note = refusedNote(error, client);

@@ -297,6 +297,8 @@ export const METHOD_POLICY: PolicyTable = {
   'settings.update': panel('change the settings'),
   'approvals.list': panel('see approval requests'),
   'approvals.respond': panel('answer approval requests'),
+  'approvals.sessionGrants': panel('see what was approved for a session'),
+  'approvals.revokeSessionGrant': panel('take back an approval for a session'),
   'connect.info': ANY,
   'connect.revealToken': panel('see the access token'),
   'connect.rotateToken': panel('replace the access token'),

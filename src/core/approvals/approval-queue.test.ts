@@ -160,5 +160,22 @@ describe('ApprovalQueue', () => {
       expect(queue.grantedForSession('p2', 'ses-1')).toBe(false);
       expect(queue.grantedForSession('p1', 'ses-2')).toBe(false);
     });
+
+    it('lists what a session may run without asking (who, when) and takes it back for that assistant only', () => {
+      queue.grantSession('p1', 'ses-1', 'claude-code');
+      queue.grantSession('p2', 'ses-1', 'cursor');
+      queue.grantSession('p1', 'ses-2', 'claude-code');
+      expect(queue.sessionGrants('ses-1').map((g) => g.client)).toEqual(['claude-code', 'cursor']);
+      expect(Number.isNaN(Date.parse(queue.sessionGrants('ses-1')[0]!.grantedAt))).toBe(false);
+      expect(events.filter(([name]) => name === 'approval.grants')).toHaveLength(3);
+      expect(queue.revokeSessionGrant('ses-1', 'claude-code')).toBe(1);
+      expect(queue.grantedForSession('p1', 'ses-1')).toBe(false);
+      // The other assistant in that session, and the same assistant in another session, keep theirs.
+      expect(queue.grantedForSession('p2', 'ses-1')).toBe(true);
+      expect(queue.grantedForSession('p1', 'ses-2')).toBe(true);
+      expect(queue.sessionGrants('ses-1').map((g) => g.client)).toEqual(['cursor']);
+      expect(events.at(-1)).toEqual(['approval.grants', { sessionId: 'ses-1' }]);
+      expect(queue.revokeSessionGrant('ses-1', 'claude-code')).toBe(0);
+    });
   });
 });

@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
 import { MAX_APPROVAL_CODE_CHARS } from '../../shared/domain/approval';
-import type { Approval, ApprovalDecision, ApprovalKind, ApprovalOutcome, ChatAsk } from '../../shared/domain/approval';
+import type { Approval, ApprovalDecision, ApprovalKind, ApprovalOutcome, ChatAsk, SessionGrant } from '../../shared/domain/approval';
 import type { CallTransport } from '../../shared/domain/caller';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -65,8 +65,8 @@ const MAX_SESSION_GRANTS = 1_000;
  */
 export class ApprovalQueue {
   private readonly pending = new Map<string, Pending>();
-  /** `principal\nsessionId` of sessions whose later questions the person approved in the chat ("Approve for this session"). */
-  private readonly grants = new Set<string>();
+  /** By `principal\nsessionId`: sessions whose later questions the person approved in the chat ("Approve for this session"), who and when. */
+  private readonly grants = new Map<string, { sessionId: string } & SessionGrant>();
 
   constructor(
     private readonly bus: EventBus,
@@ -136,11 +136,33 @@ export class ApprovalQueue {
   }
 
   /** Remembers "Approve for this session": later questions of this caller in this session are not asked again. */
-  grantSession(principal: string, sessionId: string): void {
+  grantSession(principal: string, sessionId: string, client = 'an unnamed client'): void {
     const key = `${principal}\n${sessionId}`;
     this.grants.delete(key);
-    this.grants.add(key);
-    if (this.grants.size > MAX_SESSION_GRANTS) this.grants.delete(this.grants.values().next().value as string);
+    this.grants.set(key, { sessionId, client, grantedAt: new Date().toISOString() });
+    if (this.grants.size > MAX_SESSION_GRANTS) this.grants.delete(this.grants.keys().next().value as string);
+    this.log?.info('approved for the rest of a session', { sessionId, client });
+    this.bus.emit('approval.grants', { sessionId });
+  }
+
+  /** What the person allowed in this session without asking again, oldest first (the panel shows it and can take it back). */
+  sessionGrants(sessionId: string): SessionGrant[] {
+    return [...this.grants.values()].filter((g) => g.sessionId === sessionId).map(({ client, grantedAt }) => ({ client, grantedAt }));
+  }
+
+  /** Takes back "Approve for this session" for that assistant in that session: its next call is asked again. How many were taken back. */
+  revokeSessionGrant(sessionId: string, client: string): number {
+    let revoked = 0;
+    for (const [key, grant] of this.grants) {
+      if (grant.sessionId !== sessionId || grant.client !== client) continue;
+      this.grants.delete(key);
+      revoked += 1;
+    }
+    if (revoked > 0) {
+      this.log?.info('took back an approval for the rest of a session', { sessionId, client });
+      this.bus.emit('approval.grants', { sessionId });
+    }
+    return revoked;
   }
 
   /** The chat's answer settles the request; no answer there leaves it to the panel (or the timeout). */

@@ -173,6 +173,16 @@ describe('approvals in the chat, with real MCP clients and a real engine', () =>
     expect(chat.asked).toHaveLength(1);
     expect(requested).toEqual([]);
     expect(await lastAuditRow()).toMatchObject({ status: 'ok', approval: 'Approved earlier in the chat by chat-http-session, for the rest of this session' });
+    // The panel shows it and can take it back (an assistant cannot even see it); then the next call is asked again.
+    const second = await execute(chat, 'n');
+    const sessionId = (second.structuredContent as { session_id: string }).session_id;
+    expect(await call(sp.api, 'approvals.sessionGrants', { sessionId }, PANEL)).toMatchObject({ grants: [{ client: 'chat-http-session' }] });
+    await expect(call(sp.api, 'approvals.sessionGrants', { sessionId }, { transport: 'http', principal: 'someone', client: 'chat-http-session' })).rejects.toThrow(/Only the Sandpit panel/);
+    expect(await call(sp.api, 'approvals.revokeSessionGrant', { sessionId, client: 'chat-http-session' }, PANEL)).toEqual({ revoked: 1 });
+    expect(await call(sp.api, 'approvals.sessionGrants', { sessionId }, PANEL)).toEqual({ grants: [] });
+    chat.answers.push(accept('deny'));
+    expect((await execute(chat, 'n += 1\nn')).isError).toBe(true);
+    expect(chat.asked).toHaveLength(2);
     // Another client's calls in its own session are still asked.
     const other = await httpClient('chat-http-other');
     await setApprovals(other.name, 'ask-every');

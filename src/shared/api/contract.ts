@@ -19,7 +19,7 @@ import {
   environmentViewSchema,
   importedDependenciesSchema,
 } from '../domain/environment';
-import { approvalDecisionSchema, approvalOutcomeSchema, approvalSchema } from '../domain/approval';
+import { approvalDecisionSchema, approvalOutcomeSchema, approvalSchema, sessionGrantSchema } from '../domain/approval';
 import { connectedClientSchema, connectInfoSchema } from '../domain/connect';
 import { assistantChangeSchema, assistantIdSchema, assistantStatusSchema } from '../domain/assistants';
 import { commandResultSchema, packageOutcomeSchema, packageSpecSchema } from '../domain/packages';
@@ -440,6 +440,14 @@ export const methods = {
     input: z.object({ id: z.string().min(1).max(64), decision: approvalDecisionSchema }),
     output: z.object({ ok: z.boolean() }),
   },
+  'approvals.sessionGrants': {
+    input: z.object({ sessionId: sessionIdSchema }),
+    output: z.object({ grants: z.array(sessionGrantSchema).describe('Oldest first') }),
+  },
+  'approvals.revokeSessionGrant': {
+    input: z.object({ sessionId: sessionIdSchema, client: z.string().min(1).max(200) }),
+    output: z.object({ revoked: z.number().int().min(0) }),
+  },
   'connect.info': {
     input: z.object({}),
     output: connectInfoSchema,
@@ -525,6 +533,8 @@ export const events = {
     // Chat approvals (issue 23): set when the person answered in the client's chat rather than the panel.
     answeredIn: z.literal('chat').optional(),
   }),
+  /** What a session may run without asking changed: an "Approve for this session" given in the chat, or taken back in the panel. */
+  'approval.grants': z.object({ sessionId: z.string() }),
   /** The MCP clients connected now (after one connected or left). */
   'clients.changed': z.object({ clients: z.array(connectedClientSchema) }),
   /** A background run (issue 23) started, moved on or ended. */

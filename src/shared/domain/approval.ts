@@ -55,3 +55,10 @@ export type ChatDecision = 'approve' | 'deny' | 'approve-session';
  * when the question is settled elsewhere: the chat's question must be withdrawn then.
  */
 export type ChatAsk = (approval: Approval, signal: AbortSignal) => Promise<ChatDecision | undefined>;
+
+/** "Approve for this session" given in the chat: that assistant's later calls in the session are not asked about. */
+export const sessionGrantSchema = z.object({
+  client: z.string().describe("The assistant's name as it connected"),
+  grantedAt: z.string().describe('When the person approved it (ISO 8601)'),
+});
+export type SessionGrant = z.infer<typeof sessionGrantSchema>;

@@ -8,6 +8,7 @@ import { useNow } from '../../lib/use-now';
 import { usePanel } from '../../stores/panel-context';
 import { DownloadNotebookButton } from '../notebooks/download-notebook-button';
 import { BackgroundRuns } from './background-runs';
+import { SessionGrants } from './session-grants';
 import { ConsoleView } from './console-view';
 import { FileBrowser } from './file-browser';
 import { RunHistory } from './run-history';
@@ -143,6 +144,7 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
 
       {ended ? null : <SessionGraphs sessionId={sessionId} running={ready} />}
       <BackgroundRuns sessionId={sessionId} />
+      {ended ? null : <SessionGrants sessionId={sessionId} />}
       <ConsoleView sessionId={sessionId} />
       {ended ? null : <SnippetBox session={session} disabled={!ready && !paused} />}
 
