@@ -46,18 +46,32 @@ describe('apply under kill -9', () => {
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     // Killed once some (not all) files are new: polled on the person's folder, with a timeout.
+    let busy = false;
     const killed = await new Promise<boolean>((resolve, reject) => {
       const deadline = setTimeout(() => reject(new Error(`the apply never got going: ${stderr}`)), 60_000);
       const poll = setInterval(() => {
+        if (busy) return;
+        busy = true;
         void (async () => {
           let fresh = 0;
           for (let i = 0; i < FILES; i += 50)
             if ((await readFile(join(person, `f${i}.txt`), 'utf8')).startsWith('new')) fresh++;
-          if (fresh >= 2) {
+          if (fresh < 2) {
+            busy = false;
+            return;
+          }
+          // Frozen first (SIGSTOP), so that what is seen is what the kill leaves: killed only while a temp file of
+          // the apply is there (it has not been renamed yet), else let go on. One tick at a time (busy).
+          child.kill('SIGSTOP');
+          await new Promise((r) => setTimeout(r, 20));
+          if ((await readdir(person)).some((n) => TEMP_NAME.test(n))) {
             clearInterval(poll);
             clearTimeout(deadline);
             resolve(child.kill('SIGKILL'));
+            return;
           }
+          child.kill('SIGCONT');
+          busy = false;
         })();
       }, 5);
       child.on('exit', () => {
