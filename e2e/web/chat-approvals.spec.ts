@@ -97,3 +97,49 @@ test('the panel answering first withdraws the chat\'s question; the chat answeri
     await reset.removeRule(name);
   }
 });
+
+test('"Approve for this session" in the chat shows on the session\'s page, and Ask again takes it back', async ({ panel, server }) => {
+  const name = uniqueName('e2e-grant');
+  const settings = await panel.settings();
+  await settings.askEveryTime(name);
+  const questions: Array<(result: ElicitResult) => void> = [];
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+  client.setRequestHandler(ElicitRequestSchema, () => new Promise<ElicitResult>((resolve) => questions.push(resolve)));
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+  const execute = (code: string): Promise<CallToolResult> =>
+    client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { timeout: 110_000 }) as Promise<CallToolResult>;
+  try {
+    // A first run (asked, approved in the chat) makes the session; the second is approved for the rest of it.
+    const first = execute('n = 1');
+    await expect.poll(() => questions.length, { timeout: 60_000 }).toBe(1);
+    questions[0]!({ action: 'accept', content: { decision: 'approve' } });
+    const made = await first;
+    const sessionId = (made.structuredContent as { session_id: string }).session_id;
+    const second = execute('n += 1\nn');
+    await expect.poll(() => questions.length, { timeout: 60_000 }).toBe(2);
+    questions[1]!({ action: 'accept', content: { decision: 'approve-session' } });
+    expect((await second).structuredContent).toMatchObject({ result: '2' });
+
+    const sessions = await panel.sessions();
+    await sessions.open(sessionId);
+    const grants = panel.page.getByTestId('session-grants');
+    await expect(grants.getByRole('heading')).toHaveText('Allowed for this session without asking');
+    const grant = grants.getByTestId('session-grant');
+    await expect(grant).toContainText(`${name} runs code here without asking: you chose “Approve for this session” in the chat at`);
+    // Not asked now:
+    expect((await execute('n += 1\nn')).structuredContent).toMatchObject({ result: '3' });
+    expect(questions).toHaveLength(2);
+    await grant.getByTestId('session-grant-revoke').click();
+    await expect(grants).toBeHidden();
+    // Asked again: the panel shows the prompt (and the chat asks) — denied here, nothing runs.
+    const fourth = execute('n += 1\nn');
+    const card = await panel.approvals.waitFor('n += 1');
+    await panel.approvals.deny(card);
+    expect((await fourth).isError).toBe(true);
+    expect(questions).toHaveLength(3);
+  } finally {
+    await client.close().catch(() => undefined);
+    const reset = await panel.settings();
+    await reset.removeRule(name);
+  }
+});
