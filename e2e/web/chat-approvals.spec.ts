@@ -36,7 +36,8 @@ test('the panel answering first withdraws the chat\'s question; the chat answeri
       });
     });
   });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } });
+  await client.connect(transport);
   const execute = (code: string): Promise<CallToolResult> =>
     client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { timeout: 110_000 }) as Promise<CallToolResult>;
   try {
@@ -91,6 +92,8 @@ test('the panel answering first withdraws the chat\'s question; the chat answeri
     expect(textOf(await thirdCall)).toBe('DENIED: The person using Sandpit denied this run.');
     expect(questions).toHaveLength(2);
   } finally {
+    // Ends the MCP session too, so the assistant no longer counts as connected for the specs that follow.
+    await transport.terminateSession().catch(() => undefined);
     await client.close().catch(() => undefined);
     const reset = await panel.settings();
     await reset.approvals.getByTestId('settings-approval-ask-in-chat').check();
@@ -105,7 +108,8 @@ test('"Approve for this session" in the chat shows on the session\'s page, and A
   const questions: Array<(result: ElicitResult) => void> = [];
   const client = new Client({ name, version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
   client.setRequestHandler(ElicitRequestSchema, () => new Promise<ElicitResult>((resolve) => questions.push(resolve)));
-  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } }));
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${server.token}` } } });
+  await client.connect(transport);
   const execute = (code: string): Promise<CallToolResult> =>
     client.callTool({ name: 'execute_code', arguments: { code } }, undefined, { timeout: 110_000 }) as Promise<CallToolResult>;
   try {
@@ -138,6 +142,8 @@ test('"Approve for this session" in the chat shows on the session\'s page, and A
     expect((await fourth).isError).toBe(true);
     expect(questions).toHaveLength(3);
   } finally {
+    // Ends the MCP session too, so the assistant no longer counts as connected for the specs that follow.
+    await transport.terminateSession().catch(() => undefined);
     await client.close().catch(() => undefined);
     const reset = await panel.settings();
     await reset.removeRule(name);

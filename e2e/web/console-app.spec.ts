@@ -59,3 +59,27 @@ realTest('the console shows a real background run\'s output growing live', async
   await expect(live).toContainText('tick 1', { timeout: 20_000 });
   await expect(live).toContainText('tick 4', { timeout: 20_000 });
 });
+
+// A real foreground run: the console shows its status, its CSV output as a table, and the last line's value on its own.
+realTest('the console shows a real run\'s CSV output as a table and the value of its last line', async ({ page, assistants }) => {
+  const assistant = await assistants.connect(uniqueName('e2e-console-value'));
+  const result = await assistant.client.callTool({ name: 'execute_code', arguments: { code: 'print("city,sales\\nOslo,12\\nBergen,30")\n6 * 7' } });
+  await page.setContent('<iframe id="app" style="width:600px;height:400px"></iframe>');
+  await page.evaluate(({ html, result: sent }) => {
+    const frame = document.getElementById('app') as HTMLIFrameElement;
+    addEventListener('message', (ev: MessageEvent) => {
+      const m = ev.data as { id?: number; method?: string };
+      if (m.method !== 'ui/initialize') return;
+      frame.contentWindow!.postMessage({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2025-11-21', hostCapabilities: {} } }, '*');
+      frame.contentWindow!.postMessage({ jsonrpc: '2.0', method: 'ui/notifications/tool-result', params: sent }, '*');
+    });
+    frame.srcdoc = html;
+  }, { html: CONSOLE_APP_HTML, result });
+  const app = page.frameLocator('#app');
+  await expect(app.locator('p.status')).toContainText('ok in');
+  await expect(app.locator('p.value')).toHaveText('Value: 42');
+  await expect(app.locator('tbody tr td:first-child')).toHaveText(['Oslo', 'Bergen']);
+  await app.getByRole('columnheader', { name: 'sales' }).click();
+  await app.getByRole('columnheader', { name: 'sales' }).click();
+  await expect(app.locator('tbody tr td:first-child')).toHaveText(['Bergen', 'Oslo']);
+});

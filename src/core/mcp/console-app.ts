@@ -27,10 +27,17 @@ async function poll(runId, since) { try { const r = await rpc('tools/call', { na
     const s = r.structuredContent || {}; if (!live) { live = el('pre'); live.className = 'live'; out.appendChild(live); }
     live.textContent += s.output || ''; if (s.state === 'running' || s.state === 'queued' || s.more) poll(runId, s.cursor); else if (s.result) show({ structuredContent: s.result, content: [] });
   } catch (e) { out.appendChild(el('p', 'Could not check the run: ' + e.message)); } }
+function picture(c) { const img = el('img'); img.alt = 'picture from the run'; img.src = 'data:' + c.mimeType + ';base64,' + c.data; out.appendChild(img); }
+function showRun(s, content) { const head = el('p', s.status + (typeof s.duration_ms === 'number' ? ' in ' + s.duration_ms + ' ms' : '')); head.className = 'status'; out.appendChild(head);
+  if (s.stdout) showText(s.stdout);
+  if (s.stderr) { const e = el('pre', s.stderr); e.className = 'err'; out.appendChild(e); }
+  if (s.error) { const e = el('pre', s.error.traceback || (s.error.name + ': ' + s.error.value)); e.className = 'err'; out.appendChild(e); }
+  if (typeof s.result === 'string') { const v = el('p', 'Value: '); v.className = 'value'; v.appendChild(el('code', s.result)); out.appendChild(v); }
+  for (const c of content) if (c.type === 'image') picture(c); }
 function show(result) { const s = result.structuredContent || {};
   if (s.run_id && !s.result && !('exit_code' in s)) { out.appendChild(el('p', 'Running in the background…')); poll(s.run_id, 0); return; }
-  for (const c of result.content || []) { if (c.type === 'text') showText(c.text);
-    else if (c.type === 'image') { const img = el('img'); img.alt = 'picture from the run'; img.src = 'data:' + c.mimeType + ';base64,' + c.data; out.appendChild(img); } } }
+  if (typeof s.status === 'string' && typeof s.stdout === 'string') { showRun(s, result.content || []); return; }
+  for (const c of result.content || []) { if (c.type === 'text') showText(c.text); else if (c.type === 'image') picture(c); } }
 addEventListener('message', (ev) => { const m = ev.data; if (!m || m.jsonrpc !== '2.0') return;
   if (m.id !== undefined && waiting.has(m.id)) { const w = waiting.get(m.id); waiting.delete(m.id); if (m.error) w.fail(new Error(m.error.message)); else w.ok(m.result); return; }
   if (m.method === 'ui/notifications/tool-result') show(m.params || {}); });
@@ -39,7 +46,7 @@ rpc('ui/initialize', { protocolVersion: '2025-11-21', appInfo: { name: 'sandpit-
 `;
 
 const STYLE = 'body{font:14px system-ui,sans-serif;margin:8px}pre{background:#111;color:#eee;padding:8px;white-space:pre-wrap}' +
-  'img{max-width:100%}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:2px 6px}th{cursor:pointer;background:#eee}';
+  'pre.err{color:#f88}p.value code{font-weight:bold}img{max-width:100%}table{border-collapse:collapse}th,td{border:1px solid #ccc;padding:2px 6px}th{cursor:pointer;background:#eee}';
 
 export const CONSOLE_APP_HTML = '<!doctype html><html><head><meta charset="utf-8"><title>Sandpit console</title>' +
   '<style>' + STYLE + '</style></head><body><div id="out"></div><script>' + SCRIPT + '</script></body></html>';

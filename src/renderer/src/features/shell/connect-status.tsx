@@ -2,10 +2,14 @@ import type { ReactElement } from 'react';
 import type { ConnectedClient } from '../../../../shared/domain/connect';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 
-/** "No assistant connected", "1 assistant connected (Claude Desktop)", "2 assistants connected (Claude Desktop, Cursor)". */
+/**
+ * "No assistant connected", "1 assistant connected (Claude Desktop)", "2 assistants connected (Cursor, Claude Desktop)":
+ * the most recently connected first, so the one that just connected is named even when many are.
+ */
 export function clientsWords(clients: readonly ConnectedClient[]): string {
   // One app with several connections (windows, restarts) is one assistant.
-  const names = [...new Set(clients.map((c) => c.name))];
+  const newestFirst = [...clients].sort((a, b) => b.connectedAt.localeCompare(a.connectedAt));
+  const names = [...new Set(newestFirst.map((c) => c.name))];
   if (names.length === 0) return 'No assistant connected';
   const list = names.length <= 3 ? names.join(', ') : `${names.slice(0, 2).join(', ')} and ${names.length - 2} more`;
   return `${names.length === 1 ? '1 assistant' : `${names.length} assistants`} connected (${list})`;
