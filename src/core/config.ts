@@ -4,7 +4,7 @@ import { resolveHome } from './home';
 import { DEFAULT_LIMITS } from '../shared/domain/limits';
 import type { Limits } from '../shared/domain/limits';
 import type { Isolation } from '../shared/domain/isolation';
-import type { Flavour } from '../shared/domain/runtimes';
+import type { Flavour } from '../shared/domain/languages';
 
 export type ChannelSetting = 'auto' | 'socket' | 'attach';
 

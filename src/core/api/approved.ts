@@ -1,6 +1,6 @@
 import type { MethodName, MethodParsedInput } from '../../shared/api/contract';
-import { languageLabel } from '../../shared/domain/runtimes';
-import type { Language } from '../../shared/domain/runtimes';
+import { languageLabel } from '../../shared/domain/languages';
+import type { Language } from '../../shared/domain/languages';
 import type { Environment } from '../../shared/domain/environment';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { approvedNote, grantedNote, refusedNote } from '../approvals/approval-note';

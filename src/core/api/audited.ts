@@ -1,7 +1,7 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { AuditFolder, AuditSandbox, AuditSummary, AuditedMethod } from '../../shared/domain/audit';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import { failureFinish } from '../audit/audit-outcome';
 import type { AuditFinish, AuditStart } from '../audit/audit-writer';
 import type { EventBus } from '../events/event-bus';

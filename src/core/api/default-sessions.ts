@@ -1,4 +1,4 @@
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { EventBus } from '../events/event-bus';
 import type { Session } from '../sessions/session';
 

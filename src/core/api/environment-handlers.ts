@@ -1,5 +1,5 @@
 import { defaultBaseFor } from '../../shared/domain/environment';
-import { packageManagerOf } from '../../shared/domain/runtimes';
+import { packageManagerOf } from '../../shared/domain/languages';
 import { MANAGER_IDS, PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import type { ManagerId } from '../../shared/domain/package-managers';
 import { importDependencies } from '../importers/import-definition';

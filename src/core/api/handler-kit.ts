@@ -1,5 +1,5 @@
 import type { MethodOutput } from '../../shared/api/contract';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { ApprovalQueue } from '../approvals/approval-queue';
 import type { AuditStore } from '../audit/audit-store';
 import type { SandpitConfig } from '../config';

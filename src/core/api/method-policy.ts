@@ -1,8 +1,8 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import type { ApprovalKind } from '../../shared/domain/approval';
 import type { AuditedMethod } from '../../shared/domain/audit';
-import type { Language } from '../../shared/domain/runtimes';
-import { DEFAULT_LANGUAGE, languageLabel, languageOfPath } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
+import { DEFAULT_LANGUAGE, languageLabel, languageOfPath } from '../../shared/domain/languages';
 import { changeCode, changeFinish, checkFinish, commandFinish, executionFinish, installFinish, previewFinish, processStartFinish } from '../audit/audit-outcome';
 import type { AuditFinish } from '../audit/audit-writer';
 

@@ -1,10 +1,10 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { AuditEntry } from '../../shared/domain/audit';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import { NOTEBOOK_MIME, buildNotebook, notebookFileName } from '../notebook/notebook-builder';
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
-import { DEFAULT_LANGUAGE } from '../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE } from '../../shared/domain/languages';
 
 /** The most rows one notebook (and one replay) is made of. */
 export const SESSION_ROWS_MAX = 2_000;

@@ -1,6 +1,6 @@
-import { DEFAULT_LANGUAGE, packageManagerOf } from '../../shared/domain/runtimes';
-import type { Language } from '../../shared/domain/runtimes';
-import { parsePackageSpecs } from '../runtimes/package-specs';
+import { DEFAULT_LANGUAGE, packageManagerOf } from '../../shared/domain/languages';
+import type { Language } from '../../shared/domain/languages';
+import { parsePackageSpecs } from '../installers/package-specs';
 import type { CallContext, Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
 

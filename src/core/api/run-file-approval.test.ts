@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { ApprovalSettings } from '../../shared/domain/settings';
 import { ApprovalQueue } from '../approvals/approval-queue';
 import { EventBus } from '../events/event-bus';
 import type { HostMessage, RequestReply } from '../sandbox/protocol';
 import { silentLogger } from '../log';
-import type { SandboxRuntime } from '../sessions/sandbox-runtime';
+import type { SandboxDriver } from '../sessions/sandbox-driver';
 import { Session } from '../sessions/session';
 import type { SessionServices } from '../sessions/session-types';
 import type { SessionManager } from '../sessions/session-manager';
@@ -57,7 +57,7 @@ function setup(policy: ApprovalSettings['defaultPolicy']): Setup {
         ran.push({ sessionId: id, code });
         return { status: 'ok', stdout: '', stderr: '', displays: [], truncated: { stdout: false, stderr: false }, durationMs: 1, stateLost: false };
       },
-    } as unknown as SandboxRuntime;
+    } as unknown as SandboxDriver;
     const identity = { language, image: 'img', limits: DEFAULT_LIMITS, name: id, networkPolicy: 'none', isolation: 'standard', owner: 'mcp:1', idleTtlMs: 60_000, fromPool: false } as const;
     return new Session(runtime, identity, { ...services, artifacts: { put: () => Promise.reject(new Error('no artifacts')) } } as unknown as SessionServices, 'ready');
   };

@@ -1,4 +1,4 @@
-import { languageOfPath } from '../../shared/domain/runtimes';
+import { languageOfPath } from '../../shared/domain/languages';
 import { fromWorkspacePath } from '../files/safe-path';
 import type { Session } from '../sessions/session';
 import type { CallContext, Handlers } from './api-types';

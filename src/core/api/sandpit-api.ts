@@ -1,6 +1,6 @@
 import { secretHandlers } from './secret-handlers';
 import { SandpitError } from '../../shared/api/errors';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { Handlers } from './api-types';
 import { approvalHandlers } from './approval-handlers';
 import { auditHandlers } from './audit-handlers';
@@ -31,7 +31,7 @@ import { openSession } from './session-factory';
 import { settingsHandlers } from './settings-handlers';
 import { snapshotHandlers } from './snapshot-handlers';
 import { withPolicy } from './with-policy';
-import { DEFAULT_LANGUAGE } from '../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE } from '../../shared/domain/languages';
 
 /**
  * The one implementation of the contract. The panel (IPC, /api), REST and the MCP tools all call

@@ -1,12 +1,12 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { PartialLimits } from '../../shared/domain/limits';
-import { DEFAULT_LANGUAGE, RUNTIMES, languageLabel, packageManagerOf } from '../../shared/domain/runtimes';
-import type { Language } from '../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, LANGUAGE_ENTRIES, languageLabel, packageManagerOf } from '../../shared/domain/languages';
+import type { Language } from '../../shared/domain/languages';
 import { findEnvironment } from '../environments/environment-lookup';
 import { isolationOf, networkFor } from '../environments/environment-services';
 import type { EnvironmentServices } from '../environments/environment-services';
-import { parsePackageSpecs } from '../runtimes/package-specs';
-import type { PackageSpec } from '../runtimes/package-specs';
+import { parsePackageSpecs } from '../installers/package-specs';
+import type { PackageSpec } from '../installers/package-specs';
 import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
 import { prepareReviewLayers, shareFolders } from '../folders/share-folders';
@@ -63,7 +63,7 @@ export async function openSession(
   environments: EnvironmentServices,
   request: NewSessionRequest,
 ): Promise<{ session: Session; dependencies: PackageSpec[] }> {
-  const reference = request.environment ?? RUNTIMES[request.language ?? DEFAULT_LANGUAGE].defaultEnvironment;
+  const reference = request.environment ?? LANGUAGE_ENTRIES[request.language ?? DEFAULT_LANGUAGE].defaultEnvironment;
   const env = await findEnvironment(environments.store, reference);
   if (request.language && request.language !== env.language) {
     throw new SandpitError(

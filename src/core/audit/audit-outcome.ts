@@ -2,7 +2,7 @@ import { toErrorBody } from '../../shared/api/errors';
 import type { ChangeOutcome } from '../../shared/domain/folder-changes';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
-import type { PackageCheck } from '../runtimes/helper-install';
+import type { PackageCheck } from '../installers/helper-install';
 import type { ProcessInfo } from '../../shared/domain/process';
 import type { PreviewInfo } from '../../shared/domain/preview';
 import type { AuditFinish } from './audit-writer';

@@ -1,6 +1,6 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { Flavour } from '../../shared/domain/runtimes';
-import { diagnoseInstall } from '../runtimes/install-diagnosis';
+import type { Flavour } from '../../shared/domain/languages';
+import { diagnoseInstall } from '../installers/install-diagnosis';
 import type { DockerClient } from './docker-client';
 import { ensureExecutorImage, planExecutorImage } from './image-builder';
 

@@ -1,6 +1,6 @@
 import { isSandpitError } from '../../shared/api/errors';
-import { LANGUAGES, defaultFlavourOf } from '../../shared/domain/runtimes';
-import type { Flavour } from '../../shared/domain/runtimes';
+import { LANGUAGES, defaultFlavourOf } from '../../shared/domain/languages';
+import type { Flavour } from '../../shared/domain/languages';
 import type { DockerClient } from './docker-client';
 import { planExecutorImage } from './image-builder';
 

@@ -11,7 +11,7 @@ import { outcomeWords } from './egress-outcome';
 import { allowedHostsFromUrls, allowedPortsFromUrls, startEgressProxy } from './egress-proxy';
 import { sourceFilter } from './egress-source-filter';
 import type { EgressConnector, EgressProxyStats, EgressRefusal, RunningEgressProxy } from './egress-proxy';
-import type { InstallProxy } from '../runtimes/helper-install';
+import type { InstallProxy } from '../installers/helper-install';
 import type { SecretAuthority } from './secret-ca';
 import type { UsableSecret } from './secret-store';
 

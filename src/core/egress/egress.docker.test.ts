@@ -19,8 +19,8 @@ import type { TestSandpit } from '../../test-support/sandpit';
 import type { EgressConnector } from './egress-connector';
 import { egressNetworkName, startEgressGateway } from './egress-gateway';
 import type { EgressGateway, EgressRefusedEvent } from './egress-gateway';
-import { pipInstaller } from '../runtimes/pip';
-import { parsePackageSpecs } from '../runtimes/package-specs';
+import { pipInstaller } from '../installers/pip';
+import { parsePackageSpecs } from '../installers/package-specs';
 import { newSession } from '../../test-support/sessions';
 
 // Network rule of this file: traffic goes only to loopback and to the two Docker networks created

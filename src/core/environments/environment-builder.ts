@@ -5,7 +5,7 @@ import { packFiles } from '../files/safe-tar';
 import type { Logger } from '../log';
 import type { SandboxImages } from '../sandbox/sandbox-images';
 import type { InstallDiagnosis } from '../../shared/domain/packages';
-import { diagnoseInstall } from '../runtimes/install-diagnosis';
+import { diagnoseInstall } from '../installers/install-diagnosis';
 import { environmentDockerfile, failedPackageFrom } from './environment-dockerfile';
 import { definitionHash } from './environment-hash';
 import type { EnvironmentStore } from './environment-store';

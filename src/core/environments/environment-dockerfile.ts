@@ -1,5 +1,5 @@
 import type { Environment } from '../../shared/domain/environment';
-import { parsePackageSpec } from '../runtimes/package-specs';
+import { parsePackageSpec } from '../installers/package-specs';
 
 export interface DockerfileSettings {
   pipIndexUrl: string;

@@ -2,7 +2,7 @@ import { SandpitError } from '../../shared/api/errors';
 import type { Environment, NetworkPolicy } from '../../shared/domain/environment';
 import type { Isolation } from '../../shared/domain/isolation';
 import type { SandpitConfig } from '../config';
-import type { InstallProxy, InstallSettings } from '../runtimes/helper-install';
+import type { InstallProxy, InstallSettings } from '../installers/helper-install';
 import type { ContainerEnv } from '../sessions/session-template';
 import type { EnvironmentBuilder } from './environment-builder';
 import type { EnvironmentStore } from './environment-store';

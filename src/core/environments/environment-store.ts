@@ -31,7 +31,7 @@ import { syncFolder, writeFileAtomic } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 import { isPresetId, presetDefinitions, PRESET_TIMESTAMP } from './environment-presets';
 import type { PresetDefinition, PresetOptions } from './environment-presets';
-import { parsePackageSpec } from '../runtimes/package-specs';
+import { parsePackageSpec } from '../installers/package-specs';
 import { checkAllowedHost } from '../egress/allowed-host-check';
 import { MANAGER_IDS, PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import type { ManagerId } from '../../shared/domain/package-managers';

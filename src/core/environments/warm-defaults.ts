@@ -1,5 +1,5 @@
 import { toErrorBody } from '../../shared/api/errors';
-import { LANGUAGES, RUNTIMES } from '../../shared/domain/runtimes';
+import { LANGUAGES, LANGUAGE_ENTRIES } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import type { SessionManager } from '../sessions/session-manager';
 import { isolationOf } from './environment-services';
@@ -27,7 +27,7 @@ export async function warmDefaultPools(deps: { sessions: SessionManager; environ
       return undefined;
     }
   };
-  const ids = [...new Set(LANGUAGES.map((language) => RUNTIMES[language].defaultEnvironment))];
+  const ids = [...new Set(LANGUAGES.map((language) => LANGUAGE_ENTRIES[language].defaultEnvironment))];
   const [first, ...others] = ids;
   const firstTemplate = first === undefined ? undefined : await templateOf(first);
   if (firstTemplate) await sessions.warmUp([firstTemplate], 1);

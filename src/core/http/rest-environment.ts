@@ -1,5 +1,5 @@
 import type { EnvironmentView } from '../../shared/domain/environment';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { ManagerId } from '../../shared/domain/package-managers';
 
 /** One environment as `GET /list-envs` gives it: what `POST /execute {env}` takes, and whether it is ready. */

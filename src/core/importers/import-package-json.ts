@@ -1,6 +1,6 @@
 import { isSandpitError, SandpitError } from '../../shared/api/errors';
 import type { UnsupportedEntry } from '../../shared/domain/environment';
-import { parsePackageSpec } from '../runtimes/package-specs';
+import { parsePackageSpec } from '../installers/package-specs';
 
 /**
  * package.json → npm packages (`name@range`). Only registry packages are installed: git, GitHub

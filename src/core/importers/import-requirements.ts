@@ -1,6 +1,6 @@
 import { isSandpitError, SandpitError } from '../../shared/api/errors';
 import type { UnsupportedEntry } from '../../shared/domain/environment';
-import { parsePackageSpec } from '../runtimes/package-specs';
+import { parsePackageSpec } from '../installers/package-specs';
 
 /**
  * requirements.txt → pip packages. Sandpit installs registry packages by name and version only, so

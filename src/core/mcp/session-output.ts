@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { SessionInfo } from '../../shared/domain/session';
 import { sessionStateSchema } from '../../shared/domain/session';
-import { LANGUAGES } from '../../shared/domain/runtimes';
+import { LANGUAGES } from '../../shared/domain/languages';
 import { formatDuration } from './tool-fields';
 
 export const sessionSummarySchema = z.object({

@@ -1,7 +1,7 @@
 import type { Artifact } from '../../shared/domain/artifact';
 import type { AuditEntry } from '../../shared/domain/audit';
-import type { Language } from '../../shared/domain/runtimes';
-import { RUNTIMES, packageManagerOf } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
+import { LANGUAGE_ENTRIES, packageManagerOf } from '../../shared/domain/languages';
 import { PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import { isImageMime } from '../files/mime';
 import { errorOutput } from './notebook-error';
@@ -200,7 +200,7 @@ export async function buildNotebook(input: NotebookInput): Promise<Notebook> {
       sandpit: {
         sessionId: input.sessionId,
         language: input.language,
-        languageLabel: RUNTIMES[input.language].label,
+        languageLabel: LANGUAGE_ENTRIES[input.language].label,
         rows: input.rows.map((r) => r.id),
       },
     },

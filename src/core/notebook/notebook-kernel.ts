@@ -1,4 +1,4 @@
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 
 /** The notebook's `kernelspec` and `language_info` for a session's language (what JupyterLab opens it with). */
 export interface NotebookLanguage {

@@ -1,5 +1,5 @@
 import { Duplex, PassThrough, Writable } from 'node:stream';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import { toErrorBody } from '../../shared/api/errors';
 import type { Session } from '../sessions/session';

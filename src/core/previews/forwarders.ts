@@ -1,4 +1,4 @@
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 
 /**
  * The forwarder that runs inside a sandbox for one previewed port, as a hidden long-running process: it

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import type { Limits } from '../../shared/domain/limits';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { Isolation } from '../../shared/domain/isolation';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { AgentChannel } from './agent-channel';

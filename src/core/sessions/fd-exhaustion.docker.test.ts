@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISOLATION_LEVELS } from '../../shared/domain/isolation';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { newSession } from '../../test-support/sessions';

@@ -1,4 +1,4 @@
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 
 /** One successful run, as it ran (what a replay runs again). */
 export interface RunRecord {

@@ -1,7 +1,7 @@
 import type { Display, StopCause, StreamName } from '../../shared/domain/execution';
 import type { CollectedOutput } from './execution-collector';
 
-/** One run as the SandboxRuntime takes it, and how it ended (with the words its caller is told). */
+/** One run as the SandboxDriver takes it, and how it ended (with the words its caller is told). */
 export interface RunRequest {
   executionId: string;
   code: string;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ISOLATION_LEVELS } from '../../shared/domain/isolation';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/api-types';
 import { startTestSandpit } from '../../test-support/sandpit';

@@ -2,10 +2,10 @@ import { toErrorBody } from '../../shared/api/errors';
 import type { CommandResult } from '../../shared/domain/packages';
 import type { Logger } from '../log';
 import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
-import type { SandboxRuntime } from './sandbox-runtime';
+import type { SandboxDriver } from './sandbox-driver';
 
 /** Asks the agent to stop every process but itself (what a command left behind); a dead agent has none to stop. */
-async function reapLeftovers(runtime: SandboxRuntime, log: Logger): Promise<void> {
+async function reapLeftovers(runtime: SandboxDriver, log: Logger): Promise<void> {
   try {
     const killed = await runtime.request((id) => [{ type: 'reap', id }], (reply) => (reply.type === 'reaped' ? reply.killed : undefined), 10_000, 'stopping leftover processes');
     if (killed > 0) log.info('stopped processes a command left behind', { killed });
@@ -15,7 +15,7 @@ async function reapLeftovers(runtime: SandboxRuntime, log: Logger): Promise<void
 }
 
 /** A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit (run inside the session's job). */
-export async function runShellCommand(runtime: SandboxRuntime, log: Logger, sessionId: string, command: string, limitMs: number, maxOutputBytes: number): Promise<CommandResult> {
+export async function runShellCommand(runtime: SandboxDriver, log: Logger, sessionId: string, command: string, limitMs: number, maxOutputBytes: number): Promise<CommandResult> {
   const started = Date.now();
   const seconds = Math.max(1, Math.ceil(limitMs / 1000));
   // `timeout -s KILL` ends the command inside the sandbox: killing an exec client would not.
@@ -35,7 +35,7 @@ export async function runShellCommand(runtime: SandboxRuntime, log: Logger, sess
  * it goes to the whole group, so the command and what it started end, and the command's own end then stops
  * whatever is left.
  */
-export async function stopShellCommands(runtime: SandboxRuntime): Promise<void> {
+export async function stopShellCommands(runtime: SandboxDriver): Promise<void> {
   const script = `for d in /proc/[0-9]*; do c=$(tr '\\0' ' ' < "$d/cmdline" 2>/dev/null); case "$c" in "timeout -s KILL "*" sh -c "*) kill -TERM "\${d#/proc/}" 2>/dev/null;; esac; done; true`;
   await runtime.sandbox.exec(['sh', '-c', script], { workingDir: WORKSPACE_DIR, timeoutMs: 10_000, maxOutputBytes: 4_096 });
 }

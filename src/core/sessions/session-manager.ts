@@ -4,14 +4,14 @@ import type { NetworkPolicy } from '../../shared/domain/environment';
 import type { Isolation } from '../../shared/domain/isolation';
 import { resolveLimits } from '../../shared/domain/limits';
 import type { Limits, PartialLimits } from '../../shared/domain/limits';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { ChannelKind, SessionInfo } from '../../shared/domain/session';
 import type { StopCause } from '../../shared/domain/execution';
 import type { SandpitConfig } from '../config';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
 import type { Logger } from '../log';
-import type { InstallSettings } from '../runtimes/helper-install';
+import type { InstallSettings } from '../installers/helper-install';
 import { newId } from '../util/ids';
 import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
@@ -19,7 +19,7 @@ import type { KeptStore } from './kept-store';
 import { KeptSessions } from './kept-sessions';
 import { keptRecordAccepted } from './kept-check';
 import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
-import { SandboxRuntime } from './sandbox-runtime';
+import { SandboxDriver } from './sandbox-driver';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
 import type { SecretUse } from '../../shared/domain/secret';
@@ -450,9 +450,9 @@ export class SessionManager {
     return pool;
   }
 
-  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean, folders: readonly MountedFolder[] = []): SandboxRuntime {
+  private makeRuntime(id: string, template: SessionTemplate, pooled: boolean, folders: readonly MountedFolder[] = []): SandboxDriver {
     const { config } = this.deps;
-    return new SandboxRuntime({
+    return new SandboxDriver({
       backend: this.deps.backend,
       spec: {
         sessionId: id,

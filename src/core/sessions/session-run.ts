@@ -4,13 +4,13 @@ import type { ExecutionResult } from '../../shared/domain/execution';
 import type { Logger } from '../log';
 import { captureArtifacts } from './capture-artifacts';
 import type { RunHistory } from './run-history';
-import type { SandboxRuntime } from './sandbox-runtime';
+import type { SandboxDriver } from './sandbox-driver';
 import type { SessionIdentity, SessionServices } from './session-types';
 
 /** What one run needs of its session (the Session hands these over from inside its queued job). */
 export interface SessionRunContext {
   sessionId: string;
-  runtime: SandboxRuntime;
+  runtime: SandboxDriver;
   identity: SessionIdentity;
   services: SessionServices;
   history: RunHistory;

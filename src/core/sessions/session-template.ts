@@ -1,6 +1,6 @@
 import type { Isolation } from '../../shared/domain/isolation';
 import type { Limits } from '../../shared/domain/limits';
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 
 /**
  * Container variables, or a function of the session id (e.g. the egress proxy URL with the session's

@@ -1,4 +1,4 @@
-import type { Language } from '../../shared/domain/runtimes';
+import type { Language } from '../../shared/domain/languages';
 import type { Limits } from '../../shared/domain/limits';
 import type { NetworkPolicy } from '../../shared/domain/environment';
 import type { Isolation } from '../../shared/domain/isolation';
@@ -7,7 +7,7 @@ import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
 import type { MountedFolder } from '../folders/share-folders';
 import type { Logger } from '../log';
-import type { InstallSettings } from '../runtimes/helper-install';
+import type { InstallSettings } from '../installers/helper-install';
 import type { SandboxFolder } from '../sandbox/sandbox-backend';
 import type { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';

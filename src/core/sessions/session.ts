@@ -2,15 +2,15 @@ import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { FileEntry } from '../../shared/domain/artifact';
 import type { ExecutionResult, StopCause } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
-import { languageLabel, languageOfPath } from '../../shared/domain/runtimes';
+import { languageLabel, languageOfPath } from '../../shared/domain/languages';
 import type { SessionInfo, SessionState } from '../../shared/domain/session';
 import type { SharedFolder } from '../../shared/domain/shared-folder';
 import { fromWorkspacePath } from '../files/safe-path';
 import type { MountedFolder } from '../folders/share-folders';
 import type { Logger } from '../log';
-import type { PackageCheck } from '../runtimes/helper-install';
-import { installerFor } from '../runtimes/installers';
-import type { PackageSpec } from '../runtimes/package-specs';
+import type { PackageCheck } from '../installers/helper-install';
+import { installerFor } from '../installers/installers';
+import type { PackageSpec } from '../installers/package-specs';
 import type { SandboxStats } from '../sandbox/sandbox-backend';
 import { newId } from '../util/ids';
 import { SerialQueue } from '../util/serial-queue';
@@ -18,7 +18,7 @@ import { resumeNotice } from './resume-notice';
 import type { PauseReason } from './resume-notice';
 import { RunHistory } from './run-history';
 import type { RecordedRuns } from './run-history';
-import type { SandboxRuntime } from './sandbox-runtime';
+import type { SandboxDriver } from './sandbox-driver';
 import { runShellCommand, stopShellCommands } from './session-commands';
 import { captureSessionContents, restoreSessionContents } from './session-contents';
 import type { RestoreFile } from './session-contents';
@@ -60,7 +60,7 @@ export class Session {
   private readonly runContext: SessionRunContext;
 
   constructor(
-    readonly runtime: SandboxRuntime,
+    readonly runtime: SandboxDriver,
     readonly identity: SessionIdentity,
     private readonly services: SessionServices,
     initial: SessionState,

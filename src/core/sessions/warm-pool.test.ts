@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../log';
 import { pollUntil } from '../util/with-timeout';
-import type { SandboxRuntime } from './sandbox-runtime';
+import type { SandboxDriver } from './sandbox-driver';
 import type { SessionTemplate } from './session-template';
 import { WarmPool } from './warm-pool';
 
 const TEMPLATE = { language: 'python', image: 'sandpit-fake:1' } as SessionTemplate;
 
-/** Just what the pool uses of a SandboxRuntime: start, remove, connected. */
+/** Just what the pool uses of a SandboxDriver: start, remove, connected. */
 class FakeSession {
   connected = false;
   removed = 0;
@@ -64,14 +64,14 @@ class FakeFactory {
     this.autoStart = autoStart;
   }
 
-  readonly make = (): SandboxRuntime => {
+  readonly make = (): SandboxDriver => {
     const session = new FakeSession(`ses-${this.made.length + 1}`, this);
     this.made.push(session);
-    return session as unknown as SandboxRuntime;
+    return session as unknown as SandboxDriver;
   };
 }
 
-function fake(session: SandboxRuntime | undefined): FakeSession {
+function fake(session: SandboxDriver | undefined): FakeSession {
   if (!session) throw new Error('expected a session');
   return session as unknown as FakeSession;
 }

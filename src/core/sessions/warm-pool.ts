@@ -1,6 +1,6 @@
 import { toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
-import type { SandboxRuntime } from './sandbox-runtime';
+import type { SandboxDriver } from './sandbox-driver';
 import type { SessionTemplate } from './session-template';
 
 /**
@@ -12,12 +12,12 @@ import type { SessionTemplate } from './session-template';
 const REFILL_DELAY_MS = 250;
 
 export class WarmPool {
-  private readonly ready: SandboxRuntime[] = [];
+  private readonly ready: SandboxDriver[] = [];
   private refilling: Promise<void> | undefined;
   /** A sandbox is starting now. */
   private starting = false;
   /** The claim waiting for the sandbox starting now (at most one: the others start cold). */
-  private waiter: ((session: SandboxRuntime | undefined) => void) | undefined;
+  private waiter: ((session: SandboxDriver | undefined) => void) | undefined;
   private disposed = false;
   private failures = 0;
 
@@ -26,7 +26,7 @@ export class WarmPool {
     /** What every sandbox of this pool is made from. */
     readonly template: SessionTemplate,
     private size: number,
-    private readonly make: () => SandboxRuntime,
+    private readonly make: () => SandboxDriver,
     private readonly log: Logger,
   ) {}
 
@@ -46,7 +46,7 @@ export class WarmPool {
    * A ready sandbox; else the one starting now, once it is up (unless another claim waits for it); else
    * undefined (the caller starts one cold, and the pool starts filling).
    */
-  async claim(): Promise<SandboxRuntime | undefined> {
+  async claim(): Promise<SandboxDriver | undefined> {
     let session = this.ready.shift();
     while (session && !session.connected) {
       void session.remove().catch(() => undefined);
@@ -58,7 +58,7 @@ export class WarmPool {
       return session;
     }
     if (this.starting && !this.waiter && !this.disposed) {
-      return new Promise<SandboxRuntime | undefined>((resolve) => {
+      return new Promise<SandboxDriver | undefined>((resolve) => {
         this.waiter = resolve;
       });
     }
@@ -67,7 +67,7 @@ export class WarmPool {
   }
 
   /** The waiting claim gets `session` (undefined: it starts one cold); true if there was one. */
-  private handOff(session: SandboxRuntime | undefined): boolean {
+  private handOff(session: SandboxDriver | undefined): boolean {
     const waiter = this.waiter;
     this.waiter = undefined;
     waiter?.(session);

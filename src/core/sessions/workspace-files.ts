@@ -4,7 +4,7 @@ import type { FileEntry } from '../../shared/domain/artifact';
 import { fromWorkspacePath } from '../files/safe-path';
 import type { ReplyCollector } from './agent-requests';
 import type { FsErrorCode, RequestReply } from '../sandbox/protocol';
-import type { SandboxRuntime } from './sandbox-runtime';
+import type { SandboxDriver } from './sandbox-driver';
 
 export const MAX_UPLOAD_BYTES = 100 * 1024 * 1024;
 export const MAX_DOWNLOAD_BYTES = 100 * 1024 * 1024;
@@ -15,7 +15,7 @@ const BASE_TIMEOUT_MS = 30_000;
 const PER_MIB_TIMEOUT_MS = 1_000;
 
 /** What the workspace's files are reached through: the agent, inside the sandbox, as the sandbox user. */
-export type WorkspaceAgent = Pick<SandboxRuntime, 'request'>;
+export type WorkspaceAgent = Pick<SandboxDriver, 'request'>;
 
 export interface WorkspaceUsage {
   usedBytes: number;

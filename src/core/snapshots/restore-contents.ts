@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
-import { LANGUAGES } from '../../shared/domain/runtimes';
+import { LANGUAGES } from '../../shared/domain/languages';
 import type { RunRecord } from '../sessions/run-history';
 import type { Session } from '../sessions/session';
 import type { SnapshotManifest, SnapshotStore } from './snapshot-store';

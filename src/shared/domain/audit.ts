@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { isolationSchema } from './isolation';
 import { sharedFolderSchema } from './shared-folder';
 import { limitsSchema } from './limits';
-import { LANGUAGES } from './runtimes';
+import { LANGUAGES } from './languages';
 
 /** The contract methods that run code: each call is one row of the audit log. */
 export const AUDITED_METHODS = ['sessions.execute', 'sessions.runCommand', 'sessions.runFile', 'packages.install', 'packages.check', 'changes.apply', 'changes.discard', 'processes.start', 'previews.open'] as const;

@@ -6,8 +6,8 @@ import { shareFolderInputSchema } from './shared-folder';
 import { hostEntrySchema } from './settings';
 import { secretUseSchema } from './secret';
 import { languageSchema } from './session';
-import { FLAVOURS, LANGUAGES, RUNTIMES, defaultFlavourOf, languageLabel, languagesOf, packageManagerOf, runsOn } from './runtimes';
-import type { Flavour, Language } from './runtimes';
+import { FLAVOURS, LANGUAGES, LANGUAGE_ENTRIES, defaultFlavourOf, languageLabel, languagesOf, packageManagerOf, runsOn } from './languages';
+import type { Flavour, Language } from './languages';
 import { APT_NAME, MANAGER_IDS, PACKAGE_MANAGERS, noPackages } from './package-managers';
 import type { ManagerId } from './package-managers';
 
@@ -36,7 +36,7 @@ export const networkPolicySchema = z
   );
 export type NetworkPolicy = z.infer<typeof networkPolicySchema>;
 
-/** Executor image flavours (executor-image/bases.json), from the runtime registry. */
+/** Executor image flavours (executor-image/bases.json), from the language registry. */
 export const ENVIRONMENT_BASES = FLAVOURS;
 export const environmentBaseSchema = z
   .enum(FLAVOURS)
@@ -45,7 +45,7 @@ export type EnvironmentBase = Flavour;
 
 /** The bases a language can run on; the first is its default (the registry's flavours). */
 export const BASES_BY_LANGUAGE: Record<Language, readonly EnvironmentBase[]> = Object.fromEntries(
-  LANGUAGES.map((language) => [language, RUNTIMES[language].flavours]),
+  LANGUAGES.map((language) => [language, LANGUAGE_ENTRIES[language].flavours]),
 ) as Record<Language, readonly EnvironmentBase[]>;
 
 export function defaultBaseFor(language: Language): EnvironmentBase {

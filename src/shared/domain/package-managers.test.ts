@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IMAGE_ORDER, MANAGER_IDS, PACKAGE_MANAGERS, allPackages, noPackages } from './package-managers';
-import { FLAVOUR_AGENTS, LANGUAGES, RUNTIMES, runsOn } from './runtimes';
+import { FLAVOUR_AGENTS, LANGUAGES, LANGUAGE_ENTRIES, runsOn } from './languages';
 import { environmentDefinitionInputSchema } from './environment';
 
 describe('the package-manager registry', () => {
@@ -23,7 +23,7 @@ describe('the package-manager registry', () => {
   });
 
   it('every language names a manager of the registry, and bakes system packages first', () => {
-    for (const language of LANGUAGES) expect(MANAGER_IDS).toContain(RUNTIMES[language].packageManager);
+    for (const language of LANGUAGES) expect(MANAGER_IDS).toContain(LANGUAGE_ENTRIES[language].packageManager);
     expect(IMAGE_ORDER[0]).toBe('apt');
     expect(allPackages({ ...noPackages(), pip: ['a'], apt: ['b'] })).toEqual(['a', 'b']);
   });
@@ -36,8 +36,8 @@ describe('the package-manager registry', () => {
 });
 
 describe('flavours a language runs on', () => {
-  it('every listed flavour carries the language agent (RuntimeEntry.agent)', () => {
-    for (const language of LANGUAGES) for (const flavour of RUNTIMES[language].flavours) expect(FLAVOUR_AGENTS[flavour]).toBe(RUNTIMES[language].agent);
+  it('every listed flavour carries the language agent (LanguageEntry.agent)', () => {
+    for (const language of LANGUAGES) for (const flavour of LANGUAGE_ENTRIES[language].flavours) expect(FLAVOUR_AGENTS[flavour]).toBe(LANGUAGE_ENTRIES[language].agent);
   });
 
   it('bash does not run on the node image, whose agent has no bash mode', () => {

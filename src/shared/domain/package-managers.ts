@@ -1,8 +1,8 @@
 /**
- * The package-manager registry, beside the language registry (runtimes.ts): what is pure data about each
+ * The package-manager registry, beside the language registry (languages.ts): what is pure data about each
  * manager — its id, what a person reads, its spec grammar and normaliser, how names compare, its notebook
  * cell, the setting that names its index, the words an installer uses for a package it cannot find. The
- * core's table (core/runtimes/package-manager-tools.ts) adds the install command and the Dockerfile lines.
+ * core's table (core/installers/package-manager-tools.ts) adds the install command and the Dockerfile lines.
  * An environment lists its packages per manager id (`Record<ManagerId, string[]>`).
  */
 

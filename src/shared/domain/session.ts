@@ -2,7 +2,7 @@ import { secretUseSchema } from './secret';
 import { z } from 'zod';
 import { limitsSchema } from './limits';
 import { isolationSchema } from './isolation';
-import { LANGUAGES } from './runtimes';
+import { LANGUAGES } from './languages';
 import { sharedFolderSchema } from './shared-folder';
 
 export const languageSchema = z.enum(LANGUAGES);

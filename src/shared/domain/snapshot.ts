@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isolationSchema } from './isolation';
 import { limitsSchema } from './limits';
-import { LANGUAGES } from './runtimes';
+import { LANGUAGES } from './languages';
 import { sessionInfoSchema } from './session';
 
 /** A snapshot's id: `snap-` and lowercase letters and digits. */

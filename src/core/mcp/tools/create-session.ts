@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_LANGUAGE, LANGUAGES } from '../../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, LANGUAGES } from '../../../shared/domain/languages';
 import { defineTool } from '../define-tool';
 import { withProgress } from '../progress-ticker';
 import { sessionLine, sessionSummarySchema, toSessionSummary } from '../session-output';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LANGUAGES } from '../../../shared/domain/runtimes';
+import { LANGUAGES } from '../../../shared/domain/languages';
 import { defineTool } from '../define-tool';
 import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
 import { executionOutputShape, executionToolOutput } from '../execution-output';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ENVIRONMENT_STATES, NETWORK_POLICY_MEANINGS } from '../../../shared/domain/environment';
 import type { EnvironmentView } from '../../../shared/domain/environment';
-import { LANGUAGES } from '../../../shared/domain/runtimes';
+import { LANGUAGES } from '../../../shared/domain/languages';
 import { allPackages } from '../../../shared/domain/package-managers';
 import { defineTool } from '../define-tool';
 

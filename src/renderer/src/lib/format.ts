@@ -1,5 +1,5 @@
-import { LANGUAGES, languageLabel } from '../../../shared/domain/runtimes';
-import type { Language } from '../../../shared/domain/runtimes';
+import { LANGUAGES, languageLabel } from '../../../shared/domain/languages';
+import type { Language } from '../../../shared/domain/languages';
 
 /** Sizes as people read them: 0 bytes, 12 KB, 3.4 MB. */
 export function formatBytes(bytes: number): string {
@@ -51,7 +51,7 @@ export function formatTime(iso: string): string {
   return Number.isNaN(then.getTime()) ? '—' : then.toLocaleString();
 }
 
-/** Each language's name for a person, from the runtime registry. */
+/** Each language's name for a person, from the language registry. */
 export const LANGUAGE_WORDS: Record<Language, string> = Object.fromEntries(LANGUAGES.map((language) => [language, languageLabel(language)])) as Record<Language, string>;
 
 /** The first line of some code, shortened to `max` characters. */

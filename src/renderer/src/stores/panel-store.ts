@@ -5,7 +5,7 @@ import type { EngineStatus } from '../../../shared/api/contract';
 import { isSandpitError } from '../../../shared/api/errors';
 import type { AccessProblem } from '../../../shared/api/transport';
 import type { SessionInfo } from '../../../shared/domain/session';
-import type { Language } from '../../../shared/domain/runtimes';
+import type { Language } from '../../../shared/domain/languages';
 import { accessWords } from '../features/shell/access-words';
 import { sameRoute } from './routes';
 import type { Route, Screen } from './routes';

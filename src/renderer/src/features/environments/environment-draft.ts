@@ -8,8 +8,8 @@ import type {
 } from '../../../../shared/domain/environment';
 import type { Isolation } from '../../../../shared/domain/isolation';
 import type { PartialLimits } from '../../../../shared/domain/limits';
-import { DEFAULT_LANGUAGE, packageManagerOf } from '../../../../shared/domain/runtimes';
-import type { Language, PackageManager } from '../../../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, packageManagerOf } from '../../../../shared/domain/languages';
+import type { Language, PackageManager } from '../../../../shared/domain/languages';
 import type { FolderMode } from '../../../../shared/domain/shared-folder';
 
 /** A folder of this computer every session of the environment gets. */
@@ -89,7 +89,7 @@ function foldersOf(draft: EnvironmentDraft): FolderDraft[] {
   return draft.folders.map((f) => ({ hostPath: f.hostPath.trim(), mode: f.mode, ...(f.mountPath?.trim() ? { mountPath: f.mountPath.trim() } : {}) }));
 }
 
-/** The language-specific installer the form shows (the runtime registry's: pip for python and bash, npm for javascript). */
+/** The language-specific installer the form shows (the language registry's: pip for python and bash, npm for javascript). */
 export function installerFor(language: Language): PackageManager {
   return packageManagerOf(language);
 }

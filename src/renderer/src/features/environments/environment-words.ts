@@ -1,5 +1,5 @@
 import type { EnvironmentBase, EnvironmentView } from '../../../../shared/domain/environment';
-import { languageLabel } from '../../../../shared/domain/runtimes';
+import { languageLabel } from '../../../../shared/domain/languages';
 
 /** What each built-in environment is for, in one line a person can choose by. */
 export const PRESET_BLURBS: Record<string, string> = {

@@ -4,7 +4,7 @@ import type { EnvironmentView } from '../../../../shared/domain/environment';
 import { Modal } from '../../components/modal';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 import { environmentBlurb, environmentState } from '../environments/environment-words';
-import { DEFAULT_LANGUAGE, RUNTIMES } from '../../../../shared/domain/runtimes';
+import { DEFAULT_LANGUAGE, LANGUAGE_ENTRIES } from '../../../../shared/domain/languages';
 
 /** Why an environment cannot (or not at once) start a session, or nothing. */
 function statusNote(env: EnvironmentView): string | undefined {
@@ -39,7 +39,7 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
   const createSession = usePanel((s) => s.createSession);
   const navigate = usePanel((s) => s.navigate);
   const creating = usePanel((s) => s.pending.includes('new'));
-  const [choice, setChoice] = useState<string>(RUNTIMES[DEFAULT_LANGUAGE].defaultEnvironment);
+  const [choice, setChoice] = useState<string>(LANGUAGE_ENTRIES[DEFAULT_LANGUAGE].defaultEnvironment);
   const [keep, setKeep] = useState(false);
 
   useEffect(() => {

@@ -3,14 +3,14 @@ import { SandpitError } from '../../shared/api/errors';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import { MemoryBackend, promptMemoryAgent } from '../../test-support/memory-backend';
 import { silentLogger } from '../log';
-import { KILL_WAIT_MS, SandboxRuntime } from './sandbox-runtime';
+import { KILL_WAIT_MS, SandboxDriver } from './sandbox-driver';
 import type { RunOutcome, RunRequest } from './run-outcome';
 
 const GRACE_MS = 100;
 const TIMEOUT_MS = 200;
 
-function runtimeOn(backend: MemoryBackend, language: 'python' | 'javascript' | 'bash' = 'python'): SandboxRuntime {
-  return new SandboxRuntime({
+function runtimeOn(backend: MemoryBackend, language: 'python' | 'javascript' | 'bash' = 'python'): SandboxDriver {
+  return new SandboxDriver({
     backend,
     spec: { sessionId: 'ses-test', language, image: 'sandpit-fake:1', limits: DEFAULT_LIMITS, isolation: 'standard', pooled: false },
     log: silentLogger,
@@ -19,7 +19,7 @@ function runtimeOn(backend: MemoryBackend, language: 'python' | 'javascript' | '
   });
 }
 
-async function startedSession(backend: MemoryBackend): Promise<SandboxRuntime> {
+async function startedSession(backend: MemoryBackend): Promise<SandboxDriver> {
   const session = runtimeOn(backend);
   await session.start();
   return session;
@@ -44,7 +44,7 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-describe('SandboxRuntime watchdog', () => {
+describe('SandboxDriver watchdog', () => {
   it('ends the run when the kill fails and the channel never closes, so the queue and the slot are freed', async () => {
     const engine = new MemoryBackend();
     const session = await startedSession(engine);
@@ -73,7 +73,7 @@ describe('SandboxRuntime watchdog', () => {
   });
 });
 
-describe("SandboxRuntime: the agent's hello", () => {
+describe("SandboxDriver: the agent's hello", () => {
   it('refuses an agent that answers as another language than the session asked for, naming both', async () => {
     const engine = new MemoryBackend();
     // An image whose agent is the Python one, asked to run a bash session (an agent without a bash mode answers python).
@@ -94,7 +94,7 @@ describe("SandboxRuntime: the agent's hello", () => {
   });
 });
 
-describe('SandboxRuntime timeout status', () => {
+describe('SandboxDriver timeout status', () => {
   it('says timeout when the code caught the interrupt and returned within the grace period', async () => {
     const engine = new MemoryBackend();
     const session = await startedSession(engine);

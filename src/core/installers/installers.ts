@@ -1,5 +1,5 @@
-import type { Language, PackageManager } from '../../shared/domain/runtimes';
-import { packageManagerOf } from '../../shared/domain/runtimes';
+import type { Language, PackageManager } from '../../shared/domain/languages';
+import { packageManagerOf } from '../../shared/domain/languages';
 import { SandpitError } from '../../shared/api/errors';
 import { PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import type { Installer } from './helper-install';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES, RUNTIMES, languageOfPath, languagesOf, packageManagerOf } from './runtimes';
+import { LANGUAGES, LANGUAGE_ENTRIES, languageOfPath, languagesOf, packageManagerOf } from './languages';
 
 describe('languageOfPath', () => {
   it.each([
@@ -20,14 +20,14 @@ describe('languageOfPath', () => {
   });
 });
 
-describe('the runtime registry', () => {
+describe('the language registry', () => {
   it('has one entry per language, under its own id', () => {
-    expect(Object.keys(RUNTIMES).sort()).toEqual([...LANGUAGES].sort());
-    for (const language of LANGUAGES) expect(RUNTIMES[language].id).toBe(language);
+    expect(Object.keys(LANGUAGE_ENTRIES).sort()).toEqual([...LANGUAGES].sort());
+    for (const language of LANGUAGES) expect(LANGUAGE_ENTRIES[language].id).toBe(language);
   });
 
   it('gives every extension to exactly one language', () => {
-    const all = LANGUAGES.flatMap((l) => RUNTIMES[l].extensions);
+    const all = LANGUAGES.flatMap((l) => LANGUAGE_ENTRIES[l].extensions);
     expect(new Set(all).size).toBe(all.length);
   });
 

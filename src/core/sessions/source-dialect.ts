@@ -1,19 +1,19 @@
 import { stripTypeScriptTypes } from 'node:module';
 import type { ExecutionError } from '../../shared/domain/execution';
-import { runtimeOf } from '../../shared/domain/runtimes';
-import type { Language } from '../../shared/domain/runtimes';
+import { languageEntry } from '../../shared/domain/languages';
+import type { Language } from '../../shared/domain/languages';
 
 /** The code as its agent runs it, or why it cannot run (a syntax error, with its line). */
 export type AgentSource = { code: string } | { error: ExecutionError };
 
 /**
- * Translates a run's code from its language's dialect into what its agent runs (see RuntimeEntry.dialect):
+ * Translates a run's code from its language's dialect into what its agent runs (see LanguageEntry.dialect):
  * TypeScript loses its types in place — whitespace where they were — so an error's line and column are the
  * TypeScript ones. Syntax only TypeScript's compiler can turn into JavaScript (enums, namespaces, parameter
  * properties) is transformed instead; then lines after it may differ.
  */
 export function agentSource(language: Language, code: string): AgentSource {
-  if (runtimeOf(language).dialect !== 'typescript') return { code };
+  if (languageEntry(language).dialect !== 'typescript') return { code };
   try {
     return { code: quietly(() => stripTypeScriptTypes(code, { mode: 'strip' })) };
   } catch (error) {

@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { InstallDiagnosis, PackageOutcome } from '../../shared/domain/packages';
-import type { PackageManager } from '../../shared/domain/runtimes';
+import type { PackageManager } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import type { Sandbox } from '../sandbox/sandbox-backend';
 import { diagnoseInstall, diagnosisText } from './install-diagnosis';

@@ -1,5 +1,5 @@
 /**
- * The runtime registry: one entry per language, read by everything that used to switch on the language —
+ * The language registry: one entry per language, read by everything that used to switch on the language —
  * the installers, run_file's choice of language, "save session as environment", the images, the
  * panel's labels. Adding a language means adding its id to LANGUAGES, its entry here, its image (a
  * flavour in FLAVOURS and executor-image/bases.json, a Dockerfile) and its agent; nothing else.
@@ -30,7 +30,7 @@ export const FLAVOUR_AGENTS: Record<Flavour, AgentName> = {
 /** The package managers whose packages a session installs at run time (the languages' own); the registry is package-managers.ts. */
 export type PackageManager = ManagerId;
 
-export interface RuntimeEntry {
+export interface LanguageEntry {
   id: Language;
   /** What a person reads: "Python", "JavaScript (Node.js)". */
   label: string;
@@ -51,7 +51,7 @@ export interface RuntimeEntry {
   dialect?: 'typescript';
 }
 
-export const RUNTIMES: { readonly [L in Language]: RuntimeEntry & { id: L } } = {
+export const LANGUAGE_ENTRIES: { readonly [L in Language]: LanguageEntry & { id: L } } = {
   python: {
     id: 'python',
     label: 'Python',
@@ -94,25 +94,25 @@ export const RUNTIMES: { readonly [L in Language]: RuntimeEntry & { id: L } } = 
   },
 };
 
-export function runtimeOf(language: Language): RuntimeEntry {
-  return RUNTIMES[language];
+export function languageEntry(language: Language): LanguageEntry {
+  return LANGUAGE_ENTRIES[language];
 }
 
 export function languageLabel(language: Language): string {
-  return RUNTIMES[language].label;
+  return LANGUAGE_ENTRIES[language].label;
 }
 
 export function packageManagerOf(language: Language): PackageManager {
-  return RUNTIMES[language].packageManager;
+  return LANGUAGE_ENTRIES[language].packageManager;
 }
 
 export function defaultFlavourOf(language: Language): Flavour {
-  return RUNTIMES[language].flavours[0]!;
+  return LANGUAGE_ENTRIES[language].flavours[0]!;
 }
 
 /** Whether sessions of a language can run on an image flavour: listed by the language, and carrying its agent. */
 export function runsOn(language: Language, flavour: Flavour): boolean {
-  const runtime = RUNTIMES[language];
+  const runtime = LANGUAGE_ENTRIES[language];
   return runtime.flavours.includes(flavour) && FLAVOUR_AGENTS[flavour] === runtime.agent;
 }
 
@@ -122,10 +122,10 @@ export function runsOn(language: Language, flavour: Flavour): boolean {
  */
 export function languageOfPath(path: string): Language | undefined {
   const lower = path.toLowerCase();
-  return LANGUAGES.find((language) => RUNTIMES[language].extensions.some((ext) => lower.endsWith(ext)));
+  return LANGUAGES.find((language) => LANGUAGE_ENTRIES[language].extensions.some((ext) => lower.endsWith(ext)));
 }
 
 /** The languages whose packages a manager installs (pip → python and bash). */
 export function languagesOf(manager: ManagerId): Language[] {
-  return LANGUAGES.filter((language) => RUNTIMES[language].packageManager === manager);
+  return LANGUAGES.filter((language) => LANGUAGE_ENTRIES[language].packageManager === manager);
 }

@@ -6,7 +6,7 @@ import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sandbox/agent-channel';
-import { agentSource } from '../runtimes/source-dialect';
+import { agentSource } from './source-dialect';
 import { ExecutionCollector } from './execution-collector';
 import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
@@ -22,7 +22,7 @@ const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
  */
 export const KILL_WAIT_MS = 10_000;
 
-export interface SandboxRuntimeOptions {
+export interface SandboxDriverOptions {
   backend: SandboxBackend;
   spec: SandboxSpec;
   log: Logger;
@@ -38,9 +38,9 @@ export interface SandboxRuntimeOptions {
  * a kill, and removal. Knows nothing of queues, pools or artifacts (the Session does), nor of the engine
  * behind the sandbox (the SandboxBackend does).
  */
-export class SandboxRuntime {
+export class SandboxDriver {
   readonly id: string;
-  readonly options: SandboxRuntimeOptions;
+  readonly options: SandboxDriverOptions;
   private sandboxHandle: Sandbox | undefined;
   private channel: AgentChannel | undefined;
   private readonly log: Logger;
@@ -59,7 +59,7 @@ export class SandboxRuntime {
   /** Called when the sandbox died outside a run, before it is restarted. */
   onRecovering: (() => void) | undefined;
 
-  constructor(options: SandboxRuntimeOptions) {
+  constructor(options: SandboxDriverOptions) {
     this.options = options;
     this.id = options.spec.sessionId;
     this.log = options.log.child({ sessionId: this.id });
