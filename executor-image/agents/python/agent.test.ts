@@ -510,8 +510,16 @@ describe('python agent lifecycle', () => {
     const client = agent.client;
     try {
       expect((await client.run('import os\nos.getppid()')).result).toBe('1');
-      const printer =
-        "import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', \"import time\\nwhile True:\\n    print('bg-line', flush=True)\\n    time.sleep(0.05)\"])\ntime.sleep(0.4)";
+      // The run waits (bounded) until the printer has printed at least once: on a loaded machine a new
+      // interpreter can take longer to start than any fixed sleep.
+      const printer = [
+        'import os, subprocess, sys, time',
+        "subprocess.Popen([sys.executable, '-c', \"import time\\nwhile True:\\n    print('bg-line', flush=True)\\n    open('bg-printed', 'w').close()\\n    time.sleep(0.05)\"])",
+        'deadline = time.monotonic() + 30',
+        "while not os.path.exists('bg-printed') and time.monotonic() < deadline:",
+        '    time.sleep(0.02)',
+        'time.sleep(0.2)',
+      ].join('\n');
       const first = await client.run(printer);
       expect(first.stdout).toMatch(/^(bg-line\n)+$/);
       expect(first.done.straysKilled).toBe(1);
