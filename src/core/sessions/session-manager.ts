@@ -223,6 +223,8 @@ export class SessionManager {
         await session.boot();
       } catch (error) {
         this.forget(session);
+        // Sandpit began to quit while it started (and stopped it): that is what the caller is told.
+        this.assertOpen();
         throw error;
       }
     }
