@@ -226,6 +226,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
+    openNetwork: networks.openNetwork,
     checkFolders: (shared) => recheckFolders(shared, folders),
     dropLayers: async (layers) => {
       for (const layer of layers) await folders.reviews?.remove(layer);

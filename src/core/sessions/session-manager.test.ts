@@ -27,6 +27,7 @@ async function memoryManager(
     engine,
     bus,
     artifacts: {} as ArtifactStore,
+    openNetwork: 'memory-open',
     installSettings: () => {
       throw new Error('no installs in these tests');
     },

@@ -16,7 +16,6 @@ import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
 import type { KeptStore } from './kept-store';
 import { KeptSessions } from './kept-sessions';
-import { keptRecordAccepted } from './kept-check';
 import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
 import { SandboxDriver } from './sandbox-driver';
 import { Session } from './session';
@@ -43,6 +42,8 @@ export interface SessionManagerDeps {
   sandboxRemoved?(sessionId: string): void;
   /** Where kept sessions are recorded (the data folder); absent: no session can be kept. */
   kept?: KeptStore;
+  /** The engine's network with a way out (sessions of the "open" policy): what a kept record of that policy must name. */
+  openNetwork: string;
   /** Checks shared folders again before each container that mounts them is made or started (see SandboxSpec). */
   checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
   /** Removes the layers of a stopped session's review folders (their pending changes end with it). */
@@ -100,7 +101,7 @@ export class SessionManager {
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
-    this.kept = new KeptSessions(deps.kept, this.log);
+    this.kept = new KeptSessions({ store: deps.kept, openNetwork: deps.openNetwork, ...(deps.checkFolders ? { checkFolders: deps.checkFolders } : {}), log: this.log });
     this.services = {
       slots: new Semaphore(deps.config.maxConcurrentRuns),
       queueTimeoutMs: deps.config.queueTimeoutMs,
@@ -305,48 +306,15 @@ export class SessionManager {
     return session;
   }
 
-  /**
-   * The kept sessions an earlier core left in the data folder, listed as paused (their containers stopped,
-   * their storage there); each resumes on first use. Their MCP owners ended with that core: they are shared,
-   * usable by every client, like sessions made in the panel.
-   */
+  /** The kept sessions an earlier core left in the data folder, listed as paused (see KeptSessions.adopt). */
   async restoreKept(): Promise<number> {
     if (this.disposed) return 0;
     let restored = 0;
     for (const record of await this.kept.records()) {
       if (this.sessions.has(record.id)) continue;
-      if (!(await keptRecordAccepted(record, this.log, this.deps.checkFolders))) continue;
-      const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
-      const folders = record.folders ?? [];
-      const runtime = this.makeRuntime(record.id, template, false, folders);
-      try {
-        await runtime.adopt(record.sandbox);
-      } catch (error) {
-        this.log.warn('could not take over a kept session; its record stays', { sessionId: record.id, error: toErrorBody(error).message });
-        continue;
-      }
-      const session = new Session(
-        runtime,
-        {
-          language: record.language,
-          image: record.image,
-          limits: record.limits,
-          name: record.name,
-          environment: record.environment,
-          networkPolicy: record.networkPolicy,
-          isolation: record.isolation,
-          client: record.client,
-          owner: undefined,
-          idleTtlMs: record.idleTtlMs,
-          fromPool: false,
-        },
-        this.services,
-        'paused',
-        { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit', ...(record.history ? { history: record.history } : {}), ...(record.runs !== undefined ? { runs: record.runs } : {}) },
-        folders,
-      );
+      const session = await this.kept.adopt(record, (template, folders) => this.makeRuntime(record.id, template, false, folders), this.services);
+      if (!session) continue;
       this.sessions.set(session.id, session);
-      this.kept.adopted(session);
       this.countName(record.environment?.name ?? record.language, record.name);
       this.deps.bus.emit('session.updated', session.info());
       restored += 1;
