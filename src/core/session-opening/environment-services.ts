@@ -4,8 +4,8 @@ import type { Isolation } from '../../shared/domain/isolation';
 import type { SandpitConfig } from '../config';
 import type { InstallProxy, InstallSettings } from '../installers/helper-install';
 import type { ContainerEnv } from '../sessions/session-template';
-import type { EnvironmentBuilder } from './environment-builder';
-import type { EnvironmentStore } from './environment-store';
+import type { EnvironmentBuilder } from '../environments/environment-builder';
+import type { EnvironmentStore } from '../environments/environment-store';
 import type { SecretUse } from '../../shared/domain/secret';
 
 /** Where sessions of the "packages" policy are attached: the egress proxy's network. */
