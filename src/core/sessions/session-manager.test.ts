@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
 import { MemoryBackend } from '../../test-support/memory-backend';
 import { EventBus } from '../events/event-bus';
@@ -15,14 +15,14 @@ const PYTHON: CreateSessionInput = { language: 'python', image: 'sandpit-fake:1'
 /** A manager over the in-memory engine (its agents answer at once; no warm pool unless asked), with its engine up. */
 async function memoryManager(
   maxSessions = 32,
-  more: { poolSize?: number; sandboxRemoved?: (sessionId: string) => void } = {},
+  more: { poolSize?: number; idleTtlMs?: number; sandboxRemoved?: (sessionId: string) => void } = {},
 ): Promise<{ manager: SessionManager; backend: MemoryBackend; bus: EventBus }> {
   const backend = new MemoryBackend('inst-test');
   const engine = new EngineMonitor(backend, silentLogger);
   await engine.check();
   const bus = new EventBus();
   const manager = new SessionManager({
-    config: defaultConfig({ channel: 'attach', poolSize: more.poolSize ?? 0, maxSessions, startTimeoutMs: 5_000 }),
+    config: defaultConfig({ channel: 'attach', poolSize: more.poolSize ?? 0, maxSessions, startTimeoutMs: 5_000, ...(more.idleTtlMs ? { idleTtlMs: more.idleTtlMs } : {}) }),
     backend,
     engine,
     bus,
@@ -253,6 +253,36 @@ describe('resuming while the engine is gone (in-memory engine)', () => {
     const r = await session.execute('2');
     expect(r.stateLost).toBe(true);
     expect(r.message).toMatch(/^This session was paused after 30 minutes without use/);
+    await manager.dispose();
+  });
+});
+
+describe('idle sessions (in-memory engine)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('counts a session idle from when its sandbox was up, not from when it was asked for (a slow start is not idleness)', async () => {
+    // The sweeper's clock is fake; the in-memory sandbox answers on real streams.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const { manager, backend } = await memoryManager(32, { idleTtlMs: 4_000 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const create = backend.create.bind(backend);
+    backend.create = async (spec) => {
+      await held;
+      return create(spec);
+    };
+    const creating = manager.create(PYTHON);
+    // The engine takes 10 s to make the sandbox (a loaded machine, a cold image).
+    vi.setSystemTime(Date.now() + 10_000);
+    release();
+    const session = await creating;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(manager.list().map((s) => [s.id, s.state])).toEqual([[session.id, 'ready']]);
+    // Idle for the time limit after it was up: then it is stopped.
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(manager.list()).toEqual([]);
     await manager.dispose();
   });
 });
