@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EngineStatus } from '../../shared/api/contract';
+import type { EngineStatus } from '../../shared/domain/engine';
 import { SandpitError } from '../../shared/api/errors';
 import { MemoryBackend } from '../../test-support/memory-backend';
 import { silentLogger } from '../log';
