@@ -208,7 +208,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
       return {
         pipIndexUrl: config.pipIndexUrl,
         npmRegistryUrl: config.npmRegistryUrl,
-        buildNetwork: egress?.network ?? config.installNetwork,
+        buildNetwork: egress?.network ?? config.installNetwork ?? networks.openNetwork,
         ...(proxy ? { proxyEnv: proxy.env, release: proxy.release } : {}),
       };
     },
@@ -222,7 +222,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     engine,
     bus,
     artifacts,
-    installSettings: (sessionId) => installSettingsFor(config, gateway.current(), sessionId, gateway.failure()),
+    installSettings: (sessionId) => installSettingsFor(config, { egress: gateway.current(), open: networks.openNetwork }, sessionId, gateway.failure()),
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
