@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE_PRODUCTS } from '../shared/domain/engine';
 import { DEFAULT_LIMITS } from '../shared/domain/limits';
 import type { AgentChannel } from '../core/sandbox/agent-channel';
 import type { AgentMessage } from '../core/sandbox/protocol';
@@ -84,7 +85,7 @@ export function backendConformance(label: string, open: () => Promise<BackendUnd
 
     it('answers ping with the engine it is, and says how to fix it when it is down', async () => {
       const info = await bt.backend.ping(30_000);
-      expect(['docker', 'podman']).toContain(info.product);
+      expect(ENGINE_PRODUCTS).toContain(info.product);
       expect(info.version).not.toBe('');
       expect(bt.backend.fixHint()).not.toBe('');
     });
