@@ -17,6 +17,9 @@ export const CORE_LAYERS = {
   log: [],
   home: [],
   'check-result': [],
+  // $SANDPIT_HOME/instance.json (where a running core serves) and owner.lock (one core per data folder).
+  'instance-file': [],
+  'home-lock': ['instance-file', 'util'],
   config: ['home'],
   files: ['util'],
   folders: ['sandbox', 'util'],
@@ -33,15 +36,17 @@ export const CORE_LAYERS = {
   // Previews of what a sandbox serves (issue 17): a tunnel over the session's channel, an origin of its own.
   previews: ['sandbox', 'sessions', 'events', 'log', 'util'],
   egress: ['sandbox', 'events', 'log', 'installers', 'util'],
-  environments: ['sandbox', 'sessions', 'egress', 'config', 'events', 'files', 'log', 'installers', 'util'],
+  environments: ['sandbox', 'egress', 'config', 'events', 'files', 'log', 'installers', 'util'],
+  // Opening a session: an environment (or the language's built-in one) made into a session; each caller's default sessions; the warm defaults.
+  'session-opening': ['config', 'egress', 'environments', 'events', 'folders', 'installers', 'log', 'sessions'],
   settings: ['egress', 'config', 'log', 'util'],
   // The API: everything below but the engine's implementation.
-  api: ['approvals', 'audit', 'config', 'connect', 'egress', 'environments', 'events', 'files', 'folders', 'importers', 'log', 'notebook', 'replay', 'previews', 'installers', 'sessions', 'settings', 'snapshots', 'util'],
+  api: ['approvals', 'audit', 'config', 'connect', 'egress', 'environments', 'events', 'files', 'folders', 'importers', 'log', 'notebook', 'replay', 'previews', 'installers', 'session-opening', 'sessions', 'settings', 'snapshots', 'util'],
   // The surfaces: the API and the composed core; never the engine, never a session directly.
-  http: ['api', 'app', 'connect', 'events', 'log', 'version'],
+  http: ['api', 'app', 'connect', 'events', 'instance-file', 'log', 'version'],
   mcp: ['api', 'app', 'events', 'http', 'log', 'notebook', 'util', 'version'],
   // The composition roots: the only rooms above docker/ that may import it.
-  app: ['api', 'approvals', 'audit', 'config', 'connect', 'docker', 'egress', 'environments', 'events', 'files', 'folders', 'log', 'previews', 'sandbox', 'sessions', 'settings', 'util'],
+  app: ['api', 'approvals', 'audit', 'config', 'connect', 'docker', 'egress', 'environments', 'events', 'files', 'folders', 'home-lock', 'log', 'previews', 'sandbox', 'session-opening', 'sessions', 'settings', 'util'],
   boot: ['app', 'boot-images', 'boot-checks', 'check-result', 'config', 'docker', 'log', 'settings', 'util'],
 };
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { _electron } from '@playwright/test';
 import type { ElectronApplication } from '@playwright/test';
-import { readInstanceFile } from '../../src/core/http/instance-file';
+import { readInstanceFile } from '../../src/core/instance-file';
 import { electronExecutable } from '../support/electron-binary';
 import { containersOwnedBy, pythonDataImage } from '../support/images';
 import { REPO_ROOT, UNREACHABLE_NPM_REGISTRY, UNREACHABLE_PIP_INDEX } from '../support/serve-process';

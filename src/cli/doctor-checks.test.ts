@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tokenPath } from '../core/connect/token';
 import { lockHome } from '../core/home-lock';
-import { writeInstanceFile } from '../core/http/instance-file';
+import { writeInstanceFile } from '../core/instance-file';
 import {
   checkDataFolder,
   checkNode,

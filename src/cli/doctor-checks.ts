@@ -7,7 +7,7 @@ import { toErrorBody } from '../shared/api/errors';
 import type { CheckResult } from '../core/check-result';
 import { isLooserThanOwnerOnly, tokenPath } from '../core/connect/token';
 import { readHomeHolder } from '../core/home-lock';
-import { isProcessAlive, readInstanceFile } from '../core/http/instance-file';
+import { isProcessAlive, readInstanceFile } from '../core/instance-file';
 
 export function checkNode(version: string = process.versions.node): CheckResult {
   const major = Number(version.split('.')[0]);

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { instanceFilePath } from '../core/http/instance-file';
+import { instanceFilePath } from '../core/instance-file';
 import { tokenPath } from '../core/connect/token';
 import { findRunningInstance } from './find-instance';
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { get } from 'node:http';
-import { isProcessAlive, readInstanceFile } from '../core/http/instance-file';
+import { isProcessAlive, readInstanceFile } from '../core/instance-file';
 import { tokenPath } from '../core/connect/token';
 
 /** How long a running instance has to answer GET /health. */

@@ -37,9 +37,9 @@ import { ensurePrivateDir } from './util/private-dir';
 import type { EgressConnector } from './egress/egress-connector';
 import { lazyEgressGateway } from './egress/egress-gateway-lazy';
 import { EgressLog } from './egress/egress-log';
-import { installSettingsFor } from './environments/environment-services';
-import { warmDefaultPools } from './environments/warm-defaults';
-import type { EnvironmentServices } from './environments/environment-services';
+import { installSettingsFor } from './session-opening/environment-services';
+import { warmDefaultPools } from './session-opening/warm-defaults';
+import type { EnvironmentServices } from './session-opening/environment-services';
 import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
@@ -208,7 +208,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
       return {
         pipIndexUrl: config.pipIndexUrl,
         npmRegistryUrl: config.npmRegistryUrl,
-        buildNetwork: egress?.network ?? config.installNetwork,
+        buildNetwork: egress?.network ?? config.installNetwork ?? networks.openNetwork,
         ...(proxy ? { proxyEnv: proxy.env, release: proxy.release } : {}),
       };
     },
@@ -222,10 +222,11 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     engine,
     bus,
     artifacts,
-    installSettings: (sessionId) => installSettingsFor(config, gateway.current(), sessionId, gateway.failure()),
+    installSettings: (sessionId) => installSettingsFor(config, { egress: gateway.current(), open: networks.openNetwork }, sessionId, gateway.failure()),
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
+    openNetwork: networks.openNetwork,
     checkFolders: (shared) => recheckFolders(shared, folders),
     dropLayers: async (layers) => {
       for (const layer of layers) await folders.reviews?.remove(layer);

@@ -43,8 +43,8 @@ export interface SandpitConfig {
   egressExtraHosts: string[];
   /** Run the egress proxy (installs and "packages" sessions reach the indexes only through it). */
   egressProxy: boolean;
-  /** Docker network the short-lived package installer joins (sessions themselves have none). */
-  installNetwork: string;
+  /** The network the short-lived package installer joins when the egress proxy is off (sessions themselves have none); default: the engine's network with a way out. */
+  installNetwork?: string;
   installTimeoutMs: number;
   /** The executor-image/ folder (Dockerfiles, agents); default: the repository's. */
   imagesDir?: string;
@@ -78,7 +78,7 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     npmRegistryUrl: process.env.SANDPIT_NPM_REGISTRY_URL ?? 'https://registry.npmjs.org/',
     egressExtraHosts: [],
     egressProxy: process.env.SANDPIT_EGRESS_PROXY !== 'off',
-    installNetwork: process.env.SANDPIT_INSTALL_NETWORK ?? 'bridge',
+    ...(process.env.SANDPIT_INSTALL_NETWORK ? { installNetwork: process.env.SANDPIT_INSTALL_NETWORK } : {}),
     installTimeoutMs: 10 * 60_000,
     workspaceStorage: workspaceStorageFrom(process.env.SANDPIT_WORKSPACE_STORAGE),
     defaultIsolation: process.env.SANDPIT_ISOLATION === 'strong' ? 'strong' : 'standard',

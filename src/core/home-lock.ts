@@ -3,7 +3,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { link, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError } from '../shared/api/errors';
-import { readInstanceFile } from './http/instance-file';
+import { readInstanceFile } from './instance-file';
 import { writeFileAtomic } from './util/atomic-write';
 
 /** Who holds a data folder: written by the holder, read by every later start on the same folder. */

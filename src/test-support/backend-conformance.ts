@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { PassThrough, Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ENGINE_PRODUCTS } from '../shared/domain/engine';
 import { DEFAULT_LIMITS } from '../shared/domain/limits';
 import type { AgentChannel } from '../core/sandbox/agent-channel';
 import type { AgentMessage } from '../core/sandbox/protocol';
@@ -51,7 +55,8 @@ function exchange(channel: AgentChannel, message: { type: 'hello' } | { type: 'e
 
 /**
  * The contract every SandboxBackend keeps, asked through the port only (src/core/sandbox/sandbox-backend.ts):
- * create, start with the agent's channel, exec as the sandbox user, the package store in and out, a helper
+ * create, start with the agent's channel, exec as the sandbox user, workspace files in and out on a program's
+ * streams, the package store in and out, a helper
  * beside the sandbox, stats, kill and state, memory kills reported (or said to go unreported), remove, and
  * every resource labelled with its owner so a reaper can find it.
  */
@@ -79,8 +84,8 @@ export function backendConformance(label: string, open: () => Promise<BackendUnd
     });
 
     it('answers ping with the engine it is, and says how to fix it when it is down', async () => {
-      const info = await bt.backend.ping(10_000);
-      expect(['docker', 'podman']).toContain(info.product);
+      const info = await bt.backend.ping(30_000);
+      expect(ENGINE_PRODUCTS).toContain(info.product);
       expect(info.version).not.toBe('');
       expect(bt.backend.fixHint()).not.toBe('');
     });
@@ -104,6 +109,20 @@ export function backendConformance(label: string, open: () => Promise<BackendUnd
       expect(r).toMatchObject({ exitCode: 3, stdout: '10001\nfrom-stdin\n', stderr: 'to-stderr\n', timedOut: false });
       const slow = await sandbox.exec(['sleep', '30'], { timeoutMs: 500 });
       expect(slow.timedOut).toBe(true);
+    });
+
+    it.skipIf(!options.runsPrograms)(`takes a file into /workspace on a program's stdin and gives it back on its stdout, byte for byte${programs}`, async () => {
+      // How the Session moves workspace files (a tar stream in and out, sessions/workspace-tar.ts): binary, streamed.
+      const bytes = randomBytes(256 * 1024);
+      const wrote = await sandbox.exec(['sh', '-c', 'cat > /workspace/conformance.bin'], { stdin: Readable.from([bytes]), timeoutMs: 20_000 });
+      expect(wrote).toMatchObject({ exitCode: 0, timedOut: false });
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const read = await sandbox.exec(['cat', '/workspace/conformance.bin'], { stdoutTo: out, timeoutMs: 20_000 });
+      await withTimeout(finished(out), 10_000, 'the end of the stdout stream');
+      expect(read).toMatchObject({ exitCode: 0, timedOut: false });
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
     });
 
     it('takes files into the package store and gives them back out, regular files only', async () => {

@@ -41,7 +41,9 @@ export type MemoryProgram = (argv: string[], options: SandboxExecOptions, sandbo
  * `programs` says what exec and helpers answer. Every call is counted in `calls` by its port name.
  */
 export class MemoryBackend implements SandboxBackend {
-  readonly endpoint: BackendEndpoint = { kind: 'local', address: 'memory' };
+  endpoint: BackendEndpoint = { kind: 'local', address: 'memory' };
+  /** What ping answers while the engine is up. */
+  info: EngineInfo = { product: 'docker', version: 'memory', apiVersion: '1.47', os: 'linux', runtimes: ['runc'] };
   readonly channel: ChannelKind = 'attach';
   /** Live sandboxes by session id (what a reaper would find), each owned by `instanceId`. */
   readonly sandboxes = new Map<string, MemorySandbox>();
@@ -60,7 +62,7 @@ export class MemoryBackend implements SandboxBackend {
   async ping(): Promise<EngineInfo> {
     this.calls.push('ping');
     if (this.down) throw this.down;
-    return { product: 'docker', version: 'memory', apiVersion: '1.47', os: 'linux', runtimes: ['runc'] };
+    return this.info;
   }
 
   fixHint(): string {

@@ -1,6 +1,6 @@
 import type { SessionInfo } from '../shared/domain/session';
-import { openSession } from '../core/api/session-factory';
-import type { NewSessionRequest } from '../core/api/session-factory';
+import { openSession } from '../core/session-opening/session-factory';
+import type { NewSessionRequest } from '../core/session-opening/session-factory';
 import type { Sandpit } from '../core/app';
 
 /**

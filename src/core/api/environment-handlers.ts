@@ -3,7 +3,7 @@ import { packageManagerOf } from '../../shared/domain/languages';
 import { MANAGER_IDS, PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import type { ManagerId } from '../../shared/domain/package-managers';
 import { importDependencies } from '../importers/import-definition';
-import type { EnvironmentServices } from '../environments/environment-services';
+import type { EnvironmentServices } from '../session-opening/environment-services';
 import { shareFolders } from '../folders/share-folders';
 import type { Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';

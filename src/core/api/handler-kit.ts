@@ -5,7 +5,7 @@ import type { AuditStore } from '../audit/audit-store';
 import type { SandpitConfig } from '../config';
 import type { EgressLog } from '../egress/egress-log';
 import type { SecretStore } from '../egress/secret-store';
-import type { EnvironmentServices } from '../environments/environment-services';
+import type { EnvironmentServices } from '../session-opening/environment-services';
 import type { EventBus } from '../events/event-bus';
 import type { ArtifactStore } from '../files/artifact-store';
 import type { FolderSharing } from '../folders/folder-sharing';

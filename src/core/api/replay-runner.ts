@@ -6,7 +6,7 @@ import type { CallContext, Handlers } from './api-types';
 import { call } from './dispatcher';
 import type { HandlerKit } from './handler-kit';
 import { SESSION_ROWS_MAX, sessionLanguage } from './notebook-handlers';
-import { openSession } from './session-factory';
+import { openSession } from '../session-opening/session-factory';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
 import { compareRuns } from '../../shared/replay-compare';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import type { RestoredSession } from '../../shared/domain/snapshot';
 import { findEnvironment } from '../environments/environment-lookup';
-import { networkFor } from '../environments/environment-services';
+import { networkFor } from '../session-opening/environment-services';
 import { replayRuns } from '../snapshots/replay-runs';
 import type { RunAgain } from '../snapshots/replay-runs';
 import { restoreContents, snapshotHistory } from '../snapshots/restore-contents';

@@ -31,6 +31,9 @@ async function dockerBackendOn(engine: TestEngineName): Promise<BackendUnderTest
   const events = new DaemonEvents(docker, identity.instanceId, silentLogger);
   await events.start();
   const backend = new DockerBackend({ docker, events, identity, instanceDir, channel: 'auto', workspaces: plainWorkspaces, log: silentLogger });
+  // The engine answers before the suite asks anything with the backend's own short timeouts, as the core's engine
+  // monitor makes sure at start (Podman's /version alone took 2.4 s here at load 15).
+  await backend.ping(60_000);
   return {
     backend,
     image,

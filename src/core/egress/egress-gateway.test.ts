@@ -4,10 +4,7 @@ import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest } from '../../test-support/http-client';
-import type { DockerClient, NetworkSpec } from '../docker/docker-client';
-import type { NetworkInfo } from '../sandbox/sandbox-networks';
-import { LABEL, instanceLabels } from '../docker/labels';
-import { dockerNetworks } from '../docker/docker-networks';
+import { MemoryNetworks } from '../../test-support/memory-networks';
 import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { silentLogger } from '../log';
 import { pollUntil, withTimeout } from '../util/with-timeout';
@@ -16,42 +13,10 @@ import { egressNetworkName, startEgressGateway } from './egress-gateway';
 import type { EgressGateway, EgressGatewayOptions, EgressRefusedEvent } from './egress-gateway';
 import { lazyEgressGateway } from './egress-gateway-lazy';
 
-// No Docker: a fake engine whose network "gateway" is 127.0.0.1, so every socket stays on loopback.
+// No engine: the in-memory network port, whose networks' "gateway" is 127.0.0.1, so every socket stays on loopback.
 // 198.51.100.77 (TEST-NET-2) is only ever listened on, which fails locally without sending anything.
 
 const identity: InstanceIdentity = { instanceId: '6938ac0d-63de-4bb1-9c1e-000000000000', host: 'h', pid: 1, processStart: '1' };
-
-interface FakeEngine {
-  docker: DockerClient;
-  created: NetworkSpec[];
-  removed: string[];
-}
-
-function fakeEngine(info: Partial<NetworkInfo> = {}): FakeEngine {
-  const created: NetworkSpec[] = [];
-  const removed: string[] = [];
-  const docker = {
-    endpoint: { kind: 'local', address: '/var/run/docker.sock' },
-    createNetwork: (spec: NetworkSpec) => {
-      created.push(spec);
-      return Promise.resolve('net-1');
-    },
-    inspectNetwork: (id: string) =>
-      Promise.resolve<NetworkInfo>({
-        id,
-        name: created[0]?.name ?? '',
-        labels: created[0]?.labels ?? {},
-        internal: true,
-        subnets: [{ subnet: '127.0.0.0/8', gateway: '127.0.0.1' }],
-        ...info,
-      }),
-    removeNetwork: (id: string) => {
-      removed.push(id);
-      return Promise.resolve();
-    },
-  } as Partial<DockerClient> as DockerClient;
-  return { docker, created, removed };
-}
 
 let upstream: Server;
 let upstreamPort: number;
@@ -89,9 +54,9 @@ function sendFrom(localAddress: string, port: number, bytes: string): Promise<st
   );
 }
 
-function options(engine: FakeEngine, refusals: EgressRefusedEvent[] = []): EgressGatewayOptions {
+function options(networks: MemoryNetworks, refusals: EgressRefusedEvent[] = []): EgressGatewayOptions {
   return {
-    networks: dockerNetworks(engine.docker, identity),
+    networks,
     identity,
     allowedUrls: ['http://pypi-mirror.test:3141/simple', 'https://registry.npmjs.org/'],
     extraHosts: [],
@@ -102,14 +67,12 @@ function options(engine: FakeEngine, refusals: EgressRefusedEvent[] = []): Egres
 }
 
 describe('startEgressGateway', () => {
-  it('creates an internal, instance-labelled network and serves the proxy on its gateway', async () => {
-    const engine = fakeEngine();
+  it('creates an internal network for the egress role and serves the proxy on its gateway', async () => {
+    const engine = new MemoryNetworks();
     const refusals: EgressRefusedEvent[] = [];
     const gateway = await startEgressGateway(options(engine, refusals));
     try {
-      expect(engine.created).toEqual([
-        { name: 'sandpit-egress-6938ac0d63de', labels: { ...instanceLabels(identity), [LABEL.role]: 'egress' }, internal: true },
-      ]);
+      expect(engine.created).toEqual([{ name: 'sandpit-egress-6938ac0d63de', role: 'egress' }]);
       expect(egressNetworkName(identity)).toBe('sandpit-egress-6938ac0d63de');
       expect(gateway).toMatchObject({ network: 'sandpit-egress-6938ac0d63de', networkId: 'net-1', gatewayIp: '127.0.0.1', subnet: '127.0.0.0/8' });
 
@@ -148,7 +111,7 @@ describe('startEgressGateway', () => {
   });
 
   it('replaces hosts and ports with setAllowed, and keeps the old list on a bad entry', async () => {
-    const engine = fakeEngine();
+    const engine = new MemoryNetworks();
     const gateway = await startEgressGateway(options(engine));
     try {
       const auth = authOf(gateway.proxyUrl('ses-1'));
@@ -168,7 +131,7 @@ describe('startEgressGateway', () => {
   });
 
   it('revokes a session\'s credential (sandbox and installer alike), and never revives it', async () => {
-    const engine = fakeEngine();
+    const engine = new MemoryNetworks();
     const gateway = await startEgressGateway(options(engine));
     try {
       const get = (auth: string): Promise<number> =>
@@ -202,7 +165,7 @@ describe('startEgressGateway', () => {
   });
 
   it('gives each build its own credential, reports its refusals without a session, and revokes it on release', async () => {
-    const engine = fakeEngine();
+    const engine = new MemoryNetworks();
     const refusals: EgressRefusedEvent[] = [];
     const gateway = await startEgressGateway(options(engine, refusals));
     try {
@@ -226,7 +189,7 @@ describe('startEgressGateway', () => {
 
   it('accepts connections from the network\'s subnet only', async () => {
     // The network is 127.0.0.0/30 here: 127.0.0.1 is inside, 127.0.0.5 (also loopback on Linux) is a host outside it.
-    const engine = fakeEngine({ subnets: [{ subnet: '127.0.0.0/30', gateway: '127.0.0.1' }] });
+    const engine = new MemoryNetworks({ subnets: [{ subnet: '127.0.0.0/30', gateway: '127.0.0.1' }] });
     const gateway = await startEgressGateway(options(engine));
     try {
       expect(gateway.subnet).toBe('127.0.0.0/30');
@@ -240,13 +203,13 @@ describe('startEgressGateway', () => {
     } finally {
       await gateway.close();
     }
-    const outside = fakeEngine({ subnets: [{ subnet: '10.99.0.0/16', gateway: '127.0.0.1' }] });
+    const outside = new MemoryNetworks({ subnets: [{ subnet: '10.99.0.0/16', gateway: '127.0.0.1' }] });
     await expect(startEgressGateway(options(outside))).rejects.toThrow(/not inside its subnet/);
     expect(outside.removed).toEqual(['net-1']);
   });
 
   it('removes the network and explains itself when the gateway address is not on this machine', async () => {
-    const engine = fakeEngine({ subnets: [{ subnet: '198.51.100.0/24', gateway: '198.51.100.77' }] });
+    const engine = new MemoryNetworks({ subnets: [{ subnet: '198.51.100.0/24', gateway: '198.51.100.77' }] });
     await expect(startEgressGateway(options(engine))).rejects.toMatchObject({ message: expect.stringContaining('not on this machine') as unknown });
     expect(engine.removed).toEqual(['net-1']);
   });
@@ -254,9 +217,9 @@ describe('startEgressGateway', () => {
   it('refuses a remote engine plainly before making a network, even when its gateway address exists here too', async () => {
     // A remote engine's default subnet can match one on this machine: listening here would succeed and its
     // containers would never reach the proxy. The refusal comes first, and nothing is created on the engine.
-    const engine = fakeEngine({ subnets: [{ subnet: '127.0.0.0/30', gateway: '127.0.0.1' }] });
-    const remote = { ...engine.docker, endpoint: { kind: 'remote' as const, address: 'build-box:2376 (TLS)' } } as DockerClient;
-    await expect(startEgressGateway(options({ ...engine, docker: remote }))).rejects.toMatchObject({
+    const engine = new MemoryNetworks({ subnets: [{ subnet: '127.0.0.0/30', gateway: '127.0.0.1' }] });
+    engine.endpoint = { kind: 'remote', address: 'build-box:2376 (TLS)' };
+    await expect(startEgressGateway(options(engine))).rejects.toMatchObject({
       code: 'CONFLICT',
       message: expect.stringContaining("go through Sandpit's egress proxy on this computer, and the containers of a remote Docker engine (build-box:2376 (TLS)) cannot reach it") as unknown,
     });
@@ -264,16 +227,16 @@ describe('startEgressGateway', () => {
   });
 
   it('refuses a network that is not internal or has no IPv4 gateway, and removes it', async () => {
-    const open = fakeEngine({ internal: false });
+    const open = new MemoryNetworks({ internal: false });
     await expect(startEgressGateway(options(open))).rejects.toThrow(/not internal/);
     expect(open.removed).toEqual(['net-1']);
-    const noGateway = fakeEngine({ subnets: [{ subnet: 'fd00::/64', gateway: 'fd00::1' }] });
+    const noGateway = new MemoryNetworks({ subnets: [{ subnet: 'fd00::/64', gateway: 'fd00::1' }] });
     await expect(startEgressGateway(options(noGateway))).rejects.toThrow(/no IPv4 gateway/);
     expect(noGateway.removed).toEqual(['net-1']);
   });
 
   it('rejects a bad allow-list before touching the engine', async () => {
-    const engine = fakeEngine();
+    const engine = new MemoryNetworks();
     await expect(startEgressGateway({ ...options(engine), extraHosts: ['*'] })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     expect(engine.created).toEqual([]);
   });
@@ -292,7 +255,7 @@ describe('lazyEgressGateway', () => {
   }
 
   it('starts once for concurrent callers, retries after a failed start, and passes the latest allow-list', async () => {
-    const engine = fakeEngine();
+    const engine = new MemoryNetworks();
     const starts: EgressGatewayOptions[] = [];
     const closed: string[] = [];
     const lazy = lazyEgressGateway(options(engine), (o) => {
@@ -319,7 +282,7 @@ describe('lazyEgressGateway', () => {
 
   it('closes without starting anything when it was never used', async () => {
     let started = 0;
-    const lazy = lazyEgressGateway(options(fakeEngine()), () => {
+    const lazy = lazyEgressGateway(options(new MemoryNetworks()), () => {
       started += 1;
       return Promise.resolve(fakeGateway([]));
     });

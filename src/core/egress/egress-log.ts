@@ -1,4 +1,5 @@
-import type { EgressEntry, EventPayload } from '../../shared/api/contract';
+import type { EventPayload } from '../../shared/api/contract';
+import type { EgressEntry } from '../../shared/domain/egress';
 import { refusalWords } from './egress-target';
 import type { EgressRefusalReason } from './egress-target';
 

@@ -1,7 +1,7 @@
 import type { Sandpit } from '../app';
 import { startHttpServer } from './http-server';
 import type { HttpMount, RunningHttpServer } from './http-server';
-import { removeInstanceFile, removeInstanceFileSync, writeInstanceFile } from './instance-file';
+import { removeInstanceFile, removeInstanceFileSync, writeInstanceFile } from '../instance-file';
 import { loadOrCreateToken, tokenPath } from '../connect/token';
 
 export interface ServedHttp {

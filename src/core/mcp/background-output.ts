@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { MethodInput } from '../../shared/api/contract';
 import type { BackgroundRun } from '../../shared/domain/background-run';
 import { RUN_STATES } from '../../shared/domain/background-run';
-import type { ToolOutput } from './define-tool';
+import type { ToolOutput } from './tool-output';
 import type { ToolKit } from './tool-kit';
 
 /** The `background` input of the run tools. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CommandResult } from '../../shared/domain/packages';
-import type { ToolOutput } from './define-tool';
+import type { ToolOutput } from './tool-output';
 import { formatDuration } from './tool-fields';
 
 /** What run_command returns (snake_case view of the contract's CommandResult). */

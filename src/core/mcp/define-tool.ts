@@ -1,5 +1,5 @@
 import type { McpServer, ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult, ContentBlock } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import { toErrorBody } from '../../shared/api/errors';
 import type { CreateTaskRequestHandlerExtra, TaskRequestHandlerExtra, ToolTaskHandler } from '@modelcontextprotocol/sdk/experimental/tasks';
@@ -9,6 +9,7 @@ import { createRunTask } from './run-task';
 import type { RunTaskStore } from './run-task-store';
 import type { ToolExtra } from './tool-extra';
 import type { ToolKit } from './tool-kit';
+import type { ToolOutput } from './tool-output';
 import { CONSOLE_APP_META } from './console-app';
 
 /** All four hints, always set: clients decide on confirmations from them. */
@@ -17,13 +18,6 @@ export interface ToolHints {
   destructiveHint: boolean;
   idempotentHint: boolean;
   openWorldHint: boolean;
-}
-
-/** What a tool returns: the structured result (checked against `output`), the text a model reads, extra content. */
-export interface ToolOutput<O> {
-  structured: O;
-  text: string;
-  content?: ContentBlock[];
 }
 
 export interface ToolDefinition<I extends z.ZodRawShape, O extends z.ZodRawShape> {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import { executionStatusSchema } from '../../shared/domain/execution';
 import { artifactLinkSchema, imageContents, resourceLink, toArtifactLink } from './artifact-content';
-import type { ToolOutput } from './define-tool';
+import type { ToolOutput } from './tool-output';
 import { formatBytes, formatDuration } from './tool-fields';
 import type { ToolKit } from './tool-kit';
 

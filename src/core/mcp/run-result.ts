@@ -1,7 +1,7 @@
 import type { MethodOutput } from '../../shared/api/contract';
 import type { CommandOutput } from './command-output';
 import { commandToolOutput } from './command-output';
-import type { ToolOutput } from './define-tool';
+import type { ToolOutput } from './tool-output';
 import type { ExecutionOutput } from './execution-output';
 import { executionToolOutput } from './execution-output';
 import type { ToolKit } from './tool-kit';

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Limits } from '../../shared/domain/limits';
 import type { Language } from '../../shared/domain/languages';
 import type { Isolation } from '../../shared/domain/isolation';
+import type { EngineProduct } from '../../shared/domain/engine';
 import type { ChannelKind } from '../../shared/domain/session';
 import type { AgentChannel } from './agent-channel';
 
@@ -36,8 +37,8 @@ export interface BackendEndpoint {
 }
 
 export interface EngineInfo {
-  /** Docker, or Podman through its Docker-compatible API (some parts of Sandpit are not offered there). */
-  product: 'docker' | 'podman';
+  /** Which engine answered: Docker, or Podman through its Docker-compatible API (some parts of Sandpit are not offered there). */
+  product: EngineProduct;
   version: string;
   apiVersion: string;
   os: string;

@@ -1,39 +1,31 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { EngineStatus } from '../../shared/api/contract';
+import type { EngineStatus } from '../../shared/domain/engine';
 import { SandpitError } from '../../shared/api/errors';
+import { MemoryBackend } from '../../test-support/memory-backend';
 import { silentLogger } from '../log';
 import type { Logger } from '../log';
-import type { EngineEndpoint, EngineVersion } from '../docker/docker-client';
-import { dockerFixHint } from '../docker/docker-errors';
+import type { BackendEndpoint, EngineInfo } from '../sandbox/sandbox-backend';
 import { EngineMonitor } from './engine-monitor';
-import type { SandboxBackend } from '../sandbox/sandbox-backend';
 
-type DockerClient = Pick<SandboxBackend, 'ping' | 'endpoint' | 'fixHint'>;
-
-const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
-const VERSION: EngineVersion = { product: 'docker', version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
 const DOWN_MESSAGE = 'Docker is not running or not reachable at /var/run/docker.sock.';
+const VERSION: EngineInfo = { product: 'docker', version: '27.3.1', apiVersion: '1.47', os: 'linux', runtimes: ['runc', 'runsc'] };
+const FIX = 'The in-memory engine is down because the test said so.';
 
-/** A fake engine whose ping fails `failures` times, then answers; it records when it was pinged. */
-function fakeDocker(
-  failures: number,
-  endpoint: EngineEndpoint = LOCAL,
-): { docker: DockerClient; pings: number[]; setFailures: (n: number) => void } {
+/** The in-memory engine, down for its first `failures` pings; it records when it was pinged. */
+function engineDownFor(failures: number, endpoint?: BackendEndpoint): { engine: MemoryBackend; pings: number[]; setFailures: (n: number) => void } {
+  const engine = new MemoryBackend();
+  engine.info = VERSION;
+  if (endpoint) engine.endpoint = endpoint;
   const pings: number[] = [];
   let left = failures;
-  const docker = {
-    endpoint,
-    ping: () => {
-      pings.push(Date.now());
-      if (left > 0) {
-        left -= 1;
-        return Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', DOWN_MESSAGE));
-      }
-      return Promise.resolve(VERSION);
-    },
-    fixHint: () => dockerFixHint(endpoint),
-  } as DockerClient;
-  return { docker, pings, setFailures: (n) => (left = n) };
+  const answer = engine.ping.bind(engine);
+  engine.ping = () => {
+    pings.push(Date.now());
+    engine.down = left > 0 ? new SandpitError('DOCKER_UNAVAILABLE', DOWN_MESSAGE) : undefined;
+    if (left > 0) left -= 1;
+    return answer();
+  };
+  return { engine, pings, setFailures: (n) => (left = n) };
 }
 
 function recordChanges(monitor: EngineMonitor): EngineStatus[] {
@@ -66,19 +58,19 @@ afterEach(() => {
 
 describe('EngineMonitor', () => {
   it('starts as connecting and refuses work until the engine is up', () => {
-    monitor = new EngineMonitor(fakeDocker(0).docker, silentLogger);
-    expect(monitor.current).toEqual({ state: 'connecting', endpoint: '/var/run/docker.sock' });
+    monitor = new EngineMonitor(engineDownFor(0).engine, silentLogger);
+    expect(monitor.current).toEqual({ state: 'connecting', endpoint: 'memory' });
     const error = thrown(() => monitor?.assertUp());
     expect(error.code).toBe('DOCKER_UNAVAILABLE');
-    expect(error.message).toContain(dockerFixHint(LOCAL));
+    expect(error.message).toContain(FIX);
   });
 
   it('is up with the product, version and runtimes after a successful ping', async () => {
-    monitor = new EngineMonitor(fakeDocker(0).docker, silentLogger);
+    monitor = new EngineMonitor(engineDownFor(0).engine, silentLogger);
     const status = await monitor.check();
     expect(status).toEqual({
       state: 'up',
-      endpoint: '/var/run/docker.sock',
+      endpoint: 'memory',
       version: '27.3.1',
       product: 'docker',
       runtimes: ['runc', 'runsc'],
@@ -88,23 +80,22 @@ describe('EngineMonitor', () => {
   });
 
   it('is down with the reason and a fix after a failed ping, and assertUp says both', async () => {
-    monitor = new EngineMonitor(fakeDocker(1).docker, silentLogger);
+    monitor = new EngineMonitor(engineDownFor(1).engine, silentLogger);
     const status = await monitor.check();
     expect(status).toEqual({
       state: 'down',
-      endpoint: '/var/run/docker.sock',
+      endpoint: 'memory',
       message: DOWN_MESSAGE,
-      fix: dockerFixHint(LOCAL),
+      fix: FIX,
     });
     const error = thrown(() => monitor?.assertUp());
     expect(error.code).toBe('DOCKER_UNAVAILABLE');
-    expect(error.message).toBe(`${DOWN_MESSAGE} ${dockerFixHint(LOCAL)}`);
-    expect(error.message).toMatch(/Start Docker/);
+    expect(error.message).toBe(`${DOWN_MESSAGE} ${FIX}`);
   });
 
   it('reconnects with back-off: down → up, notifying each change once and running the up hooks', async () => {
-    const { docker, pings } = fakeDocker(2);
-    monitor = new EngineMonitor(docker, silentLogger);
+    const { engine, pings } = engineDownFor(2);
+    monitor = new EngineMonitor(engine, silentLogger);
     const changes = recordChanges(monitor);
     const hook = vi.fn(() => Promise.resolve());
     monitor.onUp(hook);
@@ -132,8 +123,8 @@ describe('EngineMonitor', () => {
   });
 
   it('doubles the back-off up to 30 s', async () => {
-    const { docker, pings } = fakeDocker(Number.MAX_SAFE_INTEGER);
-    monitor = new EngineMonitor(docker, silentLogger);
+    const { engine, pings } = engineDownFor(Number.MAX_SAFE_INTEGER);
+    monitor = new EngineMonitor(engine, silentLogger);
     await monitor.check();
     await vi.advanceTimersByTimeAsync(500 + 1_000 + 2_000 + 4_000 + 8_000 + 16_000 + 30_000 + 30_000);
     const gaps = pings.slice(1).map((t, i) => t - (pings[i] ?? 0));
@@ -141,8 +132,8 @@ describe('EngineMonitor', () => {
   });
 
   it('starts the back-off over after the engine was up again', async () => {
-    const { docker, pings, setFailures } = fakeDocker(1);
-    monitor = new EngineMonitor(docker, silentLogger);
+    const { engine, pings, setFailures } = engineDownFor(1);
+    monitor = new EngineMonitor(engine, silentLogger);
     await monitor.check();
     await vi.advanceTimersByTimeAsync(500);
     expect(monitor.current.state).toBe('up');
@@ -156,8 +147,8 @@ describe('EngineMonitor', () => {
   });
 
   it('schedules one reconnect however often it is told the engine is down', async () => {
-    const { docker, pings } = fakeDocker(0);
-    monitor = new EngineMonitor(docker, silentLogger);
+    const { engine, pings } = engineDownFor(0);
+    monitor = new EngineMonitor(engine, silentLogger);
     monitor.markDown('lost');
     monitor.markDown('lost');
     monitor.markDown('lost again');
@@ -167,8 +158,8 @@ describe('EngineMonitor', () => {
   });
 
   it('notifies a change of the reason while down, but not a repeat of the same status', () => {
-    const { docker } = fakeDocker(0);
-    monitor = new EngineMonitor(docker, silentLogger);
+    const { engine } = engineDownFor(0);
+    monitor = new EngineMonitor(engine, silentLogger);
     const changes = recordChanges(monitor);
     monitor.markDown('lost');
     monitor.markDown('lost');
@@ -177,8 +168,8 @@ describe('EngineMonitor', () => {
   });
 
   it('runs the up hooks on every return of the engine, not on every successful check', async () => {
-    const { docker } = fakeDocker(0);
-    monitor = new EngineMonitor(docker, silentLogger);
+    const { engine } = engineDownFor(0);
+    monitor = new EngineMonitor(engine, silentLogger);
     const hook = vi.fn(() => Promise.resolve());
     monitor.onUp(hook);
     await monitor.check();
@@ -192,7 +183,7 @@ describe('EngineMonitor', () => {
   it('stays up and logs when an up hook fails', async () => {
     const warnings: string[] = [];
     const log: Logger = { ...silentLogger, warn: (message) => warnings.push(message) };
-    monitor = new EngineMonitor(fakeDocker(0).docker, log);
+    monitor = new EngineMonitor(engineDownFor(0).engine, log);
     const later = vi.fn(() => Promise.resolve());
     monitor.onUp(() => Promise.reject(new Error('events failed')));
     monitor.onUp(later);
@@ -203,8 +194,8 @@ describe('EngineMonitor', () => {
   });
 
   it('stops reconnecting once disposed', async () => {
-    const { docker, pings } = fakeDocker(1);
-    monitor = new EngineMonitor(docker, silentLogger);
+    const { engine, pings } = engineDownFor(1);
+    monitor = new EngineMonitor(engine, silentLogger);
     await monitor.check();
     monitor.dispose();
     await vi.advanceTimersByTimeAsync(60_000);
@@ -214,11 +205,13 @@ describe('EngineMonitor', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
-  it('gives a remote-engine fix for a remote endpoint', async () => {
-    const remote: EngineEndpoint = { kind: 'remote', address: 'tcp://10.0.0.5:2376' };
-    monitor = new EngineMonitor(fakeDocker(1, remote).docker, silentLogger);
+  it("names the engine's address and how it was found, up or down, with the engine's own fix", async () => {
+    const remote: BackendEndpoint = { kind: 'remote', address: 'tcp://build-box:2376', source: 'DOCKER_HOST' };
+    const { engine } = engineDownFor(1, remote);
+    monitor = new EngineMonitor(engine, silentLogger);
     await monitor.check();
-    expect(monitor.current.fix).toBe(dockerFixHint(remote));
-    expect(monitor.current.fix).toContain('DOCKER_HOST');
+    expect(monitor.current).toEqual({ state: 'down', endpoint: 'tcp://build-box:2376', source: 'DOCKER_HOST', message: DOWN_MESSAGE, fix: FIX });
+    await vi.advanceTimersByTimeAsync(500);
+    expect(monitor.current).toMatchObject({ state: 'up', endpoint: 'tcp://build-box:2376', source: 'DOCKER_HOST' });
   });
 });

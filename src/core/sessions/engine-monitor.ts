@@ -1,4 +1,4 @@
-import type { EngineStatus } from '../../shared/api/contract';
+import type { EngineStatus } from '../../shared/domain/engine';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { Logger } from '../log';
 import type { SandboxBackend } from '../sandbox/sandbox-backend';

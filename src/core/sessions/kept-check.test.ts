@@ -20,15 +20,15 @@ const record: KeptRecord = {
 
 describe('a kept record read back from the data folder', () => {
   it('keeps the network its policy gives: none, or the default bridge for open', () => {
-    expect(keptRecordProblem(record)).toBeUndefined();
-    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'bridge' })).toBeUndefined();
+    expect(keptRecordProblem(record, 'bridge')).toBeUndefined();
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'bridge' }, 'bridge')).toBeUndefined();
   });
 
   it('refuses the host network, another network, a network for policy none, and the package proxy', () => {
-    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'host' })).toMatch(/network "host"/);
-    expect(keptRecordProblem({ ...record, network: 'host' })).toMatch(/network "host", not the one its policy "none" gives \(none\)/);
-    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'container:abc' })).toMatch(/container:abc/);
-    expect(keptRecordProblem({ ...record, networkPolicy: 'open' })).toMatch(/network "none"/);
-    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'sandpit-egress-1' })).toMatch(/package proxy/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'host' }, 'bridge')).toMatch(/network "host"/);
+    expect(keptRecordProblem({ ...record, network: 'host' }, 'bridge')).toMatch(/network "host", not the one its policy "none" gives \(none\)/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'container:abc' }, 'bridge')).toMatch(/container:abc/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open' }, 'bridge')).toMatch(/network "none"/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'sandpit-egress-1' }, 'bridge')).toMatch(/package proxy/);
   });
 });

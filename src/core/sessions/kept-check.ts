@@ -7,12 +7,12 @@ import { sandboxFolders } from './session-types';
 /**
  * What is wrong with a kept session's record read back from the data folder, in plain words, or undefined.
  * A record is input: its network must be the one its policy gives (none: no network; open: the engine's
- * default bridge), and a session on the package proxy is never kept — so `network: host`, a container
- * network or another policy's network is refused, as the contract would refuse it.
+ * network with a way out, `openNetwork`), and a session on the package proxy is never kept — so `network: host`,
+ * a container network or another policy's network is refused, as the contract would refuse it.
  */
-export function keptRecordProblem(record: KeptRecord): string | undefined {
+export function keptRecordProblem(record: KeptRecord, openNetwork: string): string | undefined {
   if (record.networkPolicy === 'packages') return 'it says it uses the package proxy, and such a session is never kept';
-  const wanted = record.networkPolicy === 'open' ? 'bridge' : undefined;
+  const wanted = record.networkPolicy === 'open' ? openNetwork : undefined;
   if (record.network !== wanted) {
     return `it asks for the network "${record.network ?? 'none'}", not the one its policy "${record.networkPolicy}" gives (${wanted ?? 'none'})`;
   }
@@ -24,8 +24,13 @@ export function keptRecordProblem(record: KeptRecord): string | undefined {
  * (nothing of it starts). Its shared folders are checked again at every start; one refused already is said now
  * (the session is listed, and will not start until it is stopped).
  */
-export async function keptRecordAccepted(record: KeptRecord, log: Logger, checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>): Promise<boolean> {
-  const problem = keptRecordProblem(record);
+export async function keptRecordAccepted(
+  record: KeptRecord,
+  openNetwork: string,
+  log: Logger,
+  checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>,
+): Promise<boolean> {
+  const problem = keptRecordProblem(record, openNetwork);
   if (problem) {
     log.warn('a kept session record is refused; it is left as it is and nothing of it is started', { sessionId: record.id, reason: problem });
     return false;

@@ -98,6 +98,8 @@ export class SandboxDriver {
   async start(): Promise<void> {
     try {
       this.sandboxHandle = await this.options.backend.create(this.options.spec);
+      // Stopped while the engine made it (a stop, Sandpit quitting): the remove ran with no sandbox to remove.
+      if (this.stopping) throw new SandpitError('SESSION_NOT_FOUND', 'The session was stopped while its sandbox was being made.');
       await this.bootSandbox();
     } catch (error) {
       await this.remove().catch(() => undefined);

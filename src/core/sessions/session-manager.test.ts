@@ -1,13 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
-import { fakeAgentDocker } from '../../test-support/fake-agent-docker';
-import type { FakeAgentDocker } from '../../test-support/fake-agent-docker';
+import { MemoryBackend } from '../../test-support/memory-backend';
 import { EventBus } from '../events/event-bus';
 import { defaultConfig } from '../config';
-import { DaemonEvents } from '../docker/daemon-events';
-import { plainWorkspaces } from '../docker/workspace-storage';
-import { DockerBackend, resolveChannel } from '../docker/docker-backend';
-import type { EngineEndpoint } from '../docker/docker-client';
 import { EngineMonitor } from './engine-monitor';
 import type { ArtifactStore } from '../files/artifact-store';
 import { silentLogger } from '../log';
@@ -15,92 +10,38 @@ import { pollUntil } from '../util/with-timeout';
 import { SessionManager } from './session-manager';
 import type { CreateSessionInput } from './session-manager';
 
-const LOCAL: EngineEndpoint = { kind: 'local', address: '/var/run/docker.sock' };
-const REMOTE: EngineEndpoint = { kind: 'remote', address: 'tcp://10.0.0.5:2376' };
-
-const platform = Object.getOwnPropertyDescriptor(process, 'platform');
-const getuid = Object.getOwnPropertyDescriptor(process, 'getuid');
-
-/** Pretends to run on `os` as user `uid` (undefined: a platform without getuid, i.e. Windows). */
-function pretend(os: NodeJS.Platform, uid: number | undefined): void {
-  Object.defineProperty(process, 'platform', { value: os, configurable: true });
-  Object.defineProperty(process, 'getuid', {
-    value: uid === undefined ? undefined : () => uid,
-    configurable: true,
-    writable: true,
-  });
-}
-
-afterEach(() => {
-  if (platform) Object.defineProperty(process, 'platform', platform);
-  if (getuid) Object.defineProperty(process, 'getuid', getuid);
-});
-
-describe('resolveChannel', () => {
-  it('uses the unix socket for a local engine on Linux when running as root', () => {
-    pretend('linux', 0);
-    expect(resolveChannel('auto', LOCAL)).toBe('socket');
-  });
-
-  it.each<[string, NodeJS.Platform, number | undefined, EngineEndpoint]>([
-    ['a remote engine', 'linux', 0, REMOTE],
-    ['macOS (the engine runs in a VM)', 'darwin', 0, LOCAL],
-    ['Windows', 'win32', undefined, LOCAL],
-    ['a non-root user (cannot hand the dir to the sandbox user)', 'linux', 1000, LOCAL],
-  ])('attaches for %s', (_why, os, uid, endpoint) => {
-    pretend(os, uid);
-    expect(resolveChannel('auto', endpoint)).toBe('attach');
-  });
-
-  it('respects an explicit setting whatever the engine and platform', () => {
-    pretend('linux', 0);
-    expect(resolveChannel('attach', LOCAL)).toBe('attach');
-    pretend('darwin', 501);
-    expect(resolveChannel('socket', REMOTE)).toBe('socket');
-    expect(resolveChannel('attach', REMOTE)).toBe('attach');
-  });
-});
-
 const PYTHON: CreateSessionInput = { language: 'python', image: 'sandpit-fake:1' };
 
-/** A manager over the fake engine (attach channel, no warm pool), with its engine up. */
-async function fakeManager(
+/** A manager over the in-memory engine (its agents answer at once; no warm pool unless asked), with its engine up. */
+async function memoryManager(
   maxSessions = 32,
-  more: { poolSize?: number; sandboxRemoved?: (sessionId: string) => void } = {},
-): Promise<{ manager: SessionManager; fake: FakeAgentDocker; bus: EventBus }> {
-  const fake = fakeAgentDocker();
-  const backend = new DockerBackend({
-    docker: fake.docker,
-    events: new DaemonEvents(fake.docker, 'inst-test', silentLogger),
-    identity: { instanceId: 'inst-test', host: 'test', pid: process.pid, processStart: '' },
-    instanceDir: '/nonexistent',
-    channel: 'attach',
-    workspaces: plainWorkspaces,
-    log: silentLogger,
-  });
+  more: { poolSize?: number; idleTtlMs?: number; sandboxRemoved?: (sessionId: string) => void } = {},
+): Promise<{ manager: SessionManager; backend: MemoryBackend; bus: EventBus }> {
+  const backend = new MemoryBackend('inst-test');
   const engine = new EngineMonitor(backend, silentLogger);
   await engine.check();
   const bus = new EventBus();
   const manager = new SessionManager({
-    config: defaultConfig({ channel: 'attach', poolSize: more.poolSize ?? 0, maxSessions, startTimeoutMs: 5_000 }),
+    config: defaultConfig({ channel: 'attach', poolSize: more.poolSize ?? 0, maxSessions, startTimeoutMs: 5_000, ...(more.idleTtlMs ? { idleTtlMs: more.idleTtlMs } : {}) }),
     backend,
     engine,
     bus,
     artifacts: {} as ArtifactStore,
+    openNetwork: 'memory-open',
     installSettings: () => {
       throw new Error('no installs in these tests');
     },
     ...(more.sandboxRemoved ? { sandboxRemoved: more.sandboxRemoved } : {}),
     log: silentLogger,
   });
-  return { manager, fake, bus };
+  return { manager, backend, bus };
 }
 
-describe('SessionManager (fake engine)', () => {
+describe('SessionManager (in-memory engine)', () => {
   it('keeps one warm pool for per-sandbox variables and reports every sandbox removed for good, warm ones never used included', async () => {
     const issued: string[] = [];
     const removed: string[] = [];
-    const { manager } = await fakeManager(32, { poolSize: 2, sandboxRemoved: (id) => removed.push(id) });
+    const { manager } = await memoryManager(32, { poolSize: 2, sandboxRemoved: (id) => removed.push(id) });
     // Each call returns something new (as a credential is): it must not make a new pool each time.
     const input: CreateSessionInput = {
       ...PYTHON,
@@ -125,28 +66,28 @@ describe('SessionManager (fake engine)', () => {
   });
 
   it('makes no pool once disposed: a warm-up that comes late starts nothing that would be left running', async () => {
-    const { manager, fake } = await fakeManager(32, { poolSize: 1 });
+    const { manager, backend } = await memoryManager(32, { poolSize: 1 });
     await manager.dispose();
     await manager.warmUp([{ language: 'python', image: 'sandpit-fake:1', isolation: 'standard' }]);
     expect(manager.poolStatus()).toEqual([]);
-    expect(fake.containers.size).toBe(0);
+    expect(backend.sandboxes.size).toBe(0);
   });
 
   it('a create while the pool is starting its first sandbox takes that one, starting no second one', async () => {
-    const { manager, fake } = await fakeManager(32, { poolSize: 1 });
+    const { manager, backend } = await memoryManager(32, { poolSize: 1 });
     const warming = manager.warmUp([{ language: 'python', image: 'sandpit-fake:1', isolation: 'standard' }]);
     const session = await manager.create({ ...PYTHON, isolation: 'standard' });
     expect(session.info()).toMatchObject({ fromPool: true, state: 'ready' });
     await warming;
     await pollUntil(() => (manager.poolStatus()[0]?.ready === 1 ? true : undefined), 5_000, 'the pool refilled');
     // One for the session, one refilled: never a cold start beside the warm one.
-    expect(fake.containers.size).toBe(2);
+    expect(backend.sandboxes.size).toBe(2);
     await manager.dispose();
-    expect(fake.containers.size).toBe(0);
+    expect(backend.sandboxes.size).toBe(0);
   });
 
   it('never exceeds maxSessions when creates run at once', async () => {
-    const { manager } = await fakeManager(2);
+    const { manager } = await memoryManager(2);
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => manager.create(PYTHON)));
     const created = results.filter((r) => r.status === 'fulfilled');
     const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
@@ -158,53 +99,98 @@ describe('SessionManager (fake engine)', () => {
   });
 
   it('counts a create that failed to start no more: the next one may take its place', async () => {
-    const { manager, fake } = await fakeManager(1);
-    fake.override.startContainer = () => Promise.reject(new SandpitError('INTERNAL', 'no start'));
+    const { manager, backend } = await memoryManager(1);
+    backend.override.start = () => Promise.reject(new SandpitError('INTERNAL', 'no start'));
     await expect(manager.create(PYTHON)).rejects.toThrow('no start');
-    delete fake.override.startContainer;
+    delete backend.override.start;
     await expect(manager.create(PYTHON).then((session) => session.info())).resolves.toMatchObject({ state: 'ready' });
     await manager.dispose();
   });
 
-  it('refuses to create a session once disposed, and removes one whose container started during dispose', async () => {
-    const { manager, fake } = await fakeManager();
-    let started!: () => void;
-    const startedOnce = new Promise<void>((resolve) => (started = resolve));
+  it('refuses to create a session once disposed, and removes one whose sandbox was being made during dispose', async () => {
+    const { manager, backend } = await memoryManager();
+    let making!: () => void;
+    const makingOnce = new Promise<void>((resolve) => (making = resolve));
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
-    fake.override.attachContainer = async (id) => {
-      started();
+    const create = backend.create.bind(backend);
+    // The engine is still making the sandbox when Sandpit starts to quit; it comes up during the dispose.
+    backend.create = async (spec) => {
+      making();
       await held;
-      delete fake.override.attachContainer;
-      return fake.docker.attachContainer(id);
+      return create(spec);
     };
     const racing = manager.create(PYTHON);
-    await startedOnce;
+    await makingOnce;
     await manager.dispose();
     release();
     await expect(racing).rejects.toThrow(/shutting down/);
-    expect(fake.containers.size).toBe(0);
+    expect(backend.sandboxes.size).toBe(0);
     await expect(manager.create(PYTHON)).rejects.toThrow(/shutting down/);
   });
 
+  it('leaves no sandbox when a session is stopped while the engine is still making its sandbox', async () => {
+    const { manager, backend } = await memoryManager();
+    let making!: () => void;
+    const makingOnce = new Promise<void>((resolve) => (making = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const create = backend.create.bind(backend);
+    backend.create = async (spec) => {
+      making();
+      await held;
+      return create(spec);
+    };
+    const racing = manager.create(PYTHON);
+    await makingOnce;
+    const [starting] = manager.list();
+    await manager.stop(starting!.id);
+    release();
+    await expect(racing).rejects.toThrow('The session was stopped while its sandbox was being made.');
+    expect(backend.sandboxes.size).toBe(0);
+    expect(manager.list()).toEqual([]);
+    await manager.dispose();
+  });
+
+  it('removes a sandbox whose start was under way when the session was stopped during dispose', async () => {
+    const { manager, backend } = await memoryManager();
+    let starting!: () => void;
+    const startingOnce = new Promise<void>((resolve) => (starting = resolve));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    backend.override.start = async (timeoutMs) => {
+      const sandbox = [...backend.sandboxes.values()][0]!;
+      starting();
+      await held;
+      delete backend.override.start;
+      return sandbox.start(timeoutMs);
+    };
+    const racing = manager.create(PYTHON);
+    await startingOnce;
+    await manager.dispose();
+    release();
+    await expect(racing).rejects.toThrow(/shutting down/);
+    expect(backend.sandboxes.size).toBe(0);
+  });
+
   it('marks a session failed (not restarting for ever) when its restart fails, and rethrows', async () => {
-    const { manager, fake, bus } = await fakeManager();
+    const { manager, backend, bus } = await memoryManager();
     const { id } = await manager.create(PYTHON);
     const states: string[] = [];
     bus.on('session.updated', (info) => states.push(info.state));
-    fake.override.startContainer = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine went away'));
+    backend.override.start = () => Promise.reject(new SandpitError('DOCKER_UNAVAILABLE', 'the engine went away'));
     await expect(manager.session(id).restart()).rejects.toMatchObject({ code: 'DOCKER_UNAVAILABLE' });
     expect(manager.session(id).state).toBe('failed');
     expect(states).toEqual(['restarting', 'failed']);
-    delete fake.override.startContainer;
+    delete backend.override.start;
     await expect(manager.session(id).restart()).resolves.toMatchObject({ state: 'ready' });
     await manager.dispose();
   });
 });
 
-describe('pausing and resuming (fake engine)', () => {
+describe('pausing and resuming (in-memory engine)', () => {
   it('pauses only an idle session, queues what comes meanwhile in order, and resumes once for all of it', async () => {
-    const { manager, bus } = await fakeManager();
+    const { manager, bus } = await memoryManager();
     const session = await manager.create(PYTHON);
     const seen: string[] = [];
     bus.on('session.updated', (info) => {
@@ -227,7 +213,7 @@ describe('pausing and resuming (fake engine)', () => {
   });
 
   it('does not pause a session with work queued behind, and a stop on a paused session removes it', async () => {
-    const { manager, fake } = await fakeManager();
+    const { manager, backend } = await memoryManager();
     const session = await manager.create(PYTHON);
     const run = session.execute('1');
     const pausing = session.pause('idle');
@@ -240,33 +226,63 @@ describe('pausing and resuming (fake engine)', () => {
     expect(await session.pause('idle')).toBe(true);
     await manager.stop(session.id);
     expect(session.state).toBe('stopped');
-    expect(fake.containers.size).toBe(0);
+    expect(backend.sandboxes.size).toBe(0);
     await manager.dispose();
   });
 
   it('refuses to keep a session whose network goes through the package proxy, saying why', async () => {
-    const { manager } = await fakeManager();
+    const { manager } = await memoryManager();
     await expect(manager.create({ ...PYTHON, networkPolicy: 'packages', keep: true })).rejects.toThrow(/cannot be kept: the proxy pass it was started with ends when Sandpit quits/);
     await manager.dispose();
   });
 });
 
-describe('resuming while the engine is gone (fake engine)', () => {
+describe('resuming while the engine is gone (in-memory engine)', () => {
   it('fails the call with DOCKER_UNAVAILABLE, starts the session once the engine is back, and the first result still says variables are gone', async () => {
-    const { manager, fake } = await fakeManager();
+    const { manager, backend } = await memoryManager();
     const session = await manager.create(PYTHON);
     expect(await session.pause('idle')).toBe(true);
-    fake.override.startContainer = async () => {
+    backend.override.start = async () => {
       throw new SandpitError('DOCKER_UNAVAILABLE', 'Docker is not answering.');
     };
     await expect(session.execute('1')).rejects.toSatisfy((e: unknown) => e instanceof SandpitError && e.code === 'DOCKER_UNAVAILABLE');
     expect(session.state).toBe('failed');
-    delete fake.override.startContainer;
+    delete backend.override.start;
     manager.engineCameBack();
     await pollUntil(() => (session.state === 'ready' ? true : undefined), 5_000, 'the session started again');
     const r = await session.execute('2');
     expect(r.stateLost).toBe(true);
     expect(r.message).toMatch(/^This session was paused after 30 minutes without use/);
+    await manager.dispose();
+  });
+});
+
+describe('idle sessions (in-memory engine)', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('counts a session idle from when its sandbox was up, not from when it was asked for (a slow start is not idleness)', async () => {
+    // The sweeper's clock is fake; the in-memory sandbox answers on real streams.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'] });
+    const { manager, backend } = await memoryManager(32, { idleTtlMs: 4_000 });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const create = backend.create.bind(backend);
+    backend.create = async (spec) => {
+      await held;
+      return create(spec);
+    };
+    const creating = manager.create(PYTHON);
+    // The engine takes 10 s to make the sandbox (a loaded machine, a cold image).
+    vi.setSystemTime(Date.now() + 10_000);
+    release();
+    const session = await creating;
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(manager.list().map((s) => [s.id, s.state])).toEqual([[session.id, 'ready']]);
+    // Idle for the time limit after it was up: then it is stopped.
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(manager.list()).toEqual([]);
     await manager.dispose();
   });
 });

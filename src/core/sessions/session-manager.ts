@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { NetworkPolicy } from '../../shared/domain/environment';
 import type { Isolation } from '../../shared/domain/isolation';
@@ -17,7 +16,6 @@ import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
 import type { KeptStore } from './kept-store';
 import { KeptSessions } from './kept-sessions';
-import { keptRecordAccepted } from './kept-check';
 import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
 import { SandboxDriver } from './sandbox-driver';
 import { Session } from './session';
@@ -26,7 +24,8 @@ import type { SecretUse } from '../../shared/domain/secret';
 import type { SessionServices } from './session-types';
 import { sandboxFolders } from './session-types';
 import type { ContainerEnv, SessionTemplate } from './session-template';
-import { WarmPool } from './warm-pool';
+import { WarmPools } from './warm-pools';
+import type { WarmTemplate } from './warm-pools';
 
 export interface SessionManagerDeps {
   config: SandpitConfig;
@@ -43,6 +42,8 @@ export interface SessionManagerDeps {
   sandboxRemoved?(sessionId: string): void;
   /** Where kept sessions are recorded (the data folder); absent: no session can be kept. */
   kept?: KeptStore;
+  /** The engine's network with a way out (sessions of the "open" policy): what a kept record of that policy must name. */
+  openNetwork: string;
   /** Checks shared folders again before each container that mounts them is made or started (see SandboxSpec). */
   checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
   /** Removes the layers of a stopped session's review folders (their pending changes end with it). */
@@ -87,7 +88,7 @@ export interface CreateSessionInput {
  */
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
-  private readonly pools = new Map<string, WarmPool>();
+  private readonly pools: WarmPools;
   private readonly services: SessionServices;
   private readonly log: Logger;
   private readonly nameCounters = new Map<string, number>();
@@ -97,13 +98,10 @@ export class SessionManager {
   private disposed = false;
   /** Sessions being claimed or started: they count against maxSessions like the ones that exist. */
   private creating = 0;
-  /** Ready sandboxes per pool and the limits of new sessions: settings that apply at once. */
-  private poolSize: number;
-  private defaultLimits: Limits;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
-    this.kept = new KeptSessions(deps.kept, this.log);
+    this.kept = new KeptSessions({ store: deps.kept, openNetwork: deps.openNetwork, ...(deps.checkFolders ? { checkFolders: deps.checkFolders } : {}), log: this.log });
     this.services = {
       slots: new Semaphore(deps.config.maxConcurrentRuns),
       queueTimeoutMs: deps.config.queueTimeoutMs,
@@ -115,8 +113,13 @@ export class SessionManager {
       engine: deps.engine,
       log: this.log,
     };
-    this.poolSize = deps.config.poolSize;
-    this.defaultLimits = deps.config.defaultLimits;
+    this.pools = new WarmPools({
+      size: deps.config.poolSize,
+      defaultLimits: deps.config.defaultLimits,
+      channel: () => deps.backend.channel,
+      make: (template) => this.makeRuntime(newId('ses'), template, true),
+      log: this.log,
+    });
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
     this.sweepTimer.unref();
     // A kept session's record follows its packages as they are installed, and its container and folders when
@@ -138,7 +141,7 @@ export class SessionManager {
 
   /** Whether warm pools are on (a pool size above 0) and the manager is not shutting down. */
   get pooling(): boolean {
-    return this.poolSize > 0 && !this.disposed;
+    return this.pools.size > 0 && !this.disposed;
   }
 
   /** The global run slots (for tests and the benchmark's view of the cap). */
@@ -150,10 +153,10 @@ export class SessionManager {
    * Starts warm pools for these templates (the default limits), filling side by side up to their size (or
    * `upTo` ready sandboxes, when smaller); resolves when they got there (or gave up).
    */
-  warmUp(templates: Array<{ language: Language; image: string; network?: string; env?: ContainerEnv; isolation: Isolation }>, upTo?: number): Promise<void> {
+  warmUp(templates: WarmTemplate[], upTo?: number): Promise<void> {
     // Not once disposed: a pool made then would never be emptied.
     if (!this.pooling) return Promise.resolve();
-    return Promise.all(templates.map((t) => this.poolFor({ ...t, limits: this.defaultLimits }).refill(upTo))).then(() => undefined);
+    return this.pools.warmUp(templates, upTo);
   }
 
   /** Throws DOCKER_UNAVAILABLE (saying what to do) unless the engine is up: callers check before slow preparations. */
@@ -186,13 +189,13 @@ export class SessionManager {
   }
 
   private async openSession(input: CreateSessionInput, listed: () => void): Promise<Session> {
-    const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.defaultLimits);
+    const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.pools.defaultLimits);
     const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard', ...(input.caDir ? { caDir: input.caDir } : {}) };
     // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
     // A bind mount is fixed when a container is made: sessions with shared folders start cold too.
     const folders = input.folders ?? [];
-    const poolable = input.limits === undefined && folders.length === 0 && input.caDir === undefined && this.poolSize > 0;
-    const claimed = poolable ? await this.poolFor(template).claim() : undefined;
+    const poolable = input.limits === undefined && folders.length === 0 && input.caDir === undefined && this.pools.size > 0;
+    const claimed = poolable ? await this.pools.claim(template) : undefined;
     const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
     const session = new Session(
       runtime,
@@ -223,6 +226,8 @@ export class SessionManager {
         await session.boot();
       } catch (error) {
         this.forget(session);
+        // Sandpit began to quit while it started (and stopped it): that is what the caller is told.
+        this.assertOpen();
         throw error;
       }
     }
@@ -245,28 +250,17 @@ export class SessionManager {
 
   /** New pool size: every pool shrinks or grows now. */
   setPoolSize(size: number): void {
-    this.poolSize = size;
-    for (const pool of this.pools.values()) pool.resize(size);
+    this.pools.setSize(size);
   }
 
-  /**
-   * New default limits for sessions created from now on. Ready sandboxes were made with the old ones,
-   * so every pool is emptied and filled again with the new limits.
-   */
+  /** New default limits for sessions created from now on; the pools are made again with them. */
   setDefaultLimits(limits: Limits): void {
-    if (isDeepStrictEqual(limits, this.defaultLimits)) return;
-    this.defaultLimits = limits;
-    const stale = [...this.pools.values()];
-    this.pools.clear();
-    void Promise.all(stale.map((pool) => pool.dispose()));
-    if (this.poolSize > 0 && this.deps.engine.current.state === 'up') {
-      for (const pool of stale) void this.poolFor({ ...pool.template, limits }).refill();
-    }
+    this.pools.setDefaultLimits(limits, this.deps.engine.current.state === 'up');
   }
 
   /** The warm pools: how many ready sandboxes each holds of how many, and whether it is filling. */
   poolStatus(): Array<{ key: string; ready: number; size: number; filling: boolean }> {
-    return [...this.pools.values()].map((p) => ({ key: p.key, ready: p.available, size: p.targetSize, filling: p.filling }));
+    return this.pools.status();
   }
 
   list(): SessionInfo[] {
@@ -312,48 +306,15 @@ export class SessionManager {
     return session;
   }
 
-  /**
-   * The kept sessions an earlier core left in the data folder, listed as paused (their containers stopped,
-   * their storage there); each resumes on first use. Their MCP owners ended with that core: they are shared,
-   * usable by every client, like sessions made in the panel.
-   */
+  /** The kept sessions an earlier core left in the data folder, listed as paused (see KeptSessions.adopt). */
   async restoreKept(): Promise<number> {
     if (this.disposed) return 0;
     let restored = 0;
     for (const record of await this.kept.records()) {
       if (this.sessions.has(record.id)) continue;
-      if (!(await keptRecordAccepted(record, this.log, this.deps.checkFolders))) continue;
-      const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
-      const folders = record.folders ?? [];
-      const runtime = this.makeRuntime(record.id, template, false, folders);
-      try {
-        await runtime.adopt(record.sandbox);
-      } catch (error) {
-        this.log.warn('could not take over a kept session; its record stays', { sessionId: record.id, error: toErrorBody(error).message });
-        continue;
-      }
-      const session = new Session(
-        runtime,
-        {
-          language: record.language,
-          image: record.image,
-          limits: record.limits,
-          name: record.name,
-          environment: record.environment,
-          networkPolicy: record.networkPolicy,
-          isolation: record.isolation,
-          client: record.client,
-          owner: undefined,
-          idleTtlMs: record.idleTtlMs,
-          fromPool: false,
-        },
-        this.services,
-        'paused',
-        { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit', ...(record.history ? { history: record.history } : {}), ...(record.runs !== undefined ? { runs: record.runs } : {}) },
-        folders,
-      );
+      const session = await this.kept.adopt(record, (template, folders) => this.makeRuntime(record.id, template, false, folders), this.services);
+      if (!session) continue;
       this.sessions.set(session.id, session);
-      this.kept.adopted(session);
       this.countName(record.environment?.name ?? record.language, record.name);
       this.deps.bus.emit('session.updated', session.info());
       restored += 1;
@@ -381,9 +342,7 @@ export class SessionManager {
    * sessions and pools start on the new one.
    */
   async stopAll(): Promise<void> {
-    const pools = [...this.pools.values()];
-    this.pools.clear();
-    await Promise.all(pools.map((p) => p.dispose()));
+    await this.pools.empty();
     const cause: StopCause = { by: 'sandpit', why: 'the Docker engine it uses was changed' };
     await Promise.all([...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined)));
   }
@@ -397,7 +356,7 @@ export class SessionManager {
   async dispose(): Promise<void> {
     this.disposed = true;
     clearInterval(this.sweepTimer);
-    await Promise.all([...this.pools.values()].map((p) => p.dispose()));
+    await this.pools.empty();
     const kept = [...this.sessions.values()].filter((s) => s.kept);
     await Promise.all(
       kept.map(async (s) => {
@@ -411,10 +370,7 @@ export class SessionManager {
 
   /** Pools may try again after the engine came back; sessions start their own sandboxes again. */
   engineCameBack(): void {
-    for (const pool of this.pools.values()) {
-      pool.resetFailures();
-      void pool.refill();
-    }
+    this.pools.refillAll();
     for (const session of this.sessions.values()) session.recoverAfterEngine();
   }
 
@@ -436,18 +392,6 @@ export class SessionManager {
     const n = (this.nameCounters.get(base) ?? 0) + 1;
     this.nameCounters.set(base, n);
     return `${base} ${n}`;
-  }
-
-  private poolFor(template: SessionTemplate): WarmPool {
-    // Per-sandbox variables (a credential) are not part of the template: the network already is.
-    const env = typeof template.env === 'function' ? 'per-sandbox' : (template.env ?? {});
-    const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, template.isolation, this.deps.backend.channel]);
-    let pool = this.pools.get(key);
-    if (!pool) {
-      pool = new WarmPool(key, template, this.poolSize, () => this.makeRuntime(newId('ses'), template, true), this.log);
-      this.pools.set(key, pool);
-    }
-    return pool;
   }
 
   private makeRuntime(id: string, template: SessionTemplate, pooled: boolean, folders: readonly MountedFolder[] = []): SandboxDriver {

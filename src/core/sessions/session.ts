@@ -214,6 +214,9 @@ export class Session {
         this.fail(error);
         throw error;
       }
+      // Idle from now, not from when it was asked for: a slow start is not idleness (a session being kept
+      // could otherwise be stopped for idleness before its record was written).
+      this.lastUsed = new Date();
       this.setState('ready');
     });
   }

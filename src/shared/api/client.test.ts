@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { createClient, unwrapEnvelope } from './client';
 import type { SandpitEvent } from './client';
-import type { EngineStatus } from './contract';
+import type { EngineStatus } from '../domain/engine';
 import { SandpitError } from './errors';
 import type { Transport, TransportEventListener } from './transport';
 

@@ -6,10 +6,11 @@ import {
   auditExportFormatSchema,
   auditFiltersSchema,
   auditIdSchema,
+  auditNotebookSchema,
   auditSummarySchema,
   auditVerifyResultSchema,
 } from '../domain/audit';
-import { displaySchema, executionErrorSchema, executionResultSchema, executionStatusSchema, stopCauseSchema, streamNameSchema } from '../domain/execution';
+import { displaySchema, executionDoneSchema, executionResultSchema, streamNameSchema } from '../domain/execution';
 import { partialLimitsSchema } from '../domain/limits';
 import { replayViewSchema } from '../domain/replay';
 import {
@@ -27,10 +28,12 @@ import { languageSchema, sessionInfoSchema, sessionStatsSchema } from '../domain
 import { settingsPatchSchema, settingsViewSchema } from '../domain/settings';
 import { restoredSessionSchema, snapshotIdSchema, snapshotSchema } from '../domain/snapshot';
 import { shareFolderInputSchema } from '../domain/shared-folder';
-import { backgroundRunSchema, runIdSchema, runOutputChunkSchema } from '../domain/background-run';
-import { changeOutcomeSchema, changeSelectionSchema, diffRowSchema, folderChangeSchema, folderChangesSchema } from '../domain/folder-changes';
+import { backgroundRunSchema, runAnswerSchema, runIdSchema } from '../domain/background-run';
+import { changeDiffSchema, changeOutcomeSchema, changeSelectionSchema, folderChangesSchema } from '../domain/folder-changes';
 import { processIdSchema, processInfoSchema, processOutputInputSchema, processOutputSchema, startProcessInputSchema } from '../domain/process';
 import { listeningPortSchema, openPreviewInputSchema, previewIdSchema, previewInfoSchema } from '../domain/preview';
+import { engineCandidateSchema, engineStatusSchema } from '../domain/engine';
+import { egressEntrySchema } from '../domain/egress';
 
 /**
  * The one declaration of every method and event Sandpit offers. IPC, HTTP (/api), REST and MCP all
@@ -45,36 +48,6 @@ const executionIdSchema = z
   .optional()
   .describe("Id for this run, chosen by the caller so it can follow the run's live events (MCP progress, cancel); default: a fresh one");
 
-/** One host a session tried to reach, and whether the egress proxy let it through (and why not). */
-export const egressEntrySchema = z.object({
-  time: z.string(),
-  sessionId: z.string().optional(),
-  sessionName: z.string().optional().describe('The session\'s name when the entry was made (it stays once the session has ended)'),
-  host: z.string(),
-  port: z.number().int(),
-  allowed: z.boolean(),
-  reason: z.string().optional().describe('Why it was refused, in plain words'),
-  reasonCode: z.string().optional(),
-  connected: z.boolean().optional().describe('Let through: whether it reached the host (absent while it is connecting)'),
-  answer: z.string().optional().describe("Let through: what the host answered, or why the connection failed, in plain words"),
-  // Secrets (issue 18): a request the egress proxy put secrets in (names only, never a value).
-  secrets: z.array(z.string()).optional().describe('The secrets put in this request, by name'),
-  secretWords: z.string().optional().describe('"used secret openai for api.openai.com"'),
-});
-export type EgressEntry = z.infer<typeof egressEntrySchema>;
-
-export const engineStatusSchema = z.object({
-  state: z.enum(['up', 'down', 'connecting']),
-  endpoint: z.string(),
-  source: z.string().optional().describe('How the engine was found: "the Sandpit setting", "DOCKER_HOST", "docker context \\"x\\"", "Docker Desktop" …'),
-  version: z.string().optional(),
-  product: z.enum(['docker', 'podman']).optional().describe('Docker itself, or Podman through its Docker-compatible API (Strong isolation is not offered there)'),
-  runtimes: z.array(z.string()).optional(),
-  message: z.string().optional().describe('What is wrong, in plain words'),
-  fix: z.string().optional().describe('How to fix it'),
-});
-export type EngineStatus = z.infer<typeof engineStatusSchema>;
-
 export const methods = {
   'engine.status': {
     input: z.object({}),
@@ -82,18 +55,7 @@ export const methods = {
   },
   'engine.candidates': {
     input: z.object({}),
-    output: z.object({
-      engines: z.array(
-        z.object({
-          host: z.string().describe('The address, as Settings takes it'),
-          source: z.string().describe('Where it was found'),
-          inUse: z.boolean(),
-          reachable: z.boolean(),
-          version: z.string().optional(),
-          problem: z.string().optional().describe('Why it does not answer, in plain words'),
-        }),
-      ),
-    }),
+    output: z.object({ engines: z.array(engineCandidateSchema) }),
   },
   'sessions.create': {
     input: z.object({
@@ -156,13 +118,7 @@ export const methods = {
   },
   'changes.diff': {
     input: z.object({ sessionId: sessionIdSchema, mountPath: z.string().min(1).max(1024), path: z.string().min(1).max(4096) }),
-    output: z.object({
-      change: folderChangeSchema,
-      rows: z.array(diffRowSchema).optional().describe('Side by side, for a text file'),
-      whitespaceOnly: z.boolean().describe('Only spaces, tabs or line ends differ'),
-      beforeImage: z.string().optional().describe('The person\'s picture (base64), for an image'),
-      afterImage: z.string().optional().describe('The session\'s picture (base64), for an image'),
-    }),
+    output: changeDiffSchema,
   },
   'changes.apply': {
     input: changeSelectionSchema.extend({
@@ -230,15 +186,7 @@ export const methods = {
       waitMs: z.number().int().min(0).max(60_000).default(0).describe('Wait up to this long for new output or the end of the run'),
       maxChars: z.number().int().min(1).max(256 * 1024).default(64 * 1024).describe('Most characters of output in one answer'),
     }),
-    output: z.object({
-      run: backgroundRunSchema,
-      output: z.array(runOutputChunkSchema).describe('Output since the cursor, in the order it was printed'),
-      cursor: z.number().int().nonnegative().describe('Pass as `since` next time'),
-      skippedChars: z.number().int().nonnegative().describe('Output after `since` that is no longer kept (only the newest part of a long output is)'),
-      more: z.boolean().describe('More output is there already than this answer holds'),
-      execution: executionResultSchema.optional().describe('The full result of a code or file run, once it is done'),
-      command: commandResultSchema.optional().describe('The full result of a command, once it is done'),
-    }),
+    output: runAnswerSchema,
   },
   'runs.cancel': {
     input: z.object({ runId: runIdSchema }),
@@ -400,12 +348,7 @@ export const methods = {
   },
   'audit.notebook': {
     input: z.object({ sessionId: sessionIdSchema.describe('The session, running or ended') }),
-    output: z.object({
-      fileName: z.string().describe('A file name for it, e.g. "Python-1.ipynb"'),
-      mime: z.literal('application/x-ipynb+json'),
-      content: z.string().describe("The notebook (nbformat 4.5 JSON): one code cell per audit row of the session, with its outputs"),
-      cells: z.number().int(),
-    }),
+    output: auditNotebookSchema,
   },
   'audit.replay': {
     input: z.object({ sessionId: sessionIdSchema.describe('The recorded session whose runs to repeat, in order, in a fresh sandbox') }),
@@ -503,19 +446,7 @@ export const events = {
   'execution.started': z.object({ sessionId: z.string(), executionId: z.string(), code: z.string(), startedAt: z.string() }),
   'execution.output': z.object({ sessionId: z.string(), executionId: z.string(), stream: streamNameSchema, text: z.string() }),
   'execution.display': z.object({ sessionId: z.string(), executionId: z.string(), display: displaySchema }),
-  'execution.done': z.object({
-    sessionId: z.string(),
-    executionId: z.string(),
-    status: executionStatusSchema.or(z.literal('failed')),
-    durationMs: z.number(),
-    errorCode: z.string().optional(),
-    /** What the caller received beyond the streamed output, so every run shows it (whoever started it). */
-    result: z.string().optional().describe('repr of the value of the last expression'),
-    error: executionErrorSchema.optional().describe('The exception the code raised, with its traceback'),
-    message: z.string().optional().describe("Sandpit's note (time limit, memory, restart, resume), or why the run could not run"),
-    truncated: z.boolean().optional().describe('The output was cut at the session limit'),
-    stoppedBy: stopCauseSchema.optional().describe('Who stopped the session during the run (status "killed")'),
-  }),
+  'execution.done': executionDoneSchema,
   /** A long-running process started, ended or was stopped (issue 17). */
   'process.updated': processInfoSchema,
   /** Output of a long-running process as it comes (stdout and stderr together). */

@@ -114,3 +114,11 @@ export type AuditVerifyResult = z.infer<typeof auditVerifyResultSchema>;
 export const AUDIT_EXPORT_FORMATS = ['jsonl', 'csv'] as const;
 export const auditExportFormatSchema = z.enum(AUDIT_EXPORT_FORMATS);
 export type AuditExportFormat = z.infer<typeof auditExportFormatSchema>;
+
+/** What audit.notebook answers: a session's audit rows as an nbformat 4.5 notebook. */
+export const auditNotebookSchema = z.object({
+  fileName: z.string().describe('A file name for it, e.g. "Python-1.ipynb"'),
+  mime: z.literal('application/x-ipynb+json'),
+  content: z.string().describe("The notebook (nbformat 4.5 JSON): one code cell per audit row of the session, with its outputs"),
+  cells: z.number().int(),
+});

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { streamNameSchema } from './execution';
+import { executionResultSchema, streamNameSchema } from './execution';
+import { commandResultSchema } from './packages';
 
 /**
  * A background run (issue 23): an ordinary run, command or file run that returned its id at once. The
@@ -52,3 +53,14 @@ export type BackgroundRun = z.infer<typeof backgroundRunSchema>;
 /** A piece of a run's output, in the order it was printed. */
 export const runOutputChunkSchema = z.object({ stream: streamNameSchema, text: z.string() });
 export type RunOutputChunk = z.infer<typeof runOutputChunkSchema>;
+
+/** What runs.get answers: the run, its output since the caller's cursor, and its full result once it is done. */
+export const runAnswerSchema = z.object({
+  run: backgroundRunSchema,
+  output: z.array(runOutputChunkSchema).describe('Output since the cursor, in the order it was printed'),
+  cursor: z.number().int().nonnegative().describe('Pass as `since` next time'),
+  skippedChars: z.number().int().nonnegative().describe('Output after `since` that is no longer kept (only the newest part of a long output is)'),
+  more: z.boolean().describe('More output is there already than this answer holds'),
+  execution: executionResultSchema.optional().describe('The full result of a code or file run, once it is done'),
+  command: commandResultSchema.optional().describe('The full result of a command, once it is done'),
+});

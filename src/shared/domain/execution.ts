@@ -51,3 +51,17 @@ export const executionResultSchema = z.object({
   auditId: z.number().int().optional().describe('Row of this call in the audit log'),
 });
 export type ExecutionResult = z.infer<typeof executionResultSchema>;
+
+/** The end of a run, as every surface hears it (execution.done): what the caller received beyond the streamed output, so every run shows it, whoever started it. */
+export const executionDoneSchema = z.object({
+  sessionId: z.string(),
+  executionId: z.string(),
+  status: executionStatusSchema.or(z.literal('failed')),
+  durationMs: z.number(),
+  errorCode: z.string().optional(),
+  result: z.string().optional().describe('repr of the value of the last expression'),
+  error: executionErrorSchema.optional().describe('The exception the code raised, with its traceback'),
+  message: z.string().optional().describe("Sandpit's note (time limit, memory, restart, resume), or why the run could not run"),
+  truncated: z.boolean().optional().describe('The output was cut at the session limit'),
+  stoppedBy: stopCauseSchema.optional().describe('Who stopped the session during the run (status "killed")'),
+});

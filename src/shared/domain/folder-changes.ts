@@ -83,3 +83,12 @@ export const changeSelectionSchema = z.object({
     .optional()
     .describe('The files (relative to the folder); absent: all of them'),
 });
+
+/** What changes.diff answers for one file: the change, and its diff side by side (text) or both pictures (image). */
+export const changeDiffSchema = z.object({
+  change: folderChangeSchema,
+  rows: z.array(diffRowSchema).optional().describe('Side by side, for a text file'),
+  whitespaceOnly: z.boolean().describe('Only spaces, tabs or line ends differ'),
+  beforeImage: z.string().optional().describe('The person\'s picture (base64), for an image'),
+  afterImage: z.string().optional().describe('The session\'s picture (base64), for an image'),
+});

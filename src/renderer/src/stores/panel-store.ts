@@ -1,7 +1,7 @@
 import { createStore } from 'zustand/vanilla';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SandpitClient, SandpitEvent } from '../../../shared/api/client';
-import type { EngineStatus } from '../../../shared/api/contract';
+import type { EngineStatus } from '../../../shared/domain/engine';
 import { isSandpitError } from '../../../shared/api/errors';
 import type { AccessProblem } from '../../../shared/api/transport';
 import type { SessionInfo } from '../../../shared/domain/session';

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { ReactElement } from 'react';
-import type { EgressEntry } from '../../../../shared/api/contract';
+import type { EgressEntry } from '../../../../shared/domain/egress';
 import { EmptyState } from '../../components/empty-state';
 import { formatTime } from '../../lib/format';
 import { useClient } from '../../stores/panel-context';

@@ -2,10 +2,9 @@ import { toErrorBody } from '../../shared/api/errors';
 import { LANGUAGES, LANGUAGE_ENTRIES } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import type { SessionManager } from '../sessions/session-manager';
+import type { WarmTemplate } from '../sessions/warm-pools';
 import { isolationOf } from './environment-services';
 import type { EnvironmentServices } from './environment-services';
-
-type Template = Parameters<SessionManager['warmUp']>[0][number];
 
 /**
  * Fills the warm pools of each language's built-in environment whose image is built (never builds
@@ -17,7 +16,7 @@ type Template = Parameters<SessionManager['warmUp']>[0][number];
 export async function warmDefaultPools(deps: { sessions: SessionManager; environments: EnvironmentServices; log: Logger }): Promise<void> {
   const { sessions, environments, log } = deps;
   if (!sessions.pooling) return;
-  const templateOf = async (id: string): Promise<Template | undefined> => {
+  const templateOf = async (id: string): Promise<WarmTemplate | undefined> => {
     try {
       const env = await environments.store.get(id);
       if ((await environments.builder.status(env)).state !== 'ready') return undefined;
@@ -31,7 +30,7 @@ export async function warmDefaultPools(deps: { sessions: SessionManager; environ
   const [first, ...others] = ids;
   const firstTemplate = first === undefined ? undefined : await templateOf(first);
   if (firstTemplate) await sessions.warmUp([firstTemplate], 1);
-  const otherTemplates: Template[] = [];
+  const otherTemplates: WarmTemplate[] = [];
   for (const id of others) {
     const template = await templateOf(id);
     if (template) otherTemplates.push(template);

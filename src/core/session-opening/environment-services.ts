@@ -4,8 +4,8 @@ import type { Isolation } from '../../shared/domain/isolation';
 import type { SandpitConfig } from '../config';
 import type { InstallProxy, InstallSettings } from '../installers/helper-install';
 import type { ContainerEnv } from '../sessions/session-template';
-import type { EnvironmentBuilder } from './environment-builder';
-import type { EnvironmentStore } from './environment-store';
+import type { EnvironmentBuilder } from '../environments/environment-builder';
+import type { EnvironmentStore } from '../environments/environment-store';
 import type { SecretUse } from '../../shared/domain/secret';
 
 /** Where sessions of the "packages" policy are attached: the egress proxy's network. */
@@ -55,7 +55,13 @@ export function networkFor(
  * What one session's installs use: the index URLs, and the egress proxy when it is on — never around it:
  * with the proxy on but not running, installs are refused rather than sent over an open network.
  */
-export function installSettingsFor(config: SandpitConfig, egress: EgressAccess | undefined, sessionId: string, whyNot?: string): InstallSettings {
+export function installSettingsFor(
+  config: SandpitConfig,
+  networks: { egress: EgressAccess | undefined; open: string },
+  sessionId: string,
+  whyNot?: string,
+): InstallSettings {
+  const { egress } = networks;
   if (!egress && config.egressProxy) {
     throw new SandpitError(
       'DOCKER_UNAVAILABLE',
@@ -65,7 +71,7 @@ export function installSettingsFor(config: SandpitConfig, egress: EgressAccess |
   return {
     pipIndexUrl: config.pipIndexUrl,
     npmRegistryUrl: config.npmRegistryUrl,
-    installNetwork: config.installNetwork,
+    installNetwork: config.installNetwork ?? networks.open,
     installTimeoutMs: config.installTimeoutMs,
     ...(egress ? { proxy: egress.installerProxy(sessionId) } : {}),
   };

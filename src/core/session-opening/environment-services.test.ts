@@ -14,7 +14,7 @@ describe('installSettingsFor', () => {
   it('refuses to install around the egress proxy when it is on but not running (no silent open network)', () => {
     let error: unknown;
     try {
-      installSettingsFor(defaultConfig({ egressProxy: true }), undefined, 'ses-1');
+      installSettingsFor(defaultConfig({ egressProxy: true }), { egress: undefined, open: 'bridge' }, 'ses-1');
     } catch (e) {
       error = e;
     }
@@ -24,12 +24,17 @@ describe('installSettingsFor', () => {
 
   it("says why the proxy is not running when its start failed (a remote engine's refusal)", () => {
     const why = 'Package installs … cannot reach it.';
-    expect(() => installSettingsFor(defaultConfig({ egressProxy: true }), undefined, 'ses-1', why)).toThrow(`is not running (${why}). Set SANDPIT_EGRESS_PROXY=off`);
+    expect(() => installSettingsFor(defaultConfig({ egressProxy: true }), { egress: undefined, open: 'bridge' }, 'ses-1', why)).toThrow(`is not running (${why}). Set SANDPIT_EGRESS_PROXY=off`);
   });
 
   it('sends installs through the proxy when it runs, with the session\'s credential', () => {
-    expect(installSettingsFor(defaultConfig({ egressProxy: true }), egress, 'ses-1').proxy?.pipProxyUrl).toBe('http://ses-1:secret-of-ses-1@10.0.0.1:3128');
-    expect(installSettingsFor(defaultConfig({ egressProxy: false }), undefined, 'ses-1').proxy).toBeUndefined();
+    expect(installSettingsFor(defaultConfig({ egressProxy: true }), { egress, open: 'bridge' }, 'ses-1').proxy?.pipProxyUrl).toBe('http://ses-1:secret-of-ses-1@10.0.0.1:3128');
+    expect(installSettingsFor(defaultConfig({ egressProxy: false }), { egress: undefined, open: 'bridge' }, 'ses-1').proxy).toBeUndefined();
+  });
+
+  it("installs over the engine's open network when the proxy is off, unless SANDPIT_INSTALL_NETWORK names another", () => {
+    expect(installSettingsFor(defaultConfig({ egressProxy: false }), { egress: undefined, open: 'engine-open' }, 'ses-1').installNetwork).toBe('engine-open');
+    expect(installSettingsFor(defaultConfig({ egressProxy: false, installNetwork: 'mirror-net' }), { egress: undefined, open: 'engine-open' }, 'ses-1').installNetwork).toBe('mirror-net');
   });
 });
 
