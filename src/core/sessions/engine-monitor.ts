@@ -9,6 +9,9 @@ const MAX_BACKOFF_MS = 30_000;
  * Knows whether the engine is up, reconnects with exponential back-off when it is lost, and tells
  * listeners about every change. Never throws from its timers.
  */
+/** How long one check waits for the engine's answer before it says the engine did not answer. */
+export const PING_TIMEOUT_MS = 15_000;
+
 export class EngineMonitor {
   private status: EngineStatus;
   private timer: NodeJS.Timeout | undefined;
@@ -40,7 +43,9 @@ export class EngineMonitor {
   /** One check now; resolves with the resulting status. */
   async check(): Promise<EngineStatus> {
     try {
-      const v = await this.backend.ping(5_000);
+      // An engine that is gone fails at once (no socket, refused); a busy one can be slow to answer: Podman's
+      // /version took 5–7.5 s on a loaded 2-core machine, and a slow answer is not a missing engine.
+      const v = await this.backend.ping(PING_TIMEOUT_MS);
       const wasUp = this.status.state === 'up';
       this.set({ state: 'up', endpoint: this.backend.endpoint.address, ...this.source(), version: v.version, product: v.product, runtimes: v.runtimes });
       this.backoffMs = 500;
