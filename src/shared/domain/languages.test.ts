@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LANGUAGES, LANGUAGE_ENTRIES, languageOfPath, languagesOf, packageManagerOf } from './languages';
+import { FLAVOURS, FLAVOUR_AGENTS, FLAVOUR_ENTRIES, LANGUAGES, LANGUAGE_ENTRIES, PRESET_IDS, languageOfPath, languagesOf, packageManagerOf, presetBlurb, runsOn } from './languages';
 
 describe('languageOfPath', () => {
   it.each([
@@ -34,5 +34,31 @@ describe('the language registry', () => {
   it('installs pip packages in python and bash sessions, npm packages in javascript ones', () => {
     expect(packageManagerOf('javascript')).toBe('npm');
     expect(languagesOf('pip')).toEqual(['python', 'bash']);
+  });
+});
+
+describe('what the registry gives the rest of Sandpit', () => {
+  it('lists the built-in environments in the order a person meets them, each flavour preset after its language', () => {
+    expect(PRESET_IDS).toEqual(['python', 'python-data', 'node', 'bash', 'typescript']);
+    expect(presetBlurb('python-data')).toBe('Python with numpy, pandas and matplotlib, for tables, data and charts.');
+    expect(presetBlurb('node')).toBe('JavaScript (Node.js), for JavaScript code.');
+    expect(presetBlurb('my-own')).toBeUndefined();
+  });
+
+  it('runs every language on each flavour it lists, whose image carries its agent', () => {
+    for (const language of LANGUAGES) {
+      for (const flavour of LANGUAGE_ENTRIES[language].flavours) expect(runsOn(language, flavour), `${language} on ${flavour}`).toBe(true);
+    }
+    expect(runsOn('bash', 'node')).toBe(false);
+    expect(FLAVOURS.every((f) => FLAVOUR_AGENTS[f] === FLAVOUR_ENTRIES[f].agent)).toBe(true);
+  });
+
+  it('gives every language a notebook kernel, a greeting and a preset of its own name', () => {
+    for (const language of LANGUAGES) {
+      const entry = LANGUAGE_ENTRIES[language];
+      expect(entry.notebook.kernelspec.name.length).toBeGreaterThan(0);
+      expect(entry.greeting.length).toBeGreaterThan(0);
+      expect(entry.preset.blurb.endsWith('.')).toBe(true);
+    }
   });
 });

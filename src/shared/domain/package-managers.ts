@@ -15,8 +15,51 @@ export interface ParsedSpec {
   name: string;
 }
 
-/** The settings (Settings → Packages, `config`) that name a manager's index. */
-export type IndexSetting = 'pipIndexUrl' | 'npmRegistryUrl';
+/** The settings (Settings → Packages, `config`, `egress` in settings.json) that name a manager's index. */
+export const INDEX_SETTINGS = ['pipIndexUrl', 'npmRegistryUrl'] as const;
+export type IndexSetting = (typeof INDEX_SETTINGS)[number];
+
+export interface IndexSettingEntry {
+  /** The manager whose index it names. */
+  manager: ManagerId;
+  /** Where it points when the person set nothing, and the variable that overrides that at start-up. */
+  default: string;
+  envVar: string;
+  /** What Settings → Packages shows above and below its field, and what the settings' schema says. */
+  label: string;
+  hint: string;
+  description: string;
+}
+
+export const INDEX_SETTING_ENTRIES: { readonly [S in IndexSetting]: IndexSettingEntry } = {
+  pipIndexUrl: {
+    manager: 'pip',
+    default: 'https://pypi.org/simple',
+    envVar: 'SANDPIT_PIP_INDEX_URL',
+    label: 'Python packages come from',
+    hint: 'The address of a Python package index (pip). The usual one is https://pypi.org/simple.',
+    description: 'PEP 503 index for pip (a private or offline mirror works)',
+  },
+  npmRegistryUrl: {
+    manager: 'npm',
+    default: 'https://registry.npmjs.org/',
+    envVar: 'SANDPIT_NPM_REGISTRY_URL',
+    label: 'JavaScript packages come from',
+    hint: 'The address of an npm registry. The usual one is https://registry.npmjs.org/.',
+    description: 'npm registry',
+  },
+};
+
+/** Every index URL of a configuration, settings or install settings object, keyed by its setting. */
+export function indexUrlsOf(source: Readonly<Record<IndexSetting, string>>): Record<IndexSetting, string> {
+  return Object.fromEntries(INDEX_SETTINGS.map((setting) => [setting, source[setting]])) as Record<IndexSetting, string>;
+}
+
+/** The index URL a manager reaches for, when it has a setting (apt: its base image's mirrors). */
+export function indexUrlOf(manager: ManagerId, urls: Partial<Record<IndexSetting, string>>): string | undefined {
+  const setting = PACKAGE_MANAGERS[manager].indexSetting;
+  return setting === undefined ? undefined : urls[setting];
+}
 
 export interface PackageManagerEntry {
   id: ManagerId;
@@ -35,8 +78,11 @@ export interface PackageManagerEntry {
   parse(raw: string): ParsedSpec | { refused: string };
   /** How two names are compared for "listed twice". */
   compareKey(name: string): string;
-  /** Its command in a notebook cell; `magic`: IPython has a line magic of that name (`%pip install …`). */
-  notebook: { install: string; check: string; magic?: string };
+  /**
+   * Its command in a notebook cell; `magic`: IPython has a line magic of that name (`%pip install …`); `code`: its
+   * own call in its language's kernel (R's `install.packages(…)`), used there instead of a shell cell.
+   */
+  notebook: { install: string; check: string; magic?: string; code?: { install(packages: readonly string[]): string; check(packages: readonly string[]): string } };
   /** What its installer prints for a package it cannot find (group 1: the name). */
   notFound: readonly RegExp[];
 }
