@@ -205,16 +205,20 @@ function tagFor(env: Environment, base: string): { tag: string; hash: string; ba
 }
 
 /**
- * Why a build failed: the manager whose step failed (the last `RUN` step the log names), else the first language
- * manager with packages listed (else apt), and its installer's words.
+ * Why a build failed: the manager whose step failed (the last `RUN` step the log names; the languages' managers
+ * are asked before the system's, which they may build through), else the first language manager with packages
+ * listed (else apt), and its installer's words — or the words of the installer its builds run through.
  */
 function diagnoseBuild(env: Environment, lines: string[], settings: BuildSettings | undefined): InstallDiagnosis {
   const log = lines.join('\n');
   const failedStep = [...lines].reverse().find((l) => /^Step \d+\/\d+ : RUN /.test(l)) ?? '';
   const listed = IMAGE_ORDER.filter((m) => env.packages[m].length > 0);
-  const manager = listed.find((m) => MANAGER_TOOLS[m].ownsStep(failedStep)) ?? listed.find((m) => PACKAGE_MANAGERS[m].layer === 'language') ?? 'apt';
+  const owner = [...listed].reverse().find((m) => MANAGER_TOOLS[m].ownsStep(failedStep)) ?? listed.find((m) => PACKAGE_MANAGERS[m].layer === 'language') ?? 'apt';
+  const through = MANAGER_TOOLS[owner].buildsThrough;
+  const manager = through?.manager ?? owner;
+  const packages = through ? env.packages[owner].map((spec) => through.name(spec)) : env.packages[owner];
   const indexUrl = settings ? indexUrlOf(manager, settings) : undefined;
-  return diagnoseInstall({ manager, log, packages: env.packages[manager], ...(indexUrl ? { indexUrl } : {}) });
+  return diagnoseInstall({ manager, log, packages, ...(indexUrl ? { indexUrl } : {}) });
 }
 
 /** A definition that failed to build and has not changed since is not retried on every session. */

@@ -1,5 +1,5 @@
 import type { Environment } from '../../shared/domain/environment';
-import { IMAGE_ORDER, MANAGER_IDS, PACKAGE_MANAGERS, allPackages } from '../../shared/domain/package-managers';
+import { IMAGE_ORDER, PACKAGE_MANAGERS, allPackages } from '../../shared/domain/package-managers';
 import type { IndexSetting } from '../../shared/domain/package-managers';
 import { MANAGER_TOOLS } from '../installers/installers';
 import { parsePackageSpec } from '../installers/package-specs';
@@ -23,10 +23,13 @@ export function environmentDockerfile(env: Environment, baseImage: string, setti
   return `${lines.join('\n')}\n`;
 }
 
-/** The package a failed build was installing, read from the installers' messages (each manager's words for one it cannot find). */
+/**
+ * The package a failed build was installing, read from the installers' messages (each manager's words for one it
+ * cannot find; the languages' managers first, since they may build through the system's).
+ */
 export function failedPackageFrom(lines: string[], env: Environment): string | undefined {
   const text = lines.join('\n');
-  for (const pattern of MANAGER_IDS.flatMap((m) => PACKAGE_MANAGERS[m].notFound)) {
+  for (const pattern of [...IMAGE_ORDER].reverse().flatMap((m) => PACKAGE_MANAGERS[m].notFound)) {
     const m = pattern.exec(text);
     if (m?.[1]) {
       const name = decodeURIComponent(m[1]);

@@ -19,6 +19,11 @@ export interface ManagerTools {
   dockerfile(specs: readonly string[], indexUrls: Readonly<Record<IndexSetting, string>>): string[];
   /** Whether a build's step (the log's `Step n/m : RUN …` line) is one of its own: a failed build is explained in its words. */
   ownsStep(step: string): boolean;
+  /**
+   * The manager whose installer its image builds run, when that is another one, and the name a package has
+   * there: a failed build is then explained in that installer's words, about those names.
+   */
+  buildsThrough?: { manager: ManagerId; name(spec: string): string };
 }
 
 export const MANAGER_TOOLS: { readonly [M in ManagerId]: ManagerTools } = {

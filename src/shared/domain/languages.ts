@@ -26,7 +26,7 @@ export interface FlavourEntry {
   agent: AgentName;
   /** What a person reads for it under "Starting point". */
   words: string;
-  /** Packages its base image already has, so an environment on it needs no build for them (lowercase names). */
+  /** Packages its base image already has, so an environment on it needs no build for them (as their makers write them; compared in any case). */
   includes: readonly string[];
   /**
    * A built-in environment of its own, besides its language's (Python (data)): its id, language, name and

@@ -31,7 +31,7 @@ export function affectedPackages(env: Pick<EnvironmentView, 'base' | 'build'>): 
   const build = env.build;
   if (!build || build.state !== 'failed') return [];
   const all = build.diagnosis?.affected ?? (build.failedPackage ? [build.failedPackage] : []);
-  const fromBase = BASE_INCLUDES[env.base];
+  const fromBase = BASE_INCLUDES[env.base].map((name) => name.toLowerCase());
   const own = all.filter((spec) => !fromBase.includes((/^[A-Za-z0-9._-]+/.exec(spec)?.[0] ?? spec).toLowerCase()));
   return own.length > 0 ? own : all;
 }
@@ -39,7 +39,8 @@ export function affectedPackages(env: Pick<EnvironmentView, 'base' | 'build'>): 
 /** Packages it comes with: the base's own and the ones added, without repeats. */
 export function includedPackages(env: Pick<EnvironmentView, 'base' | 'packages'>): { fromBase: string[]; added: string[] } {
   const fromBase = [...BASE_INCLUDES[env.base]];
-  const added = allPackages(env.packages).filter((p) => !fromBase.includes(p.toLowerCase()));
+  const lower = fromBase.map((name) => name.toLowerCase());
+  const added = allPackages(env.packages).filter((p) => !lower.includes(p.toLowerCase()));
   return { fromBase, added };
 }
 
