@@ -78,7 +78,9 @@ export function diagnoseInstall(attempt: InstallAttempt): InstallDiagnosis {
   const host = hostOf(attempt.indexUrl) ?? (entry.indexSetting === undefined ? "the base image's package mirror" : 'the package index');
   const where = attempt.settingsHint ?? 'Settings → Packages';
   const index = entry.indexName;
-  if (TIMED_OUT.test(log) && !UNREACHABLE.some((p) => p.test(log))) {
+  // Every installer's network library's words, and the manager's own (R says it cannot access the repository's index).
+  const unreachable = [...UNREACHABLE, ...(entry.unreachable ?? [])].some((p) => p.test(log));
+  if (TIMED_OUT.test(log) && !unreachable) {
     return {
       cause: 'timeout',
       summary: 'The install took too long and was stopped.',
@@ -86,7 +88,7 @@ export function diagnoseInstall(attempt: InstallAttempt): InstallDiagnosis {
       fixes: ['Try again: a slow connection or a very large package can take longer than the time allowed.', `Use a closer mirror (${where}).`],
     };
   }
-  if (UNREACHABLE.some((p) => p.test(log))) {
+  if (unreachable) {
     const data = packages.filter((p) => DATA_PACKAGES.includes(p.toLowerCase().split(/[=<>!~[ ]/)[0] ?? ''));
     return {
       cause: 'unreachable',

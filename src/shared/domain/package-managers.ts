@@ -85,6 +85,8 @@ export interface PackageManagerEntry {
   notebook: { install: string; check: string; magic?: string; code?: { install(packages: readonly string[]): string; check(packages: readonly string[]): string } };
   /** What its installer prints for a package it cannot find (group 1: the name). */
   notFound: readonly RegExp[];
+  /** What its installer prints when its index cannot be reached, besides the words every installer's network library uses. */
+  unreachable?: readonly RegExp[];
 }
 
 // PEP 508 names with optional extras and version specifiers; no URLs, markers, options or whitespace tricks.
