@@ -187,6 +187,11 @@ export function languageLabel(language: Language): string {
   return LANGUAGE_ENTRIES[language].label;
 }
 
+/** A label with its article, as a person says it: "a Python", "an R". */
+export function withArticle(label: string): string {
+  return `${/^([AEIOU]|[FHLMNRSX](?![a-z]))/.test(label) ? 'an' : 'a'} ${label}`;
+}
+
 export function packageManagerOf(language: Language): PackageManager {
   return LANGUAGE_ENTRIES[language].packageManager;
 }
