@@ -3,7 +3,7 @@ import { resolveDefinition } from '../../shared/domain/environment';
 import type { Environment } from '../../shared/domain/environment';
 import { environmentDockerfile, failedPackageFrom } from './environment-dockerfile';
 
-const URLS = { pipIndexUrl: 'http://index.test:8080/simple', npmRegistryUrl: 'https://registry.test/' };
+const URLS = { pipIndexUrl: 'http://index.test:8080/simple', npmRegistryUrl: 'https://registry.test/', cranRepositoryUrl: 'https://cran.test/' };
 
 function environment(definition: Parameters<typeof resolveDefinition>[0]): Environment {
   return { ...resolveDefinition(definition), id: 'e1', createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z', preset: false };
@@ -28,6 +28,13 @@ describe('environmentDockerfile', () => {
     const env = environment({ name: 'x', language: 'javascript', packages: { npm: ['lodash@4'] } });
     expect(environmentDockerfile(env, 'sandpit/node:abc', URLS)).toContain(
       'RUN ["npm","install","--prefix","/opt/sandpit/env","--no-audit","--no-fund","--no-package-lock","--registry","https://registry.test/","--","lodash@4"]\nENV NODE_PATH=/opt/sandpit/packages/node_modules:/opt/sandpit/env/node_modules\n',
+    );
+  });
+
+  it("bakes an R environment's packages as Debian's r-cran-* builds", () => {
+    const env = environment({ name: 'x', language: 'r', packages: { cran: ['ggplot2', 'data.table'] } });
+    expect(environmentDockerfile(env, 'sandpit/r:abc', URLS)).toContain(
+      'RUN ["apt-get","update"]\nRUN ["apt-get","install","-y","--no-install-recommends","r-cran-ggplot2","r-cran-data.table"]\nRUN ["rm","-rf","/var/lib/apt/lists"]\n',
     );
   });
 

@@ -4,6 +4,7 @@ import { SandpitError } from '../../shared/api/errors';
 import { PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import type { IndexSetting, ManagerId } from '../../shared/domain/package-managers';
 import { aptDockerfile } from './apt';
+import { cranDockerfile, cranInstaller, debianName } from './cran';
 import type { Installer } from './helper-install';
 import { npmDockerfile, npmInstaller } from './npm';
 import { pipDockerfile, pipInstaller } from './pip';
@@ -30,6 +31,13 @@ export const MANAGER_TOOLS: { readonly [M in ManagerId]: ManagerTools } = {
   pip: { installer: pipInstaller, dockerfile: (specs, urls) => pipDockerfile(specs, urls.pipIndexUrl), ownsStep: (step) => /"pip"/.test(step) },
   npm: { installer: npmInstaller, dockerfile: (specs, urls) => npmDockerfile(specs, urls.npmRegistryUrl), ownsStep: (step) => /"npm"/.test(step) },
   apt: { dockerfile: (names) => aptDockerfile(names), ownsStep: (step) => /apt-get/.test(step) },
+  // An R environment's image gets Debian's r-cran-* builds through apt; a running session, install.packages().
+  cran: {
+    installer: cranInstaller,
+    dockerfile: (names) => cranDockerfile(names),
+    ownsStep: (step) => /"r-cran-/.test(step),
+    buildsThrough: { manager: 'apt', name: debianName },
+  },
 };
 
 /** The installer a session of this language uses (the registry says which manager); a manager without one installs only in image builds. */

@@ -8,18 +8,18 @@
 
 import type { ManagerId } from './package-managers';
 
-export const LANGUAGES = ['python', 'javascript', 'bash', 'typescript'] as const;
+export const LANGUAGES = ['python', 'javascript', 'bash', 'typescript', 'r'] as const;
 export type Language = (typeof LANGUAGES)[number];
 
 /** The language of a session, a run or a notebook that names none. */
 export const DEFAULT_LANGUAGE: Language = 'python';
 
 /** Executor image flavours (executor-image/bases.json): what an environment's base can be. */
-export const FLAVOURS = ['python', 'python-data', 'node'] as const;
+export const FLAVOURS = ['python', 'python-data', 'node', 'r'] as const;
 export type Flavour = (typeof FLAVOURS)[number];
 
 /** The in-container agents (executor-image/agents/<agent>/). */
-export type AgentName = 'python' | 'javascript';
+export type AgentName = 'python' | 'javascript' | 'r';
 
 export interface FlavourEntry {
   /** The agent its image carries: a language runs on a flavour only when its agent is that one. */
@@ -53,6 +53,12 @@ export const FLAVOUR_ENTRIES: { readonly [F in Flavour]: FlavourEntry } = {
     },
   },
   node: { agent: 'javascript', words: 'Node.js', includes: [] },
+  // Debian's r-base-core and r-recommended: R's recommended packages come with it.
+  r: {
+    agent: 'r',
+    words: 'R (its recommended packages included)',
+    includes: ['boot', 'class', 'cluster', 'codetools', 'foreign', 'KernSmooth', 'lattice', 'MASS', 'Matrix', 'mgcv', 'nlme', 'nnet', 'rpart', 'spatial', 'survival'],
+  },
 };
 
 /** The agent each image flavour carries (FLAVOUR_ENTRIES). */
@@ -177,7 +183,35 @@ export const LANGUAGE_ENTRIES: { readonly [L in Language]: LanguageEntry & { id:
       language_info: { name: 'typescript', file_extension: '.ts', mimetype: 'text/typescript', codemirror_mode: 'text/typescript' },
     },
   },
+  // R on its own agent (a Perl supervisor and the R kernel); plots from the default device come back as pictures.
+  r: {
+    id: 'r',
+    label: 'R',
+    extensions: ['.r'],
+    packageManager: 'cran',
+    flavours: ['r'],
+    agent: 'r',
+    defaultEnvironment: 'r',
+    preset: {
+      name: 'R',
+      description: 'R with its recommended packages (MASS, lattice, Matrix, survival …); plots come back as pictures.',
+      blurb: 'R, for statistics, data and plots.',
+    },
+    greeting: 'x <- c(2, 4, 9)\nsummary(x)',
+    // IRkernel's
+    notebook: {
+      kernelspec: { name: 'ir', display_name: 'R', language: 'R' },
+      cells: 'plain',
+      shell: (command, background) => `system(${rString(command)}${background ? ', wait = FALSE' : ''})`,
+      language_info: { name: 'R', file_extension: '.r', mimetype: 'text/x-r-source', codemirror_mode: 'r', pygments_lexer: 'r' },
+    },
+  },
 };
+
+/** Text as an R string literal (JSON's escapes are R's too). */
+function rString(text: string): string {
+  return JSON.stringify(text);
+}
 
 export function languageEntry(language: Language): LanguageEntry {
   return LANGUAGE_ENTRIES[language];

@@ -6,7 +6,7 @@
  * An environment lists its packages per manager id (`Record<ManagerId, string[]>`).
  */
 
-export const MANAGER_IDS = ['pip', 'npm', 'apt'] as const;
+export const MANAGER_IDS = ['pip', 'npm', 'apt', 'cran'] as const;
 export type ManagerId = (typeof MANAGER_IDS)[number];
 
 /** A spec as a manager reads it: what is kept (normalised) and the name it is checked and compared by. */
@@ -16,7 +16,7 @@ export interface ParsedSpec {
 }
 
 /** The settings (Settings → Packages, `config`, `egress` in settings.json) that name a manager's index. */
-export const INDEX_SETTINGS = ['pipIndexUrl', 'npmRegistryUrl'] as const;
+export const INDEX_SETTINGS = ['pipIndexUrl', 'npmRegistryUrl', 'cranRepositoryUrl'] as const;
 export type IndexSetting = (typeof INDEX_SETTINGS)[number];
 
 export interface IndexSettingEntry {
@@ -47,6 +47,14 @@ export const INDEX_SETTING_ENTRIES: { readonly [S in IndexSetting]: IndexSetting
     label: 'JavaScript packages come from',
     hint: 'The address of an npm registry. The usual one is https://registry.npmjs.org/.',
     description: 'npm registry',
+  },
+  cranRepositoryUrl: {
+    manager: 'cran',
+    default: 'https://cloud.r-project.org/',
+    envVar: 'SANDPIT_CRAN_URL',
+    label: 'R packages come from',
+    hint: 'The address of a CRAN repository or a mirror of one, for R packages installed into running sessions. The usual one is https://cloud.r-project.org/.',
+    description: "CRAN-style repository for R packages installed into running sessions (environments' images get Debian's r-cran-* builds)",
   },
 };
 
@@ -94,6 +102,10 @@ const PIP_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 const PIP_SPEC = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9._-]+(?:,[A-Za-z0-9._-]+)*\])?((?:(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)(?:,(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?$/;
 // npm names (scoped or not) with an optional version or range after '@'.
 const NPM_SPEC = /^((?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*)(?:@([A-Za-z0-9.^~<>=|*+ -]{1,64}))?$/;
+/** R package names (Writing R Extensions §1.1.1): letters, digits and dots, a letter first, not a dot last. */
+const R_NAME = /^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$/;
+/** Names as R string literals, in one `c(…)`. */
+const rNames = (names: readonly string[]): string => (names.length === 1 ? JSON.stringify(names[0]) : `c(${names.map((n) => JSON.stringify(n)).join(', ')})`);
 /** Debian package names (policy §5.6.1), at least two characters. */
 export const APT_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
 
@@ -147,6 +159,27 @@ export const PACKAGE_MANAGERS: { readonly [M in ManagerId]: PackageManagerEntry 
     compareKey: (name) => name,
     notebook: { install: 'apt-get install', check: 'dpkg -s' },
     notFound: [/Unable to locate package ([a-z0-9+.-]+)/],
+  },
+  // R's packages: a running session installs them with install.packages() from the CRAN repository in Settings;
+  // an environment's image gets Debian's build of each (r-cran-<name>), compiled already.
+  cran: {
+    id: 'cran',
+    label: 'R packages (CRAN)',
+    hint: 'Type a name and press Enter, e.g. ggplot2. An environment gets Debian’s ready-built r-cran-… package of it.',
+    example: 'ggplot2',
+    layer: 'language',
+    indexName: 'CRAN repository',
+    indexSetting: 'cranRepositoryUrl',
+    parse: (raw) => (R_NAME.test(raw) && raw.length <= 100 ? { raw, name: raw } : { refused: 'use an R package name like "ggplot2" (letters, digits and dots, no version)' }),
+    // CRAN refuses a name that differs from another only in case.
+    compareKey: (name) => name.toLowerCase(),
+    notebook: {
+      install: 'install.packages',
+      check: 'packageVersion',
+      code: { install: (names) => `install.packages(${rNames(names)})`, check: (names) => names.map((n) => `packageVersion(${JSON.stringify(n)})`).join('\n') },
+    },
+    notFound: [/package [‘'"]([A-Za-z][A-Za-z0-9.]*)[’'"] is not available/, /Unable to locate package r-cran-([a-z0-9.]+)/],
+    unreachable: [/unable to access index for repository/i, /Couldn't (?:connect to server|resolve host)/i],
   },
 };
 

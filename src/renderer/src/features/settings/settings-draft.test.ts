@@ -6,7 +6,7 @@ const view: SettingsView = {
   defaultLimits: { memoryMb: 512 },
   poolSize: 1,
   approvals: { defaultPolicy: 'free', perClient: { cursor: 'ask-every' }, timeoutSeconds: 120 },
-  egress: { pipIndexUrl: 'https://pypi.org/simple', npmRegistryUrl: 'https://registry.npmjs.org/', extraHosts: [] },
+  egress: { pipIndexUrl: 'https://pypi.org/simple', npmRegistryUrl: 'https://registry.npmjs.org/', cranRepositoryUrl: 'https://cloud.r-project.org/', extraHosts: [] },
   auditRetentionDays: 0,
   defaultIsolation: 'standard',
   port: 7411,
