@@ -17,6 +17,7 @@ import * as firstAnswer from './first-answer';
 import * as floor from './floor';
 import { disposeAll, progress, pythonImage } from './harness';
 import * as isolation from './isolation';
+import * as languages from './languages';
 import * as mcpRoundTrip from './mcp-round-trip';
 import * as memory from './memory';
 import * as notebooks from './notebooks';
@@ -56,6 +57,8 @@ const BENCHMARKS: Record<string, () => Promise<unknown>> = {
   'background-runs': backgroundRuns.run,
   secrets: secrets.run,
   previews: previews.run,
+  // Python, JavaScript and R side by side (issue 22).
+  languages: languages.run,
 };
 const ALIASES: Record<string, string> = { first: 'first-answer', roundtrip: 'round-trip', 'round_trip': 'round-trip', mcp: 'mcp-round-trip', mem: 'memory', env: 'environments', envs: 'environments', pause: 'pause-resume', gvisor: 'isolation', background: 'background-runs', preview: 'previews' };
 

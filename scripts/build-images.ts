@@ -1,7 +1,7 @@
 /**
  * npm run build:images [-- --only python[,python-data]] [--source auto|registry|bootstrap] [--images-dir DIR] [--refresh-base]
  *
- * Builds the executor images (default: python, python-data and node), bootstrapping their base images from
+ * Builds the executor images (default: every flavour of the language registry), bootstrapping their base images from
  * Debian packages when no registry image is present locally, and prints the resulting tags.
  */
 import { parseArgs } from 'node:util';
@@ -10,8 +10,9 @@ import type { BaseSource } from '../src/core/docker/image-bases';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { defaultImagesDir, ensureExecutorImage } from '../src/core/docker/image-builder';
 import { createLogger } from '../src/core/log';
+import { FLAVOURS } from '../src/shared/domain/languages';
 
-const DEFAULT_FLAVOURS = ['python', 'python-data', 'node'];
+const DEFAULT_FLAVOURS: readonly string[] = FLAVOURS;
 
 const USAGE = `usage: npm run build:images -- [--only FLAVOUR[,FLAVOUR]] [--source auto|registry|bootstrap] [--images-dir DIR] [--refresh-base]
   --only          flavours to build (repeatable); default: ${DEFAULT_FLAVOURS.join(', ')}

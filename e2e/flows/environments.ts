@@ -10,7 +10,7 @@ export const MISSING_PACKAGE = 'sandpit-no-such-pkg-e2e';
 
 export async function presetsAndPlainEnvironment({ panel }: FlowContext, testInfo: TestInfo): Promise<void> {
   const envs = await panel.environments();
-  for (const id of ['python', 'python-data', 'node', 'bash', 'typescript']) {
+  for (const id of ['python', 'python-data', 'node', 'bash', 'typescript', 'r']) {
     await expect(envs.preset(id)).toBeVisible();
     await expect(envs.preset(id).getByTestId('env-preset')).toHaveText('Preset');
   }

@@ -103,10 +103,10 @@ test('New session tells the built-in environments apart; "Python (data)" says wh
   await expect(data).toContainText('numpy, pandas and matplotlib');
   await expect(bash).toContainText('command line');
   const builtIn = dialog.locator('fieldset').first().getByTestId('new-session-choice');
-  await expect(builtIn).toHaveCount(5);
+  await expect(builtIn).toHaveCount(6);
   const blurbs = await builtIn.locator('.muted.small').allInnerTexts();
-  expect(new Set(blurbs).size, 'every built-in choice reads differently').toBe(5);
-  expect(await builtIn.locator('strong').allInnerTexts(), 'plain Python first').toEqual(['Python', 'Python (data)', 'Node.js', 'Bash', 'TypeScript']);
+  expect(new Set(blurbs).size, 'every built-in choice reads differently').toBe(6);
+  expect(await builtIn.locator('strong').allInnerTexts(), 'plain Python first').toEqual(['Python', 'Python (data)', 'Node.js', 'Bash', 'TypeScript', 'R']);
   await saveScreenshot(page, testInfo, 'choices-new-session', { area: 'viewport' });
   await dialog.getByTestId('new-session-dialog-close').click();
 

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError, toErrorBody } from '../shared/api/errors';
+import { indexUrlsOf } from '../shared/domain/package-managers';
 import { EventBus } from './events/event-bus';
 import { createSandpitApi } from './api/sandpit-api';
 import { ProcessManager } from './sessions/session-processes';
@@ -180,7 +181,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   const gateway = lazyEgressGateway({
     networks,
     identity,
-    allowedUrls: [config.pipIndexUrl, config.npmRegistryUrl],
+    allowedUrls: Object.values(indexUrlsOf(config)),
     extraHosts: config.egressExtraHosts,
     onRefused: (event) => bus.emit('egress.refused', event),
     onAllowed: (event) => bus.emit('egress.allowed', event),
@@ -206,8 +207,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
       // A credential for this build alone, revoked when it is over.
       const proxy = egress?.buildProxy();
       return {
-        pipIndexUrl: config.pipIndexUrl,
-        npmRegistryUrl: config.npmRegistryUrl,
+        ...indexUrlsOf(config),
         buildNetwork: egress?.network ?? config.installNetwork ?? networks.openNetwork,
         ...(proxy ? { proxyEnv: proxy.env, release: proxy.release } : {}),
       };

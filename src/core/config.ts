@@ -5,10 +5,13 @@ import { DEFAULT_LIMITS } from '../shared/domain/limits';
 import type { Limits } from '../shared/domain/limits';
 import type { Isolation } from '../shared/domain/isolation';
 import type { Flavour } from '../shared/domain/languages';
+import { INDEX_SETTINGS, INDEX_SETTING_ENTRIES } from '../shared/domain/package-managers';
+import type { IndexSetting } from '../shared/domain/package-managers';
 
 export type ChannelSetting = 'auto' | 'socket' | 'attach';
 
-export interface SandpitConfig {
+/** The package indexes (the registry's index settings: pipIndexUrl, npmRegistryUrl, …; a private or offline mirror works). */
+export interface SandpitConfig extends Record<IndexSetting, string> {
   /** The data folder: token, settings, audit log, artifacts. */
   home: string;
   /** DOCKER_HOST-style engine address; default: DOCKER_HOST, else the local socket. */
@@ -36,9 +39,6 @@ export interface SandpitConfig {
   /** Largest file captured as an artifact after a run. */
   maxArtifactBytes: number;
   maxArtifactsPerRun: number;
-  /** PEP 503 index for pip installs (a private or offline mirror works). */
-  pipIndexUrl: string;
-  npmRegistryUrl: string;
   /** More hosts the "packages" network policy may reach, besides the index hosts. */
   egressExtraHosts: string[];
   /** Run the egress proxy (installs and "packages" sessions reach the indexes only through it). */
@@ -53,6 +53,11 @@ export interface SandpitConfig {
 }
 
 export const DEFAULT_PORT = 7411;
+
+/** Each index setting's URL: its variable (SANDPIT_PIP_INDEX_URL …) when set, else the registry's default. */
+function defaultIndexUrls(): Record<IndexSetting, string> {
+  return Object.fromEntries(INDEX_SETTINGS.map((setting) => [setting, process.env[INDEX_SETTING_ENTRIES[setting].envVar] ?? INDEX_SETTING_ENTRIES[setting].default])) as Record<IndexSetting, string>;
+}
 
 export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitConfig {
   const envChannel = process.env.SANDPIT_CHANNEL;
@@ -74,8 +79,7 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     runRoot: join(tmpdir(), `sandpit-run-${typeof process.getuid === 'function' ? process.getuid() : 'user'}`),
     maxArtifactBytes: 50 * 1024 * 1024,
     maxArtifactsPerRun: 50,
-    pipIndexUrl: process.env.SANDPIT_PIP_INDEX_URL ?? 'https://pypi.org/simple',
-    npmRegistryUrl: process.env.SANDPIT_NPM_REGISTRY_URL ?? 'https://registry.npmjs.org/',
+    ...defaultIndexUrls(),
     egressExtraHosts: [],
     egressProxy: process.env.SANDPIT_EGRESS_PROXY !== 'off',
     ...(process.env.SANDPIT_INSTALL_NETWORK ? { installNetwork: process.env.SANDPIT_INSTALL_NETWORK } : {}),

@@ -8,14 +8,13 @@ import { dockerfilePath } from '../core/docker/build-context';
 import { loadFlavour } from '../core/docker/image-bases';
 import { defaultImagesDir, ensureExecutorImage } from '../core/docker/image-builder';
 import { silentLogger } from '../core/log';
+import { FLAVOURS } from '../shared/domain/languages';
 import { providePodman } from './podman-engine';
 import type { ProvidedImages } from './provided-context';
 
-const FLAVOURS = ['python', 'python-data', 'node'] as const;
-
 /**
  * globalSetup of the `docker` vitest project: the engine must answer (no silent skipping), and the
- * executor images whose Dockerfile exists are built once (or found up to date) and provided as `images`.
+ * executor images (every flavour of the registry) whose Dockerfile exists are built once (or found up to date) and provided as `images`.
  * SANDPIT_IMAGES_DIR points it at another executor-image/ directory.
  */
 export default async function setup(project: TestProject): Promise<void> {

@@ -1,10 +1,7 @@
+import type { Flavour } from '../shared/domain/languages';
+
 /** Executor image tags the docker project's globalSetup builds and provides; absent when a Dockerfile is not written yet. */
-export interface ProvidedImages {
-  python?: string;
-  'python-data'?: string;
-  /** The JavaScript executor image (Node + npm). */
-  node?: string;
-}
+export type ProvidedImages = Partial<Record<Flavour, string>>;
 
 /** Podman for the engine-parametrized tests: its address and images, or why its cases are skipped. */
 export type ProvidedPodman = { host: string; images: ProvidedImages; version: string } | { skip: string };

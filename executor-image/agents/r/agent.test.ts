@@ -119,6 +119,36 @@ describe.skipIf(!hasR)('r agent over stdio', () => {
     expect(String(run.error!.value)).toContain('its variables are lost');
     expect((await client.run('exists("x")')).stdout).toBe('[1] FALSE\n');
   }, 30_000);
+
+  it('never runs a .Rprofile or .Renviron written into the workspace when R starts again', async () => {
+    await client.run('writeLines(\'planted <- TRUE; file.create("planted.txt")\', ".Rprofile"); writeLines("SANDPIT_PLANTED=yes", ".Renviron")');
+    expect((await client.run('quit(save = "no")')).error).toMatchObject({ name: 'KernelExited' });
+    const run = await client.run('cat(exists("planted"), file.exists("planted.txt"), nzchar(Sys.getenv("SANDPIT_PLANTED")), "\\n")');
+    expect(run.stdout).toBe('FALSE FALSE FALSE \n');
+  }, 30_000);
+
+  it("answers install.packages() in code with what to do instead, and is quiet about what is installed", async () => {
+    const missing = await client.run('install.packages("sandpitnosuchpkg")');
+    expect(missing.done.status).toBe('error');
+    expect(missing.error!.traceback).toBe(
+      "Error: R code cannot install packages in this session: install sandpitnosuchpkg with Sandpit's install_packages (or Packages on the session's page in the panel), then library() finds it.",
+    );
+    const there = await client.run('install.packages(c("stats", "utils"))');
+    expect(there.done.status).toBe('ok');
+    expect(there.stderr).toBe('Already installed: stats, utils.\n');
+    expect((await client.run('environmentName(environment(utils::install.packages))')).stdout).toBe('[1] "utils"\n');
+  });
+});
+
+describe.skipIf(!hasR)('r agent: its hello', () => {
+  it('names R whatever language the session asked for, so the host refuses a session of another language', async () => {
+    const other = spawnAgent(['perl', AGENT], { workspacePrefix: 'sandpit-r-agent-ws-', env: { SANDPIT_KILL_STRAYS: undefined, SANDPIT_LANGUAGE: 'python' }, detached: true });
+    try {
+      expect(await other.client.hello()).toMatchObject({ type: 'hello', language: 'r' });
+    } finally {
+      other.stop();
+    }
+  }, 30_000);
 });
 
 describe.skipIf(!hasR)('r agent over a unix socket', () => {

@@ -51,6 +51,22 @@ local({
 
   show_value <- function(value) if (isS4(value)) methods::show(value) else print(value)
 
+  # install.packages() in user code: the session's package store (first on .libPaths()) is read-only to it;
+  # Sandpit's installer fills it. Found before utils' own on the search path, this one says what to do instead,
+  # and is quiet about packages that are installed already (utils::install.packages stays reachable).
+  sandpit_packages <- new.env()
+  sandpit_packages$install.packages <- function(pkgs, ...) {
+    pkgs <- as.character(pkgs)
+    missing <- pkgs[!vapply(pkgs, function(p) nzchar(system.file(package = p)), TRUE)]
+    if (length(missing) == 0) {
+      message("Already installed: ", paste(pkgs, collapse = ", "), ".")
+      return(invisible(NULL))
+    }
+    stop(paste0("R code cannot install packages in this session: install ", paste(missing, collapse = ", "),
+      " with Sandpit's install_packages (or Packages on the session's page in the panel), then library() finds it."), call. = FALSE)
+  }
+  attach(sandpit_packages, name = "sandpit:packages", warn.conflicts = FALSE)
+
   run <- 0L
   execute <- function(code) {
     status <- "ok"

@@ -18,7 +18,8 @@ require "$DIR/changed-files.pl";
 
 $SIG{PIPE} = 'IGNORE';
 umask 022;
-my $LANGUAGE = $ENV{SANDPIT_LANGUAGE} || 'r';
+# The hello names what this agent runs: R, whatever the session asked for (the host refuses a session of another language)
+my $LANGUAGE = 'r';
 my $channel = SandpitChannel::open_channel();
 my ($kernel, $version);
 my (@queue, $current);
@@ -43,7 +44,8 @@ sub start_kernel {
     # every other fd of ours is close-on-exec (perl sets it above fd 2)
     POSIX::close($_) for grep { $_ > 4 } map { fileno $_ } $out_r, $out_w, $err_r, $err_w, $req_r, $req_w, $rep_r, $rep_w;
     $ENV{SANDPIT_AGENT_DIR} = $DIR;
-    { exec 'R', '--no-echo', '--no-save', '--no-restore', '--no-readline', '-f', "$DIR/kernel.R" };
+    # no ~/.Rprofile, ./.Rprofile or ~/.Renviron: HOME is the workspace, where a file written there would otherwise run unasked
+    { exec 'R', '--no-echo', '--no-save', '--no-restore', '--no-readline', '--no-init-file', '--no-environ', '-f', "$DIR/kernel.R" };
     POSIX::_exit(127);
   }
   close $_ for $out_w, $err_w, $req_r, $rep_w;
@@ -65,6 +67,12 @@ sub kernel_lines {
 }
 
 sub start_next {
+  # an execution interrupted while it waited ends in its turn, without running
+  while (!$current && @queue && $queue[0]{cancelled}) {
+    my $req = shift @queue;
+    send_message({ type => 'done', id => SandpitJson::str($req->{id}), status => 'interrupted', durationMs => 0,
+      dropped => { stdout => 0, stderr => 0 }, files => [], filesTruncated => \0, straysKilled => 0 });
+  }
   return if $current || !@queue;
   my $req = shift @queue;
   my $marker = sprintf('%ssandpit-sync-%08x%08x', "\x1e", int(rand(2**32)), int(rand(2**32)));
@@ -153,11 +161,12 @@ sub on_request {
   if ($type eq 'hello') {
     send_message({ type => 'hello', id => SandpitJson::str($req->{id} // ''), language => $LANGUAGE, version => SandpitJson::str($version), pid => $$, protocol => 1 });
   } elsif ($type eq 'execute') {
+    return unless defined $req->{id} && !ref $req->{id} && defined $req->{code} && !ref $req->{code};
     push @queue, $req;
     start_next();
   } elsif ($type eq 'interrupt') {
     if ($current && ($req->{id} // '') eq $current->{id} && !defined $current->{status}) { kill 'INT', $kernel->{pid} }
-    else { @queue = grep { $_->{id} ne ($req->{id} // '') } @queue }
+    else { $_->{cancelled} = 1 for grep { $_->{id} eq ($req->{id} // '') } @queue; start_next() }
   } elsif ($type eq 'fs') {
     SandpitFiles::handle($req, \&send_message);
   } elsif ($type eq 'reap') {

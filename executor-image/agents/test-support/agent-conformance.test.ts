@@ -1,9 +1,11 @@
 // The agent conformance suite (agent-conformance.ts) on every agent, started on this machine as its image starts
-// it (Python: the host's python3 or SANDPIT_TEST_PYTHON; JavaScript: the Node running vitest or SANDPIT_TEST_NODE).
+// it (Python: the host's python3 or SANDPIT_TEST_PYTHON; JavaScript: the Node running vitest or SANDPIT_TEST_NODE;
+// R: the host's perl and R, as Debian's perl-base and r-base-core in the image — skipped, saying so, without R).
 // Adding an agent is one entry here: how to start it and its snippets.
 import { join } from 'node:path';
 import { describeAgentConformance } from './agent-conformance';
 import type { AgentUnderTest } from './agent-conformance';
+import { spawnSync } from 'node:child_process';
 import { spawnAgent } from './agent-client';
 
 const AGENTS = join(import.meta.dirname, '..');
@@ -21,6 +23,9 @@ function started(command: string[], env: Record<string, string | undefined>, det
 const python = (language?: string): AgentUnderTest['start'] => () => started([PYTHON, '-s', join(AGENTS, 'python/agent.py')], { SANDPIT_LANGUAGE: language });
 const node = (language: string): AgentUnderTest['start'] => () =>
   started(['sh', '-c', PIPES, 'sh', NODE, join(AGENTS, 'javascript/main.js')], { SANDPIT_LANGUAGE: language, NODE_OPTIONS: undefined }, true);
+
+const hasR = spawnSync('R', ['--version'], { encoding: 'utf8' }).status === 0;
+if (!hasR) console.warn('agent conformance: the R agent is skipped, no R on this machine (apt-get install r-base-core)');
 
 const js: AgentUnderTest['code'] = {
   print: (t) => `console.log(${JSON.stringify(t)})`,
@@ -65,6 +70,20 @@ export const AGENTS_UNDER_TEST: Record<string, AgentUnderTest> = {
   javascript: { language: 'javascript', start: node('javascript'), code: js },
   // TypeScript runs on the JavaScript agent: the core removes the types before the code reaches it.
   typescript: { language: 'typescript', start: node('typescript'), code: js },
+  r: {
+    language: 'r',
+    start: () => started(['perl', join(AGENTS, 'r/main.pl')], { SANDPIT_LANGUAGE: 'r' }, true),
+    code: {
+      print: (t) => `cat(${JSON.stringify(`${t}\n`)})`,
+      printErr: (t) => `cat(${JSON.stringify(`${t}\n`)}, file = stderr())`,
+      printMany: (n) => `cat(strrep("x", ${n}))`,
+      sleep: (s) => `Sys.sleep(${s})`,
+      fail: 'stop("conformance")',
+      errorName: 'simpleError',
+      writeFile: (p, t) => `dir.create(dirname(${JSON.stringify(p)}), recursive = TRUE, showWarnings = FALSE); cat(${JSON.stringify(t)}, file = ${JSON.stringify(p)})`,
+      state: { set: 'kept <- 6 * 7', get: 'kept', value: '[1] 42' },
+    },
+  },
 };
 
-for (const [name, agent] of Object.entries(AGENTS_UNDER_TEST)) describeAgentConformance(name, agent);
+for (const [name, agent] of Object.entries(AGENTS_UNDER_TEST)) if (name !== 'r' || hasR) describeAgentConformance(name, agent);

@@ -53,6 +53,28 @@ describe('bootstrapBaseImage', () => {
     expect(fake.removed).toEqual([bootstrap.tag]);
   });
 
+  it('starts the import only with the first bytes of the tar, never holding an idle request through the chroot phase', async () => {
+    const fake = fakeImageDocker();
+    let importAt = 0;
+    const docker = new Proxy(fake.docker, {
+      get(target, key: string | symbol) {
+        if (key === 'importImage') importAt = Date.now();
+        return Reflect.get(target, key) as unknown;
+      },
+    });
+    const started = Date.now();
+    await bootstrapBaseImage(docker, bootstrap, standIn('process.stderr.write("I: installing\\n"); setTimeout(() => process.stdout.write("ROOTFS-TAR"), 700)'));
+    expect(importAt - started).toBeGreaterThanOrEqual(600);
+    expect(fake.imports).toEqual([{ tag: bootstrap.tag, bytes: Buffer.from('ROOTFS-TAR') }]);
+  });
+
+  it('says so when mmdebstrap ends without writing a root filesystem, and imports nothing', async () => {
+    const fake = fakeImageDocker();
+    await expect(bootstrapBaseImage(fake.docker, bootstrap, standIn('process.exit(0)'))).rejects.toThrow(/wrote no root filesystem while bootstrapping sandpit-base\/test:bookworm/);
+    expect(fake.imports).toEqual([]);
+    expect(fake.images.has(bootstrap.tag)).toBe(false);
+  });
+
   it('says how to install mmdebstrap when it is missing', async () => {
     const fake = fakeImageDocker();
     await expect(bootstrapBaseImage(fake.docker, bootstrap, { command: 'sandpit-no-such-mmdebstrap' })).rejects.toThrow(

@@ -60,6 +60,8 @@ export async function bootstrapBaseImage(
   });
 
   const body = new PassThrough();
+  // A failure reaches the caller through `exited` (and the import, when it started): not as the stream's own event.
+  body.on('error', () => undefined);
   child.stdout.pipe(body, { end: false });
 
   let timedOut = false;
@@ -96,7 +98,23 @@ export async function bootstrapBaseImage(
     (error: Error) => body.destroy(error),
   );
 
-  const imported = docker.importImage(body, bootstrap.tag);
+  // The import starts with the tar's first bytes: mmdebstrap writes nothing until its chroot is finished (many
+  // minutes for R's base), and an import request that stayed idle that long was hung up on ("socket hang up").
+  const imported = new Promise<void>((resolve, reject) => {
+    let started = false;
+    child.stdout.once('data', () => {
+      started = true;
+      docker.importImage(body, bootstrap.tag).then(resolve, reject);
+    });
+    exited.then(
+      () => {
+        if (!started) reject(new SandpitError('INTERNAL', `${command} wrote no root filesystem while bootstrapping ${bootstrap.tag}`));
+      },
+      (error: Error) => {
+        if (!started) reject(error);
+      },
+    );
+  });
   const [run, load] = await withTimeout(
     Promise.allSettled([exited, imported]),
     timeoutMs + 60_000,

@@ -32,7 +32,7 @@ describe('executor-image/bases.json', () => {
 
   it('names the known flavours when asked for an unknown one', async () => {
     await expect(loadFlavour(defaultImagesDir(), 'cobol')).rejects.toThrow(
-      /Unknown image flavour "cobol" \(known: python, python-data, node\)/,
+      /Unknown image flavour "cobol" \(known: python, python-data, node, r\)/,
     );
   });
 

@@ -192,7 +192,7 @@ describe('the egress gateway: an internal network whose only way out is Sandpit\
       sp!.sessions.session(sessionId).runtime.sandbox,
       parsePackageSpecs(['sandpit_demo_b'], 'pip'),
       // installNetwork is the index's own network: with a proxy the installer must not join it.
-      { pipIndexUrl: index!.url, npmRegistryUrl: 'http://pypi-index:8080/npm', installNetwork: index!.network, installTimeoutMs: 120_000, proxy: gw().installerProxy(sessionId) },
+      { pipIndexUrl: index!.url, npmRegistryUrl: 'http://pypi-index:8080/npm', cranRepositoryUrl: 'http://pypi-index:8080/cran/', installNetwork: index!.network, installTimeoutMs: 120_000, proxy: gw().installerProxy(sessionId) },
       silentLogger,
     );
     expect(outcomes).toEqual([{ package: 'sandpit_demo_b', ok: true }]);

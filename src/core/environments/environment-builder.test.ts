@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { EventBus } from '../events/event-bus';
+import { parseTar } from '../files/safe-tar';
 import { silentLogger } from '../log';
 import type { ImageBuild, SandboxImages } from '../sandbox/sandbox-images';
 import { EnvironmentBuilder } from './environment-builder';
@@ -52,6 +53,7 @@ describe('EnvironmentBuilder: the build\'s proxy credential', () => {
         return {
           pipIndexUrl: 'http://pypi-mirror.test/simple',
           npmRegistryUrl: 'http://npm-mirror.test/',
+          cranRepositoryUrl: 'http://cran-mirror.test/',
           buildNetwork: 'sandpit-egress-x',
           proxyEnv: { HTTP_PROXY: `http://build-${n}:secret@10.0.0.1:3128` },
           release: () => void events.push(`release ${n}`),
@@ -70,5 +72,36 @@ describe('EnvironmentBuilder: the build\'s proxy credential', () => {
       'build http://build-2:secret@10.0.0.1:3128 on sandpit-egress-x',
       'release 2',
     ]);
+  });
+});
+
+describe("EnvironmentBuilder: an R environment's build", () => {
+  it("bakes Debian's r-cran-* builds, and a name Debian does not have is said in apt's words and marked as the person wrote it", async () => {
+    const store = new EnvironmentStore({ dir, logger: silentLogger, presets: { offlineBase: true } });
+    let dockerfile = '';
+    const images = {
+      exists: () => Promise.resolve(false),
+      build: async (request: ImageBuild, onLog: (line: string) => void) => {
+        dockerfile = (await parseTar(request.context, { maxFileBytes: 1 << 20, maxTotalBytes: 1 << 20, maxEntries: 4 }))[0]!.content.toString();
+        onLog('Step 4/6 : RUN ["apt-get","install","-y","--no-install-recommends","r-cran-ggplot2","r-cran-sandpit.missing"]');
+        onLog('E: Unable to locate package r-cran-sandpit.missing');
+        throw new Error("The command '/bin/sh -c apt-get install' returned a non-zero code: 100");
+      },
+    } as Partial<SandboxImages> as SandboxImages;
+    const builder = new EnvironmentBuilder({
+      images,
+      store,
+      bus: new EventBus(),
+      log: silentLogger,
+      baseImage: () => Promise.resolve('sandpit/r:test'),
+      baseImageIfBuilt: () => Promise.resolve('sandpit/r:test'),
+      settings: () => ({ pipIndexUrl: 'http://pypi.test/simple', npmRegistryUrl: 'http://npm.test/', cranRepositoryUrl: 'http://cran.test/' }),
+    });
+    const env = await store.create({ name: 'R with packages', language: 'r', packages: { cran: ['ggplot2', 'Sandpit.Missing'] } });
+    const built = await builder.build(env.id, true);
+    expect(dockerfile).toContain('RUN ["apt-get","install","-y","--no-install-recommends","r-cran-ggplot2","r-cran-sandpit.missing"]');
+    expect(built.build).toMatchObject({ state: 'failed', failedPackage: 'Sandpit.Missing' });
+    expect(built.build?.diagnosis).toMatchObject({ cause: 'not-found', affected: ['r-cran-sandpit.missing'] });
+    expect(built.build?.error).toBe("“r-cran-sandpit.missing” was not found on the Debian package mirror (the base image's package mirror), or not in a version that fits.");
   });
 });

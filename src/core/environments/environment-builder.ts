@@ -6,13 +6,15 @@ import type { Logger } from '../log';
 import type { SandboxImages } from '../sandbox/sandbox-images';
 import type { InstallDiagnosis } from '../../shared/domain/packages';
 import { diagnoseInstall } from '../installers/install-diagnosis';
+import { MANAGER_TOOLS } from '../installers/installers';
+import { IMAGE_ORDER, PACKAGE_MANAGERS, allPackages, indexUrlOf } from '../../shared/domain/package-managers';
+import type { IndexSetting } from '../../shared/domain/package-managers';
 import { environmentDockerfile, failedPackageFrom } from './environment-dockerfile';
 import { definitionHash } from './environment-hash';
 import type { EnvironmentStore } from './environment-store';
 
-export interface BuildSettings {
-  pipIndexUrl: string;
-  npmRegistryUrl: string;
+/** What a build installs from: each manager's index (the registry's index settings), and how it gets there. */
+export interface BuildSettings extends Record<IndexSetting, string> {
   /** Network the build's RUN steps use (reaches the package indexes, directly or through the proxy). */
   buildNetwork?: string;
   /** Proxy variables for the build's RUN steps (HTTP_PROXY …, with a credential for this build), when installs go through the egress proxy. */
@@ -198,18 +200,25 @@ export class EnvironmentBuilder {
 /** The image tag of a definition on a base image; an environment without packages runs on the base itself. */
 function tagFor(env: Environment, base: string): { tag: string; hash: string; base: string; needsBuild: boolean } {
   const hash = definitionHash(env, base);
-  const { pip, npm, apt } = env.packages;
-  if (pip.length + npm.length + apt.length === 0) return { tag: base, hash, base, needsBuild: false };
+  if (allPackages(env.packages).length === 0) return { tag: base, hash, base, needsBuild: false };
   return { tag: `sandpit/env-${env.id}:${hash.slice(0, 12)}`, hash, base, needsBuild: true };
 }
 
-/** Why a build failed: the installer whose step failed (apt, then npm, then pip in the Dockerfile), and its words. */
+/**
+ * Why a build failed: the manager whose step failed (the last `RUN` step the log names; the languages' managers
+ * are asked before the system's, which they may build through), else the first language manager with packages
+ * listed (else apt), and its installer's words — or the words of the installer its builds run through.
+ */
 function diagnoseBuild(env: Environment, lines: string[], settings: BuildSettings | undefined): InstallDiagnosis {
   const log = lines.join('\n');
   const failedStep = [...lines].reverse().find((l) => /^Step \d+\/\d+ : RUN /.test(l)) ?? '';
-  const manager = /apt-get/.test(failedStep) ? 'apt' : /"npm"/.test(failedStep) ? 'npm' : env.packages.pip.length > 0 ? 'pip' : env.packages.npm.length > 0 ? 'npm' : 'apt';
-  const indexUrl = manager === 'pip' ? settings?.pipIndexUrl : manager === 'npm' ? settings?.npmRegistryUrl : undefined;
-  return diagnoseInstall({ manager, log, packages: env.packages[manager], ...(indexUrl ? { indexUrl } : {}) });
+  const listed = IMAGE_ORDER.filter((m) => env.packages[m].length > 0);
+  const owner = [...listed].reverse().find((m) => MANAGER_TOOLS[m].ownsStep(failedStep)) ?? listed.find((m) => PACKAGE_MANAGERS[m].layer === 'language') ?? 'apt';
+  const through = MANAGER_TOOLS[owner].buildsThrough;
+  const manager = through?.manager ?? owner;
+  const packages = through ? env.packages[owner].map((spec) => through.name(spec)) : env.packages[owner];
+  const indexUrl = settings ? indexUrlOf(manager, settings) : undefined;
+  return diagnoseInstall({ manager, log, packages, ...(indexUrl ? { indexUrl } : {}) });
 }
 
 /** A definition that failed to build and has not changed since is not retried on every session. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
 import { resolveDefinition } from '../../shared/domain/environment';
 import { definitionHash } from './environment-hash';
 
@@ -28,5 +29,15 @@ describe('definitionHash', () => {
     const asPip = resolveDefinition({ name: 'a', language: 'bash', packages: { pip: ['jq'] } });
     const asApt = resolveDefinition({ name: 'a', language: 'bash', packages: { apt: ['jq'] } });
     expect(definitionHash(asPip, TAG)).not.toBe(definitionHash(asApt, TAG));
+  });
+});
+
+describe('definitionHash across registry changes', () => {
+  it('keeps the hash of an environment made when pip, npm and apt were the only managers', () => {
+    // The canonical JSON as it was written before packages were keyed by the registry: apt, npm and pip, always.
+    const before = createHash('sha256')
+      .update(JSON.stringify({ base: 'python', baseImageTag: TAG, language: 'python', packages: { apt: ['jq'], npm: [], pip: ['numpy==2.1.0', 'pandas'] }, version: 1 }))
+      .digest('hex');
+    expect(definitionHash(base, TAG)).toBe(before);
   });
 });

@@ -44,8 +44,8 @@ describe('environments stored in an older shape', () => {
   it('loads the {pip, npm, apt} shape with its specs normalised by their manager, and a manager left out as none', async () => {
     await writeFile(join(dir, 'old.json'), oldFile('old'));
     await writeFile(join(dir, 'no-npm.json'), oldFile('no-npm', { packages: { pip: ['numpy'] } }));
-    expect((await store().get('old')).packages).toEqual({ pip: ['Requests>=2'], npm: [], apt: ['jq'] });
-    expect((await store().get('no-npm')).packages).toEqual({ pip: ['numpy'], npm: [], apt: [] });
+    expect((await store().get('old')).packages).toEqual({ pip: ['Requests>=2'], npm: [], apt: ['jq'], cran: [] });
+    expect((await store().get('no-npm')).packages).toEqual({ pip: ['numpy'], npm: [], apt: [], cran: [] });
   });
 
   it('moves a bash environment off the node image (whose agent has no bash mode) to the python base, saying so', async () => {

@@ -3,7 +3,7 @@ import { isPresetId, PRESET_IDS, presetDefinitions } from './environment-presets
 import { validateDefinition } from './environment-store';
 
 describe('presets', () => {
-  it('offers Python, Python (data), Node.js, Bash and TypeScript in that order', () => {
+  it('offers Python, Python (data), Node.js, Bash, TypeScript and R in that order', () => {
     const presets = presetDefinitions({ offlineBase: true });
     expect(presets.map((p) => [p.id, p.definition.name, p.definition.language, p.definition.base])).toEqual([
       ['python', 'Python', 'python', 'python'],
@@ -11,6 +11,7 @@ describe('presets', () => {
       ['node', 'Node.js', 'javascript', 'node'],
       ['bash', 'Bash', 'bash', 'python'],
       ['typescript', 'TypeScript', 'typescript', 'node'],
+      ['r', 'R', 'r', 'r'],
     ]);
     expect(presets.map((p) => p.id)).toEqual(PRESET_IDS);
     expect(isPresetId('python-data')).toBe(true);

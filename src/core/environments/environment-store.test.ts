@@ -61,6 +61,7 @@ describe('EnvironmentStore', () => {
       ['node', true],
       ['bash', true],
       ['typescript', true],
+      ['r', true],
     ]);
     await expect(stat(dir)).rejects.toThrow(/ENOENT/);
   });
@@ -120,7 +121,7 @@ describe('EnvironmentStore', () => {
       name: 'Web scraping',
       language: 'python',
       base: 'python',
-      packages: { pip: ['requests>=2.31', 'beautifulsoup4'], npm: [], apt: [] },
+      packages: { pip: ['requests>=2.31', 'beautifulsoup4'], npm: [], apt: [], cran: [] },
       network: 'none',
       limits: {},
       allowedHosts: [],
@@ -129,7 +130,7 @@ describe('EnvironmentStore', () => {
       updatedAt: '2026-01-01T00:00:01.000Z',
     });
     expect(await store.get('web-scraping')).toEqual(created);
-    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'web-scraping']);
+    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'r', 'web-scraping']);
     expect(JSON.parse(await readFile(join(dir, 'web-scraping.json'), 'utf8'))).toEqual(created);
 
     const updated = await store.update('web-scraping', { network: 'packages', packages: { apt: ['jq'] }, limits: { memoryMb: 1_024 }, description: 'Scrapes' });
@@ -220,7 +221,7 @@ describe('EnvironmentStore', () => {
     expect((await readdir(dir)).sort()).toEqual(ids.map((id) => `${id}.json`).sort());
     // Updates queue up too: none is lost.
     await Promise.all([store.update('same', { packages: { pip: ['a'] } }), store.update('same', { packages: { apt: ['jq'] } })]);
-    expect((await store.get('same')).packages).toEqual({ pip: ['a'], npm: [], apt: ['jq'] });
+    expect((await store.get('same')).packages).toEqual({ pip: ['a'], npm: [], apt: ['jq'], cran: [] });
   });
 
   it('skips corrupt files with a warning (once), never failing list()', async () => {
@@ -233,7 +234,7 @@ describe('EnvironmentStore', () => {
     await writeFile(join(dir, 'README.txt'), 'not an environment');
     await mkdir(join(dir, 'folder.json'));
 
-    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'fine']);
+    expect((await store.list()).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'r', 'fine']);
     expect(logger.warnings.map((w) => w.fields?.path).sort()).toEqual(
       ['bad-spec.json', 'broken.json', 'folder.json', 'wrong-id.json'].map((name) => join(dir, name)),
     );
@@ -290,6 +291,6 @@ describe('EnvironmentStore', () => {
     expect(await rejection(store.update('shell', { base: 'python' }), 'INVALID_INPUT')).toMatch(/javascript runs on base "node"/);
     await store.create({ name: 'Py', language: 'python', packages: { pip: ['numpy'] } });
     expect(await rejection(store.update('py', { language: 'javascript' }), 'INVALID_INPUT')).toMatch(/pip packages need/);
-    expect((await store.update('py', { language: 'javascript', packages: { pip: [], npm: ['lodash'] } })).packages).toEqual({ pip: [], npm: ['lodash'], apt: [] });
+    expect((await store.update('py', { language: 'javascript', packages: { pip: [], npm: ['lodash'] } })).packages).toEqual({ pip: [], npm: ['lodash'], apt: [], cran: [] });
   });
 });

@@ -35,7 +35,7 @@ describe('environments', () => {
 
   it('lists the presets', async () => {
     const { environments } = await call(api().api, 'environments.list', {}, PANEL);
-    expect(environments.filter((e) => e.preset).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript']);
+    expect(environments.filter((e) => e.preset).map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'r']);
   });
 
   it('builds an environment once (live log), then finds it up to date; its sessions import at once, the second from the pool', async () => {

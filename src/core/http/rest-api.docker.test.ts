@@ -136,6 +136,7 @@ describe('REST', () => {
       ['node', 'javascript'],
       ['bash', 'bash'],
       ['typescript', 'typescript'],
+      ['r', 'r'],
     ]);
     expect(environments.find((e) => e.id === 'python')).toMatchObject({ name: 'Python', status: 'ready' });
   });

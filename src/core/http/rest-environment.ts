@@ -8,7 +8,7 @@ export interface RestEnvironment {
   name: string;
   language: Language;
   description: string;
-  /** Keyed by package manager (package-managers.ts): pip, npm, apt. */
+  /** Keyed by package manager (package-managers.ts: pip, npm, apt, …). */
   packages: Record<ManagerId, string[]>;
   network: 'none' | 'packages' | 'open';
   status: 'ready' | 'building' | 'failed' | 'not-built';

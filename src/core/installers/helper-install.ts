@@ -1,15 +1,14 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { InstallDiagnosis, PackageOutcome } from '../../shared/domain/packages';
 import type { PackageManager } from '../../shared/domain/languages';
+import type { IndexSetting } from '../../shared/domain/package-managers';
 import type { Logger } from '../log';
 import type { Sandbox } from '../sandbox/sandbox-backend';
 import { diagnoseInstall, diagnosisText } from './install-diagnosis';
 import type { PackageSpec } from './package-specs';
 
-export interface InstallSettings {
-  /** PEP 503 simple index (a private or offline mirror works). */
-  pipIndexUrl: string;
-  npmRegistryUrl: string;
+/** What installs use: each manager's index (the registry's index settings; a private or offline mirror works), and how to get there. */
+export interface InstallSettings extends Record<IndexSetting, string> {
   /** Network the short-lived installer joins; the session itself stays without one. */
   installNetwork: string;
   installTimeoutMs: number;

@@ -29,6 +29,28 @@ describe('diagnoseInstall', () => {
     expect(diagnoseInstall({ manager, log, packages: ['pycairo'] }).cause).toBe(cause);
   });
 
+  it("reads R's own words: a package the repository does not have, a repository it cannot reach, a Debian build that is not there", () => {
+    const missing = diagnoseInstall({
+      manager: 'cran',
+      log: "Warning: package ‘sandpitnosuch’ is not available for this version of R\nERROR: not installed: sandpitnosuch",
+      packages: ['sandpitdemo', 'sandpitnosuch'],
+      indexUrl: 'http://cran-repo:8080/',
+    });
+    expect(missing).toMatchObject({ cause: 'not-found', affected: ['sandpitnosuch'] });
+    expect(missing.summary).toBe('“sandpitnosuch” was not found on the CRAN repository (cran-repo:8080), or not in a version that fits.');
+    const offline = diagnoseInstall({
+      manager: 'cran',
+      log: "Warning: unable to access index for repository http://cran.test/src/contrib:\n  cannot open URL 'http://cran.test/src/contrib/PACKAGES'\nWarning: package ‘dplyr’ is not available for this version of R",
+      packages: ['dplyr'],
+      indexUrl: 'http://cran.test/',
+    });
+    expect(offline.cause).toBe('unreachable');
+    expect(offline.summary).toBe('Sandpit could not reach the CRAN repository (cran.test): this computer seems to be offline, or a proxy or firewall blocks it.');
+    // an environment's build: Debian's r-cran-* through apt, in apt's words about Debian's names
+    const build = diagnoseInstall({ manager: 'apt', log: 'E: Unable to locate package r-cran-sandpitnosuch', packages: ['r-cran-sandpitnosuch'] });
+    expect(build).toMatchObject({ cause: 'not-found', affected: ['r-cran-sandpitnosuch'] });
+  });
+
   it('names only the packages the index does not have (pip, npm and apt)', () => {
     const pip = diagnoseInstall({ manager: 'pip', log: 'ERROR: No matching distribution found for sandpit-no-such-pkg', packages: ['numpy', 'sandpit_no_such_pkg==1.0'], indexUrl: 'http://pypi-index:8080/simple' });
     expect(pip).toMatchObject({ cause: 'not-found', affected: ['sandpit_no_such_pkg==1.0'] });

@@ -36,8 +36,12 @@ const UNREACHABLE = [
 const NO_SPACE = /No space left on device|ENOSPC/i;
 const CONFLICT = /ResolutionImpossible|conflicting dependencies|ERESOLVE|Cannot install .* because these package versions have conflicting/i;
 const NO_VERSION = /No matching version found for (@?[a-z0-9._~/-]+)|ETARGET/i;
-/** What every manager's installer prints for a package it cannot find (the registry's words), matched all through a log. */
-const MISSING = MANAGER_IDS.map((m) => new RegExp(PACKAGE_MANAGERS[m].notFound[0]!.source, `${PACKAGE_MANAGERS[m].notFound[0]!.flags}g`));
+/** What a manager's installer prints for a package it cannot find (the registry's words), matched all through a log. */
+function missingPatterns(manager: ManagerId): RegExp[] {
+  return PACKAGE_MANAGERS[manager].notFound.map((p) => new RegExp(p.source, `${p.flags.replace('g', '')}g`));
+}
+/** Every manager's first words for it, for a log whose own manager's words name nothing. */
+const MISSING = MANAGER_IDS.map((m) => missingPatterns(m)[0]!);
 const BUILD_FAILED = /Failed building wheel for ([A-Za-z0-9._-]+)|error: subprocess-exited-with-error|gyp ERR!/i;
 const TIMED_OUT = /did not finish within/i;
 
@@ -74,7 +78,9 @@ export function diagnoseInstall(attempt: InstallAttempt): InstallDiagnosis {
   const host = hostOf(attempt.indexUrl) ?? (entry.indexSetting === undefined ? "the base image's package mirror" : 'the package index');
   const where = attempt.settingsHint ?? 'Settings → Packages';
   const index = entry.indexName;
-  if (TIMED_OUT.test(log) && !UNREACHABLE.some((p) => p.test(log))) {
+  // Every installer's network library's words, and the manager's own (R says it cannot access the repository's index).
+  const unreachable = [...UNREACHABLE, ...(entry.unreachable ?? [])].some((p) => p.test(log));
+  if (TIMED_OUT.test(log) && !unreachable) {
     return {
       cause: 'timeout',
       summary: 'The install took too long and was stopped.',
@@ -82,7 +88,7 @@ export function diagnoseInstall(attempt: InstallAttempt): InstallDiagnosis {
       fixes: ['Try again: a slow connection or a very large package can take longer than the time allowed.', `Use a closer mirror (${where}).`],
     };
   }
-  if (UNREACHABLE.some((p) => p.test(log))) {
+  if (unreachable) {
     const data = packages.filter((p) => DATA_PACKAGES.includes(p.toLowerCase().split(/[=<>!~[ ]/)[0] ?? ''));
     return {
       cause: 'unreachable',
@@ -98,7 +104,8 @@ export function diagnoseInstall(attempt: InstallAttempt): InstallDiagnosis {
   if (NO_SPACE.test(log)) {
     return { cause: 'disk', summary: 'There was not enough disk space to install the packages.', affected: [...packages], fixes: ['Free some disk space on this computer (or in Docker), then try again.'] };
   }
-  const missing = MISSING.flatMap((pattern) => named(log, pattern, packages));
+  const own = missingPatterns(manager).flatMap((pattern) => named(log, pattern, packages));
+  const missing = own.length > 0 ? [...new Set(own)] : MISSING.flatMap((pattern) => named(log, pattern, packages));
   if (missing.length > 0) {
     return {
       cause: 'not-found',

@@ -1,5 +1,6 @@
 import { PACKAGES_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import { checkWith, installWithHelper } from './helper-install';
+import { runLine } from './dockerfile-lines';
 import type { InstallSettings, Installer } from './helper-install';
 import type { PackageSpec } from './package-specs';
 
@@ -60,3 +61,15 @@ export const npmInstaller: Installer = {
     })),
   check: (sandbox, specs) => checkWith(sandbox, ['node', '-e', CHECK_SCRIPT], specs),
 };
+
+/** Where an environment's npm packages are baked (on NODE_PATH; runtime installs go to the session volume). */
+export const ENV_NODE_MODULES = '/opt/sandpit/env/node_modules';
+
+/** npm's lines of an environment's Dockerfile: into ENV_NODE_MODULES, which joins NODE_PATH after the session's own store. */
+export function npmDockerfile(specs: readonly string[], registryUrl: string): string[] {
+  return [
+    runLine(['mkdir', '-p', ENV_NODE_MODULES]),
+    runLine(['npm', 'install', '--prefix', '/opt/sandpit/env', '--no-audit', '--no-fund', '--no-package-lock', '--registry', registryUrl, '--', ...specs]),
+    `ENV NODE_PATH=${NPM_MODULES_DIR}:${ENV_NODE_MODULES}`,
+  ];
+}

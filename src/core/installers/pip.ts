@@ -1,5 +1,6 @@
 import { PACKAGES_DIR, WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import { checkWith, installWithHelper } from './helper-install';
+import { runLine } from './dockerfile-lines';
 import type { InstallSettings, Installer } from './helper-install';
 import type { PackageSpec } from './package-specs';
 
@@ -53,3 +54,10 @@ export const pipInstaller: Installer = {
     })),
   check: (sandbox, specs) => checkWith(sandbox, [PYTHON, ISOLATED, '-c', CHECK_SCRIPT], specs),
 };
+
+/** pip's lines of an environment's Dockerfile: into the image's venv, from the index the settings name. */
+export function pipDockerfile(specs: readonly string[], indexUrl: string): string[] {
+  const index = new URL(indexUrl);
+  const trusted = index.protocol === 'http:' ? ['--trusted-host', index.hostname] : [];
+  return [runLine([PYTHON, '-m', 'pip', 'install', '--no-cache-dir', '--disable-pip-version-check', '--no-input', '--index-url', indexUrl, ...trusted, '--', ...specs])];
+}

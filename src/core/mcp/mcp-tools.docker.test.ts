@@ -228,7 +228,7 @@ describe('MCP tools over a real engine', () => {
       await tool(a.client, 'list_environments'),
     );
     expect(envs.environments).toContainEqual(expect.objectContaining({ id: 'python', name: 'Python', language: 'python', status: 'ready' }));
-    expect(envs.environments.map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript']);
+    expect(envs.environments.map((e) => e.id)).toEqual(['python', 'python-data', 'node', 'bash', 'typescript', 'r']);
   });
 
   it('returns a saved picture as image content and a resource link, readable as a resource', async () => {

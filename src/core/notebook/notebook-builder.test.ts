@@ -149,6 +149,36 @@ describe('buildNotebook', () => {
     for (const notebook of [js, bash]) expect(validateNotebook(JSON.stringify(notebook)).ok).toBe(true);
   });
 
+  it("opens with IRkernel in an R session: R's own calls for installs, checks and shell commands, a plot as a picture", async () => {
+    const rows = [
+      row({ code: 'x <- c(2, 4, 9)\nmean(x)', stdout: '[1] 5\n' }),
+      row({ code: 'plot(x)', artifacts: [PNG_SHA] }),
+      row({ code: 'f <- function() stop("boom")\nf()', status: 'error', errorMessage: 'simpleError: boom\nError in f() : boom' }),
+      row({ method: 'packages.install', code: 'sandpitdemo\ndata.table', stdout: 'sandpitdemo: installed\n' }),
+      row({ method: 'packages.check', code: 'MASS', stdout: 'MASS 7.3-58.2\n' }),
+      row({ method: 'sessions.runCommand', code: 'echo "hi there"', stdout: 'hi there\n', exitCode: 0 }),
+      row({ method: 'processes.start', code: 'python3 -m http.server 8000' }),
+      row({ method: 'sessions.runFile', code: 'analysis.R', fileContent: 'summary(x)\n', stdout: 'Min.\n' }),
+    ];
+    const notebook = await buildNotebook({ sessionId: 's-4', name: 'R 1', language: 'r', rows, artifact: load });
+    expect(notebook.metadata.kernelspec).toEqual({ name: 'ir', display_name: 'R', language: 'R' });
+    expect(notebook.metadata.language_info).toMatchObject({ name: 'R', file_extension: '.r', mimetype: 'text/x-r-source', codemirror_mode: 'r', pygments_lexer: 'r' });
+    const sources = notebook.cells.filter((c) => c.cell_type === 'code').map((c) => c.source.join(''));
+    expect(sources).toEqual([
+      'x <- c(2, 4, 9)\nmean(x)',
+      'plot(x)',
+      'f <- function() stop("boom")\nf()',
+      'install.packages(c("sandpitdemo", "data.table"))',
+      'packageVersion("MASS")',
+      'system("echo \\"hi there\\"")',
+      'system("python3 -m http.server 8000", wait = FALSE)',
+      'summary(x)\n',
+    ]);
+    expect(code(notebook.cells.find((c) => c.cell_type === 'code' && c.source.join('') === 'plot(x)')).outputs[0]).toMatchObject({ output_type: 'display_data', data: { 'image/png': DOT_PNG } });
+    const verdict = validateNotebook(JSON.stringify(notebook));
+    expect(verdict.ok, verdict.output).toBe(true);
+  });
+
   it('refuses to call a broken notebook valid (the validator is real)', () => {
     const verdict = validateNotebook(JSON.stringify({ nbformat: 4, nbformat_minor: 5, metadata: {}, cells: [{ cell_type: 'code', source: 'x' }] }));
     expect(verdict.ok).toBe(false);

@@ -2,12 +2,11 @@ import type { Artifact } from '../../shared/domain/artifact';
 import type { AuditEntry } from '../../shared/domain/audit';
 import type { Language } from '../../shared/domain/languages';
 import { LANGUAGE_ENTRIES, packageManagerOf } from '../../shared/domain/languages';
+import type { NotebookKernel } from '../../shared/domain/languages';
 import { PACKAGE_MANAGERS } from '../../shared/domain/package-managers';
 import { isImageMime } from '../files/mime';
 import { errorOutput } from './notebook-error';
 import type { NotebookErrorOutput } from './notebook-error';
-import { NOTEBOOK_LANGUAGES } from './notebook-kernel';
-import type { NotebookLanguage } from './notebook-kernel';
 
 /** nbformat 4.5: the version every notebook is written in (cell ids are required from 4.5 on). */
 export const NBFORMAT = 4;
@@ -29,7 +28,7 @@ export type NotebookCell =
 export interface Notebook {
   nbformat: number;
   nbformat_minor: number;
-  metadata: Omit<NotebookLanguage, 'cells'> & { sandpit: Record<string, unknown> };
+  metadata: Pick<NotebookKernel, 'kernelspec' | 'language_info'> & { sandpit: Record<string, unknown> };
   cells: NotebookCell[];
 }
 
@@ -67,16 +66,16 @@ function ran(entry: AuditEntry): boolean {
 
 /**
  * What a cell's source is, per kind of call: the code as it ran; a shell command as a `%%bash` cell (IPython's
- * cell magic; a plain cell in a bash session); run_file as the content of the file that ran; an install as
- * `%pip install …` (python), `pip install …` (bash) or a `%%bash` cell with `npm install …` (javascript); a package
- * check the same way with `pip show` / `npm ls`.
+ * cell magic; a plain cell in a bash session; the kernel's own call where the registry gives one); run_file as the
+ * content of the file that ran; an install as `%pip install …` (python), `pip install …` (bash) or a `%%bash` cell
+ * with `npm install …` (javascript); a package check the same way with `pip show` / `npm ls`.
  */
 function cellSource(entry: AuditEntry, language: Language): string {
   switch (entry.method) {
     case 'sessions.execute':
       return entry.code;
     case 'sessions.runCommand':
-      return language === 'bash' ? entry.code : `%%bash\n${entry.code}`;
+      return shellCell(entry.code, false, language);
     case 'sessions.runFile':
       return entry.fileContent ?? `# run_file ${entry.code}: the file's content was not recorded`;
     case 'packages.install':
@@ -88,23 +87,32 @@ function cellSource(entry: AuditEntry, language: Language): string {
       return `# The person ${entry.method === 'changes.apply' ? 'applied' : 'discarded'} changes to a shared folder:\n${entry.code.split('\n').map((l) => `#   ${l}`).join('\n')}`;
     case 'processes.start':
       // IPython's background cell magic: the command keeps running while the notebook goes on.
-      return language === 'bash' ? `${entry.code} &` : `%%bash --bg\n${entry.code}`;
+      return shellCell(entry.code, true, language);
     case 'previews.open':
       return `# Sandpit showed a preview: ${entry.code}`;
   }
 }
 
+/** A shell command as a cell of the language's kernel: itself in a shell kernel, the kernel's own call, else IPython's `%%bash` magic. */
+function shellCell(command: string, background: boolean, language: Language): string {
+  const kernel = LANGUAGE_ENTRIES[language].notebook;
+  if (kernel.cells === 'shell') return background ? `${command} &` : command;
+  if (kernel.shell) return kernel.shell(command, background);
+  return background ? `%%bash --bg\n${command}` : `%%bash\n${command}`;
+}
+
 /**
- * An install or a check as a cell, from the registries: the language's manager's command, as IPython's line
- * magic when the kernel has one for it (`%pip install`), plain in a shell kernel (bash), else a `%%bash` cell.
+ * An install or a check as a cell, from the registries: the manager's own call in its language's kernel when it
+ * has one (R's `install.packages(…)`), its command as IPython's line magic when the kernel has one for it
+ * (`%pip install`), plain in a shell kernel (bash), else as a shell cell.
  */
 function packageCell(kind: 'install' | 'check', packages: string[], language: Language): string {
   const manager = PACKAGE_MANAGERS[packageManagerOf(language)];
+  const kernel = LANGUAGE_ENTRIES[language].notebook;
+  if (manager.notebook.code && kernel.cells === 'plain') return manager.notebook.code[kind](packages);
   const command = `${manager.notebook[kind]} ${packages.join(' ')}`;
-  const cells = NOTEBOOK_LANGUAGES[language].cells;
-  if (cells === 'shell') return command;
-  if (cells === 'ipython' && manager.notebook.magic !== undefined) return `%${command}`;
-  return `%%bash\n${command}`;
+  if (kernel.cells === 'ipython' && manager.notebook.magic !== undefined) return `%${command}`;
+  return shellCell(command, false, language);
 }
 
 async function artifactOutputs(entry: AuditEntry, load: ArtifactLoader): Promise<{ outputs: NotebookOutput[]; files: Array<Record<string, unknown>> }> {
@@ -190,7 +198,7 @@ export async function buildNotebook(input: NotebookInput): Promise<Notebook> {
       outputs,
     });
   }
-  const { kernelspec, language_info } = NOTEBOOK_LANGUAGES[input.language]; // `cells` is Sandpit's own, not nbformat's
+  const { kernelspec, language_info } = LANGUAGE_ENTRIES[input.language].notebook; // `cells` and `shell` are Sandpit's own, not nbformat's
   return {
     nbformat: NBFORMAT,
     nbformat_minor: NBFORMAT_MINOR,

@@ -1,11 +1,11 @@
 import { Duplex, PassThrough, Writable } from 'node:stream';
-import type { Language } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import { toErrorBody } from '../../shared/api/errors';
 import type { Session } from '../sessions/session';
 import { PROCESS_MARK } from '../sessions/session-processes';
 import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
 import { nothingListens } from './session-tunnel';
+import { withImageInterpreter } from './forwarders';
 
 /**
  * One TCP connection to a port on the sandbox's loopback, carried by an exec's own streams (its stdin and
@@ -57,8 +57,6 @@ const tryHost = (hosts) => {
 };
 tryHost(['127.0.0.1', '::1']);
 `;
-
-const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** A Duplex over an exec's stdin and stdout, with the socket methods http.Agent calls (no-ops here). */
 class ExecStream extends Duplex {
@@ -112,7 +110,6 @@ class ExecStream extends Duplex {
 export class ExecTunnel {
   constructor(
     private readonly session: Session,
-    private readonly language: Language,
     private readonly log: Logger,
   ) {}
 
@@ -120,10 +117,7 @@ export class ExecTunnel {
     const input = new PassThrough();
     const abort = new AbortController();
     const stream = new ExecStream(input, abort);
-    const script =
-      this.language === 'javascript'
-        ? `exec node -e ${quote(NODE)} ${port}`
-        : `exec python3 -c ${quote(PYTHON)} ${port}`;
+    const script = withImageInterpreter(NODE, PYTHON, String(port));
     return new Promise<Duplex>((resolve, reject) => {
       let acked = false;
       const sink = new Writable({

@@ -1,5 +1,3 @@
-import type { Language } from '../../shared/domain/languages';
-
 /**
  * The forwarder that runs inside a sandbox for one previewed port, as a hidden long-running process: it
  * connects to the host's tunnel socket (in the session's agent folder), says which port it serves, and for
@@ -103,8 +101,16 @@ control.on('error', () => process.exit(0));
 
 const quote = (text: string): string => `'${text.replace(/'/g, `'\\''`)}'`;
 
-/** The shell command that runs the forwarder for `port` in a sandbox of `language`. */
-export function forwarderCommand(language: Language, socketPath: string, port: number, secret: string): string {
-  const args = `${quote(socketPath)} ${port} ${quote(secret)}`;
-  return language === 'javascript' ? `exec node -e ${quote(NODE)} ${args}` : `exec python3 -c ${quote(PYTHON)} ${args}`;
+/**
+ * A shell line that runs a forwarder with the interpreter the image has: Node where there is `node` (the
+ * JavaScript images), else Python (every other image carries python3). Decided in the sandbox, so no
+ * language or flavour needs to say which.
+ */
+export function withImageInterpreter(node: string, python: string, args: string): string {
+  return `if command -v node >/dev/null 2>&1; then exec node -e ${quote(node)} ${args}; else exec python3 -c ${quote(python)} ${args}; fi`;
+}
+
+/** The shell command that runs the forwarder for `port` in a sandbox. */
+export function forwarderCommand(socketPath: string, port: number, secret: string): string {
+  return withImageInterpreter(NODE, PYTHON, `${quote(socketPath)} ${port} ${quote(secret)}`);
 }

@@ -152,7 +152,7 @@ export class PreviewManager {
       // No folder shared with the host (gVisor, an engine elsewhere): one exec per connection carries it.
       const state: SessionPreviews = {
         session,
-        exec: new ExecTunnel(session, session.identity.language, this.log),
+        exec: new ExecTunnel(session, this.log),
         forwarders: new Map(),
       };
       this.sessions.set(session.id, state);
@@ -172,7 +172,7 @@ export class PreviewManager {
     port: number,
   ): Promise<void> {
     if (tunnel.hasForwarder(port)) return;
-    const command = forwarderCommand(session.identity.language, tunnel.insidePath, port, tunnel.forwarderSecret);
+    const command = forwarderCommand(tunnel.insidePath, port, tunnel.forwarderSecret);
     const forwarder = await this.processes.start(session, { command, name: `preview of port ${port}`, hidden: true });
     state.forwarders.set(port, forwarder.id);
     this.processes.onEnd(forwarder.id, (info, tail) => {

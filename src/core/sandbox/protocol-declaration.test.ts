@@ -1,7 +1,7 @@
 // The agent protocol is declared once (executor-image/agents/protocol.json; prose: PROTOCOL.md). The host's
-// schemas (protocol.ts), the JavaScript agent's builders (protocol.js and the inline fs replies) and the Python
-// agent's builders (sandpit_agent/protocol.py) are held to it: adding or dropping a message or a field in any of
-// them without the declaration fails here.
+// schemas (protocol.ts), the JavaScript agent's builders (protocol.js and the inline fs replies), the Python
+// agent's builders (sandpit_agent/protocol.py) and the R agent's message literals (its Perl supervisor) are held
+// to it: adding or dropping a message or a field in any of them without the declaration fails here.
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -122,6 +122,41 @@ describe('the agent protocol declaration', () => {
       declaration.limits.maxFiles,
       declaration.limits.maxWalk,
     ]);
+  });
+
+  it('is what the R agent sends: every message literal of its Perl supervisor, with the declared fields', () => {
+    const dir = join(AGENTS, 'r');
+    const seen = new Set<string>();
+    for (const file of readdirSync(dir).filter((f) => f.endsWith('.pl'))) {
+      const src = readFileSync(join(dir, file), 'utf8');
+      for (const m of src.matchAll(/\{\s*type => '([a-z-]+)',/g)) {
+        let depth = 0;
+        let end = m.index;
+        for (; end < src.length; end++) {
+          if ('{(['.includes(src[end]!)) depth++;
+          else if ('})]'.includes(src[end]!) && --depth === 0) break;
+        }
+        const keys: string[] = [];
+        let level = 0;
+        let token = '';
+        for (const ch of `${src.slice(m.index + 1, end)},`) {
+          if ('{(['.includes(ch)) level++;
+          if ('})]'.includes(ch)) level--;
+          if (ch === ',' && level === 0) {
+            const key = /^\s*([A-Za-z_]\w*)\s*=>/.exec(token)?.[1];
+            if (key && key !== 'type') keys.push(key);
+            token = '';
+          } else token += ch;
+        }
+        const type = m[1]!;
+        seen.add(type);
+        expect(declaration.messages, `the R agent sends ${type}`).toHaveProperty([type]);
+        for (const field of keys) expect(all(declaration.messages[type]!), `${type}.${field} (R, ${file})`).toContain(field);
+        for (const field of required(declaration.messages[type]!)) expect(keys, `${type} without ${field} (R, ${file})`).toContain(field);
+      }
+    }
+    // R prints a visible value itself, as its console does: no `result` message.
+    expect([...seen].sort()).toEqual(Object.keys(declaration.messages).filter((t) => t !== 'result').sort());
   });
 
   it('is what the Python agent sends: every message built in sandpit_agent/protocol.py, with the declared fields', () => {

@@ -7,6 +7,7 @@ import type { ContainerEnv } from '../sessions/session-template';
 import type { EnvironmentBuilder } from '../environments/environment-builder';
 import type { EnvironmentStore } from '../environments/environment-store';
 import type { SecretUse } from '../../shared/domain/secret';
+import { indexUrlsOf } from '../../shared/domain/package-managers';
 
 /** Where sessions of the "packages" policy are attached: the egress proxy's network. */
 export interface EgressAccess {
@@ -69,8 +70,7 @@ export function installSettingsFor(
     );
   }
   return {
-    pipIndexUrl: config.pipIndexUrl,
-    npmRegistryUrl: config.npmRegistryUrl,
+    ...indexUrlsOf(config),
     installNetwork: config.installNetwork ?? networks.open,
     installTimeoutMs: config.installTimeoutMs,
     ...(egress ? { proxy: egress.installerProxy(sessionId) } : {}),

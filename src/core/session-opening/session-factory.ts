@@ -1,6 +1,6 @@
 import { SandpitError } from '../../shared/api/errors';
 import type { PartialLimits } from '../../shared/domain/limits';
-import { DEFAULT_LANGUAGE, LANGUAGE_ENTRIES, languageLabel, packageManagerOf } from '../../shared/domain/languages';
+import { DEFAULT_LANGUAGE, LANGUAGE_ENTRIES, languageLabel, packageManagerOf, withArticle } from '../../shared/domain/languages';
 import type { Language } from '../../shared/domain/languages';
 import { findEnvironment } from '../environments/environment-lookup';
 import { isolationOf, networkFor } from './environment-services';
@@ -68,7 +68,7 @@ export async function openSession(
   if (request.language && request.language !== env.language) {
     throw new SandpitError(
       'INVALID_INPUT',
-      `The environment "${env.name}" is for ${languageLabel(env.language)}, not ${languageLabel(request.language)}: leave the language out, or pick a ${languageLabel(request.language)} environment.`,
+      `The environment "${env.name}" is for ${languageLabel(env.language)}, not ${languageLabel(request.language)}: leave the language out, or pick ${withArticle(languageLabel(request.language))} environment.`,
     );
   }
   // Dependencies are validated before any container starts (as packages.install does).

@@ -122,7 +122,7 @@ describe('bash sessions', () => {
     const before = sp.sessions.list().length;
     await expect(sp.sessions.create({ language: 'bash', image })).rejects.toMatchObject({
       code: 'INVALID_INPUT',
-      message: `The sandbox image ${image} runs javascript, not bash: a bash session needs an image made for bash. Choose an environment (or base) of that language.`,
+      message: `The sandbox image ${image} runs JavaScript, not Bash: a Bash session needs an image made for Bash. Choose an environment (or base) of that language.`,
     });
     expect(sp.sessions.list()).toHaveLength(before);
     // No warm pool here (startTestSandpit): every container of this instance is a live session's, the refused one is gone.

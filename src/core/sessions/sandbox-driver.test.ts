@@ -81,7 +81,7 @@ describe("SandboxDriver: the agent's hello", () => {
     const runtime = runtimeOn(engine, 'bash');
     await expect(runtime.start()).rejects.toMatchObject({
       code: 'INVALID_INPUT',
-      message: 'The sandbox image sandpit-fake:1 runs python, not bash: a bash session needs an image made for bash. Choose an environment (or base) of that language.',
+      message: 'The sandbox image sandpit-fake:1 runs Python, not Bash: a Bash session needs an image made for Bash. Choose an environment (or base) of that language.',
     });
     await runtime.remove();
   });

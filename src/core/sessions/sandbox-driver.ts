@@ -4,6 +4,8 @@ import { stoppedRunMessage } from './run-outcome';
 import type { RunOutcome, RunRequest, RunStatus } from './run-outcome';
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
+import { LANGUAGES, languageLabel, withArticle } from '../../shared/domain/languages';
+import type { Language } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sandbox/agent-channel';
 import { agentSource } from './source-dialect';
@@ -486,9 +488,11 @@ function formatSeconds(ms: number): string {
  */
 function wrongLanguage(answered: string, spec: SandboxSpec): SandpitError | undefined {
   if (answered === spec.language) return undefined;
+  const known = (LANGUAGES as readonly string[]).includes(answered) ? languageLabel(answered as Language) : answered;
+  const asked = languageLabel(spec.language);
   return new SandpitError(
     'INVALID_INPUT',
-    `The sandbox image ${spec.image} runs ${answered}, not ${spec.language}: a ${spec.language} session needs an image made for ${spec.language}. Choose an environment (or base) of that language.`,
+    `The sandbox image ${spec.image} runs ${known}, not ${asked}: ${withArticle(asked)} session needs an image made for ${asked}. Choose an environment (or base) of that language.`,
     { image: spec.image, language: spec.language, agentLanguage: answered },
   );
 }

@@ -19,6 +19,7 @@ const MAKE_FILE: Record<Exclude<Language, 'bash' | 'typescript'>, string> = {
     "import os\nos.makedirs('/workspace/out', exist_ok=True)\nopen('/workspace/out/made-by-run.txt', 'w').write('mine')",
   javascript:
     "const fs = require('fs');\nfs.mkdirSync('/workspace/out', { recursive: true });\nfs.writeFileSync('/workspace/out/made-by-run.txt', 'mine');",
+  r: 'dir.create("/workspace/out", showWarnings = FALSE)\nwriteLines("mine", "/workspace/out/made-by-run.txt", sep = "")',
 };
 
 /**

@@ -2,7 +2,7 @@ import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { FileEntry } from '../../shared/domain/artifact';
 import type { ExecutionResult, StopCause } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
-import { languageLabel, languageOfPath } from '../../shared/domain/languages';
+import { languageLabel, languageOfPath, withArticle } from '../../shared/domain/languages';
 import type { SessionInfo, SessionState } from '../../shared/domain/session';
 import type { SharedFolder } from '../../shared/domain/shared-folder';
 import { fromWorkspacePath } from '../files/safe-path';
@@ -236,7 +236,7 @@ export class Session {
     if (language !== this.identity.language) {
       throw new SandpitError(
         'INVALID_INPUT',
-        `"${relative}" cannot be run in a ${languageLabel(this.identity.language)} session: run it in a ${language ? languageLabel(language) : 'matching'} session, or use run_command for anything else.`,
+        `"${relative}" cannot be run in ${withArticle(languageLabel(this.identity.language))} session: run it in ${language ? withArticle(languageLabel(language)) : 'a matching'} session, or use run_command for anything else.`,
       );
     }
     const executionId = options.executionId ?? newId('run', 8);

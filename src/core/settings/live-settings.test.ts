@@ -36,13 +36,13 @@ describe('applyLiveSettings', () => {
         ...before,
         poolSize: 0,
         defaultLimits: { ...before.defaultLimits, memoryMb: 1024 },
-        egress: { pipIndexUrl: 'http://mirror.local/simple', npmRegistryUrl: before.egress.npmRegistryUrl, extraHosts: ['files.mirror.local'] },
+        egress: { pipIndexUrl: 'http://mirror.local/simple', npmRegistryUrl: before.egress.npmRegistryUrl, cranRepositoryUrl: before.egress.cranRepositoryUrl, extraHosts: ['files.mirror.local'] },
       },
       before,
     );
     expect(t.setPoolSize).toHaveBeenCalledWith(0);
     expect(t.setDefaultLimits).toHaveBeenCalledWith(expect.objectContaining({ memoryMb: 1024, cpus: 1 }));
-    expect(t.setAllowed).toHaveBeenCalledWith(['http://mirror.local/simple', before.egress.npmRegistryUrl], ['files.mirror.local']);
+    expect(t.setAllowed).toHaveBeenCalledWith(['http://mirror.local/simple', before.egress.npmRegistryUrl, before.egress.cranRepositoryUrl], ['files.mirror.local']);
     expect(t.config).toMatchObject({ poolSize: 0, pipIndexUrl: 'http://mirror.local/simple', egressExtraHosts: ['files.mirror.local'] });
     expect(t.config.defaultLimits.memoryMb).toBe(1024);
   });

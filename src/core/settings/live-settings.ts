@@ -3,6 +3,7 @@ import { toErrorBody } from '../../shared/api/errors';
 import { resolveLimits } from '../../shared/domain/limits';
 import type { Limits } from '../../shared/domain/limits';
 import type { Settings } from '../../shared/domain/settings';
+import { indexUrlsOf } from '../../shared/domain/package-managers';
 import type { SandpitConfig } from '../config';
 import type { Logger } from '../log';
 
@@ -45,11 +46,10 @@ export function applyLiveSettings(next: Settings, previous: Settings, targets: L
     targets.switchEngine(next.dockerHost).catch((error: unknown) => targets.log?.warn('could not move to the new Docker engine', { error: toErrorBody(error).message }));
   }
   if (!isDeepStrictEqual(next.egress, previous.egress)) {
-    config.pipIndexUrl = next.egress.pipIndexUrl;
-    config.npmRegistryUrl = next.egress.npmRegistryUrl;
+    Object.assign(config, indexUrlsOf(next.egress));
     config.egressExtraHosts = [...next.egress.extraHosts];
     try {
-      targets.egress?.setAllowed([config.pipIndexUrl, config.npmRegistryUrl], config.egressExtraHosts);
+      targets.egress?.setAllowed(Object.values(indexUrlsOf(config)), config.egressExtraHosts);
     } catch (error) {
       targets.log?.warn('could not apply the new egress allow-list', { error: toErrorBody(error).message });
     }

@@ -2,6 +2,7 @@ import { resolveLimits } from '../../shared/domain/limits';
 import type { ApprovalSettings, Settings } from '../../shared/domain/settings';
 import type { SandpitConfig } from '../config';
 import { DEFAULT_PROTECTED_FOLDERS } from '../../shared/domain/shared-folder';
+import { indexUrlsOf } from '../../shared/domain/package-managers';
 
 /** Approvals before the person chose any: every client runs freely, an asked call waits two minutes. */
 export const DEFAULT_APPROVALS: ApprovalSettings = { defaultPolicy: 'free', perClient: {}, timeoutSeconds: 120, askWritableFolders: false };
@@ -17,7 +18,7 @@ export function settingsFromConfig(config: SandpitConfig): Settings {
     poolSize: config.poolSize,
     approvals: DEFAULT_APPROVALS,
     ...(config.dockerHost === undefined ? {} : { dockerHost: config.dockerHost }),
-    egress: { pipIndexUrl: config.pipIndexUrl, npmRegistryUrl: config.npmRegistryUrl, extraHosts: config.egressExtraHosts },
+    egress: { ...indexUrlsOf(config), extraHosts: config.egressExtraHosts },
     auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
     defaultIsolation: config.defaultIsolation,
     port: config.port,
@@ -40,8 +41,7 @@ export function configWithSettings(config: SandpitConfig, settings: Settings): S
     defaultLimits: resolveLimits(settings.defaultLimits, config.defaultLimits),
     poolSize: settings.poolSize,
     dockerHost: settings.dockerHost,
-    pipIndexUrl: settings.egress.pipIndexUrl,
-    npmRegistryUrl: settings.egress.npmRegistryUrl,
+    ...indexUrlsOf(settings.egress),
     egressExtraHosts: [...settings.egress.extraHosts],
     defaultIsolation: settings.defaultIsolation,
     port: settings.port,

@@ -16,7 +16,7 @@ describe('environment definitions', () => {
       name: 'Scratch',
       language: 'python',
       base: 'python',
-      packages: { pip: [], npm: [], apt: [] },
+      packages: { pip: [], npm: [], apt: [], cran: [] },
       network: 'none',
       allowedHosts: [],
       limits: {},
@@ -46,6 +46,8 @@ describe('environment definitions', () => {
     [{ language: 'python', base: 'node' }, 'base', /python runs on base "python" or "python-data"/],
     [{ language: 'python', packages: { apt: ['Bad_Name'] } }, 'packages.apt.0', /apt package names/],
     [{ language: 'python', packages: { apt: ['x'] } }, 'packages.apt.0', /apt package names/],
+    [{ language: 'python', packages: { cran: ['ggplot2'] } }, 'packages.cran', /cran packages need language r/],
+    [{ language: 'r', base: 'python' }, 'base', /r runs on base "r", not "python"/],
   ])('refuses %j at %s', (fields, path, message) => {
     const result = environmentDefinitionInputSchema.safeParse({ name: 'E', ...fields });
     expect(result.success).toBe(false);
@@ -58,6 +60,7 @@ describe('environment definitions', () => {
       pip: ['httpie'],
       npm: [],
       apt: ['jq', 'libgomp1', 'g++'],
+      cran: [],
     });
     expect(resolveDefinition({ name: 'b', language: 'javascript', packages: { npm: ['lodash@4'] } }).packages.npm).toEqual(['lodash@4']);
   });

@@ -6,7 +6,7 @@ import { shareFolderInputSchema } from './shared-folder';
 import { hostEntrySchema } from './settings';
 import { secretUseSchema } from './secret';
 import { languageSchema } from './session';
-import { FLAVOURS, LANGUAGES, LANGUAGE_ENTRIES, defaultFlavourOf, languageLabel, languagesOf, packageManagerOf, runsOn } from './languages';
+import { FLAVOURS, FLAVOUR_ENTRIES, LANGUAGES, LANGUAGE_ENTRIES, defaultFlavourOf, languageLabel, languagesOf, packageManagerOf, runsOn } from './languages';
 import type { Flavour, Language } from './languages';
 import { APT_NAME, MANAGER_IDS, PACKAGE_MANAGERS, noPackages } from './package-managers';
 import type { ManagerId } from './package-managers';
@@ -23,7 +23,7 @@ import type { ManagerId } from './package-managers';
 
 export const NETWORK_POLICY_MEANINGS = {
   none: 'No network at all (the default): the session reaches nothing outside its container',
-  packages: "Only the configured package indexes (pip, npm), through Sandpit's egress proxy",
+  packages: `Only the configured package indexes (${MANAGER_IDS.filter((m) => PACKAGE_MANAGERS[m].indexSetting !== undefined).join(', ')}), through Sandpit's egress proxy`,
   open: 'Unrestricted outbound network',
 } as const;
 
@@ -40,7 +40,7 @@ export type NetworkPolicy = z.infer<typeof networkPolicySchema>;
 export const ENVIRONMENT_BASES = FLAVOURS;
 export const environmentBaseSchema = z
   .enum(FLAVOURS)
-  .describe('Executor image flavour: "python", "python-data" (python with numpy, pandas, matplotlib) or "node"');
+  .describe(`Executor image flavour: ${FLAVOURS.map((f) => `"${f}" (${FLAVOUR_ENTRIES[f].words})`).join(', ')}`);
 export type EnvironmentBase = Flavour;
 
 /** The bases a language can run on; the first is its default (the registry's flavours). */

@@ -22,6 +22,18 @@ describe('the package-manager registry', () => {
     expect(PACKAGE_MANAGERS.pip.compareKey('Foo_Bar.baz')).toBe(PACKAGE_MANAGERS.pip.compareKey('foo-bar-baz'));
   });
 
+  it("reads R package names as CRAN does: letters, digits and dots, a letter first, no version", () => {
+    const cran = PACKAGE_MANAGERS.cran;
+    expect(cran.parse('data.table')).toEqual({ raw: 'data.table', name: 'data.table' });
+    expect(cran.parse('ggplot2')).toEqual({ raw: 'ggplot2', name: 'ggplot2' });
+    for (const bad of ['2pkg', 'ggplot2>=3.4', 'gg_plot', 'x', 'pkg.', 'a; system("id")']) {
+      expect(cran.parse(bad), bad).toEqual({ refused: 'use an R package name like "ggplot2" (letters, digits and dots, no version)' });
+    }
+    expect(cran.compareKey('Matrix')).toBe(cran.compareKey('matrix'));
+    expect(cran.notebook.code?.install(['ggplot2', 'data.table'])).toBe('install.packages(c("ggplot2", "data.table"))');
+    expect(cran.notebook.code?.check(['MASS'])).toBe('packageVersion("MASS")');
+  });
+
   it('every language names a manager of the registry, and bakes system packages first', () => {
     for (const language of LANGUAGES) expect(MANAGER_IDS).toContain(LANGUAGE_ENTRIES[language].packageManager);
     expect(IMAGE_ORDER[0]).toBe('apt');

@@ -6,7 +6,7 @@
  * An environment lists its packages per manager id (`Record<ManagerId, string[]>`).
  */
 
-export const MANAGER_IDS = ['pip', 'npm', 'apt'] as const;
+export const MANAGER_IDS = ['pip', 'npm', 'apt', 'cran'] as const;
 export type ManagerId = (typeof MANAGER_IDS)[number];
 
 /** A spec as a manager reads it: what is kept (normalised) and the name it is checked and compared by. */
@@ -15,8 +15,59 @@ export interface ParsedSpec {
   name: string;
 }
 
-/** The settings (Settings → Packages, `config`) that name a manager's index. */
-export type IndexSetting = 'pipIndexUrl' | 'npmRegistryUrl';
+/** The settings (Settings → Packages, `config`, `egress` in settings.json) that name a manager's index. */
+export const INDEX_SETTINGS = ['pipIndexUrl', 'npmRegistryUrl', 'cranRepositoryUrl'] as const;
+export type IndexSetting = (typeof INDEX_SETTINGS)[number];
+
+export interface IndexSettingEntry {
+  /** The manager whose index it names. */
+  manager: ManagerId;
+  /** Where it points when the person set nothing, and the variable that overrides that at start-up. */
+  default: string;
+  envVar: string;
+  /** What Settings → Packages shows above and below its field, and what the settings' schema says. */
+  label: string;
+  hint: string;
+  description: string;
+}
+
+export const INDEX_SETTING_ENTRIES: { readonly [S in IndexSetting]: IndexSettingEntry } = {
+  pipIndexUrl: {
+    manager: 'pip',
+    default: 'https://pypi.org/simple',
+    envVar: 'SANDPIT_PIP_INDEX_URL',
+    label: 'Python packages come from',
+    hint: 'The address of a Python package index (pip). The usual one is https://pypi.org/simple.',
+    description: 'PEP 503 index for pip (a private or offline mirror works)',
+  },
+  npmRegistryUrl: {
+    manager: 'npm',
+    default: 'https://registry.npmjs.org/',
+    envVar: 'SANDPIT_NPM_REGISTRY_URL',
+    label: 'JavaScript packages come from',
+    hint: 'The address of an npm registry. The usual one is https://registry.npmjs.org/.',
+    description: 'npm registry',
+  },
+  cranRepositoryUrl: {
+    manager: 'cran',
+    default: 'https://cloud.r-project.org/',
+    envVar: 'SANDPIT_CRAN_URL',
+    label: 'R packages come from',
+    hint: 'The address of a CRAN repository or a mirror of one, for R packages installed into running sessions. The usual one is https://cloud.r-project.org/.',
+    description: "CRAN-style repository for R packages installed into running sessions (environments' images get Debian's r-cran-* builds)",
+  },
+};
+
+/** Every index URL of a configuration, settings or install settings object, keyed by its setting. */
+export function indexUrlsOf(source: Readonly<Record<IndexSetting, string>>): Record<IndexSetting, string> {
+  return Object.fromEntries(INDEX_SETTINGS.map((setting) => [setting, source[setting]])) as Record<IndexSetting, string>;
+}
+
+/** The index URL a manager reaches for, when it has a setting (apt: its base image's mirrors). */
+export function indexUrlOf(manager: ManagerId, urls: Partial<Record<IndexSetting, string>>): string | undefined {
+  const setting = PACKAGE_MANAGERS[manager].indexSetting;
+  return setting === undefined ? undefined : urls[setting];
+}
 
 export interface PackageManagerEntry {
   id: ManagerId;
@@ -35,10 +86,15 @@ export interface PackageManagerEntry {
   parse(raw: string): ParsedSpec | { refused: string };
   /** How two names are compared for "listed twice". */
   compareKey(name: string): string;
-  /** Its command in a notebook cell; `magic`: IPython has a line magic of that name (`%pip install …`). */
-  notebook: { install: string; check: string; magic?: string };
+  /**
+   * Its command in a notebook cell; `magic`: IPython has a line magic of that name (`%pip install …`); `code`: its
+   * own call in its language's kernel (R's `install.packages(…)`), used there instead of a shell cell.
+   */
+  notebook: { install: string; check: string; magic?: string; code?: { install(packages: readonly string[]): string; check(packages: readonly string[]): string } };
   /** What its installer prints for a package it cannot find (group 1: the name). */
   notFound: readonly RegExp[];
+  /** What its installer prints when its index cannot be reached, besides the words every installer's network library uses. */
+  unreachable?: readonly RegExp[];
 }
 
 // PEP 508 names with optional extras and version specifiers; no URLs, markers, options or whitespace tricks.
@@ -46,6 +102,10 @@ const PIP_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/;
 const PIP_SPEC = /^([A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?)(\[[A-Za-z0-9._-]+(?:,[A-Za-z0-9._-]+)*\])?((?:(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)(?:,(?:===|==|!=|~=|>=|<=|>|<)[A-Za-z0-9.*+!_-]+)*)?$/;
 // npm names (scoped or not) with an optional version or range after '@'.
 const NPM_SPEC = /^((?:@[a-z0-9][a-z0-9._~-]*\/)?[a-z0-9][a-z0-9._~-]*)(?:@([A-Za-z0-9.^~<>=|*+ -]{1,64}))?$/;
+/** R package names (Writing R Extensions §1.1.1): letters, digits and dots, a letter first, not a dot last. */
+const R_NAME = /^[A-Za-z][A-Za-z0-9.]*[A-Za-z0-9]$/;
+/** Names as R string literals, in one `c(…)`. */
+const rNames = (names: readonly string[]): string => (names.length === 1 ? JSON.stringify(names[0]) : `c(${names.map((n) => JSON.stringify(n)).join(', ')})`);
 /** Debian package names (policy §5.6.1), at least two characters. */
 export const APT_NAME = /^[a-z0-9][a-z0-9+.-]+$/;
 
@@ -99,6 +159,27 @@ export const PACKAGE_MANAGERS: { readonly [M in ManagerId]: PackageManagerEntry 
     compareKey: (name) => name,
     notebook: { install: 'apt-get install', check: 'dpkg -s' },
     notFound: [/Unable to locate package ([a-z0-9+.-]+)/],
+  },
+  // R's packages: a running session installs them with install.packages() from the CRAN repository in Settings;
+  // an environment's image gets Debian's build of each (r-cran-<name>), compiled already.
+  cran: {
+    id: 'cran',
+    label: 'R packages (CRAN)',
+    hint: 'Type a name and press Enter, e.g. ggplot2. An environment gets Debian’s ready-built r-cran-… package of it.',
+    example: 'ggplot2',
+    layer: 'language',
+    indexName: 'CRAN repository',
+    indexSetting: 'cranRepositoryUrl',
+    parse: (raw) => (R_NAME.test(raw) && raw.length <= 100 ? { raw, name: raw } : { refused: 'use an R package name like "ggplot2" (letters, digits and dots, no version)' }),
+    // CRAN refuses a name that differs from another only in case.
+    compareKey: (name) => name.toLowerCase(),
+    notebook: {
+      install: 'install.packages',
+      check: 'packageVersion',
+      code: { install: (names) => `install.packages(${rNames(names)})`, check: (names) => names.map((n) => `packageVersion(${JSON.stringify(n)})`).join('\n') },
+    },
+    notFound: [/package [‘'"]([A-Za-z][A-Za-z0-9.]*)[’'"] is not available/, /Unable to locate package r-cran-([a-z0-9.]+)/],
+    unreachable: [/unable to access index for repository/i, /Couldn't (?:connect to server|resolve host)/i],
   },
 };
 

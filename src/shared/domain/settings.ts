@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { isolationSchema } from './isolation';
 import { approvalPolicySchema } from './approval';
 import { partialLimitsSchema } from './limits';
+import { INDEX_SETTINGS, INDEX_SETTING_ENTRIES } from './package-managers';
+import type { IndexSetting } from './package-managers';
 
 /**
  * The person's settings ($SANDPIT_HOME/settings.json). They override the built-in configuration at
@@ -30,9 +32,11 @@ export const approvalSettingsSchema = z.object({
 });
 export type ApprovalSettings = z.infer<typeof approvalSettingsSchema>;
 
+/** One URL per index setting of the package-manager registry (pipIndexUrl, npmRegistryUrl, …). */
+const indexUrlsShape = Object.fromEntries(INDEX_SETTINGS.map((setting) => [setting, httpUrlSchema.describe(INDEX_SETTING_ENTRIES[setting].description)])) as { [S in IndexSetting]: typeof httpUrlSchema };
+
 export const egressSettingsSchema = z.object({
-  pipIndexUrl: httpUrlSchema.describe('PEP 503 index for pip (a private or offline mirror works)'),
-  npmRegistryUrl: httpUrlSchema.describe('npm registry'),
+  ...indexUrlsShape,
   extraHosts: z.array(hostEntrySchema).max(100).describe('More hosts the "packages" network policy may reach (e.g. a mirror\'s file host)'),
 });
 export type EgressSettings = z.infer<typeof egressSettingsSchema>;

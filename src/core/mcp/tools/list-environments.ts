@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ENVIRONMENT_STATES, NETWORK_POLICY_MEANINGS } from '../../../shared/domain/environment';
 import type { EnvironmentView } from '../../../shared/domain/environment';
 import { LANGUAGES } from '../../../shared/domain/languages';
-import { allPackages } from '../../../shared/domain/package-managers';
+import { MANAGER_IDS, allPackages } from '../../../shared/domain/package-managers';
 import { defineTool } from '../define-tool';
 
 const environmentSummarySchema = z.object({
@@ -10,7 +10,7 @@ const environmentSummarySchema = z.object({
   name: z.string().describe('The name the person gave it'),
   language: z.enum(LANGUAGES).describe('Language of its sessions'),
   description: z.string().describe('What it is for'),
-  packages: z.array(z.string()).describe('Packages it has (pip, npm and apt), on top of its base'),
+  packages: z.array(z.string()).describe(`Packages it has (${MANAGER_IDS.join(', ')}), on top of its base`),
   network: z.enum(['none', 'packages', 'open']).describe('Network of its sessions: none, package indexes only, or open'),
   status: z.enum(ENVIRONMENT_STATES).describe('ready | building | failed | not-built (built on first use)'),
   status_message: z.string().describe('The status in plain words (for failed: why and what to do)'),

@@ -21,7 +21,7 @@ describe('environment drafts', () => {
       name: 'Web',
       language: 'javascript',
       base: 'node',
-      packages: { pip: [], npm: ['lodash@4'], apt: ['jq'] },
+      packages: { pip: [], npm: ['lodash@4'], apt: ['jq'], cran: [] },
       network: 'none',
       limits: { memoryMb: 1024, timeoutMs: 1_500 },
     });
@@ -51,7 +51,7 @@ describe('environment drafts', () => {
   });
 
   it('finds the chip the server refused, by name or by schema path', () => {
-    const draft = { pip: ['requests', 'bad name'], npm: [], apt: ['jq', 'Bad_Apt'] };
+    const draft = { pip: ['requests', 'bad name'], npm: [], apt: ['jq', 'Bad_Apt'], cran: [] };
     expect(invalidChip(draft, '"bad name" is not a valid pip package', { package: 'bad name' })).toEqual({
       installer: 'pip',
       value: 'bad name',

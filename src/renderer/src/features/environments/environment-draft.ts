@@ -11,6 +11,8 @@ import type { PartialLimits } from '../../../../shared/domain/limits';
 import { DEFAULT_LANGUAGE, packageManagerOf } from '../../../../shared/domain/languages';
 import type { Language, PackageManager } from '../../../../shared/domain/languages';
 import type { FolderMode } from '../../../../shared/domain/shared-folder';
+import { MANAGER_IDS, PACKAGE_MANAGERS, noPackages } from '../../../../shared/domain/package-managers';
+import type { ManagerId } from '../../../../shared/domain/package-managers';
 
 /** A folder of this computer every session of the environment gets. */
 export interface FolderDraft {
@@ -19,17 +21,15 @@ export interface FolderDraft {
   mountPath?: string;
 }
 
-export type Installer = 'pip' | 'npm' | 'apt';
+/** A package manager of the registry, as the form's chip fields are keyed. */
+export type Installer = ManagerId;
 
-/** What the environment form edits: lists as chips, limits as the text typed. */
-export interface EnvironmentDraft {
+/** What the environment form edits: lists as chips (one per manager of the registry), limits as the text typed. */
+export interface EnvironmentDraft extends Record<ManagerId, string[]> {
   name: string;
   description: string;
   language: Language;
   base: EnvironmentBase;
-  pip: string[];
-  npm: string[];
-  apt: string[];
   network: NetworkPolicy;
   /** With "packages": more hosts its sessions may reach (what "Allow" in Network activity adds). */
   allowedHosts: string[];
@@ -49,9 +49,7 @@ export function emptyDraft(language: Language = DEFAULT_LANGUAGE): EnvironmentDr
     description: '',
     language,
     base: defaultBaseFor(language),
-    pip: [],
-    npm: [],
-    apt: [],
+    ...noPackages(),
     network: 'none',
     allowedHosts: [],
     isolation: '',
@@ -71,9 +69,7 @@ export function draftFrom(env: Environment): EnvironmentDraft {
     description: env.description ?? '',
     language: env.language,
     base: env.base,
-    pip: [...env.packages.pip],
-    npm: [...env.packages.npm],
-    apt: [...env.packages.apt],
+    ...(Object.fromEntries(MANAGER_IDS.map((m) => [m, [...env.packages[m]]])) as Record<ManagerId, string[]>),
     network: env.network,
     allowedHosts: [...env.allowedHosts],
     isolation: env.isolation ?? '',
@@ -130,18 +126,22 @@ export function draftLimits(draft: EnvironmentDraft): PartialLimits | { invalid:
   return limits;
 }
 
+/** The system's managers (apt): the form shows their chips for every language. */
+export const SYSTEM_INSTALLERS: readonly ManagerId[] = MANAGER_IDS.filter((m) => PACKAGE_MANAGERS[m].layer === 'system');
+
+/** The packages the form sends: the language's own manager's and the system's; any other list is left empty. */
+function draftPackages(draft: EnvironmentDraft): Record<ManagerId, string[]> {
+  const installer = installerFor(draft.language);
+  return Object.fromEntries(MANAGER_IDS.map((m) => [m, m === installer || SYSTEM_INSTALLERS.includes(m) ? draft[m] : []])) as Record<ManagerId, string[]>;
+}
+
 /** The input of environments.create; only the installer that fits the language is sent. */
 export function toCreateInput(draft: EnvironmentDraft, limits: PartialLimits): MethodInput<'environments.create'> {
-  const installer = installerFor(draft.language);
   return {
     name: draft.name.trim(),
     language: draft.language,
     base: draft.base,
-    packages: {
-      pip: installer === 'pip' ? draft.pip : [],
-      npm: installer === 'npm' ? draft.npm : [],
-      apt: draft.apt,
-    },
+    packages: draftPackages(draft),
     network: draft.network,
     ...(draft.allowedHosts.length ? { allowedHosts: draft.allowedHosts } : {}),
     limits,
@@ -152,13 +152,13 @@ export function toCreateInput(draft: EnvironmentDraft, limits: PartialLimits): M
 }
 
 export function toPatch(draft: EnvironmentDraft, limits: PartialLimits): EnvironmentPatch {
-  const { packages, isolation: _isolation, folders: _folders, ...rest } = toCreateInput(draft, limits);
+  const { packages: _packages, isolation: _isolation, folders: _folders, ...rest } = toCreateInput(draft, limits);
   return {
     ...rest,
     folders: foldersOf(draft),
     allowedHosts: draft.allowedHosts,
     isolation: draft.isolation === '' ? null : draft.isolation,
-    packages: { pip: packages?.pip ?? [], npm: packages?.npm ?? [], apt: packages?.apt ?? [] },
+    packages: draftPackages(draft),
     description: draft.description.trim(),
   };
 }
@@ -177,12 +177,12 @@ export function invalidChip(
       ? (details as { package: string }).package
       : undefined;
   if (named !== undefined) {
-    for (const installer of ['pip', 'npm', 'apt'] as const) {
+    for (const installer of MANAGER_IDS) {
       const value = draft[installer].find((chip) => chip === named || chip.trim() === named.trim());
       if (value !== undefined) return { installer, value };
     }
   }
-  const path = /packages\.(pip|npm|apt)\.(\d+)/.exec(message);
+  const path = new RegExp(`packages\\.(${MANAGER_IDS.join('|')})\\.(\\d+)`).exec(message);
   if (path) {
     const installer = path[1] as Installer;
     const value = draft[installer][Number(path[2])];

@@ -12,7 +12,7 @@ import { useAppStore, useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
 import { Field } from '../settings/settings-section';
 import { ChipInput } from './chip-input';
-import { draftLimits, installerFor, invalidChip, toCreateInput, toPatch, withLanguage } from './environment-draft';
+import { SYSTEM_INSTALLERS, draftLimits, installerFor, invalidChip, toCreateInput, toPatch, withLanguage } from './environment-draft';
 import type { EnvironmentDraft, Installer } from './environment-draft';
 import { BASE_WORDS } from './environment-words';
 import { FolderChoice } from './folder-choice';
@@ -201,18 +201,21 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
         placeholder={PACKAGE_MANAGERS[installer].example}
         testId="env-packages"
       />
-      <ChipInput
-        id="env-apt"
-        label={PACKAGE_MANAGERS.apt.label}
-        hint={PACKAGE_MANAGERS.apt.hint}
-        chips={draft.apt}
-        onChange={(apt) => change({ apt })}
-        invalid={bad?.installer === 'apt' ? bad.value : undefined}
-        invalidMessage={bad?.message}
-        failed={failed}
-        placeholder={PACKAGE_MANAGERS.apt.example}
-        testId="env-apt"
-      />
+      {SYSTEM_INSTALLERS.map((system) => (
+        <ChipInput
+          key={system}
+          id={`env-${system}`}
+          label={PACKAGE_MANAGERS[system].label}
+          hint={PACKAGE_MANAGERS[system].hint}
+          chips={draft[system]}
+          onChange={(chips) => change({ [system]: chips })}
+          invalid={bad?.installer === system ? bad.value : undefined}
+          invalidMessage={bad?.message}
+          failed={failed}
+          placeholder={PACKAGE_MANAGERS[system].example}
+          testId={`env-${system}`}
+        />
+      ))}
       <NetworkChoice value={draft.network} onChange={(network) => change({ network })} />
       {draft.network === 'packages' || draft.allowedHosts.length > 0 ? (
         <ChipInput

@@ -2,6 +2,7 @@ import { useState } from 'react';
 import type { ReactElement } from 'react';
 import type { EnvironmentView as Environment } from '../../../../shared/domain/environment';
 import { ISOLATION_WORDS } from '../../../../shared/domain/isolation';
+import { allPackages } from '../../../../shared/domain/package-managers';
 import { ConfirmModal, Modal } from '../../components/modal';
 import { LANGUAGE_WORDS, formatTime } from '../../lib/format';
 import { useAppStore, useClient, usePanel } from '../../stores/panel-context';
@@ -24,7 +25,7 @@ function buildState(env: Environment, building: boolean): keyof typeof BUILD_WOR
   // The build record, not the status: a view sent as the build ends can still say "building".
   if (building || env.build?.state === 'building') return 'building';
   const state = env.build?.state ?? (env.image ? 'ready' : 'idle');
-  const packages = env.packages.pip.length + env.packages.npm.length + env.packages.apt.length;
+  const packages = allPackages(env.packages).length;
   // Nothing to install: it runs on the plain sandbox image, so there is nothing to build or rebuild.
   return packages === 0 && state !== 'failed' ? 'plain' : state;
 }

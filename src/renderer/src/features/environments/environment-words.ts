@@ -1,31 +1,16 @@
 import type { EnvironmentBase, EnvironmentView } from '../../../../shared/domain/environment';
-import { languageLabel } from '../../../../shared/domain/languages';
+import { FLAVOURS, FLAVOUR_ENTRIES, languageLabel, presetBlurb } from '../../../../shared/domain/languages';
+import { allPackages } from '../../../../shared/domain/package-managers';
 
-/** What each built-in environment is for, in one line a person can choose by. */
-export const PRESET_BLURBS: Record<string, string> = {
-  python: 'Plain Python, for general scripts and small calculations.',
-  'python-data': 'Python with numpy, pandas and matplotlib, for tables, data and charts.',
-  node: 'JavaScript (Node.js), for JavaScript code.',
-  bash: 'A command line (Bash), for shell commands and everyday tools.',
-  typescript: 'TypeScript on Node.js, for typed JavaScript code (the types are not checked).',
-};
+/** Packages a base image already has, so an environment on it needs no build for them (the flavour registry's). */
+export const BASE_INCLUDES: Record<EnvironmentBase, readonly string[]> = Object.fromEntries(FLAVOURS.map((f) => [f, FLAVOUR_ENTRIES[f].includes])) as Record<EnvironmentBase, readonly string[]>;
 
-/** Packages a base image already has, so an environment on it needs no build for them. */
-export const BASE_INCLUDES: Record<EnvironmentBase, readonly string[]> = {
-  python: [],
-  'python-data': ['numpy', 'pandas', 'matplotlib'],
-  node: [],
-};
-
-export const BASE_WORDS: Record<EnvironmentBase, string> = {
-  python: 'Python (small)',
-  'python-data': 'Python for data (numpy, pandas, matplotlib included)',
-  node: 'Node.js',
-};
+/** What a person reads for each base under "Starting point" (the flavour registry's). */
+export const BASE_WORDS: Record<EnvironmentBase, string> = Object.fromEntries(FLAVOURS.map((f) => [f, FLAVOUR_ENTRIES[f].words])) as Record<EnvironmentBase, string>;
 
 /** What an environment is for, as its maker said it: the preset's blurb, or its own description. */
 export function environmentPurpose(env: Pick<EnvironmentView, 'id' | 'preset' | 'description'>): string | undefined {
-  return (env.preset ? PRESET_BLURBS[env.id] : undefined) ?? env.description;
+  return (env.preset ? presetBlurb(env.id) : undefined) ?? env.description;
 }
 
 /** The line that says what an environment is for: the preset's blurb, else its own description, else what it holds. */
@@ -46,7 +31,7 @@ export function affectedPackages(env: Pick<EnvironmentView, 'base' | 'build'>): 
   const build = env.build;
   if (!build || build.state !== 'failed') return [];
   const all = build.diagnosis?.affected ?? (build.failedPackage ? [build.failedPackage] : []);
-  const fromBase = BASE_INCLUDES[env.base];
+  const fromBase = BASE_INCLUDES[env.base].map((name) => name.toLowerCase());
   const own = all.filter((spec) => !fromBase.includes((/^[A-Za-z0-9._-]+/.exec(spec)?.[0] ?? spec).toLowerCase()));
   return own.length > 0 ? own : all;
 }
@@ -54,7 +39,8 @@ export function affectedPackages(env: Pick<EnvironmentView, 'base' | 'build'>): 
 /** Packages it comes with: the base's own and the ones added, without repeats. */
 export function includedPackages(env: Pick<EnvironmentView, 'base' | 'packages'>): { fromBase: string[]; added: string[] } {
   const fromBase = [...BASE_INCLUDES[env.base]];
-  const added = [...env.packages.pip, ...env.packages.npm, ...env.packages.apt].filter((p) => !fromBase.includes(p.toLowerCase()));
+  const lower = fromBase.map((name) => name.toLowerCase());
+  const added = allPackages(env.packages).filter((p) => !lower.includes(p.toLowerCase()));
   return { fromBase, added };
 }
 

@@ -9,7 +9,7 @@ function env(id: string, preset = false, build?: Environment['build']): Environm
     name: id,
     language: 'python',
     base: 'python',
-    packages: { pip: ['nump'], npm: [], apt: [] },
+    packages: { pip: ['nump'], npm: [], apt: [], cran: [] },
     network: 'none',
     limits: {},
     allowedHosts: [],

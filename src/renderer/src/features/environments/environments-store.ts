@@ -2,6 +2,7 @@ import { createStore } from 'zustand/vanilla';
 import type { StoreApi } from 'zustand/vanilla';
 import type { SandpitClient, SandpitEvent } from '../../../../shared/api/client';
 import type { EnvironmentView as Environment } from '../../../../shared/domain/environment';
+import { PRESET_IDS } from '../../../../shared/domain/languages';
 import { stripAnsi } from '../../lib/format';
 import { plainError } from '../../stores/panel-store';
 
@@ -31,11 +32,10 @@ export type EnvironmentsStore = StoreApi<EnvironmentsState>;
 
 export const MAX_LOG_LINES = 2_000;
 
-/** The built-in ones in the order a person meets them (plain Python first), then the person's own by name. */
-const PRESET_ORDER = ['python', 'python-data', 'node', 'bash', 'typescript'];
+/** The built-in ones in the order a person meets them (the registry's: plain Python first), then the person's own by name. */
 function presetRank(env: Environment): number {
-  const i = PRESET_ORDER.indexOf(env.id);
-  return i === -1 ? PRESET_ORDER.length : i;
+  const i = PRESET_IDS.indexOf(env.id);
+  return i === -1 ? PRESET_IDS.length : i;
 }
 function sorted(list: Environment[]): Environment[] {
   return [...list].sort((a, b) => Number(b.preset) - Number(a.preset) || (a.preset ? presetRank(a) - presetRank(b) : 0) || a.name.localeCompare(b.name));

@@ -1,17 +1,11 @@
 import { useState } from 'react';
 import type { ReactElement } from 'react';
 import type { SessionInfo } from '../../../../shared/domain/session';
+import { languageEntry } from '../../../../shared/domain/languages';
 import { newExecutionId } from '../../lib/bytes';
 import { LANGUAGE_WORDS } from '../../lib/format';
 import { useAppStore, useClient } from '../../stores/panel-context';
 import { plainError } from '../../stores/panel-store';
-
-const PLACEHOLDER: Record<SessionInfo['language'], string> = {
-  python: 'print("Hello from the sandbox")',
-  javascript: 'console.log("Hello from the sandbox")',
-  bash: 'echo "Hello from the sandbox"',
-  typescript: 'const where: string = "the sandbox";\nconsole.log(`Hello from ${where}`)',
-};
 
 /** Run some code in this session from the panel; its output shows in the live output above. */
 export function SnippetBox({ session, disabled }: { session: SessionInfo; disabled: boolean }): ReactElement {
@@ -63,7 +57,7 @@ export function SnippetBox({ session, disabled }: { session: SessionInfo; disabl
         className="code-input"
         rows={5}
         spellCheck={false}
-        placeholder={PLACEHOLDER[session.language]}
+        placeholder={languageEntry(session.language).greeting}
         value={code}
         onChange={(event) => setCode(event.target.value)}
         onKeyDown={(event) => {

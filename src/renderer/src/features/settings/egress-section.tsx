@@ -1,8 +1,15 @@
 import type { ReactElement } from 'react';
 import { useAppStore } from '../../stores/panel-context';
 import { ChipInput } from '../environments/chip-input';
+import { languageLabel, languagesOf } from '../../../../shared/domain/languages';
+import { INDEX_SETTINGS, INDEX_SETTING_ENTRIES } from '../../../../shared/domain/package-managers';
 import type { SettingsDraft } from './settings-draft';
 import { Field, FieldError, SettingsSection } from './settings-section';
+
+/** The languages whose packages have an index setting, as a person reads them: "Python and JavaScript". */
+const languageWords = ((labels: string[]): string => (labels.length > 1 ? `${labels.slice(0, -1).join(', ')} and ${labels.at(-1)}` : (labels[0] ?? '')))(
+  INDEX_SETTINGS.map((setting) => languageLabel(languagesOf(INDEX_SETTING_ENTRIES[setting].manager)[0]!)),
+);
 
 /** Where packages come from (builds and installs) and where the "package downloads only" network policy may go. */
 export function EgressSection({ draft }: { draft: SettingsDraft }): ReactElement {
@@ -12,26 +19,20 @@ export function EgressSection({ draft }: { draft: SettingsDraft }): ReactElement
     <SettingsSection
       title="Packages"
       testId="settings-egress"
-      intro="Where Sandpit gets Python and JavaScript packages from. A company or offline mirror works too. Sessions with “Package downloads only” may reach these addresses and nothing else."
+      intro={`Where Sandpit gets ${languageWords} packages from. A company or offline mirror works too. Sessions with “Package downloads only” may reach these addresses and nothing else.`}
     >
-      <Field
-        id="settings-pip-index"
-        label="Python packages come from"
-        hint="The address of a Python package index (pip). The usual one is https://pypi.org/simple."
-        value={draft.pipIndex}
-        inputMode="url"
-        onChange={(pipIndex) => edit({ pipIndex })}
-        error={errors.pipIndex}
-      />
-      <Field
-        id="settings-npm-registry"
-        label="JavaScript packages come from"
-        hint="The address of an npm registry. The usual one is https://registry.npmjs.org/."
-        value={draft.npmRegistry}
-        inputMode="url"
-        onChange={(npmRegistry) => edit({ npmRegistry })}
-        error={errors.npmRegistry}
-      />
+      {INDEX_SETTINGS.map((setting) => (
+        <Field
+          key={setting}
+          id={`settings-${INDEX_SETTING_ENTRIES[setting].manager}-index`}
+          label={INDEX_SETTING_ENTRIES[setting].label}
+          hint={INDEX_SETTING_ENTRIES[setting].hint}
+          value={draft[setting]}
+          inputMode="url"
+          onChange={(url) => edit({ [setting]: url })}
+          error={errors[setting]}
+        />
+      ))}
       <ChipInput
         id="settings-extra-hosts"
         label="Other sites packages may need"

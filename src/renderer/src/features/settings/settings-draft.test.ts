@@ -6,7 +6,7 @@ const view: SettingsView = {
   defaultLimits: { memoryMb: 512 },
   poolSize: 1,
   approvals: { defaultPolicy: 'free', perClient: { cursor: 'ask-every' }, timeoutSeconds: 120 },
-  egress: { pipIndexUrl: 'https://pypi.org/simple', npmRegistryUrl: 'https://registry.npmjs.org/', extraHosts: [] },
+  egress: { pipIndexUrl: 'https://pypi.org/simple', npmRegistryUrl: 'https://registry.npmjs.org/', cranRepositoryUrl: 'https://cloud.r-project.org/', extraHosts: [] },
   auditRetentionDays: 0,
   defaultIsolation: 'standard',
   port: 7411,
@@ -53,7 +53,7 @@ describe('settings draft', () => {
 
   it('puts the server’s words next to the fields they name, and a Docker refusal next to the address', () => {
     expect(serverErrors('patch.egress.pipIndexUrl: must be an http:// or https:// URL; patch.port: too small', {})).toEqual({
-      errors: { pipIndex: 'must be an http:// or https:// URL', port: 'too small' },
+      errors: { pipIndexUrl: 'must be an http:// or https:// URL', port: 'too small' },
     });
     const docker = 'There is no Docker engine answering at unix:///tmp/nope.sock: connect ENOENT.';
     expect(serverErrors(docker, { dockerHost: 'unix:///tmp/nope.sock' })).toEqual({ errors: { dockerHost: docker } });

@@ -2,12 +2,14 @@ import type { ApprovalPolicy } from '../../../../shared/domain/approval';
 import type { Isolation } from '../../../../shared/domain/isolation';
 import type { PartialLimits } from '../../../../shared/domain/limits';
 import type { SettingsPatch, SettingsView } from '../../../../shared/domain/settings';
+import { INDEX_SETTINGS, indexUrlsOf } from '../../../../shared/domain/package-managers';
+import type { IndexSetting } from '../../../../shared/domain/package-managers';
 
 export const THEMES = ['system', 'light', 'dark'] as const;
 export type Theme = (typeof THEMES)[number];
 
-/** Everything the Settings screen edits, as typed (numbers as text), saved together with one Save. */
-export interface SettingsDraft {
+/** Everything the Settings screen edits, as typed (numbers as text), saved together with one Save; each package index by its setting's name. */
+export interface SettingsDraft extends Record<IndexSetting, string> {
   memoryMb: string;
   cpus: string;
   timeoutSeconds: string;
@@ -21,8 +23,6 @@ export interface SettingsDraft {
   askInChat: boolean;
   askSecretSessions: boolean;
   protectedFolders: string[];
-  pipIndex: string;
-  npmRegistry: string;
   extraHosts: string[];
   /** '' = find Docker by itself. */
   dockerHost: string;
@@ -61,8 +61,7 @@ export function draftFromView(view: SettingsView, theme: Theme): SettingsDraft {
     askInChat: view.approvals.askInChat !== false,
     askSecretSessions: view.approvals.askSecretSessions === true,
     protectedFolders: [...view.protectedFolders],
-    pipIndex: view.egress.pipIndexUrl,
-    npmRegistry: view.egress.npmRegistryUrl,
+    ...indexUrlsOf(view.egress),
     extraHosts: [...view.egress.extraHosts],
     dockerHost: view.dockerHost ?? '',
     port: String(view.port),
@@ -151,10 +150,10 @@ export function buildPatch(draft: SettingsDraft, base: SettingsDraft): { patch: 
     }
     patch.approvals = approvals;
   }
-  if (changed.has('pipIndex') || changed.has('npmRegistry') || changed.has('extraHosts')) {
+  const indexes = INDEX_SETTINGS.filter((setting) => changed.has(setting));
+  if (indexes.length > 0 || changed.has('extraHosts')) {
     patch.egress = {
-      ...(changed.has('pipIndex') ? { pipIndexUrl: draft.pipIndex.trim() } : {}),
-      ...(changed.has('npmRegistry') ? { npmRegistryUrl: draft.npmRegistry.trim() } : {}),
+      ...Object.fromEntries(indexes.map((setting) => [setting, draft[setting].trim()])),
       ...(changed.has('extraHosts') ? { extraHosts: draft.extraHosts } : {}),
     };
   }
@@ -201,8 +200,7 @@ const SERVER_PATHS: [RegExp, DraftField][] = [
   [/^patch\.approvals\.defaultPolicy/, 'approvalDefault'],
   [/^patch\.approvals\.perClient/, 'perClient'],
   [/^patch\.approvals\.timeoutSeconds/, 'approvalTimeout'],
-  [/^patch\.egress\.pipIndexUrl/, 'pipIndex'],
-  [/^patch\.egress\.npmRegistryUrl/, 'npmRegistry'],
+  ...INDEX_SETTINGS.map((setting): [RegExp, DraftField] => [new RegExp(`^patch\\.egress\\.${setting}`), setting]),
   [/^patch\.egress\.extraHosts/, 'extraHosts'],
   [/^patch\.dockerHost/, 'dockerHost'],
   [/^patch\.port/, 'port'],
