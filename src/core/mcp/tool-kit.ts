@@ -30,6 +30,8 @@ export interface ToolKit {
   log: Logger;
   /** This kit for one tool call: its calls carry the request's cancel signal and report waits to its progress. */
   forRequest(extra: ToolExtra): ToolKit;
+  /** Whether the client renders MCP Apps (it declared the extension): results then carry what the console shows. */
+  rendersApps(): boolean;
 }
 
 export interface ArtifactMemory {
@@ -63,7 +65,7 @@ export type ChatAskerOf = (extra: ToolExtra) => ChatAsk | undefined;
  * `onNewArtifacts`: told when a run of this client made files it had not seen (the server then sends
  * `notifications/resources/list_changed`, so the client's resource list shows them).
  */
-export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf, onNewArtifacts?: () => void): ToolKit {
+export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf, onNewArtifacts?: () => void, rendersApps: () => boolean = () => false): ToolKit {
   const artifacts = createArtifactMemory(onNewArtifacts);
   const log = sandpit.log.child({ component: 'mcp' });
   const kitWith = (contextOf: () => CallContext): ToolKit => ({
@@ -72,6 +74,7 @@ export function createToolKit(sandpit: McpSandpit, context: () => CallContext, c
     call: (name, input) => call(sandpit.api, name, input, contextOf()),
     artifacts,
     log,
+    rendersApps,
     forRequest: (extra) =>
       kitWith(() => ({
         ...context(),
