@@ -1,7 +1,7 @@
 import type { MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { BackgroundRun } from '../../shared/domain/background-run';
-import type { ExecutionResult } from '../../shared/domain/execution';
+import type { ExecutionResult, StreamName } from '../../shared/domain/execution';
 import type { CommandResult } from '../../shared/domain/packages';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -89,10 +89,7 @@ export class BackgroundRuns {
     });
     deps.bus.on('execution.output', (event) => {
       const entry = this.entries.get(event.executionId);
-      if (!entry) return;
-      entry.output.append(event.stream, event.text);
-      entry.view.outputChars = entry.output.length;
-      this.wake(entry);
+      if (entry) this.append(entry, event.stream, event.text);
     });
   }
 
@@ -140,6 +137,7 @@ export class BackgroundRuns {
       ...(context.runOwner === undefined ? {} : { runOwner: context.runOwner }),
       ...(context.approvalFloor === undefined ? {} : { approvalFloor: context.approvalFloor }),
       signal: entry.abort.signal,
+      backgroundRun: runId,
       onWaiting: (waiting) => this.update(entry, waiting === undefined ? { waiting: undefined } : { waiting }),
       onProgress: (what) => this.update(entry, { waiting: what }),
       onSession: (sessionId) => this.update(entry, { sessionId }),
@@ -147,6 +145,8 @@ export class BackgroundRuns {
         this.update(entry, { state: 'running', startedAt: new Date().toISOString(), waiting: undefined });
         this.save(entry);
       },
+      // A command tells its output here as it comes (code runs tell theirs on the bus).
+      ...(input.kind === 'command' ? { onOutput: (stream: StreamName, text: string) => this.append(entry, stream, text) } : {}),
     };
     const api = this.deps.api();
     const running: Promise<ExecutionResult | CommandResult> =
@@ -245,7 +245,7 @@ export class BackgroundRuns {
     }
     if (command) {
       entry.command = command;
-      // A command's output arrives with its end (no live stream): it is the run's output from then on.
+      // Its output came as it ran; a command that told none (an engine that cannot) has its result's.
       if (entry.output.length === 0) {
         entry.output.append('stdout', command.stdout);
         entry.output.append('stderr', command.stderr);
@@ -270,6 +270,12 @@ export class BackgroundRuns {
       outputChars: entry.output.length,
     });
     this.save(entry);
+    this.wake(entry);
+  }
+
+  private append(entry: Entry, stream: StreamName, text: string): void {
+    entry.output.append(stream, text);
+    entry.view.outputChars = entry.output.length;
     this.wake(entry);
   }
 

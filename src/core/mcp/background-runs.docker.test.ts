@@ -147,8 +147,40 @@ describe('background runs over Streamable HTTP, with real SDK clients', () => {
     expect(rows.filter((r) => r.code === THIRTY_SECONDS)).toEqual([expect.objectContaining({ status: 'interrupted', client: 'bg-assistant' })]);
   }, 180_000);
 
-  it('run_command in the background: its output and exit code come with its end; cancel stops it', async () => {
+  it('run_command in the background: its output comes as it runs, its exit code with its end, its audit row says "background"; cancel stops it', async () => {
     const c = await connect('bg-commands');
+    const streaming = structured<{ run_id: string }>(await call(c.client, 'run_command', { command: 'echo first; sleep 4; echo second', background: true }));
+    const early = await pollUntil(
+      async () => {
+        const r = structured<GetRun>(await call(c.client, 'get_run', { run_id: streaming.run_id, wait_seconds: 10 }));
+        return r.output !== '' ? r : undefined;
+      },
+      30_000,
+      'the command\'s first line',
+    );
+    expect(early).toMatchObject({ state: 'running', output: 'first\n' });
+    const rest = await pollUntil(
+      async () => {
+        const r = structured<GetRun>(await call(c.client, 'get_run', { run_id: streaming.run_id, since: early.cursor, wait_seconds: 10 }));
+        return r.state === 'done' ? r : undefined;
+      },
+      30_000,
+      'the streaming command to end',
+    );
+    expect(rest).toMatchObject({ status: 'ok', output: 'second\n', result: { exit_code: 0, stdout: 'first\nsecond\n' } });
+    // Its row in the audit log names the background run; a foreground command's names none.
+    await call(c.client, 'run_command', { command: 'true', session_id: rest.session_id });
+    const rows = sp.audit
+      .export('jsonl', { filters: { sessionId: rest.session_id! } }, 50)
+      .content.split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { code: string; backgroundRun?: string });
+    expect(rows.map((r) => [r.code, r.backgroundRun])).toEqual([
+      ['echo first; sleep 4; echo second', streaming.run_id],
+      ['true', undefined],
+    ]);
+    expect((await sp.audit.verify()).ok).toBe(true);
+
     const quick = structured<{ run_id: string }>(await call(c.client, 'run_command', { command: 'echo hello; echo oops >&2; exit 3', background: true }));
     const done = await pollUntil(
       async () => {

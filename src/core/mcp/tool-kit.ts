@@ -23,8 +23,8 @@ export interface ToolKit {
   sandpit: McpSandpit;
   /** Who is calling, evaluated per call (the client name is only known after initialize). */
   context(): CallContext;
-  /** The contract method `name`, validated and called as this client: the only way tools reach the core. */
-  call<M extends MethodName>(name: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
+  /** The contract method `name`, validated and called as this client: the only way tools reach the core. `hear`: a command's output as it comes. */
+  call<M extends MethodName>(name: M, input: MethodInput<M>, hear?: Pick<CallContext, 'onOutput'>): Promise<MethodOutput<M>>;
   /** Artifacts this client was shown (so it may read them as resources after their session ended). */
   artifacts: ArtifactMemory;
   log: Logger;
@@ -71,7 +71,7 @@ export function createToolKit(sandpit: McpSandpit, context: () => CallContext, c
   const kitWith = (contextOf: () => CallContext): ToolKit => ({
     sandpit,
     context: contextOf,
-    call: (name, input) => call(sandpit.api, name, input, contextOf()),
+    call: (name, input, hear) => call(sandpit.api, name, input, hear?.onOutput ? { ...contextOf(), onOutput: hear.onOutput } : contextOf()),
     artifacts,
     log,
     rendersApps,
