@@ -239,6 +239,33 @@ describe('background runs over Streamable HTTP, with real SDK clients', () => {
     expect(structured<{ result?: string }>(await call(c.client, 'execute_code', { code: 'kept', session_id: running.session_id })).result).toBe('7');
   }, 120_000);
 
+  it('a session its run holds outlives the client\'s MCP session only while the run does: it stops when the run ends, and the result stays', async () => {
+    const c = await connect('bg-orphan');
+    const first = structured<{ session_id: string }>(await call(c.client, 'execute_code', { code: '1' }));
+    const other = structured<{ session_id: string }>(await call(c.client, 'create_session', {}));
+    const start = structured<{ run_id: string }>(await call(c.client, 'execute_code', { session_id: first.session_id, code: 'import time\ntime.sleep(6)\n"held"', background: true }));
+    await pollUntil(async () => (structured<GetRun>(await call(c.client, 'get_run', { run_id: start.run_id })).state === 'running' ? true : undefined), 30_000, 'the run to start');
+    const removed: string[] = [];
+    const off = sp.bus.on('session.removed', ({ sessionId }) => removed.push(sessionId));
+    try {
+      await c.transport.terminateSession();
+      await c.client.close();
+      // The session the run holds stays; the client's other session stops at once.
+      await pollUntil(() => (removed.includes(other.session_id) ? true : undefined), 30_000, 'the other session to stop');
+      const panel = { transport: 'ipc' } as const;
+      expect((await sp.api['sessions.list']({}, panel)).sessions.map((s) => s.id)).toContain(first.session_id);
+      // Once the run is over, its session goes too — long before any idle time (30 minutes by default).
+      await pollUntil(() => (removed.includes(first.session_id) ? true : undefined), 60_000, 'the held session to stop after its run');
+      expect((await sp.api['runs.get']({ runId: start.run_id, since: 0, waitMs: 0, maxChars: 100 }, panel)).run).toMatchObject({ state: 'done', status: 'ok' });
+      expect((await sp.api['sessions.list']({}, panel)).sessions.map((s) => s.id)).not.toContain(first.session_id);
+    } finally {
+      off();
+    }
+    // The same client, connected again, still gets the run's result.
+    const again = await connect('bg-orphan');
+    expect(structured<GetRun>(await call(again.client, 'get_run', { run_id: start.run_id }))).toMatchObject({ state: 'done', result: { status: 'ok' } });
+  }, 120_000);
+
   it('refuses a time limit longer than Settings allow, saying where to change it', async () => {
     const c = await connect('bg-limits');
     const refused = await call(c.client, 'execute_code', { code: '1', background: true, timeout_seconds: 7_200 });
