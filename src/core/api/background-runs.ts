@@ -69,6 +69,8 @@ const finished = (run: BackgroundRun): boolean => run.state === 'done' || run.st
  */
 export class BackgroundRuns {
   private readonly entries = new Map<string, Entry>();
+  /** Ended runs whose record is written just after their waiters are answered (saveSoon). */
+  private readonly unsaved = new Map<string, Entry>();
   /** The runs of earlier cores, read back from the data folder (every lookup waits for them). */
   private readonly loaded: Promise<void>;
 
@@ -210,6 +212,8 @@ export class BackgroundRuns {
 
   /** Every record asked for so far, written to the data folder. */
   flush(): Promise<void> {
+    for (const entry of this.unsaved.values()) this.save(entry);
+    this.unsaved.clear();
     return this.deps.store.flush();
   }
 
@@ -269,8 +273,7 @@ export class BackgroundRuns {
       endedAt: new Date().toISOString(),
       outputChars: entry.output.length,
     });
-    this.save(entry);
-    this.wake(entry);
+    this.saveSoon(entry);
   }
 
   private append(entry: Entry, stream: StreamName, text: string): void {
@@ -283,6 +286,18 @@ export class BackgroundRuns {
     this.update(entry, { state: 'failed', waiting: undefined, endedAt: new Date().toISOString(), error: { code: 'STOPPED', message: STOPPED_AT_QUIT } });
     this.save(entry);
     this.wake(entry);
+  }
+
+  /**
+   * The record of a run that just ended, written once the callers waiting for that end (get_run with wait_seconds) have
+   * had their answer: serializing a big result is milliseconds of the one thread, and the answer should not wait for it.
+   * flush() writes what is still waiting.
+   */
+  private saveSoon(entry: Entry): void {
+    this.unsaved.set(entry.view.runId, entry);
+    setImmediate(() => {
+      if (this.unsaved.delete(entry.view.runId)) this.save(entry);
+    });
   }
 
   private save(entry: Entry): void {
