@@ -23,8 +23,9 @@ export interface StoppedSessions {
  * Stops the sessions a client made (when its MCP session ends), through the API like any other call.
  * Sessions made in the panel, which every client may use, stay, and so do kept ones (they were asked to
  * outlive Sandpit itself). A session a background run of the client still runs in (or is about to) stays while
- * the run does — the run outlives its client (issue 23) — and is stopped as soon as its runs are over: no assistant
- * can use it any more (it was that MCP session's), and the run's result stays with get_run, its files as artifacts.
+ * the run does — the run outlives its client (issue 23) — and is stopped as soon as its runs are over, unless work the
+ * person queued on it in the panel runs or waits (then it stops after its idle time, as any session): no assistant can
+ * use it any more (it was that MCP session's), and the run's result stays with get_run, its files as artifacts.
  */
 export async function stopOwnSessions(api: Handlers, context: CallContext): Promise<StoppedSessions> {
   const { sessions } = await call(api, 'sessions.list', {}, context);
@@ -62,8 +63,9 @@ async function stopIfFree(api: Handlers, context: CallContext, sessionId: string
   const { sessions } = await call(api, 'sessions.list', {}, context);
   const session = sessions.find((s) => s.id === sessionId);
   if (!session || session.shared || session.kept) return false;
-  return call(api, 'sessions.stop', { sessionId }, context).then(
-    () => true,
+  // Only if idle: the person may have queued work on it in the panel (then it stops after its idle time, as any session).
+  return call(api, 'sessions.stop', { sessionId, ifIdle: true }, context).then(
+    (answer) => answer.stopped,
     () => false,
   );
 }

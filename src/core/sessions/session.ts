@@ -131,6 +131,11 @@ export class Session {
     return this.queue.length;
   }
 
+  /** Nothing runs or waits on it, and it is not starting, stopping or restarting. */
+  get idle(): boolean {
+    return this.queue.length === 0 && (this.stateValue === 'ready' || this.stateValue === 'failed' || this.stateValue === 'paused');
+  }
+
   info(): SessionInfo {
     const { identity } = this;
     return {
