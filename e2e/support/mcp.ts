@@ -1,7 +1,7 @@
 /** An assistant as the specs play it: the MCP SDK's client over Streamable HTTP with the bearer token. */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ClientCapabilities } from '@modelcontextprotocol/sdk/types.js';
 import type { ServerInfo } from './server-info';
 
 /** What execute_code returns in structuredContent (the fields the specs read). */
@@ -35,11 +35,16 @@ export function textOf(result: CallToolResult): string {
     .join('\n');
 }
 
-export async function connectAssistant(server: ServerInfo, name: string): Promise<McpAssistant> {
+/** What an assistant declares beyond the basics: e.g. that it renders MCP Apps (the extension `io.modelcontextprotocol/ui`). */
+export interface AssistantOptions {
+  capabilities?: ClientCapabilities;
+}
+
+export async function connectAssistant(server: ServerInfo, name: string, options: AssistantOptions = {}): Promise<McpAssistant> {
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${server.token}` } },
   });
-  const client = new Client({ name, version: '1.0.0' });
+  const client = new Client({ name, version: '1.0.0' }, options.capabilities ? { capabilities: options.capabilities } : undefined);
   await client.connect(transport);
   const execute = async (code: string, options: { sessionId?: string; timeoutSeconds?: number } = {}): Promise<CallToolResult> => {
     const args: Record<string, unknown> = { code };
@@ -68,14 +73,14 @@ export async function connectAssistant(server: ServerInfo, name: string): Promis
 
 /** Opens assistants for one test and closes them all after it. */
 export interface AssistantFactory {
-  connect(name: string): Promise<McpAssistant>;
+  connect(name: string, options?: AssistantOptions): Promise<McpAssistant>;
 }
 
 export function assistantPool(server: ServerInfo): AssistantFactory & { closeAll(): Promise<void> } {
   const open: McpAssistant[] = [];
   return {
-    connect: async (name) => {
-      const assistant = await connectAssistant(server, name);
+    connect: async (name, options) => {
+      const assistant = await connectAssistant(server, name, options);
       open.push(assistant);
       return assistant;
     },

@@ -50,6 +50,7 @@ import { secretServices } from './egress/secret-services';
 import type { Logger } from './log';
 import { SessionManager } from './sessions/session-manager';
 import { ApprovalQueue } from './approvals/approval-queue';
+import { GrantStore } from './approvals/grant-store';
 import { ServedEndpoint } from './connect/served-endpoint';
 import { clientRegistryOn } from './connect/client-registry';
 import type { ClientRegistry } from './connect/client-registry';
@@ -235,7 +236,9 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   });
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
   bus.on('session.removed', ({ sessionId }) => gateway.current()?.revoke(sessionId));
-  const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }));
+  // "Approve for this session" answers are kept in the data folder: a kept session's hold again after a restart.
+  const approvals = new ApprovalQueue(bus, log.child({ component: 'approvals' }), new GrantStore(config.home, log.child({ component: 'approvals' })));
+  bus.on('session.removed', ({ sessionId }) => approvals.forgetSession(sessionId));
   const processes = new ProcessManager(bus, log.child({ component: 'processes' }));
   const previews = new PreviewManager(bus, processes, log.child({ component: 'previews' }));
   const clients = options.clients ?? clientRegistryOn(bus);
@@ -298,7 +301,15 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   let restoring: Promise<unknown> | undefined;
   engine.onUp(async () => {
     await events.start();
-    restoring ??= sessions.restoreKept().catch((error: unknown) => log.warn('could not list the kept sessions', { error: toErrorBody(error).message }));
+    restoring ??= sessions
+      .restoreKept()
+      .catch((error: unknown) => log.warn('could not list the kept sessions', { error: toErrorBody(error).message }))
+      // The approvals given for sessions that are here again (kept ones) hold again; the others are forgotten.
+      .then(() => {
+        const here = new Set(sessions.list().map((s) => s.id));
+        return approvals.restoreGrants((id) => here.has(id));
+      })
+      .catch((error: unknown) => log.warn('could not read back the approvals given for sessions', { error: toErrorBody(error).message }));
     await restoring;
     // The warm pools first (the default language's before the others): the first run of a client waits on
     // nothing else. Leftovers and the egress proxy come behind; pooled sandboxes need neither.
@@ -336,6 +347,8 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
         processes.shutdown('Sandpit quit');
         await previews.shutdown();
         await sessions.dispose();
+        // Stopped sessions took their grants with them; a kept session's stay on disk.
+        await approvals.flushGrants();
         await warming;
         await backend.closeWorkspaces().catch((error: unknown) => log.warn('could not remove the empty workspace file systems', { error: toErrorBody(error).message }));
         audit.close();

@@ -1,6 +1,7 @@
 import type { MethodName, MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import type { CallTransport } from '../../shared/domain/caller';
 import type { ApprovalPolicy, ChatAsk } from '../../shared/domain/approval';
+import type { StreamName } from '../../shared/domain/execution';
 
 /** Who is calling: used for default sessions, ownership, approvals and the audit log. */
 export interface CallContext {
@@ -43,6 +44,10 @@ export interface CallContext {
   onSession?(sessionId: string): void;
   /** Told when a run, command or file run starts, after what was queued ahead of it on its session. */
   onStarted?(): void;
+  /** The call is a background run (issue 23): its run id, which its audit row carries. */
+  backgroundRun?: string;
+  /** A command's output as it comes (code runs tell theirs on the bus: execution.output). */
+  onOutput?: (stream: StreamName, text: string) => void;
 }
 
 export type Handler<M extends MethodName> = (input: MethodParsedInput<M>, context: CallContext) => Promise<MethodOutput<M>>;

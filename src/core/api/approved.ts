@@ -82,7 +82,7 @@ export async function askIfNeeded<M extends MethodName>(
   if (!askWritable && !askSecrets && !needsApproval(policyFor(settings, context.client, context.approvalFloor), { kind: rule.kind, newSession, networked })) return {};
   const client = context.client ?? 'an unnamed client';
   // "Approve for this session" in the chat: later questions of this caller in that session are not asked again.
-  if (sessionId !== undefined && gate.queue.grantedForSession(principal, sessionId)) {
+  if (sessionId !== undefined && gate.queue.grantedForSession(principal, sessionId, context.runOwner)) {
     answered?.(grantedNote(client));
     return {};
   }
@@ -119,7 +119,7 @@ export async function askIfNeeded<M extends MethodName>(
       ...(chat ? { chat } : {}),
     });
     answered?.(approvedNote(answer, client));
-    if (answer.forSession && sessionId !== undefined) gate.queue.grantSession(principal, sessionId, client);
+    if (answer.forSession && sessionId !== undefined) gate.queue.grantSession(principal, sessionId, client, context.runOwner);
     return rule.shows === 'file' && shown !== undefined ? { approvedText: shown } : {};
   } catch (error) {
     const note = refusedNote(error, client);

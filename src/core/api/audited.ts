@@ -64,6 +64,7 @@ export async function audited<M extends MethodName>(
       client: context.client,
       principal: context.principal,
       ...(context.replayOf === undefined ? {} : { replayOf: context.replayOf }),
+      ...(context.backgroundRun === undefined ? {} : { backgroundRun: context.backgroundRun }),
     });
   } catch (error) {
     deps.log?.error('failed to write an audit row; the call was refused', { method: rule.method, error: toErrorBody(error).message });

@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { backgroundRunSchema, runIdSchema } from '../../shared/domain/background-run';
+import { callerKeySchema } from '../../shared/domain/caller-key';
 import type { BackgroundRun } from '../../shared/domain/background-run';
 import { executionResultSchema } from '../../shared/domain/execution';
 import type { ExecutionResult } from '../../shared/domain/execution';
@@ -20,23 +21,11 @@ const SHORT_STREAM_CHARS = 64 * 1024;
 /** What get_run says of a run that had not ended when Sandpit quit: the words of a process's audit row. */
 export const STOPPED_AT_QUIT = 'Stopped: Sandpit quit.';
 
-/**
- * Who owns a run on disk: absent (the panel started it: only the panel sees it), a principal (`token:` + 16 hex,
- * `mcp:…`, `stdio`), or a client's run owner: a principal, a NUL, and the client's name. Anything else is refused.
- */
-const PRINCIPAL = /^[a-z]+(:[^/\\]{1,200})?$/;
-const ownerSchema = z
-  .string()
-  .max(400)
-  .refine((owner) => {
-    const [principal, name, ...rest] = owner.split('\u0000');
-    return rest.length === 0 && PRINCIPAL.test(principal ?? '') && (name === undefined || (name.length > 0 && name.length <= 200));
-  });
-
 const recordSchema = z
   .object({
     version: z.literal(1),
-    owner: ownerSchema.optional(),
+    /** Absent: the panel started it (only the panel sees it). */
+    owner: callerKeySchema.optional(),
     view: backgroundRunSchema.extend({ runId: runIdSchema }),
     execution: executionResultSchema.optional(),
     command: commandResultSchema.optional(),

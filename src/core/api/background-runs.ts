@@ -1,7 +1,7 @@
 import type { MethodOutput, MethodParsedInput } from '../../shared/api/contract';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { BackgroundRun } from '../../shared/domain/background-run';
-import type { ExecutionResult } from '../../shared/domain/execution';
+import type { ExecutionResult, StreamName } from '../../shared/domain/execution';
 import type { CommandResult } from '../../shared/domain/packages';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
@@ -69,6 +69,8 @@ const finished = (run: BackgroundRun): boolean => run.state === 'done' || run.st
  */
 export class BackgroundRuns {
   private readonly entries = new Map<string, Entry>();
+  /** Ended runs whose record is written just after their waiters are answered (saveSoon). */
+  private readonly unsaved = new Map<string, Entry>();
   /** The runs of earlier cores, read back from the data folder (every lookup waits for them). */
   private readonly loaded: Promise<void>;
 
@@ -89,10 +91,7 @@ export class BackgroundRuns {
     });
     deps.bus.on('execution.output', (event) => {
       const entry = this.entries.get(event.executionId);
-      if (!entry) return;
-      entry.output.append(event.stream, event.text);
-      entry.view.outputChars = entry.output.length;
-      this.wake(entry);
+      if (entry) this.append(entry, event.stream, event.text);
     });
   }
 
@@ -140,6 +139,7 @@ export class BackgroundRuns {
       ...(context.runOwner === undefined ? {} : { runOwner: context.runOwner }),
       ...(context.approvalFloor === undefined ? {} : { approvalFloor: context.approvalFloor }),
       signal: entry.abort.signal,
+      backgroundRun: runId,
       onWaiting: (waiting) => this.update(entry, waiting === undefined ? { waiting: undefined } : { waiting }),
       onProgress: (what) => this.update(entry, { waiting: what }),
       onSession: (sessionId) => this.update(entry, { sessionId }),
@@ -147,6 +147,8 @@ export class BackgroundRuns {
         this.update(entry, { state: 'running', startedAt: new Date().toISOString(), waiting: undefined });
         this.save(entry);
       },
+      // A command tells its output here as it comes (code runs tell theirs on the bus).
+      ...(input.kind === 'command' ? { onOutput: (stream: StreamName, text: string) => this.append(entry, stream, text) } : {}),
     };
     const api = this.deps.api();
     const running: Promise<ExecutionResult | CommandResult> =
@@ -210,6 +212,8 @@ export class BackgroundRuns {
 
   /** Every record asked for so far, written to the data folder. */
   flush(): Promise<void> {
+    for (const entry of this.unsaved.values()) this.save(entry);
+    this.unsaved.clear();
     return this.deps.store.flush();
   }
 
@@ -245,7 +249,7 @@ export class BackgroundRuns {
     }
     if (command) {
       entry.command = command;
-      // A command's output arrives with its end (no live stream): it is the run's output from then on.
+      // Its output came as it ran; a command that told none (an engine that cannot) has its result's.
       if (entry.output.length === 0) {
         entry.output.append('stdout', command.stdout);
         entry.output.append('stderr', command.stderr);
@@ -269,7 +273,12 @@ export class BackgroundRuns {
       endedAt: new Date().toISOString(),
       outputChars: entry.output.length,
     });
-    this.save(entry);
+    this.saveSoon(entry);
+  }
+
+  private append(entry: Entry, stream: StreamName, text: string): void {
+    entry.output.append(stream, text);
+    entry.view.outputChars = entry.output.length;
     this.wake(entry);
   }
 
@@ -277,6 +286,18 @@ export class BackgroundRuns {
     this.update(entry, { state: 'failed', waiting: undefined, endedAt: new Date().toISOString(), error: { code: 'STOPPED', message: STOPPED_AT_QUIT } });
     this.save(entry);
     this.wake(entry);
+  }
+
+  /**
+   * The record of a run that just ended, written once the callers waiting for that end (get_run with wait_seconds) have
+   * had their answer: serializing a big result is milliseconds of the one thread, and the answer should not wait for it.
+   * flush() writes what is still waiting.
+   */
+  private saveSoon(entry: Entry): void {
+    this.unsaved.set(entry.view.runId, entry);
+    setImmediate(() => {
+      if (this.unsaved.delete(entry.view.runId)) this.save(entry);
+    });
   }
 
   private save(entry: Entry): void {

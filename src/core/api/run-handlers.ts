@@ -30,7 +30,7 @@ export function runHandlers(kit: HandlerKit, runs: BackgroundRuns): Pick<Handler
     },
     'sessions.runCommand': async ({ sessionId, command, timeoutMs }, context) => {
       const session = await kit.target(sessionId, context);
-      return session.runCommand(command, timeoutMs, announce(session, context, runs));
+      return session.runCommand(command, timeoutMs, announce(session, context, runs), context.onOutput);
     },
     'sessions.runFile': async ({ sessionId, path, timeoutMs, executionId }, context) => {
       // A path that could never be run is refused before any session is made.

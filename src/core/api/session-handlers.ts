@@ -10,8 +10,10 @@ export function sessionHandlers(kit: HandlerKit): Pick<Handlers, SessionMethods>
   return {
     'sessions.list': async (_input, context) => ({ sessions: sessions.listFor(context.principal) }),
     'sessions.get': async ({ sessionId }, context) => sessions.access(sessionId, context.principal).info(),
-    'sessions.stop': async ({ sessionId }, context) => {
-      sessions.access(sessionId, context.principal);
+    'sessions.stop': async ({ sessionId, ifIdle }, context) => {
+      const session = sessions.access(sessionId, context.principal);
+      // Checked and stopped in one go (nothing can be queued in between): a busy session stays.
+      if (ifIdle === true && !session.idle) return { sessionId, stopped: false };
       await sessions.stop(sessionId, isPanel(context) ? { by: 'person' } : { by: 'assistant', ...(context.client ? { name: context.client } : {}) });
       return { sessionId, stopped: true };
     },

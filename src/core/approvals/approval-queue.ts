@@ -5,6 +5,8 @@ import type { CallTransport } from '../../shared/domain/caller';
 import type { EventBus } from '../events/event-bus';
 import type { Logger } from '../log';
 import { newId } from '../util/ids';
+import { MAX_STORED_GRANTS } from './grant-store';
+import type { GrantStore, StoredGrant } from './grant-store';
 
 export const DENIED_MESSAGE = 'The person using Sandpit denied this run.';
 export const CANCELLED_MESSAGE = 'The request was cancelled before anyone answered, so the run was not allowed.';
@@ -56,7 +58,12 @@ interface Pending {
 }
 
 /** How many "approved for this session" grants are remembered (oldest forgotten first). */
-const MAX_SESSION_GRANTS = 1_000;
+const MAX_SESSION_GRANTS = MAX_STORED_GRANTS;
+
+/** A grant as the queue holds it: `restored` when it was read back from the data folder after a restart. */
+interface HeldGrant extends StoredGrant {
+  restored: boolean;
+}
 
 /**
  * Calls waiting for the person's answer. `request` resolves when the person approves, and rejects with
@@ -65,12 +72,16 @@ const MAX_SESSION_GRANTS = 1_000;
  */
 export class ApprovalQueue {
   private readonly pending = new Map<string, Pending>();
-  /** By `principal\nsessionId`: sessions whose later questions the person approved in the chat ("Approve for this session"), who and when. */
-  private readonly grants = new Map<string, { sessionId: string } & SessionGrant>();
+  /** Sessions whose later questions the person approved in the chat ("Approve for this session"): who and when, oldest first. */
+  private grants: HeldGrant[] = [];
+  /** Set once the grants of the data folder were read back (until then nothing is written over them). */
+  private grantsRestored = false;
 
   constructor(
     private readonly bus: EventBus,
     private readonly log?: Logger,
+    /** Keeps the grants in the data folder (a kept session's outlive a restart); none: in memory only. */
+    private readonly store?: GrantStore,
   ) {}
 
   request(request: ApprovalRequest): Promise<ApprovalAnswer> {
@@ -130,39 +141,74 @@ export class ApprovalQueue {
     return true;
   }
 
-  /** Whether the person approved the rest of this session's questions for this caller ("Approve for this session" in the chat). */
-  grantedForSession(principal: string, sessionId: string): boolean {
-    return this.grants.has(`${principal}\n${sessionId}`);
+  /**
+   * Whether the person approved the rest of this session's questions for this caller ("Approve for this session" in
+   * the chat): given to this very caller (its MCP session), or — read back after a restart of Sandpit, for a kept
+   * session — to the same assistant (`owner`: the same token and name), the only way to know it again.
+   */
+  grantedForSession(principal: string, sessionId: string, owner?: string): boolean {
+    return this.grants.some((g) => g.sessionId === sessionId && (g.principal === principal || (g.restored && owner !== undefined && g.owner === owner)));
   }
 
   /** Remembers "Approve for this session": later questions of this caller in this session are not asked again. */
-  grantSession(principal: string, sessionId: string, client = 'an unnamed client'): void {
-    const key = `${principal}\n${sessionId}`;
-    this.grants.delete(key);
-    this.grants.set(key, { sessionId, client, grantedAt: new Date().toISOString() });
-    if (this.grants.size > MAX_SESSION_GRANTS) this.grants.delete(this.grants.keys().next().value as string);
+  grantSession(principal: string, sessionId: string, client = 'an unnamed client', owner?: string): void {
+    this.grants = this.grants.filter((g) => !(g.sessionId === sessionId && g.principal === principal));
+    this.grants.push({ sessionId, principal, ...(owner === undefined ? {} : { owner }), client, grantedAt: new Date().toISOString(), restored: false });
+    if (this.grants.length > MAX_SESSION_GRANTS) this.grants.shift();
     this.log?.info('approved for the rest of a session', { sessionId, client });
+    this.saveGrants();
     this.bus.emit('approval.grants', { sessionId });
   }
 
   /** What the person allowed in this session without asking again, oldest first (the panel shows it and can take it back). */
   sessionGrants(sessionId: string): SessionGrant[] {
-    return [...this.grants.values()].filter((g) => g.sessionId === sessionId).map(({ client, grantedAt }) => ({ client, grantedAt }));
+    return this.grants.filter((g) => g.sessionId === sessionId).map(({ client, grantedAt }) => ({ client, grantedAt }));
   }
 
   /** Takes back "Approve for this session" for that assistant in that session: its next call is asked again. How many were taken back. */
   revokeSessionGrant(sessionId: string, client: string): number {
-    let revoked = 0;
-    for (const [key, grant] of this.grants) {
-      if (grant.sessionId !== sessionId || grant.client !== client) continue;
-      this.grants.delete(key);
-      revoked += 1;
-    }
+    const before = this.grants.length;
+    this.grants = this.grants.filter((g) => !(g.sessionId === sessionId && g.client === client));
+    const revoked = before - this.grants.length;
     if (revoked > 0) {
       this.log?.info('took back an approval for the rest of a session', { sessionId, client });
+      this.saveGrants();
       this.bus.emit('approval.grants', { sessionId });
     }
     return revoked;
+  }
+
+  /** A session that is gone (stopped, removed) takes its grants with it. */
+  forgetSession(sessionId: string): void {
+    const before = this.grants.length;
+    this.grants = this.grants.filter((g) => g.sessionId !== sessionId);
+    if (this.grants.length !== before) this.saveGrants();
+  }
+
+  /**
+   * Reads back the grants of an earlier Sandpit on this data folder, once its kept sessions are listed again: those of
+   * sessions that exist now (kept ones) hold again, for the same assistant; the rest are forgotten, on disk too.
+   */
+  async restoreGrants(exists: (sessionId: string) => boolean): Promise<void> {
+    if (this.grantsRestored || !this.store) return;
+    const stored = await this.store.load();
+    const live = new Set(this.grants.map((g) => `${g.principal}\n${g.sessionId}`));
+    const back = stored.filter((g) => exists(g.sessionId) && !live.has(`${g.principal}\n${g.sessionId}`)).map((g) => ({ ...g, restored: true }));
+    this.grants = [...back, ...this.grants].slice(-MAX_SESSION_GRANTS);
+    this.grantsRestored = true;
+    if (back.length > 0) this.log?.info('approvals given for kept sessions hold again after the restart', { grants: back.length });
+    this.saveGrants();
+    for (const sessionId of new Set(back.map((g) => g.sessionId))) this.bus.emit('approval.grants', { sessionId });
+  }
+
+  /** Every grant written to the data folder that was asked for. */
+  flushGrants(): Promise<void> {
+    return this.store?.flush() ?? Promise.resolve();
+  }
+
+  private saveGrants(): void {
+    if (!this.store || !this.grantsRestored) return;
+    this.store.save(this.grants.map(({ restored: _restored, ...grant }) => grant));
   }
 
   /** The chat's answer settles the request; no answer there leaves it to the panel (or the timeout). */

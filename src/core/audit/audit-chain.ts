@@ -83,7 +83,7 @@ export const CLOSE_COLUMNS = [
  * Columns added later: hashed at the end of a close entry only when set, so rows written before they
  * existed (always null there) keep their hashes, and setting or clearing one on a later row breaks it.
  */
-export const LATER_CLOSE_COLUMNS = ['sandbox', 'replay_of', 'result', 'folders', 'approval'] as const;
+export const LATER_CLOSE_COLUMNS = ['sandbox', 'replay_of', 'result', 'folders', 'approval', 'background_run'] as const;
 
 export type AuditColumn = (typeof CLOSE_COLUMNS)[number] | (typeof LATER_CLOSE_COLUMNS)[number] | 'close_hash';
 export type ChainValue = string | number | bigint | Uint8Array | null;

@@ -4,7 +4,7 @@ import type { StatementSync } from 'node:sqlite';
 import { SandpitError } from '../../shared/api/errors';
 
 /** Bump (and migrate in `migrate`) when the table changes; the chain's canonical form has its own version. */
-const SCHEMA_VERSION = 5;
+const SCHEMA_VERSION = 6;
 
 /** How long a writer waits for another process's write to end before SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 10_000;
@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS audit (
   result TEXT,
   folders TEXT,
   approval TEXT,
+  background_run TEXT,
   close_seq INTEGER UNIQUE,
   close_hash TEXT
 );
@@ -117,6 +118,8 @@ function migrate(db: DatabaseSync): void {
     if (!columns.some((c) => c.name === 'folders')) db.exec('ALTER TABLE audit ADD COLUMN folders TEXT');
     // Version 5: `approval` (who answered the approval question of an asked call, and where: the panel or the chat).
     if (!columns.some((c) => c.name === 'approval')) db.exec('ALTER TABLE audit ADD COLUMN approval TEXT');
+    // Version 6: `background_run` (the id of the background run a call was: stored when it starts, hashed when it ends).
+    if (!columns.some((c) => c.name === 'background_run')) db.exec('ALTER TABLE audit ADD COLUMN background_run TEXT');
     db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
     db.exec('COMMIT');
   } catch (error) {

@@ -33,6 +33,7 @@ export const CSV_COLUMNS = [
   ['replayOf', 'Replay of row'],
   ['folders', 'Shared folders'],
   ['approval', 'Approval'],
+  ['backgroundRun', 'Background run'],
   ['openSeq', 'Chain position at start'],
   ['openHash', 'Chain fingerprint at start'],
   ['closeSeq', 'Chain position at end'],
@@ -42,7 +43,7 @@ export const CSV_COLUMNS = [
 type CsvColumn = (typeof CSV_COLUMNS)[number][0];
 
 /** Free text from clients and programs (the columns a spreadsheet must not evaluate). */
-const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionName', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'result', 'errorCode', 'errorMessage', 'folders', 'approval']);
+const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionName', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'result', 'errorCode', 'errorMessage', 'folders', 'approval', 'backgroundRun']);
 
 const FOLDER_MODE_WORDS: Record<string, string> = { ro: 'read-only', rw: 'read and write' };
 

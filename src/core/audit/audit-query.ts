@@ -53,7 +53,7 @@ export function auditWhere(scope: AuditScope): { sql: string; params: SQLInputVa
 /** Columns a summary needs: no output, only the beginning of the code. */
 const SUMMARY_COLUMNS = `id, method, started_at, finished_at, transport, client, principal, session_id, environment, execution_id,
   substr(code, 1, ${SUMMARY_CODE_CHARS + 1}) AS code, status, exit_code, duration_ms, stdout_truncated, stderr_truncated,
-  artifacts, error_code, error_message, sandbox, replay_of, folders, approval, open_hash, close_hash`;
+  artifacts, error_code, error_message, sandbox, replay_of, folders, approval, background_run, open_hash, close_hash`;
 
 /** One page of rows, newest first; `nextCursor` when there are older ones. */
 export function listAuditRows(db: DatabaseSync, query: AuditPageQuery): AuditPage {

@@ -82,6 +82,7 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
     result: text(record.result),
     folders: foldersOf(record.folders),
     approval: text(record.approval),
+    backgroundRun: text(record.background_run),
     openSeq: integer(record.open_seq) ?? 0,
     openHash: text(record.open_hash) ?? '',
     closeSeq: integer(record.close_seq),

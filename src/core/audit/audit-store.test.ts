@@ -192,6 +192,24 @@ describe('verify', () => {
     expect(result.reason).toMatch(reason);
   });
 
+  it('keeps a background run\'s id in the chain: its row says so from the start, and changing, clearing or adding one breaks the row', async () => {
+    const store = fx.open();
+    fiveRows(store);
+    const row = store.begin(start({ code: 'long work', backgroundRun: 'run-abcdefgh' }));
+    expect(store.get(row.id)?.backgroundRun).toBe('run-abcdefgh');
+    store.complete(row.id, { status: 'ok' });
+    expect(store.list({ limit: 1 }).rows[0]?.backgroundRun).toBe('run-abcdefgh');
+    expect((await store.verify()).ok).toBe(true);
+    for (const sql of [`UPDATE audit SET background_run = 'run-zzzzzzzz' WHERE id = ${row.id}`, `UPDATE audit SET background_run = NULL WHERE id = ${row.id}`]) {
+      tamper(sql);
+      expect(await store.verify()).toMatchObject({ ok: false, brokenAt: row.id });
+      tamper(`UPDATE audit SET background_run = 'run-abcdefgh' WHERE id = ${row.id}`);
+      expect((await store.verify()).ok).toBe(true);
+    }
+    tamper(`UPDATE audit SET background_run = 'run-abcdefgh' WHERE id = 2`);
+    expect(await store.verify()).toMatchObject({ ok: false, brokenAt: 2 });
+  });
+
   it('keeps the sandbox a run had (isolation, runtime) in the chain: adding, changing or clearing it breaks the row', async () => {
     const store = fx.open();
     fiveRows(store);

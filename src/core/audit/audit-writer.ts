@@ -22,6 +22,8 @@ export interface AuditStart {
   startedAt?: Date;
   /** A replayed run: the id of the row it repeats (stored at the start, hashed with the completion). */
   replayOf?: number;
+  /** A background run (issue 23): its run id (stored at the start, hashed with the completion). */
+  backgroundRun?: string;
 }
 
 /** How a call ended. */
@@ -90,6 +92,7 @@ export function appendOpen(db: DatabaseSync, start: AuditStart, owner: InstanceI
       status: 'running',
       session_id: optionalText(start.sessionId),
       replay_of: start.replayOf === undefined ? null : Math.trunc(start.replayOf),
+      background_run: optionalText(start.backgroundRun),
     } satisfies Partial<AuditRecord>;
     const columns = Object.keys(values);
     const inserted = statement(db, `INSERT INTO audit (${columns.join(', ')}, open_hash) VALUES (${columns.map(() => '?').join(', ')}, '')`).run(

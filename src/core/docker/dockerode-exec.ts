@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
 import { withTimeout } from '../util/with-timeout';
 import type { AttachedStreams, ContainerSpec, DockerClient, ExecOptions, ExecResult } from './docker-client';
@@ -53,6 +54,8 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
   let errBytes = 0;
   const collect = (into: Buffer[], which: 'out' | 'err'): PassThrough => {
     const sink = new PassThrough();
+    // What is kept is also told as it comes, in whole characters (a chunk may end inside one).
+    const decoder = options.onOutput ? new StringDecoder('utf8') : undefined;
     sink.on('data', (chunk: Buffer) => {
       const used = which === 'out' ? outBytes : errBytes;
       if (used >= maxBytes) return;
@@ -60,6 +63,8 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
       into.push(part);
       if (which === 'out') outBytes += part.length;
       else errBytes += part.length;
+      const text = decoder?.write(part);
+      if (text) options.onOutput?.(which === 'out' ? 'stdout' : 'stderr', text);
     });
     return sink;
   };

@@ -147,8 +147,40 @@ describe('background runs over Streamable HTTP, with real SDK clients', () => {
     expect(rows.filter((r) => r.code === THIRTY_SECONDS)).toEqual([expect.objectContaining({ status: 'interrupted', client: 'bg-assistant' })]);
   }, 180_000);
 
-  it('run_command in the background: its output and exit code come with its end; cancel stops it', async () => {
+  it('run_command in the background: its output comes as it runs, its exit code with its end, its audit row says "background"; cancel stops it', async () => {
     const c = await connect('bg-commands');
+    const streaming = structured<{ run_id: string }>(await call(c.client, 'run_command', { command: 'echo first; sleep 4; echo second', background: true }));
+    const early = await pollUntil(
+      async () => {
+        const r = structured<GetRun>(await call(c.client, 'get_run', { run_id: streaming.run_id, wait_seconds: 10 }));
+        return r.output !== '' ? r : undefined;
+      },
+      30_000,
+      'the command\'s first line',
+    );
+    expect(early).toMatchObject({ state: 'running', output: 'first\n' });
+    const rest = await pollUntil(
+      async () => {
+        const r = structured<GetRun>(await call(c.client, 'get_run', { run_id: streaming.run_id, since: early.cursor, wait_seconds: 10 }));
+        return r.state === 'done' ? r : undefined;
+      },
+      30_000,
+      'the streaming command to end',
+    );
+    expect(rest).toMatchObject({ status: 'ok', output: 'second\n', result: { exit_code: 0, stdout: 'first\nsecond\n' } });
+    // Its row in the audit log names the background run; a foreground command's names none.
+    await call(c.client, 'run_command', { command: 'true', session_id: rest.session_id });
+    const rows = sp.audit
+      .export('jsonl', { filters: { sessionId: rest.session_id! } }, 50)
+      .content.split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { code: string; backgroundRun?: string });
+    expect(rows.map((r) => [r.code, r.backgroundRun])).toEqual([
+      ['echo first; sleep 4; echo second', streaming.run_id],
+      ['true', undefined],
+    ]);
+    expect((await sp.audit.verify()).ok).toBe(true);
+
     const quick = structured<{ run_id: string }>(await call(c.client, 'run_command', { command: 'echo hello; echo oops >&2; exit 3', background: true }));
     const done = await pollUntil(
       async () => {
@@ -205,6 +237,33 @@ describe('background runs over Streamable HTTP, with real SDK clients', () => {
     );
     expect(end).toMatchObject({ status: 'interrupted', cancel_requested: false, result: { status: 'interrupted' } });
     expect(structured<{ result?: string }>(await call(c.client, 'execute_code', { code: 'kept', session_id: running.session_id })).result).toBe('7');
+  }, 120_000);
+
+  it('a session its run holds outlives the client\'s MCP session only while the run does: it stops when the run ends, and the result stays', async () => {
+    const c = await connect('bg-orphan');
+    const first = structured<{ session_id: string }>(await call(c.client, 'execute_code', { code: '1' }));
+    const other = structured<{ session_id: string }>(await call(c.client, 'create_session', {}));
+    const start = structured<{ run_id: string }>(await call(c.client, 'execute_code', { session_id: first.session_id, code: 'import time\ntime.sleep(6)\n"held"', background: true }));
+    await pollUntil(async () => (structured<GetRun>(await call(c.client, 'get_run', { run_id: start.run_id })).state === 'running' ? true : undefined), 30_000, 'the run to start');
+    const removed: string[] = [];
+    const off = sp.bus.on('session.removed', ({ sessionId }) => removed.push(sessionId));
+    try {
+      await c.transport.terminateSession();
+      await c.client.close();
+      // The session the run holds stays; the client's other session stops at once.
+      await pollUntil(() => (removed.includes(other.session_id) ? true : undefined), 30_000, 'the other session to stop');
+      const panel = { transport: 'ipc' } as const;
+      expect((await sp.api['sessions.list']({}, panel)).sessions.map((s) => s.id)).toContain(first.session_id);
+      // Once the run is over, its session goes too — long before any idle time (30 minutes by default).
+      await pollUntil(() => (removed.includes(first.session_id) ? true : undefined), 60_000, 'the held session to stop after its run');
+      expect((await sp.api['runs.get']({ runId: start.run_id, since: 0, waitMs: 0, maxChars: 100 }, panel)).run).toMatchObject({ state: 'done', status: 'ok' });
+      expect((await sp.api['sessions.list']({}, panel)).sessions.map((s) => s.id)).not.toContain(first.session_id);
+    } finally {
+      off();
+    }
+    // The same client, connected again, still gets the run's result.
+    const again = await connect('bg-orphan');
+    expect(structured<GetRun>(await call(again.client, 'get_run', { run_id: start.run_id }))).toMatchObject({ state: 'done', result: { status: 'ok' } });
   }, 120_000);
 
   it('refuses a time limit longer than Settings allow, saying where to change it', async () => {

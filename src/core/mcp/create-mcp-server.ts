@@ -9,6 +9,7 @@ import { canAskInChat, chatAsker, FirstRequest } from './chat-approval';
 import { NoElicitationValidator } from './no-elicitation-validator';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity';
 import { registerResources } from './resources';
+import { rendersApps } from './console-app';
 import { createToolKit } from './tool-kit';
 import type { McpSandpit } from './tool-kit';
 import { TOOLS } from './tools/index';
@@ -41,6 +42,8 @@ export function createMcpServer(deps: McpServerDeps): SandpitMcpServer {
     () => {
       if (server.isConnected()) server.sendResourceListChanged();
     },
+    // The console in the chat (MCP Apps): a client that renders it gets a run's tables with its result.
+    () => rendersApps(server.server.getClientCapabilities()),
   );
   // MCP Tasks (issue 23): each task of this client is backed by a background run.
   const tasks = new RunTaskStore(kit);

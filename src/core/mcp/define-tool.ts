@@ -9,6 +9,7 @@ import { createRunTask } from './run-task';
 import type { RunTaskStore } from './run-task-store';
 import type { ToolExtra } from './tool-extra';
 import type { ToolKit } from './tool-kit';
+import { toCallToolResult } from './tool-output';
 import type { ToolOutput } from './tool-output';
 import { CONSOLE_APP_META } from './console-app';
 
@@ -62,10 +63,7 @@ export function defineTool<I extends z.ZodRawShape, O extends z.ZodRawShape>(
         try {
           const background = definition.background && (args as { background?: boolean }).background === true ? definition.background(args) : undefined;
           const output = background ? await startBackground(kit.forRequest(extra), background) : await definition.run(args, kit.forRequest(extra), extra);
-          return {
-            content: [{ type: 'text', text: output.text }, ...(output.content ?? [])],
-            structuredContent: output.structured,
-          };
+          return toCallToolResult(output);
         } catch (error) {
           return toolError(error);
         }

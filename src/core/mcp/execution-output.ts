@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ExecutionResult } from '../../shared/domain/execution';
 import { executionStatusSchema } from '../../shared/domain/execution';
 import { artifactLinkSchema, imageContents, resourceLink, toArtifactLink } from './artifact-content';
+import { consoleTables, tablesMeta } from './console-tables';
 import type { ToolOutput } from './tool-output';
 import { formatBytes, formatDuration } from './tool-fields';
 import type { ToolKit } from './tool-kit';
@@ -93,9 +94,12 @@ export async function executionToolOutput(result: ExecutionResult, kit: ToolKit)
     Buffer.from((await kit.call('artifacts.read', { sha256 })).contentBase64, 'base64');
   const images = await imageContents(result.displays, result.artifacts, readArtifact).catch(() => []);
   const review = await reviewNotice(result.sessionId, kit);
+  // The console in the chat shows the run's tables sorted: only for a client that renders it.
+  const meta = kit.rendersApps() ? tablesMeta(await consoleTables(result, readArtifact).catch(() => [])) : undefined;
   return {
     structured: toExecutionOutput(result),
     text: executionText(result) + review,
     content: [...images, ...result.artifacts.map(resourceLink)],
+    ...(meta ? { meta } : {}),
   };
 }

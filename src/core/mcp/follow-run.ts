@@ -7,7 +7,7 @@ import { startProgress } from './progress-ticker';
 import type { ToolKit } from './tool-kit';
 
 /** Output kept to find the newest line for progress messages. */
-const TAIL_CHARS = 4_096;
+export const TAIL_CHARS = 4_096;
 const MAX_MESSAGE_CHARS = 200;
 
 export interface FollowRunOptions {

@@ -117,8 +117,14 @@ export function createMcpHttpMount(sandpit: McpSandpit, options: McpHttpMountOpt
         STOP_TIMEOUT_MS,
         'Stopping the sandboxes of an MCP session',
       ).then(
-        (count) =>
-          log.info('MCP session ended', { mcpSessionId: session.id, how: session.ending, sandboxesStopped: count }),
+        ({ stopped, afterRuns }) => {
+          log.info('MCP session ended', { mcpSessionId: session.id, how: session.ending, sandboxesStopped: stopped, heldByBackgroundRuns: afterRuns !== undefined });
+          // Not waited for by the mount's close: a background run may go on for an hour (it ends when Sandpit quits).
+          void afterRuns?.then(
+            (count) => log.info('stopped the sandboxes of an ended MCP session once its background runs were over', { mcpSessionId: session.id, sandboxesStopped: count }),
+            (error: unknown) => log.warn('could not stop the sandboxes an ended MCP session\'s background runs held', { mcpSessionId: session.id, error: toErrorBody(error).message }),
+          );
+        },
         (error: unknown) =>
           log.warn('could not stop the sandboxes of an ended MCP session', {
             mcpSessionId: session.id,

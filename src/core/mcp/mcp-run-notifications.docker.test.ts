@@ -52,6 +52,20 @@ describe('notifications of a run, over Streamable HTTP', () => {
     expect(messages.indexOf('step one')).toBeLessThan(messages.indexOf('step two'));
   });
 
+  it('a command\'s progress carries its newest output line too', async () => {
+    const seen: Progress[] = [];
+    const result = (await client.callTool(
+      { name: 'run_command', arguments: { command: 'echo "first line"; sleep 2.5; echo "second line"; sleep 2.5' } },
+      undefined,
+      { onprogress: (p) => seen.push(p), timeout: 60_000 },
+    )) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ exit_code: 0, stdout: 'first line\nsecond line\n' });
+    const messages = seen.map((p) => p.message);
+    expect(messages).toContain('first line');
+    expect(messages).toContain('second line');
+    expect(messages.indexOf('first line')).toBeLessThan(messages.indexOf('second line'));
+  });
+
   it('a run that makes a file sends resources/list_changed, and the list then shows the file; a run that makes none does not', async () => {
     const before = listChanged;
     await client.callTool({ name: 'execute_code', arguments: { code: '1 + 1' } }, undefined, { timeout: 60_000 });

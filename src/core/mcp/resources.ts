@@ -8,7 +8,7 @@ import type { Artifact } from '../../shared/domain/artifact';
 import { NOTEBOOK_MIME } from '../notebook/notebook-builder';
 import { artifactUri } from './artifact-content';
 import type { ToolKit } from './tool-kit';
-import { CONSOLE_APP_HTML, CONSOLE_APP_URI, MCP_APP_MIME } from './console-app';
+import { CONSOLE_APP_URI, CONSOLE_RESOURCE_META, MCP_APP_MIME, consoleAppHtml } from './console-app';
 
 /** resources/list stays small: this many artifacts, sessions, and files per session at most. */
 const LIST_ARTIFACTS = 200;
@@ -73,9 +73,12 @@ export function sessionNotebookUri(sessionId: string): string {
  */
 export function registerResources(server: McpServer, kit: ToolKit): void {
   // The console in the chat (issue 23, MCP Apps).
-  server.registerResource('console', CONSOLE_APP_URI, { title: 'Sandpit console', description: 'Shows a run\'s output, pictures and tables in the chat (MCP Apps).', mimeType: MCP_APP_MIME }, () => ({
-    contents: [{ uri: CONSOLE_APP_URI, mimeType: MCP_APP_MIME, text: CONSOLE_APP_HTML }],
-  }));
+  server.registerResource(
+    'console',
+    CONSOLE_APP_URI,
+    { title: 'Sandpit console', description: 'Shows a run\'s output, pictures and tables in the chat (MCP Apps).', mimeType: MCP_APP_MIME, _meta: CONSOLE_RESOURCE_META },
+    async () => ({ contents: [{ uri: CONSOLE_APP_URI, mimeType: MCP_APP_MIME, text: await consoleAppHtml(), _meta: CONSOLE_RESOURCE_META }] }),
+  );
   server.registerResource(
     'artifact',
     new ResourceTemplate('sandpit://artifacts/{sha256}', {

@@ -1,9 +1,9 @@
 import type { CreateTaskRequestHandlerExtra, CreateTaskResult } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { MethodInput } from '../../shared/api/contract';
 import { toErrorBody } from '../../shared/api/errors';
 import type { BackgroundRun } from '../../shared/domain/background-run';
+import { toCallToolResult } from './tool-output';
 import { finishedRunOutput } from './run-result';
 import type { RunTaskStore } from './run-task-store';
 import type { ToolKit } from './tool-kit';
@@ -27,8 +27,7 @@ async function settle(kit: ToolKit, store: RequestTaskStore, taskId: string, run
   if (!task || task.status === 'cancelled' || task.status === 'completed' || task.status === 'failed') return;
   const output = await finishedRunOutput(answer, kit);
   if (output) {
-    const result: CallToolResult = { content: [{ type: 'text', text: output.text }, ...(output.content ?? [])], structuredContent: output.structured };
-    await store.storeTaskResult(taskId, 'completed', result);
+    await store.storeTaskResult(taskId, 'completed', toCallToolResult(output));
     return;
   }
   const error = answer.run.error ?? { code: 'INTERNAL', message: 'The run ended without a result.' };

@@ -23,13 +23,15 @@ export interface ToolKit {
   sandpit: McpSandpit;
   /** Who is calling, evaluated per call (the client name is only known after initialize). */
   context(): CallContext;
-  /** The contract method `name`, validated and called as this client: the only way tools reach the core. */
-  call<M extends MethodName>(name: M, input: MethodInput<M>): Promise<MethodOutput<M>>;
+  /** The contract method `name`, validated and called as this client: the only way tools reach the core. `hear`: a command's output as it comes. */
+  call<M extends MethodName>(name: M, input: MethodInput<M>, hear?: Pick<CallContext, 'onOutput'>): Promise<MethodOutput<M>>;
   /** Artifacts this client was shown (so it may read them as resources after their session ended). */
   artifacts: ArtifactMemory;
   log: Logger;
   /** This kit for one tool call: its calls carry the request's cancel signal and report waits to its progress. */
   forRequest(extra: ToolExtra): ToolKit;
+  /** Whether the client renders MCP Apps (it declared the extension): results then carry what the console shows. */
+  rendersApps(): boolean;
 }
 
 export interface ArtifactMemory {
@@ -63,15 +65,16 @@ export type ChatAskerOf = (extra: ToolExtra) => ChatAsk | undefined;
  * `onNewArtifacts`: told when a run of this client made files it had not seen (the server then sends
  * `notifications/resources/list_changed`, so the client's resource list shows them).
  */
-export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf, onNewArtifacts?: () => void): ToolKit {
+export function createToolKit(sandpit: McpSandpit, context: () => CallContext, chatOf?: ChatAskerOf, onNewArtifacts?: () => void, rendersApps: () => boolean = () => false): ToolKit {
   const artifacts = createArtifactMemory(onNewArtifacts);
   const log = sandpit.log.child({ component: 'mcp' });
   const kitWith = (contextOf: () => CallContext): ToolKit => ({
     sandpit,
     context: contextOf,
-    call: (name, input) => call(sandpit.api, name, input, contextOf()),
+    call: (name, input, hear) => call(sandpit.api, name, input, hear?.onOutput ? { ...contextOf(), onOutput: hear.onOutput } : contextOf()),
     artifacts,
     log,
+    rendersApps,
     forRequest: (extra) =>
       kitWith(() => ({
         ...context(),

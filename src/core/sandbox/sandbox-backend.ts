@@ -114,6 +114,8 @@ export interface SandboxExecOptions {
   stdoutTo?: Writable;
   /** Aborting cuts the program's streams (a pipe it writes to breaks). */
   signal?: AbortSignal;
+  /** Told each piece of text as it comes (what is collected: within the cap, whole UTF-8 characters). */
+  onOutput?(stream: 'stdout' | 'stderr', text: string): void;
 }
 
 export interface SandboxExecResult {

@@ -1,4 +1,5 @@
 import { toErrorBody } from '../../shared/api/errors';
+import type { StreamName } from '../../shared/domain/execution';
 import type { CommandResult } from '../../shared/domain/packages';
 import type { Logger } from '../log';
 import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
@@ -14,8 +15,19 @@ async function reapLeftovers(runtime: SandboxDriver, log: Logger): Promise<void>
   }
 }
 
-/** A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit (run inside the session's job). */
-export async function runShellCommand(runtime: SandboxDriver, log: Logger, sessionId: string, command: string, limitMs: number, maxOutputBytes: number): Promise<CommandResult> {
+/**
+ * A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit (run inside the session's job);
+ * `onOutput` is told its output as it comes (a background command's get_run, a foreground one's progress).
+ */
+export async function runShellCommand(
+  runtime: SandboxDriver,
+  log: Logger,
+  sessionId: string,
+  command: string,
+  limitMs: number,
+  maxOutputBytes: number,
+  onOutput?: (stream: StreamName, text: string) => void,
+): Promise<CommandResult> {
   const started = Date.now();
   const seconds = Math.max(1, Math.ceil(limitMs / 1000));
   // `timeout -s KILL` ends the command inside the sandbox: killing an exec client would not.
@@ -23,6 +35,7 @@ export async function runShellCommand(runtime: SandboxDriver, log: Logger, sessi
     workingDir: WORKSPACE_DIR,
     timeoutMs: limitMs + 10_000,
     maxOutputBytes,
+    ...(onOutput ? { onOutput } : {}),
   });
   const timedOut = r.timedOut || (r.exitCode === 137 && Date.now() - started >= limitMs - 50);
   // Nothing the command started outlives it (as with runs): whatever it left is stopped now.

@@ -1,6 +1,6 @@
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { FileEntry } from '../../shared/domain/artifact';
-import type { ExecutionResult, StopCause } from '../../shared/domain/execution';
+import type { ExecutionResult, StopCause, StreamName } from '../../shared/domain/execution';
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
 import { languageLabel, languageOfPath, withArticle } from '../../shared/domain/languages';
 import type { SessionInfo, SessionState } from '../../shared/domain/session';
@@ -131,6 +131,11 @@ export class Session {
     return this.queue.length;
   }
 
+  /** Nothing runs or waits on it, and it is not starting, stopping or restarting. */
+  get idle(): boolean {
+    return this.queue.length === 0 && (this.stateValue === 'ready' || this.stateValue === 'failed' || this.stateValue === 'paused');
+  }
+
   info(): SessionInfo {
     const { identity } = this;
     return {
@@ -247,10 +252,10 @@ export class Session {
     }, options.onStart);
   }
 
-  /** A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit. */
-  async runCommand(command: string, timeoutMs?: number, onStart?: () => void): Promise<CommandResult> {
+  /** A shell command (`sh -c`) in /workspace, killed inside the sandbox at its time limit; `onOutput` hears its output as it comes. */
+  async runCommand(command: string, timeoutMs?: number, onStart?: () => void, onOutput?: (stream: StreamName, text: string) => void): Promise<CommandResult> {
     const limitMs = timeoutMs ?? this.identity.limits.timeoutMs;
-    return this.job('busy', 'The command', () => runShellCommand(this.runtime, this.log, this.id, command, limitMs, this.identity.limits.outputBytes), onStart);
+    return this.job('busy', 'The command', () => runShellCommand(this.runtime, this.log, this.id, command, limitMs, this.identity.limits.outputBytes, onOutput), onStart);
   }
 
   /**

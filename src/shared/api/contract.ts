@@ -89,7 +89,10 @@ export const methods = {
     output: sessionInfoSchema,
   },
   'sessions.stop': {
-    input: z.object({ sessionId: sessionIdSchema }),
+    input: z.object({
+      sessionId: sessionIdSchema,
+      ifIdle: z.boolean().optional().describe('Only if nothing runs or waits on it now; else it stays (stopped: false)'),
+    }),
     output: z.object({ sessionId: z.string(), stopped: z.boolean() }),
   },
   'sessions.restart': {

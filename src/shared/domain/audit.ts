@@ -71,6 +71,7 @@ export const auditEntrySchema = z.object({
   result: z.string().optional().describe('The value of the last expression of a run (its repr)'),
   approval: z.string().optional().describe('An asked call: how its approval question was answered, and where (the panel, or the chat of which client)'),
   replayOf: auditIdSchema.optional().describe('A replayed run: the row of the original run it repeats'),
+  backgroundRun: z.string().optional().describe('A background run (issue 23): its run id (get_run, cancel_run)'),
   replays: z.array(auditIdSchema).optional().describe('audit.get: the rows that replayed this run, oldest first'),
   openSeq: z.number().int(),
   openHash: z.string(),

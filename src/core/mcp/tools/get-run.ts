@@ -57,7 +57,7 @@ export const getRun = defineTool({
       .filter(Boolean)
       .join('\n');
     const full = await finishedRunOutput(answer, kit);
-    if (full) return { structured: { ...base, result: full.structured }, text: `${head}\nresult: ${full.text}`, content: full.content ?? [] };
+    if (full) return { structured: { ...base, result: full.structured }, text: `${head}\nresult: ${full.text}`, content: full.content ?? [], ...(full.meta ? { meta: full.meta } : {}) };
     const next = answer.run.state === 'failed' ? '' : `\n(not done yet: call get_run with since ${answer.cursor} and wait_seconds to follow it)`;
     return { structured: base, text: `${head}${next}` };
   },

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../define-tool';
 import { charLimit, TOOL_INPUT_LIMITS } from '../mcp-limits';
-import { withProgress } from '../progress-ticker';
+import { newestLine, TAIL_CHARS } from '../follow-run';
+import { startProgress } from '../progress-ticker';
 import { secondsToMs, sessionIdField } from '../tool-fields';
 import { backgroundField, orBackgroundStart } from '../background-output';
 import { commandOutputShape, commandToolOutput } from '../command-output';
@@ -33,13 +34,19 @@ export const runCommand = defineTool({
   // background: true (or an MCP task): the same run, started in the background.
   background: (args) => ({ kind: 'command', sessionId: args.session_id, command: args.command, timeoutMs: secondsToMs(args.timeout_seconds) }),
   run: async (args, kit, extra) => {
-    const r = await withProgress(extra, 'running the command', kit.log, () =>
-      kit.call('sessions.runCommand', {
-        sessionId: args.session_id,
-        command: args.command,
-        timeoutMs: secondsToMs(args.timeout_seconds),
-      }),
-    );
-    return commandToolOutput(r);
+    // Progress says the newest line the command printed, as execute_code's does.
+    let tail = '';
+    const startedAt = Date.now();
+    const ticker = startProgress(extra, () => newestLine(tail) ?? `running the command (${Math.round((Date.now() - startedAt) / 1000)} s)`, kit.log);
+    try {
+      const r = await kit.call(
+        'sessions.runCommand',
+        { sessionId: args.session_id, command: args.command, timeoutMs: secondsToMs(args.timeout_seconds) },
+        { onOutput: (_stream, text) => (tail = (tail + text).slice(-TAIL_CHARS)) },
+      );
+      return commandToolOutput(r);
+    } finally {
+      ticker.stop();
+    }
   },
 });

@@ -81,6 +81,12 @@ export function ActivityDetail({ id, onClose, onOpen }: { id: number; onClose: (
                 <dd data-testid="activity-detail-secrets">Could use the secrets: {entry.sandbox?.secrets?.join(', ')}</dd>
               </div>
             ) : null}
+            {entry.backgroundRun !== undefined ? (
+              <div>
+                <dt>Background</dt>
+                <dd data-testid="activity-detail-background">Ran in the background as {entry.backgroundRun}: the call that started it returned at once, and the assistant fetches the result with get_run</dd>
+              </div>
+            ) : null}
             {entry.approval ? (
               <div>
                 <dt>Approval</dt>

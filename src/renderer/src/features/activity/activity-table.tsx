@@ -110,6 +110,11 @@ export function ActivityTable({
                   Replay ·{' '}
                 </span>
               ) : null}
+              {row.backgroundRun !== undefined ? (
+                <span className="muted small" title={`Background run ${row.backgroundRun}: it ran after the call that started it had returned`} data-testid="activity-row-background">
+                  Background ·{' '}
+                </span>
+              ) : null}
               <span className="muted small">{AUDIT_METHOD_WORDS[row.method]}</span> <code>{codeExcerpt(row.code, 120)}</code>
             </span>
           </button>
