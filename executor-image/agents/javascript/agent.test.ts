@@ -608,7 +608,11 @@ describe('javascript agent lifecycle', () => {
       try {
         expect((await client.run('process.ppid')).result).toBe('1');
         const first = await client.run(
-          "require('child_process').spawn(process.execPath, ['-e', \"setInterval(() => console.log('bg-line'), 50)\"], { stdio: 'inherit' })\nawait new Promise((r) => setTimeout(r, 400))",
+          // Waits (bounded) until the printer has printed once: on a loaded machine a new Node can take longer to
+          // start than any fixed sleep.
+          "require('child_process').spawn(process.execPath, ['-e', \"setInterval(() => { console.log('bg-line'); require('fs').writeFileSync('bg-printed', '') }, 50)\"], { stdio: 'inherit' })\n" +
+            "const deadline = Date.now() + 30000\nwhile (!require('fs').existsSync('bg-printed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))\n" +
+            'await new Promise((r) => setTimeout(r, 200))',
         );
         expect(first.stdout).toMatch(/^(bg-line\n)+$/);
         expect(first.done.straysKilled).toBe(1);

@@ -152,7 +152,10 @@ describe('javascript limits and timeouts', () => {
   it('stops a background process when its run ends: the next run shows none of its output, and it is gone', async () => {
     const { id } = await newSession(sp, { language: 'javascript' });
     const first = await sp.sessions.session(id).execute(
-      "require('child_process').spawn(process.execPath, ['-e', \"setInterval(() => console.log('bg-line'), 50)\"], { stdio: 'inherit' })\nawait new Promise((r) => setTimeout(r, 500))",
+      // Waits (bounded) until the printer has printed once, not a fixed time a loaded machine can exceed.
+      "require('child_process').spawn(process.execPath, ['-e', \"setInterval(() => { console.log('bg-line'); require('fs').writeFileSync('/tmp/bg-printed', '') }, 50)\"], { stdio: 'inherit' })\n" +
+        "const deadline = Date.now() + 30000\nwhile (!require('fs').existsSync('/tmp/bg-printed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))\n" +
+        'await new Promise((r) => setTimeout(r, 200))',
     );
     expect(first.status, first.error?.traceback).toBe('ok');
     expect(first.stdout).toMatch(/^(bg-line\n)+$/);

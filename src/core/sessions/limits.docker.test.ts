@@ -114,9 +114,13 @@ for (const { engine, label, skip } of testEngines()) {
         it('stops a background process when its run ends: the next run shows none of its output, and it is gone', async () => {
           const { id } = await newSession(sp, {});
           const printer = [
-            'import subprocess, sys, time',
-            "p = subprocess.Popen([sys.executable, '-c', \"import time\\nwhile True:\\n    print('bg-line', flush=True)\\n    time.sleep(0.05)\"])",
-            'time.sleep(0.5)',
+            'import os, subprocess, sys, time',
+            "p = subprocess.Popen([sys.executable, '-c', \"import time\\nwhile True:\\n    print('bg-line', flush=True)\\n    open('/tmp/bg-printed', 'w').close()\\n    time.sleep(0.05)\"])",
+            // Waits (bounded) until the printer has printed once, not a fixed time a loaded machine can exceed.
+            'deadline = time.monotonic() + 30',
+            "while not os.path.exists('/tmp/bg-printed') and time.monotonic() < deadline:",
+            '    time.sleep(0.02)',
+            'time.sleep(0.2)',
           ].join('\n');
           const first = await sp.sessions.session(id).execute(printer);
           expect(first.status, first.error?.traceback).toBe('ok');
