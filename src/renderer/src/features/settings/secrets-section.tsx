@@ -36,7 +36,13 @@ export function SecretsSection(): ReactElement {
       (error: unknown) => setProblem(plainError(error)),
     );
   }, [client]);
-  useEffect(() => load(), [load]);
+  useEffect(() => {
+    load();
+    // Another panel (a second window, the web panel) saved or deleted a secret, or an environment came or went.
+    return client.subscribe((event) => {
+      if (event.name === 'secrets.changed' || event.name === 'environment.updated' || event.name === 'environment.removed') load();
+    });
+  }, [client, load]);
 
   const save = (event: FormEvent): void => {
     event.preventDefault();
