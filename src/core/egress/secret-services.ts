@@ -33,7 +33,7 @@ export function secretServices(deps: {
   environmentOf(sessionId: string): string | undefined;
   onUsed(event: { host: string; port: number; time: string; sessionId: string; secrets: string[] }): void;
   /** Secrets were saved, deleted or detached: their names (never a value). */
-  onChanged?(names: string[]): void;
+  onChanged?: (names: string[]) => void;
   /** More upstream CAs: tests only. */
   upstreamCa?: readonly string[];
   log: Logger;
