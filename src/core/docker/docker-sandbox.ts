@@ -8,7 +8,7 @@ import { connectUnixChannel } from '../sandbox/unix-socket-channel';
 import type { HelperSpec, ReopenOptions, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxFolder, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sandbox/sandbox-backend';
 import { SandpitError, isSandpitError } from '../../shared/api/errors';
 import { attachChannel } from './attach-channel';
-import { AGENT_DIR, PACKAGES_DIR } from '../sandbox/sandbox-paths';
+import { AGENT_DIR, CA_TRUST_ENV, PACKAGES_DIR } from '../sandbox/sandbox-paths';
 import { SANDBOX_UID, SANDBOX_USER, hardenedContainerSpec } from './container-profile';
 import type { DaemonEvents } from './daemon-events';
 import type { ContainerSpec, DockerClient, EngineProduct } from './docker-client';
@@ -271,7 +271,10 @@ export class DockerSandbox implements Sandbox {
       network: helper.network,
       volumes: { [this.packagesVolume]: PACKAGES_DIR },
       cmd: helper.cmd,
-      env: { HOME: '/tmp', TMPDIR: '/tmp', ...helper.env },
+      // A session that may use secrets: its installer trusts the same CA bundle, so an index among the secrets'
+      // hosts (which the egress proxy opens, puts the secret in, and signs for) is reached as the session would.
+      env: { HOME: '/tmp', TMPDIR: '/tmp', ...helper.env, ...(this.spec.caDir ? CA_TRUST_ENV : {}) },
+      ...(this.spec.caDir ? { caDir: this.spec.caDir } : {}),
     });
     spec.openStdin = false;
     return this.deps.docker.runToCompletion(spec, { timeoutMs: helper.timeoutMs, maxOutputBytes: helper.maxOutputBytes });

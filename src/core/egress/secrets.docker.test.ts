@@ -13,6 +13,7 @@ import type { Logger } from '../log';
 import { newId } from '../util/ids';
 import { pollUntil } from '../util/with-timeout';
 import { testDocker } from '../../test-support/docker';
+import { connectInProcess } from '../../test-support/in-process-mcp';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { TEST_LABEL, helperSpec } from '../../test-support/test-server-container';
@@ -68,6 +69,7 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
   const logLines: string[] = [];
   const used: Array<EventPayload<'egress.allowed'>> = [];
   const api = (): TestSandpit => sp!;
+  const sessionOf = (id: string): ReturnType<TestSandpit['sessions']['session']> => api().sessions.session(id);
 
   beforeAll(async () => {
     const image = inject('images').python;
@@ -106,7 +108,8 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
       );
     }
     sp = await startTestSandpit(
-      { egressProxy: true, installNetwork: 'none' },
+      // The private index is Sandpit's pip index too (install_packages reaches it through the proxy).
+      { egressProxy: true, installNetwork: 'none', pipIndexUrl: 'https://pypi.secret.test/simple' },
       {
         logger: keepingLogger(logLines),
         secretUpstreamCa: [upstreamCa.certificate],
@@ -220,7 +223,7 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     // Byte for byte: no file of the data folder holds the value (the store holds it sealed only).
     const files = await allFiles(api().config.home);
     expect(files.some((f) => f.endsWith('secrets.json'))).toBe(true);
-    for (const file of files) expect((await readFile(file)).includes(Buffer.from(VALUE)), file).toBe(false);
+    for (const file of files) expect((await readIfThere(file)).includes(Buffer.from(VALUE)), file).toBe(false);
     // An assistant cannot list, add or change secrets.
     await expect(call(api().api, 'secrets.list', {}, { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-1' })).rejects.toThrow('Only the Sandpit panel may see the list of secrets.');
   }, 180_000);
@@ -283,6 +286,11 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     expect(installed.stdout.trim().split('\n').at(-1)).toBe('84');
     const recent = await call(api().api, 'egress.recent', { sessionId: s.id }, PANEL);
     expect(recent.entries.map((e) => e.secretWords).filter(Boolean)).toContain('used secret index for pypi.secret.test');
+    // install_packages too: its installer (a helper beside the session) trusts the session's CA bundle, so the proxy
+    // puts the secret in for the index as well.
+    const viaTool = await call(api().api, 'packages.install', { sessionId: s.id, packages: ['sandpit_demo_a==0.9.0'] }, PANEL);
+    expect(viaTool.results).toEqual([{ package: 'sandpit_demo_a==0.9.0', ok: true, version: '0.9.0' }]);
+    expect((await sessionOf(s.id).execute('import sandpit_demo_a\nsandpit_demo_a.VALUE')).result).toBe('41');
 
     // The same index without the secret: a session of an environment that may reach the host but has no secret
     // (a plain tunnel; the sandbox is told to trust the test CA itself) is refused by the index.
@@ -291,12 +299,14 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     const ca = Buffer.from(upstreamCa.certificate).toString('base64');
     const refused = await call(api().api, 'sessions.runCommand', { sessionId: t.id, command: `echo ${ca} | base64 -d > /tmp/test-ca.pem && ${PIP} --cert /tmp/test-ca.pem 2>&1` }, PANEL);
     expect(refused.exitCode).not.toBe(0);
-    expect(refused.stdout).toMatch(/401/);
     expect(refused.stdout).toMatch(/No matching distribution found for sandpit_demo_b/);
+    // What pip was told (it does not print it without -v): the index's 401.
+    const told = await call(api().api, 'sessions.runCommand', { sessionId: t.id, command: 'curl -s -o /dev/null -w "%{http_code}" --cacert /tmp/test-ca.pem https://pypi.secret.test/simple/sandpit-demo-b/' }, PANEL);
+    expect(told.stdout).toBe('401');
 
     // Neither token is in any file of the data folder, nor in any line Sandpit logged.
     for (const file of await allFiles(api().config.home)) {
-      const bytes = await readFile(file);
+      const bytes = await readIfThere(file);
       expect(bytes.includes(Buffer.from(INDEX_VALUE)), file).toBe(false);
       expect(bytes.includes(Buffer.from(VALUE)), file).toBe(false);
     }
@@ -312,6 +322,23 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     expect(r.stdout).toMatch(/Read-only file system/);
     expect(r.stdout.trim().split('\n').at(-1)).toBe('0');
   }, 60_000);
+  it('an assistant over MCP sees the secrets of environments and sessions by name, host and variable, never the value', async () => {
+    const mcp = await connectInProcess(api(), 'secrets-mcp-client');
+    try {
+      const listed = (await mcp.client.callTool({ name: 'list_environments', arguments: {} })) as unknown as { structuredContent: { environments: Array<{ id: string; secrets?: unknown }> }; content: Array<{ text?: string }> };
+      const mine = listed.structuredContent.environments.find((e) => e.id === 'with-a-key');
+      expect(mine?.secrets).toEqual([{ name: 'openai', hosts: ['api.secret.test'], variable: 'OPENAI_API_KEY' }]);
+      expect(listed.content[0]?.text).toContain('with-a-key: "With a key" (python)');
+      expect(listed.content[0]?.text).toContain('its sessions can use the secret openai for api.secret.test (OPENAI_API_KEY holds a stand-in; Sandpit puts the value in)');
+      const created = (await mcp.client.callTool({ name: 'create_session', arguments: { environment: 'with-a-key' } })) as unknown as { structuredContent: { secrets?: unknown }; content: Array<{ text?: string }> };
+      expect(created.structuredContent.secrets).toEqual([{ name: 'openai', hosts: ['api.secret.test'], variable: 'OPENAI_API_KEY' }]);
+      expect(created.content[0]?.text).toContain(', can use the secret openai for api.secret.test (OPENAI_API_KEY holds a stand-in; Sandpit puts the value in)');
+      expect(JSON.stringify([listed, created])).not.toContain(VALUE);
+    } finally {
+      await mcp.close();
+    }
+  }, 60_000);
+
   it('asks before an assistant runs code in a session that can use a secret, when the setting says so, naming the secret', async () => {
     const ASSISTANT: CallContext = { transport: 'mcp-stdio', client: 'assistant', principal: 'assistant-2' };
     const s = await call(api().api, 'sessions.create', { environment: 'with-a-key' }, PANEL);
@@ -336,6 +363,16 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     }
   }, 60_000);
 });
+
+/** A file's bytes, or none when it went between listing and reading (a session's disk removed as the session ended). */
+async function readIfThere(file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return Buffer.alloc(0);
+    throw error;
+  }
+}
 
 async function allFiles(dir: string): Promise<string[]> {
   const out: string[] = [];
