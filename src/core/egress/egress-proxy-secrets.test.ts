@@ -6,6 +6,7 @@ import { connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTimeout } from '../util/with-timeout';
+import { guardedConnector } from './egress-connector';
 import type { EgressConnector } from './egress-connector';
 import type { EgressPassage } from './egress-proxy';
 import { createSecretAuthority } from './secret-ca';
@@ -173,5 +174,36 @@ describe('egress proxy: secrets put in for their own hosts', () => {
     const refused = await sendConnect(proxy.port, 'other.test:8443');
     expect(refused.status).toBe(403);
     refused.socket.destroy();
+  });
+
+  it('refuses a secret host whose name resolves to this computer, and one at a link-local (metadata) address: the value goes nowhere', async () => {
+    const before = seen.length;
+    const local: UsableSecret = { ...openai, name: 'local', hosts: [{ host: 'localhost', port: 443 }, { host: '169.254.169.254', port: 443 }], placeholder: 'sandpit-secret-local' };
+    // The production connector (no test mapping): names are looked up, and loopback or link-local answers refused.
+    const { proxy } = await startProxy({
+      allowedHosts: ['localhost', '169.254.169.254'],
+      connect: guardedConnector,
+      secrets: {
+        authority: sandpitCa,
+        secretsFor: (_owner, host, port) => Promise.resolve([local].filter((s) => s.hosts.some((h) => h.host === host && h.port === port))),
+        upstreamCa: [upstreamCa.certificate],
+      },
+    });
+    const tls = await tlsThrough(proxy.port, 'localhost', sandpitCa.certificate);
+    const answer = await exchange(tls, 'GET / HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sandpit-secret-local\r\n\r\n');
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain('Sandpit egress proxy: localhost resolves to an address sandboxes never reach\n');
+    tls.destroy();
+    // The metadata address, allowed by name in the list: intercepted (a secret names it), and refused before anything goes out.
+    const metadata = await sendConnect(proxy.port, '169.254.169.254:443');
+    expect(metadata.status).toBe(200);
+    metadata.socket.resume();
+    const inner = tlsConnect({ socket: metadata.socket, ca: sandpitCa.certificate, checkServerIdentity: () => undefined });
+    await withTimeout(new Promise<void>((resolve, reject) => inner.once('secureConnect', resolve).once('error', reject)), WAIT_MS, 'TLS through the proxy');
+    const refused = await exchange(inner, 'GET / HTTP/1.1\r\nHost: 169.254.169.254\r\nAuthorization: Bearer sandpit-secret-local\r\n\r\n');
+    expect(refused.status).toBe(403);
+    expect(refused.body).toContain('Sandpit egress proxy: 169.254.169.254 resolves to an address sandboxes never reach\n');
+    inner.destroy();
+    expect(seen.length).toBe(before);
   });
 });
