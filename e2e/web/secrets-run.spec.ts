@@ -74,9 +74,11 @@ test('a secret added in Settings is put into an assistant\'s request for its hos
 
     // Activity: the run's detail names the secrets its session could use; so does the CSV export.
     const activity = await panel.activity();
-    const row = activity.rowsWith('WEATHER_API_KEY').first();
+    const row = activity.rowsWith('secrets-e2e-assistant').filter({ hasText: 'import json, os, urllib.request' }).first();
     const detail = await activity.openRow(row);
     await expect(detail.getByTestId('activity-detail-secrets')).toHaveText('Could use the secrets: weather');
+    await page.getByTestId('activity-detail-close').click();
+    await expect(activity.detail).toBeHidden();
     const csv = readFileSync((await (await activity.exportCsv()).path()) ?? '', 'utf8');
     expect(csv.split('\r\n')[0]).toContain('Secrets it could use');
     expect(csv).toContain('weather');
