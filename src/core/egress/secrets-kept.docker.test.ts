@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -13,6 +13,8 @@ import { silentLogger } from '../log';
 import { newId } from '../util/ids';
 import { testDocker } from '../../test-support/docker';
 import { startHttpsUpstream } from '../../test-support/https-upstream';
+import { TEST_LABEL, helperSpec } from '../../test-support/test-server-container';
+import { LABEL } from '../docker/labels';
 import type { HttpsUpstream } from '../../test-support/https-upstream';
 
 const PANEL: CallContext = { transport: 'internal' };
@@ -64,9 +66,11 @@ describe('a kept session with secrets across a real restart of the core', () => 
     upstream = await startHttpsUpstream(testDocker(), image);
     home = await mkdtemp(join(tmpdir(), 'sandpit-secrets-kept-'));
   }, 120_000);
+  let foreignId: string | undefined;
   afterAll(async () => {
     await first?.dispose();
     await second?.dispose();
+    if (foreignId) await testDocker().removeContainer(foreignId).catch(() => undefined);
     await upstream?.stop();
     await rm(home, { recursive: true, force: true });
   });
@@ -120,4 +124,40 @@ describe('a kept session with secrets across a real restart of the core', () => 
     expect(r.stdout).toMatch(/Read-only file system/);
     expect(r.stdout.trim().split('\n').slice(-2)).toEqual(['0', '0']);
   }, 240_000);
+
+  it('a record edited to name a container that is not Sandpit\'s is not taken over and that container is left alone; one naming a container that is gone gets a new one', async () => {
+    await second!.dispose();
+    second = undefined;
+    const file = join(home, 'kept-sessions', `${kept.id}.json`);
+    const record = JSON.parse(await readFile(file, 'utf8')) as { sandbox: { containerId: string } };
+    const ours = record.sandbox.containerId;
+    // A container of someone else's (no Sandpit labels), named by the record.
+    const docker = testDocker();
+    foreignId = await docker.createContainer(helperSpec(`sandpit-test-foreign-${newId('f', 5).slice(2)}`, inject('images').python!, 'none', ['true']));
+    await writeFile(file, JSON.stringify({ ...record, sandbox: { ...record.sandbox, containerId: foreignId } }));
+    const third = await startCore(home, upstream!);
+    try {
+      expect((await call(third.api, 'sessions.list', {}, PANEL)).sessions).toEqual([]);
+    } finally {
+      await third.dispose();
+    }
+    expect((await docker.inspectContainer(foreignId)).status).toBe('created');
+    expect((await docker.listContainers({ [TEST_LABEL]: 'true' })).some((c) => c.id === foreignId)).toBe(true);
+
+    // A container that is gone (a crash between removing the old one and writing the record again): the session
+    // comes back in a new container, and the one Sandpit had made for it is removed, not left beside it.
+    await writeFile(file, JSON.stringify({ ...record, sandbox: { ...record.sandbox, containerId: 'f'.repeat(64) } }));
+    const fourth = await startCore(home, upstream!);
+    try {
+      expect((await call(fourth.api, 'sessions.list', {}, PANEL)).sessions.map((s) => [s.id, s.state])).toEqual([[kept.id, 'paused']]);
+      const run = await call(fourth.api, 'sessions.execute', { sessionId: kept.id, code: `print(open('/workspace/notes.txt').read())\n${callTheApi(upstream!.ip)}` }, PANEL);
+      expect(run.stdout.split('\n')[0]).toBe('before the restart');
+      expect(lastJson(run.stdout).slice(0, 2)).toEqual(['sandpit-secret-openai', true]);
+      const containers = (await docker.listContainers({ [LABEL.session]: kept.id })).filter((c) => c.labels[LABEL.role] === undefined).map((c) => c.id);
+      expect(containers).toHaveLength(1);
+      expect(containers).not.toContain(ours);
+    } finally {
+      await fourth.dispose();
+    }
+  }, 300_000);
 });

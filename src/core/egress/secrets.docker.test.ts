@@ -207,7 +207,13 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     }
     // A snapshot, a notebook export, a replay and an audit export: none carries the value, and the data
     // folder still holds no file with it afterwards (searched below).
-    await call(api().api, 'snapshots.create', { sessionId: s.id }, PANEL);
+    const snap = await call(api().api, 'snapshots.create', { sessionId: s.id }, PANEL);
+    // A session restored from it is connected as its environment's sessions are: the secret's stand-in, the CA, the value put in.
+    const restored = await call(api().api, 'snapshots.restore', { snapshot: snap.id }, PANEL);
+    expect(restored.session.secrets).toEqual([{ name: 'openai', hosts: ['api.secret.test'], envVar: 'OPENAI_API_KEY' }]);
+    const fromSnapshot = await api().sessions.session(restored.session.id).execute(`import json, os, urllib.request\n(os.environ['OPENAI_API_KEY'], json.loads(urllib.request.urlopen('https://api.secret.test/restored?fp', timeout=15).read())['sha256'] == '${BEARER_SHA}')`);
+    expect(fromSnapshot.error).toBeUndefined();
+    expect(fromSnapshot.result).toBe("('sandpit-secret-openai', True)");
     const notebook = await call(api().api, 'audit.notebook', { sessionId: s.id }, PANEL);
     expect(JSON.stringify(notebook)).not.toContain(VALUE);
     const replay = await call(api().api, 'audit.replay', { sessionId: s.id }, PANEL);
@@ -313,7 +319,7 @@ describe('secrets: a sandbox uses a credential it never holds', () => {
     expect(logLines.length).toBeGreaterThan(0);
     expect(logLines.join('\n')).not.toContain(INDEX_VALUE);
     expect(logLines.join('\n')).not.toContain(VALUE);
-  }, 180_000);
+  }, 300_000);
 
   it('a session cannot write the CA bundle folder, and no private key is in it', async () => {
     const s = await call(api().api, 'sessions.create', { environment: 'with-a-key' }, PANEL);
