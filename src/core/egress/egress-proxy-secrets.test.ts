@@ -1,6 +1,7 @@
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
@@ -176,12 +177,14 @@ describe('egress proxy: secrets put in for their own hosts', () => {
     refused.socket.destroy();
   });
 
-  it('refuses a secret host whose name resolves to this computer, and one at a link-local (metadata) address: the value goes nowhere', async () => {
+  it('refuses a secret host whose name resolves to this computer, one at an address of its own interfaces, and one at the metadata address: the value goes nowhere', async () => {
     const before = seen.length;
-    const local: UsableSecret = { ...openai, name: 'local', hosts: [{ host: 'localhost', port: 443 }, { host: '169.254.169.254', port: 443 }], placeholder: 'sandpit-secret-local' };
+    const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
+    expect(own, 'an IPv4 interface that is not loopback').toBeDefined();
+    const local: UsableSecret = { ...openai, name: 'local', hosts: [{ host: 'localhost', port: 443 }, { host: '169.254.169.254', port: 443 }, { host: own!, port: 443 }], placeholder: 'sandpit-secret-local' };
     // The production connector (no test mapping): names are looked up, and loopback or link-local answers refused.
     const { proxy } = await startProxy({
-      allowedHosts: ['localhost', '169.254.169.254'],
+      allowedHosts: ['localhost', '169.254.169.254', own!],
       connect: guardedConnector,
       secrets: {
         authority: sandpitCa,
@@ -194,16 +197,19 @@ describe('egress proxy: secrets put in for their own hosts', () => {
     expect(answer.status).toBe(403);
     expect(answer.body).toContain('Sandpit egress proxy: localhost resolves to an address sandboxes never reach\n');
     tls.destroy();
-    // The metadata address, allowed by name in the list: intercepted (a secret names it), and refused before anything goes out.
-    const metadata = await sendConnect(proxy.port, '169.254.169.254:443');
-    expect(metadata.status).toBe(200);
-    metadata.socket.resume();
-    const inner = tlsConnect({ socket: metadata.socket, ca: sandpitCa.certificate, checkServerIdentity: () => undefined });
-    await withTimeout(new Promise<void>((resolve, reject) => inner.once('secureConnect', resolve).once('error', reject)), WAIT_MS, 'TLS through the proxy');
-    const refused = await exchange(inner, 'GET / HTTP/1.1\r\nHost: 169.254.169.254\r\nAuthorization: Bearer sandpit-secret-local\r\n\r\n');
-    expect(refused.status).toBe(403);
-    expect(refused.body).toContain('Sandpit egress proxy: 169.254.169.254 resolves to an address sandboxes never reach\n');
-    inner.destroy();
+    // The metadata address and this computer's own interface address, allowed in the list: intercepted (a secret
+    // names them), and refused before anything goes out.
+    for (const address of ['169.254.169.254', own!]) {
+      const tunnel = await sendConnect(proxy.port, `${address}:443`);
+      expect(tunnel.status).toBe(200);
+      tunnel.socket.resume();
+      const inner = tlsConnect({ socket: tunnel.socket, ca: sandpitCa.certificate, checkServerIdentity: () => undefined });
+      await withTimeout(new Promise<void>((resolve, reject) => inner.once('secureConnect', resolve).once('error', reject)), WAIT_MS, 'TLS through the proxy');
+      const refused = await exchange(inner, `GET / HTTP/1.1\r\nHost: ${address}\r\nAuthorization: Bearer sandpit-secret-local\r\n\r\n`);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toContain(`Sandpit egress proxy: ${address} resolves to an address sandboxes never reach\n`);
+      inner.destroy();
+    }
     expect(seen.length).toBe(before);
   });
 });
