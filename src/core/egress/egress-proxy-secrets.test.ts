@@ -182,7 +182,7 @@ describe('egress proxy: secrets put in for their own hosts', () => {
     const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
     expect(own, 'an IPv4 interface that is not loopback').toBeDefined();
     const local: UsableSecret = { ...openai, name: 'local', hosts: [{ host: 'localhost', port: 443 }, { host: '169.254.169.254', port: 443 }, { host: own!, port: 443 }], placeholder: 'sandpit-secret-local' };
-    // The production connector (no test mapping): names are looked up, and loopback or link-local answers refused.
+    // The production connector (no test mapping): names are looked up, and answers that are this computer or link-local refused.
     const { proxy } = await startProxy({
       allowedHosts: ['localhost', '169.254.169.254', own!],
       connect: guardedConnector,
