@@ -41,6 +41,7 @@ import { EgressLog } from './egress/egress-log';
 import { installSettingsFor } from './session-opening/environment-services';
 import { warmDefaultPools } from './session-opening/warm-defaults';
 import type { EnvironmentServices } from './session-opening/environment-services';
+import { sessionConnection } from './session-opening/session-connection';
 import { resolveBaseSource } from './docker/image-bases';
 import { EnvironmentBuilder } from './environments/environment-builder';
 import { EnvironmentStore } from './environments/environment-store';
@@ -177,6 +178,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     ...(options.secretUpstreamCa ? { upstreamCa: options.secretUpstreamCa } : {}),
     environmentOf: (sessionId) => sessions.list().find((s) => s.id === sessionId)?.environment,
     onUsed: (event) => bus.emit('egress.allowed', event),
+    onChanged: (names) => bus.emit('secrets.changed', { names }),
     log,
   });
   const gateway = lazyEgressGateway({
@@ -228,6 +230,12 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
     kept,
     openNetwork: networks.openNetwork,
+    // A kept session on the package proxy is connected again by this core: its proxy (started now), a pass, its
+    // environment's secrets and this core's CA bundle.
+    reconnectKept: async (record) => {
+      if (config.egressProxy) await gateway.get();
+      return sessionConnection(record.networkPolicy, record.environment?.id, environments);
+    },
     checkFolders: (shared) => recheckFolders(shared, folders),
     dropLayers: async (layers) => {
       for (const layer of layers) await folders.reviews?.remove(layer);

@@ -8,6 +8,7 @@ import type {
   BackendEndpoint,
   EngineInfo,
   HelperSpec,
+  ReopenOptions,
   Sandbox,
   SandboxBackend,
   SandboxExecOptions,
@@ -76,9 +77,9 @@ export class MemoryBackend implements SandboxBackend {
     return sandbox;
   }
 
-  async reopen(spec: SandboxSpec, record: SandboxRecord): Promise<Sandbox> {
+  async reopen(spec: SandboxSpec, record: SandboxRecord, options: ReopenOptions = {}): Promise<Sandbox> {
     this.calls.push('reopen');
-    const sandbox = new MemorySandbox(this, spec, record.containerId);
+    const sandbox = new MemorySandbox(this, spec, options.remake ? `memory-${++this.created}` : record.containerId);
     this.sandboxes.set(spec.sessionId, sandbox);
     return sandbox;
   }

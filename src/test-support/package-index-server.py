@@ -9,13 +9,19 @@ accepts them) and serves them on port 8080:
   /health                    "ok"
 
 It prints one line "ready <port>" on stdout once it listens.
+
+Private index mode (the secrets tests): with INDEX_TLS_CERT and INDEX_TLS_KEY (PEM text) it serves HTTPS on
+INDEX_PORT (default 8443) instead, and with INDEX_AUTH_SHA256 it answers 401 to every request but /health whose
+Authorization header's sha256 (hex) is not that one (the value itself is never given to it).
 """
 
 import base64
 import hashlib
 import html
 import io
+import os
 import re
+import ssl
 import sys
 import zipfile
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -113,6 +119,15 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].split("#", 1)[0]
         if path == "/health":
             return self.send(200, b"ok\n", "text/plain")
+        wanted = os.environ.get("INDEX_AUTH_SHA256")
+        if wanted:
+            got = hashlib.sha256(self.headers.get("Authorization", "").encode("utf-8")).hexdigest()
+            if got != wanted:
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", 'Basic realm="sandpit-test-index"')
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
         if path in ("/simple", "/simple/"):
             return self.send(200, page("Simple index", [(f"{n}/", n) for n in sorted(INDEX)]), "text/html")
         m = re.fullmatch(r"/simple/([^/]+)/?", path)
@@ -147,9 +162,19 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    server = ThreadingHTTPServer(("0.0.0.0", PORT), Handler)
+    cert, key = os.environ.get("INDEX_TLS_CERT"), os.environ.get("INDEX_TLS_KEY")
+    port = int(os.environ.get("INDEX_PORT", "8443" if cert else str(PORT)))
+    server = ThreadingHTTPServer(("0.0.0.0", port), Handler)
     server.daemon_threads = True
-    print(f"ready {PORT}", flush=True)
+    if cert and key:
+        with open("/tmp/index-cert.pem", "w") as out:
+            out.write(cert)
+        with open("/tmp/index-key.pem", "w") as out:
+            out.write(key)
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain("/tmp/index-cert.pem", "/tmp/index-key.pem")
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+    print(f"ready {port}", flush=True)
     server.serve_forever()
 
 

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
 import type { RestoredSession } from '../../shared/domain/snapshot';
 import { findEnvironment } from '../environments/environment-lookup';
-import { networkFor } from '../session-opening/environment-services';
+import { sessionConnection } from '../session-opening/session-connection';
 import { replayRuns } from '../snapshots/replay-runs';
 import type { RunAgain } from '../snapshots/replay-runs';
 import { restoreContents, snapshotHistory } from '../snapshots/restore-contents';
@@ -62,7 +62,8 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
       limits: snapshot.limits,
       networkPolicy: policy,
       isolation: snapshot.isolation,
-      ...networkFor(policy, { egress: environments.egress(), open: environments.openNetwork }),
+      // Connected as its environment's sessions are now: the egress proxy with the secrets it may use (issue 18).
+      ...(await sessionConnection(policy, env?.id, environments)),
       name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`,
       client: context.client,
       owner: context.principal,

@@ -45,7 +45,7 @@ beforeEach(() => {
   store.complete(second.id, {
     status: 'ok',
     exitCode: 0,
-    sandbox: { isolation: 'standard', sessionName: 'Sales figures' },
+    sandbox: { isolation: 'standard', sessionName: 'Sales figures', secrets: ['openai', 'github'] },
     folders: [
       { name: 'data', hostPath: '/home/me/data', mountPath: '/workspace/shared/data', mode: 'ro' },
       { name: 'out', hostPath: '/home/me/out', mountPath: '/workspace/out', mode: 'rw' },
@@ -94,6 +94,9 @@ describe('audit export', () => {
     const row = (n: number): Record<string, string | undefined> => Object.fromEntries(header.map((h, i) => [h, table[n]?.[i]]));
     expect(row(1)).toMatchObject({ 'Kind of run': 'Code', Outcome: 'Failed', 'Connected how': 'connected while Sandpit runs', 'Output cut short': 'no' });
     expect(row(2)).toMatchObject({ Outcome: 'Finished', Session: 'Sales figures', 'Session number': 'ses-1', 'Assistant or app': 'other' });
+    // The secrets a run's session could use, by name, under a plain heading (empty where it could use none).
+    expect(row(2)['Secrets it could use']).toBe('openai, github');
+    expect(row(1)['Secrets it could use']).toBe('');
     // JSONL keeps the field names and values, for machines.
     const json = JSON.parse(store.export('jsonl', {}, 100).content.split('\n')[1] ?? '{}') as Record<string, unknown>;
     expect(json).toMatchObject({ method: 'sessions.execute', status: 'ok', sessionId: 'ses-1', principal: 'p1' });

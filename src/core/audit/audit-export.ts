@@ -32,18 +32,19 @@ export const CSV_COLUMNS = [
   ['errorMessage', 'Error'],
   ['replayOf', 'Replay of row'],
   ['folders', 'Shared folders'],
+  ['secrets', 'Secrets it could use'],
   ['approval', 'Approval'],
   ['backgroundRun', 'Background run'],
   ['openSeq', 'Chain position at start'],
   ['openHash', 'Chain fingerprint at start'],
   ['closeSeq', 'Chain position at end'],
   ['closeHash', 'Chain fingerprint at end'],
-] as const satisfies ReadonlyArray<readonly [keyof AuditEntry | 'sessionName', string]>;
+] as const satisfies ReadonlyArray<readonly [keyof AuditEntry | 'sessionName' | 'secrets', string]>;
 
 type CsvColumn = (typeof CSV_COLUMNS)[number][0];
 
 /** Free text from clients and programs (the columns a spreadsheet must not evaluate). */
-const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionName', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'result', 'errorCode', 'errorMessage', 'folders', 'approval', 'backgroundRun']);
+const TEXT_COLUMNS: ReadonlySet<string> = new Set(['client', 'principal', 'sessionName', 'sessionId', 'environment', 'executionId', 'code', 'fileContent', 'stdout', 'stderr', 'result', 'errorCode', 'errorMessage', 'folders', 'secrets', 'approval', 'backgroundRun']);
 
 const FOLDER_MODE_WORDS: Record<string, string> = { ro: 'read-only', rw: 'read and write' };
 
@@ -74,6 +75,9 @@ function plainValue(entry: AuditEntry, column: CsvColumn): string | undefined {
     // One folder per line: where it is on this computer, where the run saw it, and how.
     case 'folders':
       return (entry.folders ?? []).map((f) => `${f.hostPath} -> ${f.mountPath} (${FOLDER_MODE_WORDS[f.mode] ?? f.mode})`).join('\n');
+    // The secrets its session could use, by name (never a value): "openai, github".
+    case 'secrets':
+      return entry.sandbox?.secrets?.join(', ');
     default: {
       const value = entry[column];
       if (value === undefined) return undefined;

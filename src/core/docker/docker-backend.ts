@@ -3,7 +3,7 @@ import type { ChannelSetting } from '../config';
 import type { Logger } from '../log';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
-import type { BackendEndpoint, EngineInfo, SandboxBackend, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
+import type { BackendEndpoint, EngineInfo, ReopenOptions, SandboxBackend, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
 import type { DaemonEvents } from './daemon-events';
 import type { DockerClient, EngineEndpoint, EngineProduct } from './docker-client';
 import { dockerFixHint } from './docker-errors';
@@ -128,7 +128,7 @@ export class DockerBackend implements SandboxBackend {
   }
 
   /** A kept session's sandbox from its record: its channel and runtime as they were made (its container is fixed). */
-  async reopen(spec: SandboxSpec, record: SandboxRecord): Promise<DockerSandbox> {
+  async reopen(spec: SandboxSpec, record: SandboxRecord, options: ReopenOptions = {}): Promise<DockerSandbox> {
     assertKeptRecord(spec, record, dirname(this.deps.instanceDir));
     const sandbox = new DockerSandbox(spec, {
       docker: this.deps.docker,
@@ -140,7 +140,7 @@ export class DockerBackend implements SandboxBackend {
       runtime: record.runtime,
       ...(record.channel === 'socket' && record.agentDir ? { socketRoot: dirname(record.agentDir) } : {}),
     });
-    await sandbox.adopt(record);
+    await sandbox.adopt(record, options);
     return sandbox;
   }
 

@@ -5,10 +5,10 @@ import type { ChannelKind } from '../../shared/domain/session';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sandbox/agent-channel';
 import { connectUnixChannel } from '../sandbox/unix-socket-channel';
-import type { HelperSpec, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxFolder, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sandbox/sandbox-backend';
-import { SandpitError } from '../../shared/api/errors';
+import type { HelperSpec, ReopenOptions, Sandbox, SandboxExecOptions, SandboxExecResult, SandboxFolder, SandboxRecord, SandboxSpec, SandboxState, SandboxStats } from '../sandbox/sandbox-backend';
+import { SandpitError, isSandpitError } from '../../shared/api/errors';
 import { attachChannel } from './attach-channel';
-import { AGENT_DIR, PACKAGES_DIR } from '../sandbox/sandbox-paths';
+import { AGENT_DIR, CA_TRUST_ENV, PACKAGES_DIR } from '../sandbox/sandbox-paths';
 import { SANDBOX_UID, SANDBOX_USER, hardenedContainerSpec } from './container-profile';
 import type { DaemonEvents } from './daemon-events';
 import type { ContainerSpec, DockerClient, EngineProduct } from './docker-client';
@@ -96,25 +96,60 @@ export class DockerSandbox implements Sandbox {
    * Takes over the stopped container and storage of a kept session (after Sandpit restarted). The record
    * is input from a file: the container must be one Sandpit made for this session (its labels), made as
    * this session's spec says (network, runtime, bind mounts), and its disk where Sandpit keeps disks —
-   * else nothing of it is taken over, and nothing it names is touched (DENIED, saying why).
+   * else nothing of it is taken over, and nothing it names is touched (DENIED, saying why). With `remake`, the
+   * container is made again from the spec instead (see ReopenOptions), keeping its volumes and disk.
    */
-  async adopt(record: SandboxRecord): Promise<void> {
+  async adopt(record: SandboxRecord, options: ReopenOptions = {}): Promise<void> {
     const { docker } = this.deps;
     const found = await docker.listContainers({ [LABEL.managed]: 'true', [LABEL.session]: this.sessionId });
-    if (!found.some((c) => c.id === record.containerId)) {
+    const named = found.some((c) => c.id === record.containerId);
+    if (!named && !(options.remake && (await this.containerGone(record.containerId)))) {
       throw new SandpitError('DENIED', `The record of kept session ${this.sessionId} names container ${record.containerId.slice(0, 12)}, which is not one Sandpit made for that session: it is not taken over, and nothing is done to that container.`, { reason: 'foreign-container' });
     }
-    const made = await docker.inspectContainer(record.containerId);
+    if (named) await this.assertMadeAsRecorded(record, options.remake === true);
+    this.workspace = this.deps.workspaces.reopen(record.workspace, this.sessionId);
+    if (options.remake) {
+      // Its installers are gone with their core; its own container(s) — a crash may have left a second one — go too.
+      const old = found.filter((c) => c.labels[LABEL.role] === undefined).map((c) => c.id);
+      this.log.info('making the kept session container again for this core', { containerIds: old });
+      for (const id of old) await docker.removeContainer(id);
+      await this.checkFolders();
+      this.containerId = await docker.createContainer(this.containerSpec());
+      this.log.info('made the kept session container again', { containerId: this.containerId });
+    } else {
+      this.containerId = record.containerId;
+      this.deps.events.follow(record.containerId);
+    }
+    this.adopted = true;
+  }
+
+  /** Whether the engine has no container with this id at all (one it has, but not labelled for this session, is someone else's). */
+  private async containerGone(containerId: string): Promise<boolean> {
+    try {
+      await this.deps.docker.inspectContainer(containerId);
+      return false;
+    } catch (error) {
+      if (isSandpitError(error, 'NOT_FOUND')) return true;
+      throw error;
+    }
+  }
+
+  /** The kept container was made as the record and this spec say (image and runtime; network and mounts unless it is made again). */
+  private async assertMadeAsRecorded(record: SandboxRecord, remake: boolean): Promise<void> {
+    const made = await this.deps.docker.inspectContainer(record.containerId);
     const wantedNetwork = this.spec.network ?? 'none';
     // Runtimes are compared by kind: Podman names its default one "oci" where Docker says "runc".
     const gvisor = (runtime: string | undefined): boolean => runtime?.startsWith('runsc') === true;
-    if ((made.networkMode ?? wantedNetwork) !== wantedNetwork || gvisor(made.runtime) !== gvisor(record.runtime) || canonicalImageName(made.image ?? this.spec.image) !== canonicalImageName(this.spec.image)) {
+    // A container made again gets this core's network: the one it had may be gone with its core.
+    const networkDiffers = !remake && (made.networkMode ?? wantedNetwork) !== wantedNetwork;
+    if (networkDiffers || gvisor(made.runtime) !== gvisor(record.runtime) || canonicalImageName(made.image ?? this.spec.image) !== canonicalImageName(this.spec.image)) {
       throw new SandpitError(
         'DENIED',
         `The container of kept session ${this.sessionId} was made from ${made.image ?? '?'} with network "${made.networkMode ?? '?'}" and runtime ${made.runtime ?? '?'}, not from ${this.spec.image} with network "${wantedNetwork}" and runtime ${record.runtime} as its record says: it is not taken over.`,
         { reason: 'record-mismatch' },
       );
     }
+    if (remake) return;
     const expected = [
       ...(this.agentDir ? [`${this.agentDir}\u0000${AGENT_DIR}\u0000rw`] : []),
       ...this.folders.map((f) => `${f.layerPath ?? f.hostPath}\u0000${f.mountPath}\u0000${f.readOnly && !f.layerPath ? 'ro' : 'rw'}`),
@@ -123,10 +158,6 @@ export class DockerSandbox implements Sandbox {
     if (made.binds !== undefined && JSON.stringify(expected) !== JSON.stringify(actual)) {
       throw new SandpitError('DENIED', `The container of kept session ${this.sessionId} mounts other folders of this computer than its record says: it is not taken over.`, { reason: 'record-mismatch' });
     }
-    this.workspace = this.deps.workspaces.reopen(record.workspace, this.sessionId);
-    this.containerId = record.containerId;
-    this.adopted = true;
-    this.deps.events.follow(record.containerId);
   }
 
   /**
@@ -240,7 +271,10 @@ export class DockerSandbox implements Sandbox {
       network: helper.network,
       volumes: { [this.packagesVolume]: PACKAGES_DIR },
       cmd: helper.cmd,
-      env: { HOME: '/tmp', TMPDIR: '/tmp', ...helper.env },
+      // A session that may use secrets: its installer trusts the same CA bundle, so an index among the secrets'
+      // hosts (which the egress proxy opens, puts the secret in, and signs for) is reached as the session would.
+      env: { HOME: '/tmp', TMPDIR: '/tmp', ...helper.env, ...(this.spec.caDir ? CA_TRUST_ENV : {}) },
+      ...(this.spec.caDir ? { caDir: this.spec.caDir } : {}),
     });
     spec.openStdin = false;
     return this.deps.docker.runToCompletion(spec, { timeoutMs: helper.timeoutMs, maxOutputBytes: helper.maxOutputBytes });

@@ -12,21 +12,21 @@ describe('executor-image/bases.json', () => {
       language: 'python',
       dockerfileDir: 'python',
       registry: 'python:3.12-slim',
-      bootstrap: { tag: 'sandpit-base/python:bookworm', packages: ['python3', 'python3-venv'] },
+      bootstrap: { tag: 'sandpit-base/python:bookworm-requests-curl', packages: ['python3', 'python3-venv', 'python3-requests', 'curl'] },
     });
     expect(bases['python-data']).toMatchObject({
       dockerfileDir: 'python',
       registry: null,
       bootstrap: {
-        tag: 'sandpit-base/python-data:bookworm-pandas',
-        packages: ['python3', 'python3-venv', 'python3-matplotlib', 'python3-numpy', 'python3-pandas'],
+        tag: 'sandpit-base/python-data:bookworm-pandas-requests-curl',
+        packages: ['python3', 'python3-venv', 'python3-matplotlib', 'python3-numpy', 'python3-pandas', 'python3-requests', 'curl'],
       },
     });
     expect(bases.node).toMatchObject({
       language: 'javascript',
       dockerfileDir: 'javascript',
       registry: 'node:22-slim',
-      bootstrap: { tag: 'sandpit-base/node:bookworm-npm', packages: ['nodejs', 'npm'] },
+      bootstrap: { tag: 'sandpit-base/node:bookworm-npm-curl', packages: ['nodejs', 'npm', 'curl'] },
     });
   });
 

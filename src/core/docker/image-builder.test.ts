@@ -27,7 +27,7 @@ afterEach(async () => {
 
 describe('ensureBaseImage', () => {
   it('auto: uses the registry image when it is present locally', async () => {
-    const fake = fakeImageDocker(['python:3.12-slim', 'sandpit-base/python:bookworm']);
+    const fake = fakeImageDocker(['python:3.12-slim', 'sandpit-base/python:bookworm-requests-curl']);
     expect(await ensureBaseImage(fake.docker, 'python', { imagesDir, source: 'auto' })).toBe('python:3.12-slim');
   });
 
@@ -40,49 +40,49 @@ describe('ensureBaseImage', () => {
       bootstrap: stubBootstrap,
       onLog: (l) => lines.push(l),
     });
-    expect(tag).toBe('sandpit-base/python:bookworm');
-    expect(fake.imports.map((i) => i.tag)).toEqual(['sandpit-base/python:bookworm']);
+    expect(tag).toBe('sandpit-base/python:bookworm-requests-curl');
+    expect(fake.imports.map((i) => i.tag)).toEqual(['sandpit-base/python:bookworm-requests-curl']);
     expect(lines.join('\n')).toMatch(/python:3.12-slim is not available locally; bootstrapping/);
   });
 
   it('bootstrap: uses an existing bootstrap image even when the registry one is there', async () => {
-    const fake = fakeImageDocker(['python:3.12-slim', 'sandpit-base/python:bookworm']);
+    const fake = fakeImageDocker(['python:3.12-slim', 'sandpit-base/python:bookworm-requests-curl']);
     expect(await ensureBaseImage(fake.docker, 'python', { imagesDir, source: 'bootstrap' })).toBe(
-      'sandpit-base/python:bookworm',
+      'sandpit-base/python:bookworm-requests-curl',
     );
     expect(fake.imports).toEqual([]);
   });
 
   it('bootstrap with refresh: bootstraps again', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python:bookworm']);
+    const fake = fakeImageDocker(['sandpit-base/python:bookworm-requests-curl']);
     await ensureBaseImage(fake.docker, 'python', {
       imagesDir,
       source: 'bootstrap',
       refresh: true,
       bootstrap: stubBootstrap,
     });
-    expect(fake.removed).toEqual(['sandpit-base/python:bookworm']);
-    expect(fake.imports.map((i) => i.tag)).toEqual(['sandpit-base/python:bookworm']);
+    expect(fake.removed).toEqual(['sandpit-base/python:bookworm-requests-curl']);
+    expect(fake.imports.map((i) => i.tag)).toEqual(['sandpit-base/python:bookworm-requests-curl']);
   });
 
   it('registry: never pulls; says how to get the image', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python:bookworm']);
+    const fake = fakeImageDocker(['sandpit-base/python:bookworm-requests-curl']);
     await expect(ensureBaseImage(fake.docker, 'python', { imagesDir, source: 'registry' })).rejects.toThrow(
       /python:3.12-slim is not available locally.*docker pull python:3.12-slim.*SANDPIT_BASE_SOURCE=bootstrap/,
     );
   });
 
   it('a flavour without a registry image is bootstrapped whatever the source', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python-data:bookworm-pandas']);
+    const fake = fakeImageDocker(['sandpit-base/python-data:bookworm-pandas-requests-curl']);
     expect(await ensureBaseImage(fake.docker, 'python-data', { imagesDir, source: 'registry' })).toBe(
-      'sandpit-base/python-data:bookworm-pandas',
+      'sandpit-base/python-data:bookworm-pandas-requests-curl',
     );
   });
 });
 
 describe('ensureExecutorImage', () => {
   it('builds sandpit/<flavour>:<hash12> once, with BASE_IMAGE and the hash label', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python:bookworm']);
+    const fake = fakeImageDocker(['sandpit-base/python:bookworm-requests-curl']);
     const tag = await ensureExecutorImage(fake.docker, 'python', { imagesDir, source: 'bootstrap' });
     expect(tag).toMatch(/^sandpit\/python:[0-9a-f]{12}$/);
     expect(fake.builds).toHaveLength(1);
@@ -90,7 +90,7 @@ describe('ensureExecutorImage', () => {
     expect(options).toMatchObject({
       tag,
       dockerfile: 'python/Dockerfile',
-      buildArgs: { BASE_IMAGE: 'sandpit-base/python:bookworm' },
+      buildArgs: { BASE_IMAGE: 'sandpit-base/python:bookworm-requests-curl' },
     });
     expect(options?.labels?.['dev.sandpit.image-hash']).toMatch(new RegExp(`^${tag.split(':')[1]}[0-9a-f]{52}$`));
 
@@ -103,7 +103,7 @@ describe('ensureExecutorImage', () => {
   });
 
   it('builds a new tag when the agent changes', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python:bookworm']);
+    const fake = fakeImageDocker(['sandpit-base/python:bookworm-requests-curl']);
     const first = await ensureExecutorImage(fake.docker, 'python', { imagesDir, source: 'bootstrap' });
     await writeFile(join(imagesDir, 'agents/python/agent.py'), 'print(2)\n');
     const second = await ensureExecutorImage(fake.docker, 'python', { imagesDir, source: 'bootstrap' });
@@ -120,7 +120,7 @@ describe('ensureExecutorImage', () => {
   });
 
   it('python and python-data share a Dockerfile but not a tag', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python:bookworm', 'sandpit-base/python-data:bookworm-pandas']);
+    const fake = fakeImageDocker(['sandpit-base/python:bookworm-requests-curl', 'sandpit-base/python-data:bookworm-pandas-requests-curl']);
     const python = await ensureExecutorImage(fake.docker, 'python', { imagesDir, source: 'bootstrap' });
     const data = await ensureExecutorImage(fake.docker, 'python-data', { imagesDir, source: 'bootstrap' });
     expect(data).toMatch(/^sandpit\/python-data:/);
@@ -130,7 +130,7 @@ describe('ensureExecutorImage', () => {
 
 describe('executorImageTag', () => {
   it('computes the same tag ensureExecutorImage builds, without building', async () => {
-    const fake = fakeImageDocker(['sandpit-base/python:bookworm']);
+    const fake = fakeImageDocker(['sandpit-base/python:bookworm-requests-curl']);
     const tag = await executorImageTag(fake.docker, 'python', { imagesDir, source: 'bootstrap' });
     expect(fake.builds).toHaveLength(0);
     expect(await ensureExecutorImage(fake.docker, 'python', { imagesDir, source: 'bootstrap' })).toBe(tag);

@@ -1,3 +1,4 @@
+import { networkInterfaces } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { SandpitError } from '../../shared/api/errors';
 import { checkAllowedHost } from './allowed-host-check';
@@ -107,5 +108,13 @@ describe('allowed hosts refuse what a sandbox may never reach, when they are ent
   it('still refuses what is not a host, or too broad a wildcard, as before', () => {
     expect(outcome('not a host')).toMatch(/is not a hostname or a \*\.domain wildcard/);
     expect(outcome('*.org')).toMatch(/too broad/);
+  });
+
+  it("refuses an address of one of this computer's own interfaces (its LAN address, a Docker network's gateway)", () => {
+    const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal);
+    // This machine runs Docker: its bridge's gateway (at least) is an interface address.
+    expect(own, 'an IPv4 interface that is not loopback').toBeDefined();
+    expect(outcome(own!.address)).toBe(`"${own!.address}" is an address of this computer (one of its network interfaces): sandboxes never reach this computer's own addresses, so it cannot be an allowed host.`);
+    expect(outcome(`::ffff:${own!.address}`)).toMatch(/is an address of this computer \(one of its network interfaces\)/);
   });
 });

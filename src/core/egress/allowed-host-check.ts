@@ -11,6 +11,7 @@ const METADATA = ['metadata.google.internal', 'metadata.goog', 'metadata', 'inst
 
 const WHY: Record<ForbiddenKind | 'metadata', string> = {
   loopback: "is this computer: sandboxes never reach this computer's own addresses (Sandpit itself listens there)",
+  'own-interface': "is an address of this computer (one of its network interfaces): sandboxes never reach this computer's own addresses",
   'link-local': 'is a link-local address, where cloud machines serve their metadata and credentials: sandboxes never reach it',
   unrouted: 'is not an address of any one host (unspecified, multicast or broadcast)',
   metadata: 'is a cloud metadata service (it hands out the machine’s credentials): sandboxes never reach it',

@@ -1,5 +1,6 @@
 import { lookup } from 'node:dns';
 import { BlockList, Socket, connect, isIP } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { LookupFunction } from 'node:net';
 
 /** Opens the upstream TCP connection for an allowed host. Called only after the allow-list passed. */
@@ -9,9 +10,10 @@ export type EgressConnector = (host: string, port: number) => Socket;
 export const FORBIDDEN_ADDRESS = 'EGRESS_FORBIDDEN_ADDRESS';
 
 /**
- * Addresses an allowed *name* may still not lead to: loopback (Sandpit's own API listens there),
- * link-local (cloud metadata at 169.254.169.254), unspecified, multicast and broadcast. Private LAN
- * ranges stay reachable, so a mirror on the local network works. IPv4-mapped IPv6 forms count as their IPv4.
+ * Addresses an allowed *name* may still not lead to: loopback (Sandpit's own API listens there), this
+ * computer's own interface addresses, link-local (cloud metadata at 169.254.169.254), unspecified, multicast
+ * and broadcast. Other private LAN addresses stay reachable, so a mirror on the local network works.
+ * IPv4-mapped IPv6 forms count as their IPv4.
  */
 const LOOPBACK = new BlockList();
 LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
@@ -29,8 +31,19 @@ UNROUTED.addSubnet('ff00::', 8, 'ipv6');
 UNROUTED.addSubnet('::ffff:0:0', 104, 'ipv6');
 UNROUTED.addSubnet('::ffff:e000:0', 99, 'ipv6');
 
-/** Why the proxy never connects to an address: this computer, link-local (metadata), or no host at all (unspecified, multicast, broadcast). */
-export type ForbiddenKind = 'loopback' | 'link-local' | 'unrouted';
+/**
+ * Why the proxy never connects to an address: this computer (loopback, or an address of one of its own network
+ * interfaces: its LAN address, the gateways of Docker's networks), link-local (metadata), or no host at all
+ * (unspecified, multicast, broadcast).
+ */
+export type ForbiddenKind = 'loopback' | 'own-interface' | 'link-local' | 'unrouted';
+
+/** The addresses of this computer's network interfaces, read each time (interfaces and Docker's networks come and go). */
+function ownInterfaceAddresses(): Set<string> {
+  const own = new Set<string>();
+  for (const list of Object.values(networkInterfaces())) for (const entry of list ?? []) own.add(entry.address.toLowerCase().replace(/%.*$/, ''));
+  return own;
+}
 
 /** The kind of forbidden address this is, or undefined for one the proxy may reach (`address` must be an IP literal). */
 export function forbiddenAddressKind(address: string): ForbiddenKind | undefined {
@@ -40,7 +53,19 @@ export function forbiddenAddressKind(address: string): ForbiddenKind | undefined
   if (LOOPBACK.check(address, type)) return 'loopback';
   if (LINK_LOCAL.check(address, type)) return 'link-local';
   if (UNROUTED.check(address, type)) return 'unrouted';
+  if (ownInterfaceAddresses().has(mappedIpv4(address.toLowerCase()))) return 'own-interface';
   return undefined;
+}
+
+/** An IPv4-mapped IPv6 address (`::ffff:192.0.2.2`, `::ffff:c000:202`) as its IPv4; any other address as it is. */
+function mappedIpv4(address: string): string {
+  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(address);
+  if (dotted?.[1]) return dotted[1];
+  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(address);
+  if (!hex?.[1] || !hex[2]) return address;
+  const high = parseInt(hex[1], 16);
+  const low = parseInt(hex[2], 16);
+  return [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
 }
 
 /** True for loopback, link-local, unspecified, multicast and broadcast addresses, and for anything that is not an IP. */

@@ -1,11 +1,13 @@
 import { createServer } from 'node:https';
 import type { Server } from 'node:https';
 import { connect } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { connect as tlsConnect, createSecureContext } from 'node:tls';
 import type { TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withTimeout } from '../util/with-timeout';
+import { guardedConnector } from './egress-connector';
 import type { EgressConnector } from './egress-connector';
 import type { EgressPassage } from './egress-proxy';
 import { createSecretAuthority } from './secret-ca';
@@ -173,5 +175,41 @@ describe('egress proxy: secrets put in for their own hosts', () => {
     const refused = await sendConnect(proxy.port, 'other.test:8443');
     expect(refused.status).toBe(403);
     refused.socket.destroy();
+  });
+
+  it('refuses a secret host whose name resolves to this computer, one at an address of its own interfaces, and one at the metadata address: the value goes nowhere', async () => {
+    const before = seen.length;
+    const own = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
+    expect(own, 'an IPv4 interface that is not loopback').toBeDefined();
+    const local: UsableSecret = { ...openai, name: 'local', hosts: [{ host: 'localhost', port: 443 }, { host: '169.254.169.254', port: 443 }, { host: own!, port: 443 }], placeholder: 'sandpit-secret-local' };
+    // The production connector (no test mapping): names are looked up, and answers that are this computer or link-local refused.
+    const { proxy } = await startProxy({
+      allowedHosts: ['localhost', '169.254.169.254', own!],
+      connect: guardedConnector,
+      secrets: {
+        authority: sandpitCa,
+        secretsFor: (_owner, host, port) => Promise.resolve([local].filter((s) => s.hosts.some((h) => h.host === host && h.port === port))),
+        upstreamCa: [upstreamCa.certificate],
+      },
+    });
+    const tls = await tlsThrough(proxy.port, 'localhost', sandpitCa.certificate);
+    const answer = await exchange(tls, 'GET / HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer sandpit-secret-local\r\n\r\n');
+    expect(answer.status).toBe(403);
+    expect(answer.body).toContain('Sandpit egress proxy: localhost resolves to an address sandboxes never reach\n');
+    tls.destroy();
+    // The metadata address and this computer's own interface address, allowed in the list: intercepted (a secret
+    // names them), and refused before anything goes out.
+    for (const address of ['169.254.169.254', own!]) {
+      const tunnel = await sendConnect(proxy.port, `${address}:443`);
+      expect(tunnel.status).toBe(200);
+      tunnel.socket.resume();
+      const inner = tlsConnect({ socket: tunnel.socket, ca: sandpitCa.certificate, checkServerIdentity: () => undefined });
+      await withTimeout(new Promise<void>((resolve, reject) => inner.once('secureConnect', resolve).once('error', reject)), WAIT_MS, 'TLS through the proxy');
+      const refused = await exchange(inner, `GET / HTTP/1.1\r\nHost: ${address}\r\nAuthorization: Bearer sandpit-secret-local\r\n\r\n`);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toContain(`Sandpit egress proxy: ${address} resolves to an address sandboxes never reach\n`);
+      inner.destroy();
+    }
+    expect(seen.length).toBe(before);
   });
 });

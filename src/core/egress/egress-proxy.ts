@@ -62,7 +62,7 @@ export interface EgressProxyOptions {
   onOutcome?(event: EgressPassageOutcome): void;
   /** More hosts one owner may reach (its environment's own allow-list), on top of `allowedHosts`. */
   extraHostsFor?(owner: string): readonly string[];
-  /** Opens upstream connections for allowed hosts. Default: net.connect that never reaches loopback or link-local addresses. */
+  /** Opens upstream connections for allowed hosts. Default: net.connect that never reaches this computer (loopback, its own interfaces) or link-local addresses. */
   connect?: EgressConnector;
   log: Logger;
   /**

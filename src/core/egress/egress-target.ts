@@ -26,7 +26,7 @@ const REASON_TEXT: Record<EgressRefusalReason, string> = {
   'port-not-allowed': 'this port is not allowed',
   'ip-literal-not-allowed': 'IP addresses are not on the allow-list',
   'host-not-allowed': 'this host is not on the allow-list of package indexes',
-  'forbidden-address': 'this host resolves to a loopback or link-local address',
+  'forbidden-address': 'this host resolves to an address of this computer (loopback or one of its interfaces) or a link-local one',
 };
 
 const PLAIN_WORDS: Partial<Record<EgressRefusalReason, string>> = {

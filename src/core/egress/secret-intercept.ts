@@ -2,6 +2,7 @@ import { Agent, request } from 'node:https';
 import type { AgentOptions } from 'node:https';
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { Socket } from 'node:net';
 import { TLSSocket, connect as tlsConnect, rootCertificates } from 'node:tls';
 import type { ConnectionOptions } from 'node:tls';
@@ -87,7 +88,8 @@ export function secretInterceptor(deps: InterceptDeps): SecretInterceptor {
     const { headers, used } = headersWithSecrets(req.headers, passage.secrets);
     headers.host ??= target.port === 443 ? target.host : `${target.host}:${target.port}`;
     passage.onRequest(used);
-    const upstream = request({ host: target.host, port: target.port, servername: target.host, method: req.method, path: req.url, headers, agent: agentFor(target), timeout: deps.connectTimeoutMs });
+    // SNI carries names only (RFC 6066): an address is verified against the certificate's IP entries.
+    const upstream = request({ host: target.host, port: target.port, ...(isIP(target.host) ? {} : { servername: target.host }), method: req.method, path: req.url, headers, agent: agentFor(target), timeout: deps.connectTimeoutMs });
     upstream.on('socket', (socket: Socket) => {
       // A kept-alive upstream socket serves many requests: registered once.
       if (tracked.has(socket)) return;

@@ -1,6 +1,6 @@
 import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SANDPIT_CA_BUNDLE } from '../sandbox/sandbox-paths';
+import { CA_TRUST_ENV } from '../sandbox/sandbox-paths';
 import { writeFileAtomic } from '../util/atomic-write';
 import type { SecretUse } from '../../shared/domain/secret';
 import { secretPlaceholder } from '../../shared/domain/secret';
@@ -13,15 +13,7 @@ import type { SecretAuthority } from './secret-ca';
 export function secretSandboxEnv(uses: readonly SecretUse[]): Record<string, string> {
   const env: Record<string, string> = {};
   for (const use of uses) env[use.envVar] = secretPlaceholder(use.name);
-  return {
-    ...env,
-    SSL_CERT_FILE: SANDPIT_CA_BUNDLE,
-    REQUESTS_CA_BUNDLE: SANDPIT_CA_BUNDLE,
-    CURL_CA_BUNDLE: SANDPIT_CA_BUNDLE,
-    NODE_EXTRA_CA_CERTS: SANDPIT_CA_BUNDLE,
-    PIP_CERT: SANDPIT_CA_BUNDLE,
-    npm_config_cafile: SANDPIT_CA_BUNDLE,
-  };
+  return { ...env, ...CA_TRUST_ENV };
 }
 
 /**

@@ -32,11 +32,17 @@ export function secretServices(deps: {
   /** The environment of a live session. */
   environmentOf(sessionId: string): string | undefined;
   onUsed(event: { host: string; port: number; time: string; sessionId: string; secrets: string[] }): void;
+  /** Secrets were saved, deleted or detached: their names (never a value). */
+  onChanged?: (names: string[]) => void;
   /** More upstream CAs: tests only. */
   upstreamCa?: readonly string[];
   log: Logger;
 }): SecretServices {
-  const store = new SecretStore({ path: join(deps.home, 'secrets.json'), cipher: deps.cipher ?? keyFileCipher(join(deps.home, 'secrets.key')) });
+  const store = new SecretStore({
+    path: join(deps.home, 'secrets.json'),
+    cipher: deps.cipher ?? keyFileCipher(join(deps.home, 'secrets.key')),
+    ...(deps.onChanged ? { onChange: deps.onChanged } : {}),
+  });
   let authority: SecretAuthority | undefined;
   const theAuthority = (): SecretAuthority => (authority ??= createSecretAuthority());
   let caDir: Promise<string> | undefined;

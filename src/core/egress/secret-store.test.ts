@@ -60,4 +60,35 @@ describe('secret store', () => {
     const reread = new SecretStore({ path: join(dir, 'secrets.json'), cipher: keyFileCipher(join(dir, 'secrets.key')) });
     await expect(reread.usable('py')).rejects.toThrow('The secret "openai" cannot be unlocked: it was altered, or sealed with another key.');
   });
+
+  it('tells who listens which secrets changed, by name only, once each change is on disk', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandpit-secrets-'));
+    dirs.push(dir);
+    const told: string[][] = [];
+    const s = new SecretStore({ path: join(dir, 'secrets.json'), cipher: keyFileCipher(join(dir, 'secrets.key')), onChange: (names) => told.push(names) });
+    await s.save({ name: 'openai', value: VALUE, hosts: ['api.openai.com'], environments: ['py'] });
+    await s.save({ name: 'github', value: VALUE, hosts: ['api.github.com'] });
+    // A refused change changes nothing and tells nothing.
+    await expect(s.save({ name: 'new', hosts: ['api.example.com'] })).rejects.toThrow('give its value');
+    // Removing an environment detaches it: only the secrets it had are named.
+    await s.forgetEnvironment('py');
+    await s.forgetEnvironment('py');
+    await s.delete('github');
+    expect(told).toEqual([['openai'], ['github'], ['openai'], ['github']]);
+    expect(JSON.stringify(told)).not.toContain(VALUE);
+  });
+
+  it('a listener that throws does not undo nor fail the change', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'sandpit-secrets-'));
+    dirs.push(dir);
+    const s = new SecretStore({
+      path: join(dir, 'secrets.json'),
+      cipher: keyFileCipher(join(dir, 'secrets.key')),
+      onChange: () => {
+        throw new Error('listener broke');
+      },
+    });
+    await s.save({ name: 'openai', value: VALUE, hosts: ['api.openai.com'] });
+    expect((await s.list()).map((x) => x.name)).toEqual(['openai']);
+  });
 });

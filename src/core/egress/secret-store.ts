@@ -33,7 +33,14 @@ export class SecretStore {
   private readonly values = new Map<string, string>();
   private readonly writes = new SerialQueue();
 
-  constructor(private readonly deps: { path: string; cipher: SecretCipher; onChange?: () => void }) {}
+  constructor(
+    private readonly deps: {
+      path: string;
+      cipher: SecretCipher;
+      /** Told after each change is on disk, with the names of the secrets it touched (never a value). Must not throw. */
+      onChange?: (names: string[]) => void;
+    },
+  ) {}
 
   get protection(): SecretCipher['protection'] {
     return this.deps.cipher.protection;
@@ -64,7 +71,7 @@ export class SecretStore {
       if (sealed === undefined) throw new SandpitError('INTERNAL', 'A saved secret lost its sealed value.');
       const record: SecretRecord = { name: parsed.name, hosts, sendAs: parsed.sendAs, envVar, environments: [...new Set(parsed.environments)], createdAt: old?.createdAt ?? now, updatedAt: now, sealed };
       const next = [...records.filter((r) => r.name !== parsed.name), record].sort((a, b) => a.name.localeCompare(b.name));
-      await this.persist(next);
+      await this.persist(next, [parsed.name]);
       if (parsed.value !== undefined) this.values.set(parsed.name, parsed.value);
       return toInfo(record);
     });
@@ -74,7 +81,7 @@ export class SecretStore {
     return this.writes.run(async () => {
       const records = await this.load();
       if (!records.some((r) => r.name === name)) throw new SandpitError('NOT_FOUND', `There is no secret "${name}".`);
-      await this.persist(records.filter((r) => r.name !== name));
+      await this.persist(records.filter((r) => r.name !== name), [name]);
       this.values.delete(name);
     });
   }
@@ -83,8 +90,9 @@ export class SecretStore {
   forgetEnvironment(environmentId: string): Promise<void> {
     return this.writes.run(async () => {
       const records = await this.load();
-      if (!records.some((r) => r.environments.includes(environmentId))) return;
-      await this.persist(records.map((r) => ({ ...r, environments: r.environments.filter((e) => e !== environmentId) })));
+      const touched = records.filter((r) => r.environments.includes(environmentId)).map((r) => r.name);
+      if (touched.length === 0) return;
+      await this.persist(records.map((r) => ({ ...r, environments: r.environments.filter((e) => e !== environmentId) })), touched);
     });
   }
 
@@ -139,10 +147,14 @@ export class SecretStore {
     return this.records;
   }
 
-  private async persist(records: SecretRecord[]): Promise<void> {
+  private async persist(records: SecretRecord[], touched: string[]): Promise<void> {
     await writeFileAtomic(this.deps.path, `${JSON.stringify({ version: 1, secrets: records }, null, 2)}\n`);
     this.records = records;
-    this.deps.onChange?.();
+    try {
+      this.deps.onChange?.(touched);
+    } catch {
+      // A listener's failure is its own: the change is saved.
+    }
   }
 }
 

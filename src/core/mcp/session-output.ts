@@ -1,8 +1,28 @@
 import { z } from 'zod';
+import type { SecretUse } from '../../shared/domain/secret';
 import type { SessionInfo } from '../../shared/domain/session';
 import { sessionStateSchema } from '../../shared/domain/session';
 import { LANGUAGES } from '../../shared/domain/languages';
 import { formatDuration } from './tool-fields';
+
+/** A secret as an assistant sees it (issue 18): its name, hosts and the variable holding a stand-in — never its value. */
+export const secretOfSessionSchema = z.object({
+  name: z.string().describe('Name of the secret'),
+  hosts: z.array(z.string()).describe('The hosts Sandpit puts it into requests for (HTTPS)'),
+  variable: z.string().describe('The environment variable holding a stand-in: send it as the key, Sandpit puts the real value in for those hosts'),
+});
+
+/** The secrets as an assistant sees them; undefined when there are none. */
+export function secretsOf(secrets: readonly SecretUse[] | undefined): Array<z.infer<typeof secretOfSessionSchema>> | undefined {
+  return secrets?.length ? secrets.map((s) => ({ name: s.name, hosts: [...s.hosts], variable: s.envVar })) : undefined;
+}
+
+/** The secrets in words, for the text a model reads ('' when there are none). */
+export function secretsPhrase(secrets: readonly SecretUse[] | undefined): string {
+  if (!secrets?.length) return '';
+  const each = secrets.map((s) => `${s.name} for ${s.hosts.join(', ')} (${s.envVar} holds a stand-in; Sandpit puts the value in)`);
+  return `, can use the secret${secrets.length > 1 ? 's' : ''} ${each.join(', ')}`;
+}
 
 export const sessionSummarySchema = z.object({
   session_id: z.string().describe('Pass as session_id to the other tools'),
@@ -29,6 +49,7 @@ export const sessionSummarySchema = z.object({
       }),
     )
     .describe("Folders of the person's computer this session has; only the person adds them, in the Sandpit panel"),
+  secrets: z.array(secretOfSessionSchema).optional().describe('Secrets its requests can carry; only the person adds them, in the Sandpit panel'),
 });
 export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
@@ -48,6 +69,7 @@ export function toSessionSummary(info: SessionInfo): SessionSummary {
     idle_timeout_minutes: Math.round((info.idleTimeoutMs / 60_000) * 10) / 10,
     kept: info.kept,
     shared_folders: info.folders.map((f) => ({ path: f.mountPath, name: f.name, mode: f.mode })),
+    ...(info.secrets?.length ? { secrets: secretsOf(info.secrets) } : {}),
   };
 }
 
@@ -66,5 +88,5 @@ export function sessionLine(info: SessionInfo, now: number = Date.now()): string
   const shared = info.shared ? ', shared with every assistant' : '';
   const kept = info.kept ? ', kept across restarts' : '';
   const paused = info.state === 'paused' ? ' (files and packages kept; the next call resumes it without its variables)' : '';
-  return `${info.id} "${info.name}": ${info.language}, environment ${info.environment ?? info.language}, ${info.state}${paused}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}${shared}${kept}${foldersPhrase(info)}`;
+  return `${info.id} "${info.name}": ${info.language}, environment ${info.environment ?? info.language}, ${info.state}${paused}, ${info.runs} run(s), created ${info.createdAt}, last used ${idle} ago${packages}${shared}${kept}${foldersPhrase(info)}${secretsPhrase(info.secrets)}`;
 }

@@ -23,9 +23,19 @@ export interface SandboxBackend {
   /** Creates a sandbox (its storage and its container under the hardened profile); not started yet. */
   create(spec: SandboxSpec): Promise<Sandbox>;
   /** The sandbox of a kept session again, from its record (after Sandpit restarted); not started. */
-  reopen(spec: SandboxSpec, record: SandboxRecord): Promise<Sandbox>;
+  reopen(spec: SandboxSpec, record: SandboxRecord, options?: ReopenOptions): Promise<Sandbox>;
   /** Tells when the backend's event stream is lost (the engine may have gone away). */
   onLost(listener: () => void): void;
+}
+
+export interface ReopenOptions {
+  /**
+   * Its container is made again from `spec` (this core's network, variables and CA bundle), keeping /workspace and
+   * the installed packages: for a sandbox whose network ended with the core that made it (the egress proxy's).
+   * Every container Sandpit made for the session is removed first; the one the record names must be one of them,
+   * or gone (a crash between removing it and writing the record again).
+   */
+  remake?: boolean;
 }
 
 export interface BackendEndpoint {

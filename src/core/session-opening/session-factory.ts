@@ -3,7 +3,8 @@ import type { PartialLimits } from '../../shared/domain/limits';
 import { DEFAULT_LANGUAGE, LANGUAGE_ENTRIES, languageLabel, packageManagerOf, withArticle } from '../../shared/domain/languages';
 import type { Language } from '../../shared/domain/languages';
 import { findEnvironment } from '../environments/environment-lookup';
-import { isolationOf, networkFor } from './environment-services';
+import { isolationOf } from './environment-services';
+import { sessionConnection } from './session-connection';
 import type { EnvironmentServices } from './environment-services';
 import { parsePackageSpecs } from '../installers/package-specs';
 import type { PackageSpec } from '../installers/package-specs';
@@ -11,29 +12,6 @@ import type { Session } from '../sessions/session';
 import type { SessionManager } from '../sessions/session-manager';
 import { prepareReviewLayers, shareFolders } from '../folders/share-folders';
 import type { FolderSharing } from '../folders/folder-sharing';
-import { secretSandboxEnv } from '../egress/secret-sandbox';
-import type { ContainerEnv } from '../sessions/session-template';
-import type { SecretUse } from '../../shared/domain/secret';
-
-/**
- * Secrets (issue 18): a session of the "packages" policy whose environment may use secrets gets their placeholders
- * and the CA bundle (its requests go through the egress proxy, which puts the values in). Other policies get
- * none: "none" reaches nothing, and "open" does not go through the proxy.
- */
-async function secretsFor(
-  env: { id: string; network: string },
-  environments: EnvironmentServices,
-  network: { containerEnv?: ContainerEnv },
-): Promise<{ containerEnv?: ContainerEnv; caDir?: string; secrets?: SecretUse[] }> {
-  if (env.network !== 'packages' || !environments.secrets) return {};
-  const uses = await environments.secrets.usesOf(env.id);
-  if (uses.length === 0) return {};
-  const caDir = await environments.secrets.caDir();
-  const extra = secretSandboxEnv(uses);
-  const base = network.containerEnv;
-  const containerEnv: ContainerEnv = (sessionId) => ({ ...(typeof base === 'function' ? base(sessionId) : base), ...extra });
-  return { containerEnv, caDir, secrets: uses };
-}
 
 export interface NewSessionRequest {
   /** By id or name; default: the language's built-in environment. */
@@ -83,8 +61,7 @@ export async function openSession(
   const image = await environments.builder.imageFor(env.id, (line, step, steps) =>
     request.onProgress?.(`building "${env.name}"${step ? ` (step ${step} of ${steps})` : ''}: ${line.slice(0, 200)}`, step, steps),
   );
-  const network = networkFor(env.network, { egress: environments.egress(), open: environments.openNetwork }, environments.egressProblem?.());
-  const secrets = await secretsFor(env, environments, network);
+  const connection = await sessionConnection(env.network, env.id, environments);
   const session = await sessions.create({
     language: env.language,
     image,
@@ -93,8 +70,7 @@ export async function openSession(
     limits: request.limits,
     networkPolicy: env.network,
     isolation: isolationOf(env, environments),
-    ...network,
-    ...secrets,
+    ...connection,
     ...(request.name ? { name: request.name } : {}),
     client: request.client,
     owner: request.owner,

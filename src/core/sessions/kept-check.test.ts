@@ -24,11 +24,17 @@ describe('a kept record read back from the data folder', () => {
     expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'bridge' }, 'bridge')).toBeUndefined();
   });
 
-  it('refuses the host network, another network, a network for policy none, and the package proxy', () => {
+  it('keeps the egress proxy network of some core for policy packages (the next core makes its container again)', () => {
+    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'sandpit-egress-0123456789ab' }, 'bridge')).toBeUndefined();
+  });
+
+  it('refuses the host network, another network, a network for policy none, and a network that is no egress proxy\'s for packages', () => {
     expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'host' }, 'bridge')).toMatch(/network "host"/);
     expect(keptRecordProblem({ ...record, network: 'host' }, 'bridge')).toMatch(/network "host", not the one its policy "none" gives \(none\)/);
     expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'container:abc' }, 'bridge')).toMatch(/container:abc/);
     expect(keptRecordProblem({ ...record, networkPolicy: 'open' }, 'bridge')).toMatch(/network "none"/);
-    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'sandpit-egress-1' }, 'bridge')).toMatch(/package proxy/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'sandpit-egress-1' }, 'bridge')).toBe('it asks for the network "sandpit-egress-1", not the egress proxy\'s its policy "packages" gives');
+    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'host' }, 'bridge')).toMatch(/network "host", not the egress proxy's/);
+    expect(keptRecordProblem({ ...record, networkPolicy: 'packages' }, 'bridge')).toMatch(/network "none", not the egress proxy's/);
   });
 });

@@ -4,14 +4,20 @@ import type { SandboxFolder } from '../sandbox/sandbox-backend';
 import type { KeptRecord } from './kept-store';
 import { sandboxFolders } from './session-types';
 
+/** The egress proxy's network of some core (`sandpit-egress-<12 hex digits of its instance>`). */
+const EGRESS_NETWORK = /^sandpit-egress-[0-9a-f]{12}$/;
+
 /**
  * What is wrong with a kept session's record read back from the data folder, in plain words, or undefined.
  * A record is input: its network must be the one its policy gives (none: no network; open: the engine's
- * network with a way out, `openNetwork`), and a session on the package proxy is never kept — so `network: host`,
- * a container network or another policy's network is refused, as the contract would refuse it.
+ * network with a way out, `openNetwork`; packages: an egress proxy's network, never used as it is — the next core
+ * makes its container again on its own) — so `network: host`, a container network or another policy's network is
+ * refused, as the contract would refuse it.
  */
 export function keptRecordProblem(record: KeptRecord, openNetwork: string): string | undefined {
-  if (record.networkPolicy === 'packages') return 'it says it uses the package proxy, and such a session is never kept';
+  if (record.networkPolicy === 'packages') {
+    return record.network !== undefined && EGRESS_NETWORK.test(record.network) ? undefined : `it asks for the network "${record.network ?? 'none'}", not the egress proxy's its policy "packages" gives`;
+  }
   const wanted = record.networkPolicy === 'open' ? openNetwork : undefined;
   if (record.network !== wanted) {
     return `it asks for the network "${record.network ?? 'none'}", not the one its policy "${record.networkPolicy}" gives (${wanted ?? 'none'})`;

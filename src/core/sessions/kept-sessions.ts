@@ -7,8 +7,18 @@ import { keptKey, keptRecordOf } from './kept-record';
 import type { KeptRecord, KeptStore } from './kept-store';
 import type { SandboxDriver } from './sandbox-driver';
 import { Session } from './session';
-import type { SessionTemplate } from './session-template';
+import type { ContainerEnv, SessionTemplate } from './session-template';
+import type { SecretUse } from '../../shared/domain/secret';
 import type { SessionServices } from './session-types';
+
+/** What a kept session on the package proxy is connected with by the core that takes it over. */
+export interface KeptConnection {
+  network?: string;
+  containerEnv?: ContainerEnv;
+  /** The folder of this core's CA bundle, when its environment may use secrets. */
+  caDir?: string;
+  secrets?: SecretUse[];
+}
 
 export interface KeptSessionsDeps {
   /** Where kept sessions are recorded (the data folder); absent: no session can be kept. */
@@ -17,6 +27,8 @@ export interface KeptSessionsDeps {
   openNetwork: string;
   /** Checks a kept record's shared folders again as it is taken over. */
   checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
+  /** How this core connects a session on the package proxy (absent: it runs no egress proxy; such sessions stay on disk). */
+  reconnect?: (record: KeptRecord) => Promise<KeptConnection>;
   log: Logger;
 }
 
@@ -38,19 +50,6 @@ export class KeptSessions {
   constructor(private readonly deps: KeptSessionsDeps) {
     this.store = deps.store;
     this.log = deps.log;
-  }
-
-  /**
-   * A sandbox whose variables differ per sandbox (the package proxy's credential, issued to this run of
-   * Sandpit) cannot outlive it: keeping one is refused, saying why.
-   */
-  assertKeepable(perSandboxPass: boolean): void {
-    if (perSandboxPass) {
-      throw new SandpitError(
-        'INVALID_INPUT',
-        'A session whose network goes through the package proxy cannot be kept: the proxy pass it was started with ends when Sandpit quits. Keep a session without network (or with an open network) instead.',
-      );
-    }
   }
 
   /** Writes a kept session's record (its sandbox's too) and, when `announce`, marks it kept. */
@@ -92,7 +91,10 @@ export class KeptSessions {
    * A kept session an earlier core left, taken over from its record as paused (its container stopped, its storage
    * there; it resumes on first use). Its MCP owner ended with that core: it is shared, usable by every client, like
    * sessions made in the panel. Undefined when the record is refused or its sandbox cannot be taken over (the record
-   * stays, and nothing of it is started).
+   * stays, and nothing of it is started). A session on the package proxy gets its container made again, on this
+   * core's proxy network with a pass of this core's, its environment's secrets as they are now and this core's CA
+   * bundle (the ones it was made with ended with the old core); its workspace and packages stay, and its record is
+   * written again at once with the new container.
    */
   async adopt(
     record: KeptRecord,
@@ -100,11 +102,29 @@ export class KeptSessions {
     services: SessionServices,
   ): Promise<Session | undefined> {
     if (!(await keptRecordAccepted(record, this.deps.openNetwork, this.log, this.deps.checkFolders))) return undefined;
-    const template: SessionTemplate = { language: record.language, image: record.image, limits: record.limits, network: record.network, isolation: record.isolation };
+    let connection: KeptConnection | undefined;
+    if (record.networkPolicy === 'packages') {
+      try {
+        if (!this.deps.reconnect) throw new SandpitError('INVALID_INPUT', 'this Sandpit runs no egress proxy for it');
+        connection = await this.deps.reconnect(record);
+      } catch (error) {
+        this.log.warn('could not connect a kept session to the egress proxy; it is not taken over and its record stays', { sessionId: record.id, error: toErrorBody(error).message });
+        return undefined;
+      }
+    }
+    const template: SessionTemplate = {
+      language: record.language,
+      image: record.image,
+      limits: record.limits,
+      network: connection ? connection.network : record.network,
+      env: connection?.containerEnv,
+      isolation: record.isolation,
+      ...(connection?.caDir ? { caDir: connection.caDir } : {}),
+    };
     const folders = record.folders ?? [];
     const runtime = make(template, folders);
     try {
-      await runtime.adopt(record.sandbox);
+      await runtime.adopt(record.sandbox, { remake: connection !== undefined });
     } catch (error) {
       this.log.warn('could not take over a kept session; its record stays', { sessionId: record.id, error: toErrorBody(error).message });
       return undefined;
@@ -123,14 +143,20 @@ export class KeptSessions {
         owner: undefined,
         idleTtlMs: record.idleTtlMs,
         fromPool: false,
+        ...(connection?.secrets?.length ? { secrets: connection.secrets } : {}),
       },
       services,
       'paused',
       { kept: true, createdAt: new Date(record.createdAt), packages: record.packages, pausedBy: 'quit', ...(record.history ? { history: record.history } : {}), ...(record.runs !== undefined ? { runs: record.runs } : {}) },
       folders,
     );
-    // The record is what it holds now.
-    this.saved.set(session.id, keptKey(session));
+    if (connection) {
+      // Its new container and network are what the record says from now on.
+      await this.save(session, false).catch((error: unknown) => this.log.warn('could not update a kept session record', { sessionId: session.id, error: toErrorBody(error).message }));
+    } else {
+      // The record is what it holds now.
+      this.saved.set(session.id, keptKey(session));
+    }
     return session;
   }
 

@@ -14,7 +14,7 @@ import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
 import { isRequestReply } from '../sandbox/protocol';
 import type { AgentMessage, HostMessage } from '../sandbox/protocol';
-import type { Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
+import type { ReopenOptions, Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
 /** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
 const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
 /**
@@ -110,8 +110,8 @@ export class SandboxDriver {
   }
 
   /** Takes over a kept sandbox from its record (after Sandpit restarted): paused until resume(). */
-  async adopt(record: SandboxRecord): Promise<void> {
-    this.sandboxHandle = await this.options.backend.reopen(this.options.spec, record);
+  async adopt(record: SandboxRecord, options: ReopenOptions = {}): Promise<void> {
+    this.sandboxHandle = await this.options.backend.reopen(this.options.spec, record, options);
     this.paused = true;
   }
 

@@ -14,8 +14,9 @@ import type { InstallSettings } from '../installers/helper-install';
 import { newId } from '../util/ids';
 import { Semaphore } from '../util/semaphore';
 import type { EngineMonitor } from './engine-monitor';
-import type { KeptStore } from './kept-store';
+import type { KeptRecord, KeptStore } from './kept-store';
 import { KeptSessions } from './kept-sessions';
+import type { KeptConnection } from './kept-sessions';
 import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
 import { SandboxDriver } from './sandbox-driver';
 import { Session } from './session';
@@ -44,6 +45,12 @@ export interface SessionManagerDeps {
   kept?: KeptStore;
   /** The engine's network with a way out (sessions of the "open" policy): what a kept record of that policy must name. */
   openNetwork: string;
+  /**
+   * How a kept session on the package proxy is connected by this core (its network, its proxy pass, its secrets and
+   * the CA bundle): they ended with the core that made it, so its container is made again with these. Throws when
+   * it cannot be connected now (the session is then not taken over, and its record stays).
+   */
+  reconnectKept?: (record: KeptRecord) => Promise<KeptConnection>;
   /** Checks shared folders again before each container that mounts them is made or started (see SandboxSpec). */
   checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
   /** Removes the layers of a stopped session's review folders (their pending changes end with it). */
@@ -101,7 +108,13 @@ export class SessionManager {
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
-    this.kept = new KeptSessions({ store: deps.kept, openNetwork: deps.openNetwork, ...(deps.checkFolders ? { checkFolders: deps.checkFolders } : {}), log: this.log });
+    this.kept = new KeptSessions({
+      store: deps.kept,
+      openNetwork: deps.openNetwork,
+      ...(deps.checkFolders ? { checkFolders: deps.checkFolders } : {}),
+      ...(deps.reconnectKept ? { reconnect: deps.reconnectKept } : {}),
+      log: this.log,
+    });
     this.services = {
       slots: new Semaphore(deps.config.maxConcurrentRuns),
       queueTimeoutMs: deps.config.queueTimeoutMs,
@@ -166,7 +179,6 @@ export class SessionManager {
 
   async create(input: CreateSessionInput): Promise<Session> {
     this.assertOpen();
-    if (input.keep) this.kept.assertKeepable(input.networkPolicy === 'packages' || typeof input.containerEnv === 'function');
     this.assertEngineUp();
     // Counted before the first await, so creates that run at once cannot all pass the check.
     if (this.sessions.size + this.creating >= this.deps.config.maxSessions) {
@@ -293,12 +305,11 @@ export class SessionManager {
 
   /**
    * Keeps a session across a restart of Sandpit, or no longer: its record in the data folder (written now, so
-   * even a crash keeps it) or removed. A session on the package proxy cannot be kept (see assertKeepable).
+   * even a crash keeps it) or removed.
    */
   async setKept(sessionId: string, keep: boolean): Promise<Session> {
     const session = this.session(sessionId);
     if (keep) {
-      this.kept.assertKeepable(session.identity.networkPolicy === 'packages');
       await this.kept.save(session, true);
     } else {
       await this.kept.unkeep(session);

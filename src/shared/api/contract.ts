@@ -469,6 +469,11 @@ export const events = {
   }),
   /** What a session may run without asking changed: an "Approve for this session" given in the chat, or taken back in the panel. */
   'approval.grants': z.object({ sessionId: z.string() }),
+  /**
+   * Secrets were added, changed, deleted or detached from a removed environment (issue 18): their names only, never a
+   * value. The panel reads secrets.list again.
+   */
+  'secrets.changed': z.object({ names: z.array(secretNameSchema).describe('The secrets that changed, by name') }),
   /** The MCP clients connected now (after one connected or left). */
   'clients.changed': z.object({ clients: z.array(connectedClientSchema) }),
   /** A background run (issue 23) started, moved on or ended. */

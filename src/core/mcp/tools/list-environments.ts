@@ -4,6 +4,7 @@ import type { EnvironmentView } from '../../../shared/domain/environment';
 import { LANGUAGES } from '../../../shared/domain/languages';
 import { MANAGER_IDS, allPackages } from '../../../shared/domain/package-managers';
 import { defineTool } from '../define-tool';
+import { secretOfSessionSchema, secretsOf, secretsPhrase } from '../session-output';
 
 const environmentSummarySchema = z.object({
   id: z.string().describe('Pass as environment to create_session (its name works too)'),
@@ -15,6 +16,7 @@ const environmentSummarySchema = z.object({
   status: z.enum(ENVIRONMENT_STATES).describe('ready | building | failed | not-built (built on first use)'),
   status_message: z.string().describe('The status in plain words (for failed: why and what to do)'),
   built_in: z.boolean().describe('A preset that comes with Sandpit'),
+  secrets: z.array(secretOfSessionSchema).optional().describe('Secrets its sessions can use (network "packages" only); only the person adds them, in the Sandpit panel'),
 });
 
 function summary(env: EnvironmentView): z.infer<typeof environmentSummarySchema> {
@@ -28,6 +30,7 @@ function summary(env: EnvironmentView): z.infer<typeof environmentSummarySchema>
     status: env.status.state,
     status_message: env.status.message,
     built_in: env.preset,
+    ...(env.secrets?.length ? { secrets: secretsOf(env.secrets) } : {}),
   };
 }
 
@@ -43,11 +46,13 @@ export const listEnvironmentsTool = defineTool({
   run: async (_args, kit) => {
     const { environments } = await kit.call('environments.list', {});
     const list = environments.map(summary);
-    const text = list
-      .map((e) => {
+    const text = environments
+      .map((env) => {
+        const e = summary(env);
         const packages = e.packages.length ? `; packages: ${e.packages.join(', ')}` : '';
         const network = e.network === 'none' ? '' : `; network: ${NETWORK_POLICY_MEANINGS[e.network].toLowerCase()}`;
-        return `${e.id}: "${e.name}" (${e.language}) — ${e.status_message}${packages}${network}${e.description ? `\n  ${e.description}` : ''}`;
+        const secrets = env.secrets?.length ? `; its sessions${secretsPhrase(env.secrets).slice(1)}` : '';
+        return `${e.id}: "${e.name}" (${e.language}) — ${e.status_message}${packages}${network}${secrets}${e.description ? `\n  ${e.description}` : ''}`;
       })
       .join('\n');
     return { structured: { environments: list }, text };

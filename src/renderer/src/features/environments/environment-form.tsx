@@ -18,6 +18,7 @@ import { BASE_WORDS } from './environment-words';
 import { FolderChoice } from './folder-choice';
 import { IsolationChoice } from './isolation-choice';
 import { NetworkChoice } from './network-choice';
+import { SecretChoice, saveSecretChoice } from './secret-choice';
 
 
 interface EnvironmentFormProps {
@@ -38,6 +39,8 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
   /** The chip the server refused, and its message. */
   const [bad, setBad] = useState<{ installer: Installer; value: string; message: string } | undefined>();
   const [saving, setSaving] = useState(false);
+  /** The secrets chosen for it (issue 18); undefined while no box was changed. */
+  const [secretNames, setSecretNames] = useState<string[] | undefined>();
   /** The server's words when the language cannot run on the chosen starting point, shown under it. */
   const [baseProblem, setBaseProblem] = useState<string | undefined>();
   const failed = editing?.build?.state === 'failed' ? editing.build.failedPackage : undefined;
@@ -67,6 +70,15 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
       const env = editing
         ? await client.call('environments.update', { environmentId: editing.id, patch: toPatch(draft, limits) })
         : await client.call('environments.create', toCreateInput(draft, limits));
+      if (secretNames !== undefined) {
+        try {
+          await saveSecretChoice(client, env.id, secretNames);
+        } catch (caught) {
+          setError(`The environment is saved, but not the secrets it may use: ${plainError(caught)}`);
+          // A new one exists now: it is edited from its card, never created twice.
+          if (editing) return;
+        }
+      }
       onSaved(env, build);
     } catch (caught) {
       const message = plainError(caught);
@@ -231,6 +243,9 @@ export function EnvironmentForm({ editing, initial, notes, onSaved, onCancel }: 
           placeholder="files.example.org"
           testId="env-allowed-hosts"
         />
+      ) : null}
+      {draft.network === 'packages' ? (
+        <SecretChoice {...(editing ? { environmentId: editing.id } : {})} chosen={secretNames} onChange={setSecretNames} />
       ) : null}
       <IsolationChoice value={draft.isolation} onChange={(isolation) => change({ isolation })} />
       <FolderChoice value={draft.folders} onChange={(folders) => change({ folders })} />

@@ -97,6 +97,11 @@ export function EnvironmentRow({ env, onEdit }: { env: Environment; onEdit: (env
             <span data-testid="env-isolation">{env.isolation ? `${ISOLATION_WORDS[env.isolation]} isolation` : 'Isolation as in Settings'}</span>
           </p>
           {env.network === 'packages' ? <AllowedHosts env={env} onProblem={reportError} /> : null}
+          {env.network === 'packages' && env.secrets?.length ? (
+            <p className="small" data-testid="env-secrets-used">
+              Secrets its sessions may use: {env.secrets.map((s) => `${s.name} (sent to ${s.hosts.join(', ')})`).join('; ')}
+            </p>
+          ) : null}
           {fromBase.length > 0 ? (
             <p className="small" data-testid="env-comes-with">
               Comes with {fromBase.join(', ')}.

@@ -54,4 +54,21 @@ describe('environments store', () => {
     store.getState().applyEvent({ name: 'environment.removed', payload: { environmentId: 'data' } });
     expect(store.getState().environments.map((e) => e.id)).toEqual(['python']);
   });
+
+  it('keeps the secrets an environment may use across its updates, and reads them again when secrets change', async () => {
+    const openai = [{ name: 'openai', hosts: ['api.openai.com'], envVar: 'OPENAI_API_KEY' }];
+    let listed: Environment[] = [{ ...env('data'), network: 'packages', secrets: openai }];
+    const call = vi.fn((name: string) => (name === 'environments.list' ? Promise.resolve({ environments: listed }) : Promise.reject(new Error(name))));
+    const store = createEnvironmentsStore({ transport: 'ipc', call, subscribe: () => () => undefined } as unknown as SandpitClient);
+    await store.getState().load();
+    // A build's update carries no secrets: the card still says which it may use.
+    store.getState().applyEvent({ name: 'environment.updated', payload: { ...env('data', false, { state: 'ready' }), network: 'packages' } });
+    expect(store.getState().environments[0]?.secrets).toEqual(openai);
+    expect(store.getState().environments[0]?.build?.state).toBe('ready');
+    // Detached in Settings → Secrets (maybe in another window): the list is read again.
+    listed = [{ ...env('data'), network: 'packages' }];
+    store.getState().applyEvent({ name: 'secrets.changed', payload: { names: ['openai'] } });
+    await vi.waitFor(() => expect(store.getState().environments[0]?.secrets).toBeUndefined());
+    expect(call).toHaveBeenCalledTimes(2);
+  });
 });

@@ -87,10 +87,15 @@ export function createEnvironmentsStore(client: SandpitClient): EnvironmentsStor
 
     applyEvent: (event) => {
       switch (event.name) {
-        case 'environment.updated':
-          set({
-            environments: sorted([...get().environments.filter((e) => e.id !== event.payload.id), event.payload]),
-          });
+        case 'environment.updated': {
+          // The event never carries the secrets its sessions may use (secrets.changed says when they change).
+          const known = get().environments.find((e) => e.id === event.payload.id);
+          const view = event.payload.secrets === undefined && known?.secrets ? { ...event.payload, secrets: known.secrets } : event.payload;
+          set({ environments: sorted([...get().environments.filter((e) => e.id !== event.payload.id), view]) });
+          break;
+        }
+        case 'secrets.changed':
+          void get().load();
           break;
         case 'environment.removed':
           set({ environments: get().environments.filter((e) => e.id !== event.payload.environmentId) });

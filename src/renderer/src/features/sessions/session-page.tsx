@@ -20,7 +20,7 @@ import { ChangesView } from './changes-view';
 import { usePendingChanges } from './use-pending-changes';
 import { SessionProcesses } from './session-processes';
 import { SessionPreviews } from './session-previews';
-import { NETWORK_SHORT, isEnded, startedBy, stateWords } from './session-words';
+import { NETWORK_SHORT, isEnded, secretsWords, startedBy, stateWords } from './session-words';
 import { SnippetBox } from './snippet-box';
 import { StopSessionDialog } from './stop-session-dialog';
 import { SessionSnapshotActions } from '../snapshots/session-snapshot-actions';
@@ -103,6 +103,11 @@ export function SessionPage({ sessionId }: { sessionId: string }): ReactElement 
             {session.environmentName ?? LANGUAGE_WORDS[session.language]} · {startedBy(session, true)} ·{' '}
             {formatAge(session.createdAt, now)} · {NETWORK_SHORT[session.network]} · {ISOLATION_WORDS[session.isolation]} isolation
           </p>
+          {session.secrets?.length ? (
+            <p className="small" data-testid="session-secrets">
+              {secretsWords(session.secrets)}
+            </p>
+          ) : null}
           {ended ? null : (
             <label className="choice" data-testid="session-keep-choice">
               <input

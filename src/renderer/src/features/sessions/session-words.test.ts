@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { doneWords, stateWords } from './session-words';
+import { doneWords, secretsWords, stateWords } from './session-words';
 
 describe('session words', () => {
   it('says how a run ended, with a duration only when it means something', () => {
@@ -20,5 +20,12 @@ describe('session words', () => {
   it('does not claim a state while Sandpit cannot be reached', () => {
     expect(stateWords('ready', false)).toBe('Ready');
     expect(stateWords('ready', true)).toBe('Unknown');
+  });
+
+  it('says which secrets a session can use, where they go and what the sandbox holds instead', () => {
+    expect(secretsWords([{ name: 'openai', hosts: ['api.openai.com'], envVar: 'OPENAI_API_KEY' }])).toBe('Its requests to api.openai.com carry the secret openai (inside, OPENAI_API_KEY holds only a stand-in).');
+    expect(secretsWords([{ name: 'gh', hosts: ['api.github.com', 'uploads.github.com:8443'], envVar: 'GH_API_KEY' }, { name: 'x', hosts: ['x.example'], envVar: 'X_API_KEY' }])).toBe(
+      'Its requests to api.github.com, uploads.github.com:8443 carry the secret gh (inside, GH_API_KEY holds only a stand-in). Its requests to x.example carry the secret x (inside, X_API_KEY holds only a stand-in).',
+    );
   });
 });

@@ -62,3 +62,11 @@ export function startedBy(session: SessionInfo, midSentence = false): string {
   const words = session.client && session.client !== 'panel' ? `Started by ${session.client}` : 'Started here';
   return midSentence ? `s${words.slice(1)}` : words;
 }
+
+/**
+ * What a session with secrets can use (issue 18), in words: "Its requests to api.openai.com carry the secret openai
+ * (inside, OPENAI_API_KEY holds only a stand-in)." Names, hosts and variables only: never a value.
+ */
+export function secretsWords(secrets: ReadonlyArray<{ name: string; hosts: string[]; envVar: string }>): string {
+  return secrets.map((s) => `Its requests to ${s.hosts.join(', ')} carry the secret ${s.name} (inside, ${s.envVar} holds only a stand-in).`).join(' ');
+}

@@ -8,7 +8,12 @@ import { SettingsSection } from './settings-section';
 type SecretList = MethodOutput<'secrets.list'>;
 type EnvironmentList = MethodOutput<'environments.list'>['environments'];
 
-const EMPTY = { name: '', value: '', hosts: '', header: 'Authorization', template: 'Bearer {value}', environments: [] as string[] };
+const EMPTY = { name: '', value: '', hosts: '', sendAs: 'header' as 'header' | 'basic', header: 'Authorization', template: 'Bearer {value}', username: '', environments: [] as string[] };
+
+/** How a secret goes into a request, as its row says it. */
+function sentAsWords(sendAs: SecretList['secrets'][number]['sendAs']): string {
+  return sendAs.kind === 'basic' ? `as the password of ${sendAs.username ? `user ${sendAs.username}` : 'an empty user name'} (basic auth)` : `in the header ${sendAs.header}`;
+}
 
 const PROTECTION_WORDS: Record<SecretList['protection'], string> = {
   'os-keychain': "Values are locked with this computer's keychain.",
@@ -36,7 +41,13 @@ export function SecretsSection(): ReactElement {
       (error: unknown) => setProblem(plainError(error)),
     );
   }, [client]);
-  useEffect(() => load(), [load]);
+  useEffect(() => {
+    load();
+    // Another panel (a second window, the web panel) saved or deleted a secret, or an environment came or went.
+    return client.subscribe((event) => {
+      if (event.name === 'secrets.changed' || event.name === 'environment.updated' || event.name === 'environment.removed') load();
+    });
+  }, [client, load]);
 
   const save = (event: FormEvent): void => {
     event.preventDefault();
@@ -47,7 +58,7 @@ export function SecretsSection(): ReactElement {
         name: form.name.trim(),
         ...(form.value ? { value: form.value } : {}),
         hosts,
-        sendAs: { kind: 'header', header: form.header.trim(), template: form.template },
+        sendAs: form.sendAs === 'basic' ? { kind: 'basic', username: form.username } : { kind: 'header', header: form.header.trim(), template: form.template },
         environments: form.environments,
       })
       .then(
@@ -70,8 +81,10 @@ export function SecretsSection(): ReactElement {
       name: secret.name,
       value: '',
       hosts: secret.hosts.join(', '),
+      sendAs: secret.sendAs.kind,
       header: secret.sendAs.kind === 'header' ? secret.sendAs.header : 'Authorization',
       template: secret.sendAs.kind === 'header' ? secret.sendAs.template : 'Bearer {value}',
+      username: secret.sendAs.kind === 'basic' ? secret.sendAs.username : '',
       environments: secret.environments,
     });
   };
@@ -88,7 +101,7 @@ export function SecretsSection(): ReactElement {
         {list?.secrets.length === 0 ? <li className="muted">No secrets yet.</li> : null}
         {list?.secrets.map((s) => (
           <li key={s.name} data-testid="secret-row">
-            <strong>{s.name}</strong> — sent to {s.hosts.join(', ')}; in the sandbox {s.envVar}={s.placeholder};{' '}
+            <strong>{s.name}</strong> — sent to {s.hosts.join(', ')} {sentAsWords(s.sendAs)}; in the sandbox {s.envVar}={s.placeholder};{' '}
             {s.environments.length ? `used by ${s.environments.map(envName).join(', ')}` : 'used by no environment yet'}{' '}
             <button type="button" className="secondary small" onClick={() => edit(s)} data-testid="secret-replace">
               Change
@@ -106,10 +119,24 @@ export function SecretsSection(): ReactElement {
         <input id="secret-value" type="password" autoComplete="off" value={form.value} onChange={(e) => setForm({ ...form, value: e.target.value })} data-testid="secret-value" />
         <label htmlFor="secret-hosts">Hosts it may be sent to</label>
         <input id="secret-hosts" value={form.hosts} onChange={(e) => setForm({ ...form, hosts: e.target.value })} placeholder="api.openai.com" data-testid="secret-hosts" />
-        <label htmlFor="secret-header">Header</label>
-        <input id="secret-header" value={form.header} onChange={(e) => setForm({ ...form, header: e.target.value })} data-testid="secret-header" />
-        <label htmlFor="secret-template">Header value ({'{value}'} is replaced by the secret)</label>
-        <input id="secret-template" value={form.template} onChange={(e) => setForm({ ...form, template: e.target.value })} data-testid="secret-template" />
+        <label htmlFor="secret-send-as">How it is sent</label>
+        <select id="secret-send-as" value={form.sendAs} onChange={(e) => setForm({ ...form, sendAs: e.target.value === 'basic' ? 'basic' : 'header' })} data-testid="secret-send-as">
+          <option value="header">In a header</option>
+          <option value="basic">As a password, with a user name (basic auth)</option>
+        </select>
+        {form.sendAs === 'basic' ? (
+          <>
+            <label htmlFor="secret-username">User name</label>
+            <input id="secret-username" value={form.username} onChange={(e) => setForm({ ...form, username: e.target.value })} data-testid="secret-username" />
+          </>
+        ) : (
+          <>
+            <label htmlFor="secret-header">Header</label>
+            <input id="secret-header" value={form.header} onChange={(e) => setForm({ ...form, header: e.target.value })} data-testid="secret-header" />
+            <label htmlFor="secret-template">Header value ({'{value}'} is replaced by the secret)</label>
+            <input id="secret-template" value={form.template} onChange={(e) => setForm({ ...form, template: e.target.value })} data-testid="secret-template" />
+          </>
+        )}
         <fieldset>
           <legend>Environments whose sessions may use it</legend>
           {environments.map((env) => (
