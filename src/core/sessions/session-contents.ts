@@ -5,9 +5,10 @@ import type { SessionContents } from './session-types';
 import { tarWorkspace, untarWorkspace } from './workspace-tar';
 import type { WorkspaceExec, WorkspaceFileSink, WorkspaceWalkCaps } from './workspace-tar';
 
-/** A file of a snapshot to write back: its path in /workspace, and its bytes when asked for. */
+/** A file of a snapshot to write back: its path in /workspace, its size, and its bytes when asked for. */
 export interface RestoreFile {
   path: string;
+  size: number;
   load(): Promise<Buffer>;
 }
 
