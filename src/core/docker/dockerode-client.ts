@@ -112,6 +112,15 @@ export function resolveEndpoint(engine: EngineCandidate | string | undefined): {
   };
 }
 
+/** How long an engine's list of runtimes (from its `info`, the slowest call a ping makes) is taken as still true. */
+const RUNTIMES_FRESH_MS = 10_000;
+/**
+ * The runtimes each engine (by address) said it has, with its version and when: a start pings the engine three
+ * times within a second or two (the boot, the engine monitor, the isolation check), and `info` was most of each.
+ * The version is asked every time (a new engine, or one restarted as another version, is asked again).
+ */
+const knownRuntimes = new Map<string, { version: string; runtimes: string[]; at: number }>();
+
 /**
  * The dockerode implementation of DockerClient: every call logged, timed out and mapped to SandpitError.
  * The longer bodies live in dockerode-exec.ts, dockerode-images.ts and dockerode-events.ts; they run inside `call`.
@@ -145,9 +154,16 @@ export class DockerodeClient implements DockerClient {
   async ping(timeoutMs = 5_000): Promise<EngineVersion> {
     return this.call('ping the engine', {}, async () => {
       const v = await this.docker.version();
-      const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
+      const key = this.endpoint.address;
+      const known = knownRuntimes.get(key);
+      let runtimes = known && known.version === v.Version && Date.now() - known.at < RUNTIMES_FRESH_MS ? known.runtimes : undefined;
+      if (!runtimes) {
+        const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
+        runtimes = Object.keys(info.Runtimes ?? {});
+        knownRuntimes.set(key, { version: v.Version, runtimes, at: Date.now() });
+      }
       this.product = engineProduct(v);
-      return { product: this.product, version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: Object.keys(info.Runtimes ?? {}) };
+      return { product: this.product, version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: [...runtimes] };
     }, timeoutMs);
   }
 
