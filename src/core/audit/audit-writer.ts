@@ -66,19 +66,102 @@ function optionalText(value: string | undefined): string | null {
   return value === undefined ? null : wellFormed(value);
 }
 
-function currentHead(db: DatabaseSync): ChainPoint {
+export function currentHead(db: DatabaseSync): ChainPoint {
   const head = readHead(db);
   if (!head) throw new SandpitError('INTERNAL', 'The audit log\'s chain head is damaged; run "sandpit audit verify".');
   return head;
 }
 
 /** Every column of a row as stored, from the columns written (the others are NULL). */
-function storedRecord(written: Partial<AuditRecord>): AuditRecord {
+export function storedRecord(written: Partial<AuditRecord>): AuditRecord {
   const record = {} as AuditRecord;
   for (const column of CLOSE_COLUMNS) record[column] = null;
   for (const column of LATER_CLOSE_COLUMNS) record[column] = null;
   record.close_hash = null;
   return Object.assign(record, written);
+}
+
+/** The columns a `running` row is inserted with (all but its id and open hash), as entry `seq` of the chain. */
+export function openValues(start: AuditStart, owner: InstanceIdentity, seq: number): Partial<AuditRecord> {
+  return {
+    method: start.method,
+    started_at: (start.startedAt ?? new Date()).toISOString(),
+    transport: wellFormed(start.transport),
+    client: optionalText(start.client),
+    principal: optionalText(start.principal),
+    execution_id: optionalText(start.executionId),
+    code: wellFormed(start.code),
+    owner_host: owner.host,
+    owner_pid: owner.pid,
+    owner_start: owner.processStart,
+    owner_instance: owner.instanceId,
+    open_seq: seq,
+    status: 'running',
+    session_id: optionalText(start.sessionId),
+    replay_of: start.replayOf === undefined ? null : Math.trunc(start.replayOf),
+    background_run: optionalText(start.backgroundRun),
+  } satisfies Partial<AuditRecord>;
+}
+
+/** The columns a completion sets on the stored `running` row `row`, as entry `seq` of the chain (all but its hash). */
+export function closeValues(row: AuditRecord, finish: AuditFinish, seq: number): Partial<AuditRecord> {
+  const id = Number(row.id);
+  if (row.status !== 'running') throw new SandpitError('CONFLICT', `Audit row ${id} is already completed (${String(row.status)}).`);
+  const finishedAt = finish.finishedAt ?? new Date();
+  const stdout = capText(finish.stdout ?? '', AUDIT_OUTPUT_CAP_BYTES);
+  const stderr = capText(finish.stderr ?? '', AUDIT_OUTPUT_CAP_BYTES);
+  const message = finish.errorMessage === undefined ? undefined : capText(finish.errorMessage, AUDIT_OUTPUT_CAP_BYTES).text;
+  const duration = finish.durationMs === undefined ? finishedAt.getTime() - Date.parse(String(row.started_at)) : finish.durationMs;
+  return {
+    status: finish.status,
+    session_id: finish.sessionId === undefined ? row.session_id : wellFormed(finish.sessionId),
+    environment: optionalText(finish.environment),
+    finished_at: finishedAt.toISOString(),
+    file_content: optionalText(finish.fileContent),
+    exit_code: finish.exitCode === undefined ? null : Math.trunc(finish.exitCode),
+    duration_ms: duration !== null && Number.isFinite(duration) ? Math.max(0, Math.round(duration)) : null,
+    stdout: wellFormed(stdout.text),
+    stderr: wellFormed(stderr.text),
+    stdout_truncated: stdout.truncated || finish.stdoutTruncated ? 1 : 0,
+    stderr_truncated: stderr.truncated || finish.stderrTruncated ? 1 : 0,
+    artifacts: JSON.stringify((finish.artifacts ?? []).map(wellFormed)),
+    error_code: optionalText(finish.errorCode),
+    error_message: optionalText(message),
+    sandbox: finish.sandbox === undefined ? null : wellFormed(JSON.stringify(finish.sandbox)),
+    result: finish.result === undefined ? null : wellFormed(capText(finish.result, AUDIT_OUTPUT_CAP_BYTES).text),
+    folders: finish.folders === undefined || finish.folders.length === 0 ? null : wellFormed(JSON.stringify(finish.folders)),
+    approval: optionalText(finish.approval),
+    close_seq: seq,
+  } satisfies Partial<AuditRecord>;
+}
+
+/** One SQL statement with its parameters (what the journal's batches are made of, see audit-journal.ts). */
+export interface AuditStatement {
+  sql: string;
+  params: SQLInputValue[];
+}
+
+/**
+ * The insert of an opened row, id and hash given. Applying it again does nothing (a batch may be applied twice:
+ * by the syncer thread and, when it lags or fails, by the store itself).
+ */
+export function insertStatement(row: Partial<AuditRecord>): AuditStatement {
+  const columns = Object.keys(row);
+  return { sql: `INSERT INTO audit (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')}) ON CONFLICT (id) DO NOTHING`, params: Object.values(row) };
+}
+
+/** The completion of row `id` (its close hash given). Applying it again does nothing: it only changes a `running` row. */
+export function completeStatement(id: number, set: Partial<AuditRecord>): AuditStatement {
+  const columns = Object.keys(set);
+  return { sql: `UPDATE audit SET ${columns.map((c) => `${c} = ?`).join(', ')} WHERE id = ? AND status = 'running'`, params: [...(Object.values(set) as SQLInputValue[]), id] };
+}
+
+/** The chain head moved to `head`, never back (a batch applied again leaves a newer head as it is). */
+export function headStatement(head: ChainPoint): AuditStatement {
+  return {
+    sql: "INSERT INTO audit_meta (key, value) VALUES ('head', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE json_extract(audit_meta.value, '$.seq') < json_extract(excluded.value, '$.seq')",
+    params: [JSON.stringify(head)],
+  };
 }
 
 /**
@@ -96,24 +179,7 @@ export function appendOpen(db: DatabaseSync, start: AuditStart, owner: InstanceI
       own = ownWrites(db, version);
       const head = own?.head ?? currentHead(db);
       const seq = head.seq + 1;
-      const values = {
-        method: start.method,
-        started_at: (start.startedAt ?? new Date()).toISOString(),
-        transport: wellFormed(start.transport),
-        client: optionalText(start.client),
-        principal: optionalText(start.principal),
-        execution_id: optionalText(start.executionId),
-        code: wellFormed(start.code),
-        owner_host: owner.host,
-        owner_pid: owner.pid,
-        owner_start: owner.processStart,
-        owner_instance: owner.instanceId,
-        open_seq: seq,
-        status: 'running',
-        session_id: optionalText(start.sessionId),
-        replay_of: start.replayOf === undefined ? null : Math.trunc(start.replayOf),
-        background_run: optionalText(start.backgroundRun),
-      } satisfies Partial<AuditRecord>;
+      const values = openValues(start, owner, seq);
       const columns = Object.keys(values);
       let row: AuditRecord;
       if (own?.lastId !== undefined) {
@@ -162,35 +228,9 @@ export function appendClose(db: DatabaseSync, id: number, finish: AuditFinish): 
       // This connection's own open row, as stored, when nothing else has written since; else read back.
       const row = own?.open.get(id) ?? (statement(db, 'SELECT * FROM audit WHERE id = ?').get(id) as AuditRecord | undefined);
       if (!row) throw new SandpitError('NOT_FOUND', `Audit row ${id} does not exist.`);
-      if (row.status !== 'running') throw new SandpitError('CONFLICT', `Audit row ${id} is already completed (${String(row.status)}).`);
       const head = own?.head ?? currentHead(db);
       const seq = head.seq + 1;
-      const finishedAt = finish.finishedAt ?? new Date();
-      const stdout = capText(finish.stdout ?? '', AUDIT_OUTPUT_CAP_BYTES);
-      const stderr = capText(finish.stderr ?? '', AUDIT_OUTPUT_CAP_BYTES);
-      const message = finish.errorMessage === undefined ? undefined : capText(finish.errorMessage, AUDIT_OUTPUT_CAP_BYTES).text;
-      const duration = finish.durationMs === undefined ? finishedAt.getTime() - Date.parse(String(row.started_at)) : finish.durationMs;
-      const final = {
-        status: finish.status,
-        session_id: finish.sessionId === undefined ? row.session_id : wellFormed(finish.sessionId),
-        environment: optionalText(finish.environment),
-        finished_at: finishedAt.toISOString(),
-        file_content: optionalText(finish.fileContent),
-        exit_code: finish.exitCode === undefined ? null : Math.trunc(finish.exitCode),
-        duration_ms: duration !== null && Number.isFinite(duration) ? Math.max(0, Math.round(duration)) : null,
-        stdout: wellFormed(stdout.text),
-        stderr: wellFormed(stderr.text),
-        stdout_truncated: stdout.truncated || finish.stdoutTruncated ? 1 : 0,
-        stderr_truncated: stderr.truncated || finish.stderrTruncated ? 1 : 0,
-        artifacts: JSON.stringify((finish.artifacts ?? []).map(wellFormed)),
-        error_code: optionalText(finish.errorCode),
-        error_message: optionalText(message),
-        sandbox: finish.sandbox === undefined ? null : wellFormed(JSON.stringify(finish.sandbox)),
-        result: finish.result === undefined ? null : wellFormed(capText(finish.result, AUDIT_OUTPUT_CAP_BYTES).text),
-        folders: finish.folders === undefined || finish.folders.length === 0 ? null : wellFormed(JSON.stringify(finish.folders)),
-        approval: optionalText(finish.approval),
-        close_seq: seq,
-      } satisfies Partial<AuditRecord>;
+      const final = closeValues(row, finish, seq);
       const record: AuditRecord = { ...row, ...final, close_hash: null };
       const hash = entryHash(head.hash, 'close', record);
       const columns = Object.keys(final);
