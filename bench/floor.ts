@@ -20,6 +20,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { hardenedContainerSpec } from '../src/core/docker/container-profile';
+import { LABEL } from '../src/core/docker/labels';
 import { DockerodeClient } from '../src/core/docker/dockerode-client';
 import { silentLogger } from '../src/core/log';
 import { DEFAULT_LIMITS } from '../src/shared/domain/limits';
@@ -33,7 +34,7 @@ import type { Spawned } from './stdio-client';
 const WARM_CALLS = Number(process.env.SANDPIT_BENCH_FLOOR_CALLS) || 500;
 const FIRST_ROUNDS = Number(process.env.SANDPIT_BENCH_FLOOR_ROUNDS) || 6;
 const WARM_UP = 30;
-/** Before warm timing: each process's pools (3 languages × 2 sandboxes) have filled on a 2-core machine. */
+/** Before warm timing, at least: each process's pools (a few languages × 2 sandboxes) fill on a 2-core machine. */
 const SETTLE_MS = 8_000;
 const ASSISTANT_GAP_MS = 1_000;
 const DOCKER_RUN_TIMEOUT_MS = 60_000;
@@ -61,6 +62,31 @@ async function withHome<T>(body: (home: string) => Promise<T>): Promise<T> {
 
 const trivial = (): Promise<{ spawned: Spawned; ms: number }> => spawnStdio(TRIVIAL_SERVER_ARGS);
 
+/** How long to wait at most for the warm pools of `sandpit mcp` processes to stop growing. */
+const POOLS_WAIT_MS = 120_000;
+/** The pools count as full when their containers' number has not changed for this long. */
+const POOLS_STEADY_MS = 3_000;
+
+/**
+ * Waits (at least SETTLE_MS) until the sandbox containers of these `sandpit mcp` processes (by the owner pid on
+ * their labels) have stopped growing: warm calls measured while pools still fill measure the container starts.
+ */
+async function poolsSettled(pids: number[]): Promise<void> {
+  const docker = new DockerodeClient({ logger: silentLogger });
+  const count = async (): Promise<number> => (await Promise.all(pids.map((pid) => docker.listContainers({ [LABEL.ownerPid]: String(pid) })))).reduce((n, list) => n + list.length, 0);
+  const started = now();
+  let last = await count();
+  let steadySince = now();
+  while (now() - started < POOLS_WAIT_MS) {
+    await sleep(500);
+    const n = await count();
+    if (n !== last) {
+      last = n;
+      steadySince = now();
+    } else if (now() - steadySince >= POOLS_STEADY_MS && now() - started >= SETTLE_MS) return;
+  }
+}
+
 /** Warm calls, interleaved: sandpit Python, sandpit JavaScript, the trivial server. */
 async function warm(): Promise<FloorSummary['warm']> {
   return withHome(async (home) => {
@@ -72,7 +98,7 @@ async function warm(): Promise<FloorSummary['warm']> {
         await execute(sandpit.client, '1+1', 'javascript', '2');
         await execute(reference.client, '1+1', 'python', '2');
       }
-      await sleep(SETTLE_MS);
+      await poolsSettled([sandpit.pid]);
       progress(`floor: ${WARM_CALLS} warm calls each of sandpit Python / JavaScript and the trivial server, interleaved`);
       const samples = { python: [] as number[], javascript: [] as number[], trivial: [] as number[] };
       const cpu0 = { sandpit: cpuMsOf(sandpit.pid), trivial: cpuMsOf(reference.pid) };
@@ -116,7 +142,7 @@ async function manyClients(): Promise<FloorSummary['clients']> {
       references.push((await trivial()).spawned);
     }
     for (const c of [...sandpits, ...references]) for (let i = 0; i < WARM_UP; i += 1) await execute(c.client, '1+1', 'python', '2');
-    await sleep(SETTLE_MS);
+    await poolsSettled(sandpits.map((c) => c.pid));
     progress('floor: 1 client, then 4 clients in parallel (sandpit, then the trivial server)');
     const one = await parallel(sandpits.slice(0, 1), WARM_CALLS / 2);
     const four = await parallel(sandpits, WARM_CALLS / 4);
