@@ -45,7 +45,7 @@ export async function run(): Promise<ReviewFoldersSummary> {
     await makeFolder(person);
     const layers = new ReviewLayers({ dataFolder: join(root, 'data'), trash: undefined });
     for (let i = 0; i < N; i++) {
-      const layer = await layers.create(person);
+      const { layerPath: layer } = await layers.create(person);
       // what code in the sandbox would do: change 100 files of the copy
       await Promise.all(
         Array.from({ length: CHANGED }, (_, k) => writeFile(join(layer, `d${k}`, 'f0.txt'), `changed ${i} ${k}\n`)),
@@ -72,7 +72,7 @@ export async function run(): Promise<ReviewFoldersSummary> {
     const chunk = Buffer.alloc(GIB_FILE_BYTES, 7);
     for (let f = 0; f < GIB_FILES; f++) await writeFile(join(big, `part${f}.bin`), chunk);
     const t2 = now();
-    const layer = await layers.create(big);
+    const { layerPath: layer } = await layers.create(big);
     shareGiBMs = now() - t2;
     await layers.remove(layer);
     progress(`review-folders: copy-mode share of 1 GiB ${shareGiBMs.toFixed(0)} ms`);

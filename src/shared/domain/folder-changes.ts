@@ -48,6 +48,7 @@ export const folderChangesSchema = z.object({
   backend: z
     .enum(['copy', 'overlay'])
     .describe("How the session's layer is kept: a copy of the folder, or an overlay on top of it"),
+  backendReason: z.string().optional().describe('Why it is a copy where an overlay was not possible (plain words)'),
   changes: z.array(folderChangeSchema),
 });
 export type FolderChanges = z.infer<typeof folderChangesSchema>;

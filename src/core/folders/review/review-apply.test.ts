@@ -22,7 +22,7 @@ describe('review apply and discard', () => {
     await writeFile(join(person, 'gone.txt'), 'bye\n');
     await writeFile(join(person, 'sub', 'inner.txt'), 'inner\n');
     const layers = new ReviewLayers({ dataFolder: join(root, 'data'), trash: undefined });
-    return { person, outside, layers, layer: await layers.create(person) };
+    return { person, outside, layers, layer: (await layers.create(person)).layerPath };
   };
 
   it('deletes a file for good only after the confirmation, where there is no trash', async () => {

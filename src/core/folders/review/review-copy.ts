@@ -21,7 +21,7 @@ export async function copyIntoLayer(
   owner: LayerOwner | undefined,
 ): Promise<ReviewManifest> {
   const manifest: ReviewManifest = {
-    version: 1,
+    version: 2,
     hostPath,
     backend: 'copy',
     sharedAt: new Date().toISOString(),
@@ -47,6 +47,7 @@ export async function copyIntoLayer(
         manifest.files[childRel] = {
           size: copied.size,
           sha256: copied.sha256,
+          text: copied.text,
           mode: copied.source.mode & 0o7777,
           uid: copied.source.uid,
           gid: copied.source.gid,
