@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
 import { snapshotSchema } from '../../shared/domain/snapshot';
+import { pendingBaseSchema, pendingEntrySchema } from '../folders/review/review-pending';
 import { denseBytes, syncFolder, writeFileAtomic, writeSparseFileAtomic } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 
@@ -32,6 +33,18 @@ export const snapshotManifestSchema = z.object({
   packages: blobRefSchema.optional(),
   /** The runs, as JSON `[{code, language}]`. */
   history: blobRefSchema,
+  /** Review folders ("Changes need my OK") and their pending changes (a file's content is a blob). */
+  reviewFolders: z
+    .array(
+      z.object({
+        name: z.string().min(1).max(200),
+        hostPath: z.string().min(1).max(4096),
+        mountPath: z.string().min(1).max(4096),
+        entries: z.array(pendingEntrySchema),
+        base: z.record(z.string(), pendingBaseSchema),
+      }),
+    )
+    .optional(),
 });
 export type SnapshotManifest = z.infer<typeof snapshotManifestSchema>;
 
@@ -97,7 +110,11 @@ export class SnapshotStore {
         this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
       }
       const cap = this.capBytes();
-      if (cap <= 0) throw new SandpitError('LIMIT_EXCEEDED', 'Snapshots are turned off: Settings → System → "Space for snapshots" is 0.');
+      if (cap <= 0)
+        throw new SandpitError(
+          'LIMIT_EXCEEDED',
+          'Snapshots are turned off: Settings → System → "Space for snapshots" is 0.',
+        );
       const path = this.blobPath(sha256);
       try {
         await stat(path);
@@ -125,7 +142,10 @@ export class SnapshotStore {
   async reuse(sha256: string, hold: Set<string>): Promise<boolean> {
     if (!SHA256.test(sha256)) return false;
     return this.lock.run(async () => {
-      const there = await stat(this.blobPath(sha256)).then((st) => st.isFile(), () => false);
+      const there = await stat(this.blobPath(sha256)).then(
+        (st) => st.isFile(),
+        () => false,
+      );
       if (there && !hold.has(sha256)) {
         hold.add(sha256);
         this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
@@ -150,10 +170,18 @@ export class SnapshotStore {
     try {
       content = await readFile(this.blobPath(sha256));
     } catch (error) {
-      if (isMissing(error)) throw new SandpitError('NOT_FOUND', `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`);
+      if (isMissing(error))
+        throw new SandpitError(
+          'NOT_FOUND',
+          `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`,
+        );
       throw error;
     }
-    if (sha256Of(content) !== sha256) throw new SandpitError('INTERNAL', `A file of this snapshot was changed on disk (${sha256.slice(0, 12)}…): it can no longer be restored.`);
+    if (sha256Of(content) !== sha256)
+      throw new SandpitError(
+        'INTERNAL',
+        `A file of this snapshot was changed on disk (${sha256.slice(0, 12)}…): it can no longer be restored.`,
+      );
     return content;
   }
 
@@ -209,6 +237,8 @@ export class SnapshotStore {
     const used = new Set<string>(this.pending.keys());
     for (const m of all.values()) {
       for (const f of m.files) used.add(f.sha256);
+      for (const folder of m.reviewFolders ?? [])
+        for (const e of folder.entries) if (e.kind === 'file') used.add(e.sha256);
       if (m.packages) used.add(m.packages.sha256);
       used.add(m.history.sha256);
     }
@@ -256,7 +286,8 @@ export class SnapshotStore {
       try {
         const parsed = snapshotManifestSchema.safeParse(JSON.parse(await readFile(join(this.manifests, name), 'utf8')));
         // A manifest that does not parse is not a snapshot (it is left on disk for a person to look at).
-        if (parsed.success && parsed.data.snapshot.id === name.slice(0, -5)) found.set(parsed.data.snapshot.id, parsed.data);
+        if (parsed.success && parsed.data.snapshot.id === name.slice(0, -5))
+          found.set(parsed.data.snapshot.id, parsed.data);
       } catch {
         // Unreadable: left out, as above.
       }
@@ -273,4 +304,3 @@ export class SnapshotStore {
     return join(this.manifests, `${id}.json`);
   }
 }
-

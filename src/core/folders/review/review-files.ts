@@ -163,6 +163,33 @@ export async function copyFileAtomic(
   }
 }
 
+/** Writes `content` to `target` through a temp file beside it (never following a link), with this mode and owner, renamed over at the end. */
+export async function writeContentAtomic(
+  target: string,
+  content: Buffer,
+  options: { mode: number; owner?: { uid: number; gid: number } },
+): Promise<void> {
+  const temp = join(dirname(target), `.${basename(target)}.sandpit-${randomBytes(5).toString('hex')}.tmp`);
+  try {
+    const output = await open(
+      temp,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      0o600,
+    );
+    try {
+      await output.writeFile(content);
+    } finally {
+      await output.close();
+    }
+    if (options.owner) await chown(temp, options.owner.uid, options.owner.gid).catch(() => undefined);
+    await chmod(temp, options.mode & 0o7777);
+    await rename(temp, target);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
 /** `rel` split into its parts, refused when it could leave the folder (absolute, `..`, empty parts, NUL). */
 export function safeParts(rel: string): string[] {
   const parts = rel.split('/');

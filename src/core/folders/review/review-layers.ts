@@ -13,6 +13,8 @@ import type { LayerOwner } from './review-copy';
 import { ManifestFiles } from './review-manifest';
 import type { ReviewBackend, ReviewManifest } from './review-manifest';
 import { makeOverlayLayer, overlayMountOf, unmountablePath } from './review-overlay';
+import { pendingOf, seedPending } from './review-pending';
+import type { PendingChanges, PendingEntry } from './review-pending';
 import { scanSettled } from './review-scan';
 import type { Trash } from './system-trash';
 
@@ -293,6 +295,49 @@ export class ReviewLayers {
    */
   discard(layerPath: string, hostPath: string, selection: ChangeSelection): Promise<ChangeOutcome[]> {
     return this.run(layerPath, hostPath, selection, 'discard', { confirmDelete: false });
+  }
+
+  /**
+   * The pending changes as a snapshot keeps them (within the layer's queue: never half an apply), each file's
+   * content read when asked, exactly as listed.
+   */
+  async pending(
+    layerPath: string,
+    hostPath: string,
+    maxFileBytes: number,
+  ): Promise<{ pending: PendingChanges; read: (entry: PendingEntry & { kind: 'file' }) => Promise<Buffer> }> {
+    const dir = await this.layerDir(layerPath);
+    return this.queue(dir).run(async () => {
+      const { manifest } = await this.manifestOf(layerPath, hostPath);
+      const ctx = { manifest, filesDir: layerPath, hashes: this.hashes, dirty: false };
+      const changes = await scanSettled(ctx);
+      if (ctx.dirty) await this.manifests.write(dir, manifest);
+      return pendingOf(manifest, layerPath, changes, maxFileBytes);
+    });
+  }
+
+  /**
+   * Gives a new layer a snapshot's pending changes, written through the session's view (an overlay must be
+   * mounted: the caller runs this with the session up), as the sandbox user's files.
+   */
+  async seed(
+    layerPath: string,
+    hostPath: string,
+    pending: PendingChanges,
+    load: (entry: PendingEntry & { kind: 'file' }) => Promise<Buffer>,
+  ): Promise<void> {
+    const dir = await this.layerDir(layerPath);
+    await this.queue(dir).run(async () => {
+      const { manifest } = await this.manifestOf(layerPath, hostPath);
+      const view = await this.sessionView(manifest, layerPath);
+      if (view.sessionView === undefined)
+        throw new SandpitError('CONFLICT', view.viewMissing ?? "The session's view of this folder is not open.");
+      try {
+        await seedPending(manifest, view.sessionView, pending, load, this.options.owner);
+      } finally {
+        await this.manifests.write(dir, manifest);
+      }
+    });
   }
 
   /**
