@@ -145,8 +145,9 @@ export class DockerodeClient implements DockerClient {
 
   async ping(timeoutMs = 5_000): Promise<EngineVersion> {
     return this.call('ping the engine', {}, async () => {
-      const v = await this.docker.version();
-      const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown>; SecurityOptions?: unknown };
+      // asked together: Podman's service takes seconds for each under load, and the ping has one deadline
+      const [v, rawInfo] = await Promise.all([this.docker.version(), this.docker.info()]);
+      const info = rawInfo as { Runtimes?: Record<string, unknown>; SecurityOptions?: unknown };
       this.product = engineProduct(v);
       const security = Array.isArray(info.SecurityOptions) ? info.SecurityOptions.map(String) : [];
       return {

@@ -7,7 +7,7 @@ import { lstat, mkdir, mkdtemp, rename, rm, symlink, writeFile } from 'node:fs/p
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readUpper } from './overlay-upper';
+import { OpaqueMarks, readUpper } from './overlay-upper';
 import { hashFile, readVerified } from './review-files';
 
 const ROOT = process.getuid?.() === 0;
@@ -36,7 +36,7 @@ describe('the upper folder of an overlay, read from the host', () => {
       await writeFile(join(upper, 'g', 'new.txt'), 'in a folder where a file was\n');
       await writeFile(join(upper, 'new.txt'), 'new\n');
       const base = ['a.txt', 'd/x.txt', 'd/y.txt', 'f/inner.txt', 'g', 'kept.txt'];
-      const read = await readUpper(upper, base);
+      const read = await readUpper(upper, base, new OpaqueMarks());
       expect(read.entries.map((e) => e.rel).sort()).toEqual(['f', 'g/new.txt', 'new.txt']);
       expect([...read.deleted].sort()).toEqual(['a.txt', 'd/x.txt', 'f/inner.txt', 'g']);
     },

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import type { Stats } from 'node:fs';
-import { lstat, opendir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { extract } from 'tar-stream';
 import { withTimeout } from '../../util/with-timeout';
 import type { LayerEntry } from './layer-entries';
 import { sortedPaths } from './sorted-paths';
+import { walkTree } from './tree-walk';
+import type { TreeEntry } from './tree-walk';
 
 /** The mark overlayfs puts on a folder of the upper layer that hides everything below it in the lower one. */
 const OPAQUE = 'SCHILY.xattr.trusted.overlay.opaque';
@@ -70,6 +70,31 @@ export async function opaqueFolders(upperDir: string, folders: readonly string[]
   return found;
 }
 
+const MAX_MARKS = 100_000;
+
+/**
+ * Which folders of upper layers are opaque, remembered per folder (device, inode and change time: overlayfs
+ * marks a folder opaque when it makes it, or when it renames it over a whiteout, and either changes its ctime,
+ * which code in a sandbox cannot set back), so tar reads only folders not seen as they are now.
+ */
+export class OpaqueMarks {
+  private readonly known = new Map<string, boolean>();
+
+  async opaque(upperDir: string, dirs: readonly TreeEntry[]): Promise<string[]> {
+    const key = (d: TreeEntry): string => `${d.info.dev}:${d.info.ino}:${d.info.ctimeMs}`;
+    const unknown = dirs.filter((d) => !this.known.has(key(d)));
+    const found = await opaqueFolders(
+      upperDir,
+      unknown.map((d) => d.rel),
+    );
+    for (const d of unknown) {
+      if (this.known.size >= MAX_MARKS) this.known.delete(this.known.keys().next().value!);
+      this.known.set(key(d), found.has(d.rel));
+    }
+    return dirs.filter((d) => this.known.get(key(d)) === true).map((d) => d.rel);
+  }
+}
+
 /** What the session's upper layer says: its own files (and links, special files), and the person's files it hid. */
 export interface UpperReading {
   entries: LayerEntry[];
@@ -83,37 +108,28 @@ export interface UpperReading {
  * file or folder at its place; an opaque folder hides everything of the person's below it; a file where the
  * person had a folder (or a folder where they had a file) hides theirs too.
  */
-export async function readUpper(upperDir: string, base: readonly string[]): Promise<UpperReading> {
+export async function readUpper(upperDir: string, base: readonly string[], marks: OpaqueMarks): Promise<UpperReading> {
   const recorded = sortedPaths(base);
   const entries: LayerEntry[] = [];
   const hidden: string[] = [];
-  const dirs: string[] = [];
-  const walk = async (rel: string): Promise<void> => {
-    const names: string[] = [];
-    for await (const entry of await opendir(rel === '' ? upperDir : join(upperDir, rel)))
-      names.push(rel === '' ? entry.name : `${rel}/${entry.name}`);
-    const infos = await Promise.all(names.map((childRel) => lstat(join(upperDir, childRel))));
-    for (let i = 0; i < names.length; i++) {
-      const childRel = names[i]!;
-      const info = infos[i]!;
-      if (info.isDirectory()) {
-        if (recorded.has(childRel)) hidden.push(childRel);
-        if (recorded.hasUnder(childRel)) dirs.push(childRel);
-        await walk(childRel);
-        continue;
-      }
-      // the person's folder at this place is hidden (deleted, or now a file, a link …)
-      hidden.push(...recorded.under(childRel));
-      if (isWhiteout(info)) {
-        if (recorded.has(childRel)) hidden.push(childRel);
-        continue;
-      }
-      entries.push({ rel: childRel, info });
+  const dirs: TreeEntry[] = [];
+  const walked = await walkTree(upperDir);
+  for (const dir of walked.dirs) {
+    // the person's file at this place is hidden by a folder; their folder here may be opaque (read below)
+    if (recorded.has(dir.rel)) hidden.push(dir.rel);
+    if (recorded.hasUnder(dir.rel)) dirs.push(dir);
+  }
+  for (const { rel, info } of walked.entries) {
+    // the person's folder at this place is hidden (deleted, or now a file, a link …)
+    hidden.push(...recorded.under(rel));
+    if (isWhiteout(info)) {
+      if (recorded.has(rel)) hidden.push(rel);
+      continue;
     }
-  };
-  await walk('');
+    entries.push({ rel, info });
+  }
   const present = new Set(entries.map((e) => e.rel));
-  for (const dir of await opaqueFolders(upperDir, dirs)) hidden.push(...recorded.under(dir));
+  for (const dir of await marks.opaque(upperDir, dirs)) hidden.push(...recorded.under(dir));
   const deleted = [...new Set(hidden)].filter((rel) => !present.has(rel));
   return { entries, deleted };
 }

@@ -66,7 +66,7 @@ describe('the backend of a review folder', () => {
         undefined,
         "Sandpit does not run as root, so it could not read the overlay's marks of deleted folders",
       ],
-      [{}, 'the sandbox cannot write here', 'the sandbox cannot write here'],
+      [{ owner: { uid: 10001, gid: 10001 } }, 'the sandbox cannot write here', 'the sandbox cannot write here'],
       [
         { overlay: { refusal: () => Promise.resolve('the engine runs rootless') } },
         undefined,
@@ -87,6 +87,16 @@ describe('the backend of a review folder', () => {
     expect(made.reason).toBe(
       `the path ${JSON.stringify(person)} holds a comma, a colon, a backslash or a control character, which an overlay mount cannot name`,
     );
+  });
+
+  it("refuses a copy the sandbox could not change: without root it keeps the folder's owners", async () => {
+    const person = await folder();
+    await expect(
+      layers({ asRoot: false, owner: undefined }).create(person, 'user 10001 may not write'),
+    ).rejects.toThrow(
+      `The sandbox (user 10001) could not change ${person}: Sandpit does not run as root here, so it cannot give the sandbox a copy of its own, and the folder's own permissions do not let the sandbox write to it. Make it writable for its group (chmod -R g+w "${person}", with a group of your own, gid 1000 or above: Sandpit adds the folder's group to the sandbox user), or share it read-only.`,
+    );
+    expect(await readdir(join(root!, 'data', 'review-layers'))).toEqual([]);
   });
 
   it('refuses the share, saying why, when Settings ask for overlays only and one is not possible', async () => {

@@ -130,12 +130,14 @@ export async function copyFileAtomic(
     let size = 0;
     let text = true;
     try {
-      const buffer = Buffer.allocUnsafe(CHUNK);
+      // a small file gets a small buffer (a 10,000-file copy would otherwise churn through 10 GiB of buffers)
+      const chunk = Math.min(CHUNK, Math.max(info.size, 4096));
+      const buffer = Buffer.allocUnsafe(chunk);
       for (;;) {
-        const { bytesRead } = await input.read(buffer, 0, CHUNK, null);
+        const { bytesRead } = await input.read(buffer, 0, chunk, null);
         if (bytesRead === 0) break;
         const bytes = buffer.subarray(0, bytesRead);
-        // CHUNK is MAX_TEXT_BYTES: a text file is read in one piece
+        // a text file (at most MAX_TEXT_BYTES = CHUNK) is read in one piece, unless it grew meanwhile
         text = text && size === 0 && !bytes.includes(0) && isUtf8(bytes);
         hash.update(bytes);
         for (let off = 0; off < bytesRead;) off += (await output.write(buffer, off, bytesRead - off)).bytesWritten;

@@ -6,6 +6,7 @@ import { newId } from '../../util/ids';
 import { SerialQueue } from '../../util/serial-queue';
 import { ApplyTemps } from './apply-temps';
 import { HashCache } from './hash-cache';
+import { OpaqueMarks } from './overlay-upper';
 import { applyChange, discardChange } from './review-apply';
 import type { ApplyContext } from './review-apply';
 import { copyIntoLayer } from './review-copy';
@@ -67,6 +68,7 @@ export class ReviewLayers {
   private readonly queues = new Map<string, SerialQueue>();
   private readonly manifests = new ManifestFiles();
   private readonly hashes = new HashCache();
+  private readonly marks = new OpaqueMarks();
 
   constructor(private readonly options: ReviewLayersOptions) {
     this.root = join(options.dataFolder, 'review-layers');
@@ -109,6 +111,12 @@ export class ReviewLayers {
         throw new SandpitError('DENIED', `The folder cannot be kept as an overlay, as Settings ask: ${refusal}.`, {
           reason: 'no-overlay',
         });
+      if (!this.options.owner && sandboxCannotWrite)
+        throw new SandpitError(
+          'DENIED',
+          `The sandbox (user 10001) could not change ${hostPath}: Sandpit does not run as root here, so it cannot give the sandbox a copy of its own, and the folder's own permissions do not let the sandbox write to it. Make it writable for its group (chmod -R g+w "${hostPath}", with a group of your own, gid 1000 or above: Sandpit adds the folder's group to the sandbox user), or share it read-only.`,
+          { reason: 'permissions' },
+        );
       const manifest = await copyIntoLayer(hostPath, join(dir, 'files'), this.options.owner);
       await this.manifests.write(dir, { ...manifest, reason: refusal });
       return { layerPath: join(dir, 'files'), backend: 'copy', reason: refusal };
@@ -210,7 +218,7 @@ export class ReviewLayers {
       const { manifest } = await this.manifestOf(layerPath, hostPath);
       // what a killed apply left in the person's folder goes first (it is never a change of the session's)
       await new ApplyTemps(dir, hostPath).sweep();
-      const ctx = { manifest, filesDir: layerPath, hashes: this.hashes, dirty: false };
+      const ctx = { manifest, filesDir: layerPath, hashes: this.hashes, marks: this.marks, dirty: false };
       const changes = await scanSettled(ctx);
       // hashes the overlay backend took for the first time are kept
       if (ctx.dirty) await this.manifests.write(dir, manifest);
@@ -248,6 +256,7 @@ export class ReviewLayers {
         manifest,
         filesDir: layerPath,
         hashes: this.hashes,
+        marks: this.marks,
         exact: what === 'apply',
       });
       const wanted = 'all' in selection ? changes : changes.filter((c) => selection.paths.includes(c.path));
@@ -309,7 +318,7 @@ export class ReviewLayers {
     const dir = await this.layerDir(layerPath);
     return this.queue(dir).run(async () => {
       const { manifest } = await this.manifestOf(layerPath, hostPath);
-      const ctx = { manifest, filesDir: layerPath, hashes: this.hashes, dirty: false };
+      const ctx = { manifest, filesDir: layerPath, hashes: this.hashes, marks: this.marks, dirty: false };
       const changes = await scanSettled(ctx);
       if (ctx.dirty) await this.manifests.write(dir, manifest);
       return pendingOf(manifest, layerPath, changes, maxFileBytes);

@@ -5,6 +5,7 @@ import type { HashCache } from './hash-cache';
 import type { LayerEntry } from './layer-entries';
 import { walkLayer } from './layer-entries';
 import { readUpper } from './overlay-upper';
+import type { OpaqueMarks } from './overlay-upper';
 import { MAX_TEXT_BYTES, hashFile, parentsAreFolders } from './review-files';
 import { hostUnchanged, layerUntouched } from './review-manifest';
 import type { BaseFile, ReviewManifest } from './review-manifest';
@@ -26,6 +27,8 @@ export interface ScanContext {
   /** The layer's folder of the session's files: the copy (`files`) or the overlay's upper layer (`upper`). */
   filesDir: string;
   hashes: HashCache;
+  /** Opaque folders of overlays already read. */
+  marks: OpaqueMarks;
   /** Read the person's files again even when their stat is unchanged (before an apply). */
   exact?: boolean;
   dirty?: boolean;
@@ -34,7 +37,7 @@ export interface ScanContext {
 /** What the session's layer holds that may differ from the person's folder, and the person's files it removed. */
 async function sessionEntries(ctx: ScanContext): Promise<{ entries: LayerEntry[]; deleted: string[] }> {
   const { manifest, filesDir } = ctx;
-  if (manifest.backend === 'overlay') return readUpper(filesDir, Object.keys(manifest.files));
+  if (manifest.backend === 'overlay') return readUpper(filesDir, Object.keys(manifest.files), ctx.marks);
   const entries = await walkLayer(filesDir);
   const present = new Set(entries.map((e) => e.rel));
   return { entries, deleted: Object.keys(manifest.files).filter((rel) => !present.has(rel)) };
