@@ -146,8 +146,10 @@ export class DockerodeClient implements DockerClient {
   async ping(timeoutMs = 5_000): Promise<EngineVersion> {
     return this.call('ping the engine', {}, async () => {
       // asked together: Podman's service takes seconds for each under load, and the ping has one deadline
-      const [v, rawInfo] = await Promise.all([this.docker.version(), this.docker.info()]);
-      const info = rawInfo as { Runtimes?: Record<string, unknown>; SecurityOptions?: unknown };
+      const [v, info] = await Promise.all([
+        this.docker.version(),
+        this.docker.info() as Promise<{ Runtimes?: Record<string, unknown>; SecurityOptions?: unknown }>,
+      ]);
       this.product = engineProduct(v);
       const security = Array.isArray(info.SecurityOptions) ? info.SecurityOptions.map(String) : [];
       return {
