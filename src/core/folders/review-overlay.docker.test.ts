@@ -79,7 +79,7 @@ describe('review folders as overlays (auto)', () => {
       [
         'read-only',
         'copy',
-        `the sandbox's user could not change ${readOnly} under the folder's own permissions (a copy is given to it)`,
+        `the sandbox's user could not change ${readOnly} under the folder's own permissions, so it is given a copy`,
       ],
     ]);
     // both are writable inside; neither folder of the person's changes

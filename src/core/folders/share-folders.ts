@@ -13,7 +13,7 @@ async function sandboxCannotWrite(hostPath: string, sharing: FolderSharing): Pro
     return undefined;
   } catch (error) {
     return error instanceof SandpitError && (error.details as { reason?: string } | undefined)?.reason === 'permissions'
-      ? `the sandbox's user could not change ${hostPath} under the folder's own permissions (a copy is given to it)`
+      ? `the sandbox's user could not change ${hostPath} under the folder's own permissions, so it is given a copy`
       : `the folder could not be checked for writing (${error instanceof Error ? error.message : String(error)})`;
   }
 }

@@ -71,6 +71,10 @@ export const changeOutcomeSchema = z.object({
   beforeSha256: z.string().optional(),
   afterSha256: z.string().optional(),
   trashed: z.string().optional().describe('Where a deleted file went (the system trash)'),
+  needsConfirmation: z
+    .boolean()
+    .optional()
+    .describe('A deleted file no trash can take: applied again with confirmDelete, it is deleted for good'),
 });
 export type ChangeOutcome = z.infer<typeof changeOutcomeSchema>;
 

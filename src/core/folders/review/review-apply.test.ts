@@ -38,6 +38,30 @@ describe('review apply and discard', () => {
     await expect(lstat(join(person, 'gone.txt'))).rejects.toThrow(/ENOENT/);
   });
 
+  it('asks for the confirmation when the trash cannot take a file, and keeps it till then', async () => {
+    const { person, layer } = await setup();
+    const full = new ReviewLayers({
+      dataFolder: join(root!, 'data'),
+      trash: { put: () => Promise.reject(new Error("no space left on the trash's disk")) },
+    });
+    await rm(join(layer, 'gone.txt'));
+    const first = await full.apply(layer, person, { paths: ['gone.txt'] });
+    expect(first).toEqual([
+      {
+        path: 'gone.txt',
+        done: false,
+        message:
+          "Your computer's trash could not take it (no space left on the trash's disk): confirm that the file is deleted for good.",
+        needsConfirmation: true,
+        beforeSha256: expect.stringMatching(/^[0-9a-f]{64}$/) as string,
+      },
+    ]);
+    expect(await readFile(join(person, 'gone.txt'), 'utf8')).toBe('bye\n');
+    const second = await full.apply(layer, person, { paths: ['gone.txt'] }, { confirmDelete: true });
+    expect(second.map((o) => [o.done, o.message])).toEqual([[true, 'Deleted for good (you confirmed it).']]);
+    await expect(lstat(join(person, 'gone.txt'))).rejects.toThrow(/ENOENT/);
+  });
+
   it('never follows a link planted in place of a folder of the layer', async () => {
     const { person, outside, layers, layer } = await setup();
     await rm(join(layer, 'sub'), { recursive: true });

@@ -82,23 +82,24 @@ async function writeToHost(ctx: ApplyContext, change: FolderChange): Promise<Cha
 async function removeFromHost(
   ctx: ApplyContext,
   rel: string,
-): Promise<{ done: boolean; message: string; trashed?: string }> {
+): Promise<{ done: boolean; message: string; trashed?: string; needsConfirmation?: boolean }> {
   const path = join(root(ctx), rel);
   const info = await lstat(path).catch(() => undefined);
   if (!info) {
     delete ctx.manifest.files[rel];
     return { done: true, message: 'Already gone from your folder.' };
   }
+  let why = 'This computer has no trash Sandpit can use: confirm that the file is deleted for good.';
   if (ctx.trash) {
-    const trashed = await ctx.trash.put(path);
-    delete ctx.manifest.files[rel];
-    return { done: true, message: 'Moved to the trash.', trashed };
+    try {
+      const trashed = await ctx.trash.put(path);
+      delete ctx.manifest.files[rel];
+      return { done: true, message: 'Moved to the trash.', trashed };
+    } catch (error) {
+      why = `Your computer's trash could not take it (${toErrorBody(error).message}): confirm that the file is deleted for good.`;
+    }
   }
-  if (!ctx.confirmDelete)
-    return {
-      done: false,
-      message: 'This computer has no trash Sandpit can use: confirm that the file is deleted for good.',
-    };
+  if (!ctx.confirmDelete) return { done: false, message: why, needsConfirmation: true };
   await rm(path);
   delete ctx.manifest.files[rel];
   return { done: true, message: 'Deleted for good (you confirmed it).' };
@@ -145,6 +146,7 @@ export async function applyChange(ctx: ApplyContext, change: FolderChange): Prom
         ? `Applied: renamed from ${change.from} (${gone.message.toLowerCase()})`
         : `The new name is applied; ${change.from} is kept: ${gone.message}`,
       ...(gone.trashed ? { trashed: gone.trashed } : {}),
+      ...(gone.needsConfirmation ? { needsConfirmation: true } : {}),
     };
   } catch (error) {
     return { path: change.path, done: false, message: `Not applied: ${toErrorBody(error).message}` };
