@@ -12,18 +12,17 @@ import { call } from '../api/dispatcher';
 import { createSandpit } from '../app';
 import type { Sandpit } from '../app';
 import { defaultConfig } from '../config';
+import type { SandpitConfig } from '../config';
 import { silentLogger } from '../log';
 
 const PANEL: CallContext = { transport: 'ipc', client: 'panel' };
 
-async function startCore(home: string): Promise<Sandpit> {
+async function startCore(home: string, overrides: Partial<SandpitConfig> = {}): Promise<Sandpit> {
   const images = inject('images');
   if (!images.python) throw new Error('The python executor image was not built by the docker globalSetup.');
   return createSandpit(
-    defaultConfig({ home, poolSize: 0, egressProxy: false, graceMs: 2_000, images: { ...images } }),
-    {
-      logger: silentLogger,
-    },
+    defaultConfig({ home, poolSize: 0, egressProxy: false, graceMs: 2_000, images: { ...images }, ...overrides }),
+    { logger: silentLogger },
   );
 }
 
@@ -146,6 +145,61 @@ describe('review folders as overlays (auto)', () => {
     expect((await readdir(join(docs, 'old'))).sort()).toEqual(['one.txt', 'two.txt']);
     await call(sp.api, 'sessions.stop', { sessionId: session.id }, PANEL);
   }, 120_000);
+});
+
+describe('an overlay review folder under gVisor (strong isolation)', () => {
+  it('keeps the writes above the folder, lists them, and takes one back', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'sandpit-review-overlay-gvisor-'));
+    await chmod(root, 0o755);
+    const share = await writableFolder(root, 'share', { 'keep.txt': 'keep\n', 'gone.txt': 'gone\n' });
+    const sp = await startCore(join(root, 'home'), { defaultIsolation: 'strong' });
+    try {
+      const made = await call(sp.api, 'sessions.create', {}, PANEL);
+      expect(made.isolation).toBe('strong');
+      const mount = (
+        await call(
+          sp.api,
+          'sessions.addFolder',
+          { sessionId: made.id, folder: { hostPath: share, mode: 'review' } },
+          PANEL,
+        )
+      ).folders[0]!.mountPath;
+      const ran = await call(
+        sp.api,
+        'sessions.execute',
+        {
+          sessionId: made.id,
+          code: `import os\nos.remove('${mount}/gone.txt')\nopen('${mount}/keep.txt', 'a').write('more\\n')\nprint(sorted(os.listdir('${mount}')))`,
+        },
+        PANEL,
+      );
+      expect(ran.stdout.trim()).toBe("['keep.txt']");
+      const listed = (await call(sp.api, 'changes.list', { sessionId: made.id }, PANEL)).folders[0]!;
+      expect([listed.backend, listed.changes.map((c) => `${c.kind} ${c.path}`)]).toEqual([
+        'overlay',
+        ['deleted gone.txt', 'changed keep.txt'],
+      ]);
+      const { outcomes } = await call(
+        sp.api,
+        'changes.discard',
+        { sessionId: made.id, mountPath: mount, paths: ['gone.txt'] },
+        PANEL,
+      );
+      expect(outcomes.map((o) => o.done)).toEqual([true]);
+      const again = await call(
+        sp.api,
+        'sessions.execute',
+        { sessionId: made.id, code: `print(open('${mount}/gone.txt').read(), end='')` },
+        PANEL,
+      );
+      expect(again.stdout).toBe('gone\n');
+      expect((await readdir(share)).sort()).toEqual(['gone.txt', 'keep.txt']);
+      expect(await readFile(join(share, 'keep.txt'), 'utf8')).toBe('keep\n');
+    } finally {
+      await sp.dispose();
+      await rm(root, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 describe('a kept session with an overlay review folder', () => {
