@@ -222,9 +222,27 @@ export async function ensureParents(
     at = join(at, part);
     const info = await lstat(at).catch(() => undefined);
     if (info === undefined) {
-      await mkdir(at, { mode: dirMode });
-      if (owner) await chown(at, owner.uid, owner.gid).catch(() => undefined);
-      continue;
+      // another file applied at the same time may have just made it
+      const made = await mkdir(at, { mode: dirMode }).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code !== 'EEXIST') throw error;
+          return false;
+        },
+      );
+      if (made) {
+        if (owner) await chown(at, owner.uid, owner.gid).catch(() => undefined);
+        continue;
+      }
+      const now = await lstat(at);
+      if (now.isDirectory()) continue;
+      throw new SandpitError(
+        'DENIED',
+        `${rel} would be written through ${at}, which is not a folder: it would leave the folder.`,
+        {
+          reason: 'outside-folder',
+        },
+      );
     }
     if (!info.isDirectory()) {
       throw new SandpitError(

@@ -53,6 +53,7 @@ export interface ReviewLayer {
 /** Which changes to apply or discard: the paths, or every one. */
 export type ChangeSelection = { paths: readonly string[] } | { all: true };
 
+const APPLIES_AT_ONCE = 8;
 const LAYER_ID = /^rv-[A-Za-z0-9_-]{4,40}$/;
 const LAYER_FOLDERS: Record<string, ReviewBackend> = { files: 'copy', upper: 'overlay' };
 
@@ -276,8 +277,12 @@ export class ReviewLayers {
         message: 'There is no pending change to this file (any more).',
       }));
       try {
-        for (const change of wanted)
-          outcomes.push(what === 'apply' ? await applyChange(ctx, change) : await discardChange(ctx, change));
+        if (what === 'discard') for (const change of wanted) outcomes.push(await discardChange(ctx, change));
+        // Applies a few files at a time: each is still its own temp file, synced, then renamed (old or new after
+        // a crash), and the file system joins their syncs. A rename's old name is never another change's path.
+        else
+          for (let i = 0; i < wanted.length; i += APPLIES_AT_ONCE)
+            outcomes.push(...(await Promise.all(wanted.slice(i, i + APPLIES_AT_ONCE).map((c) => applyChange(ctx, c)))));
       } finally {
         await this.manifests.write(dir, manifest);
         await temps.sweep();
