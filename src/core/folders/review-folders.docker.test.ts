@@ -129,7 +129,7 @@ for (const { engine, label, skip } of testEngines())
         expect(session.folders).toEqual([{ name: 'sales', hostPath: sales, mountPath: MOUNT, mode: 'review' }]);
         const listed = await call(sp.api, 'changes.list', { sessionId: session.id }, PANEL);
         expect(listed.folders.map((f) => [f.backend, f.backendReason ?? null])).toEqual([
-          [backend, backend === 'copy' ? 'Settings ask for copies' : null],
+          [backend, backend === 'copy' ? 'SANDPIT_REVIEW_LAYERS asks for copies' : null],
         ]);
         const code = [
           'import os',

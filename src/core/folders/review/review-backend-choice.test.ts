@@ -59,7 +59,7 @@ describe('the backend of a review folder', () => {
   it('makes a copy, saying why, wherever an overlay would not do', async () => {
     const person = await folder();
     const cases: Array<[Partial<ReviewLayersOptions>, string | undefined, string]> = [
-      [{ setting: 'copy' }, undefined, 'Settings ask for copies'],
+      [{ setting: 'copy' }, undefined, 'SANDPIT_REVIEW_LAYERS asks for copies'],
       [{ overlay: undefined }, undefined, 'this engine cannot mount an overlay over a folder of this computer'],
       [
         { asRoot: false },
@@ -102,7 +102,7 @@ describe('the backend of a review folder', () => {
   it('refuses the share, saying why, when Settings ask for overlays only and one is not possible', async () => {
     const person = await folder();
     await expect(layers({ setting: 'overlay', asRoot: false }).create(person)).rejects.toThrow(
-      "The folder cannot be kept as an overlay, as Settings ask: Sandpit does not run as root, so it could not read the overlay's marks of deleted folders.",
+      "The folder cannot be kept as an overlay, as SANDPIT_REVIEW_LAYERS asks: Sandpit does not run as root, so it could not read the overlay's marks of deleted folders.",
     );
     expect(await readdir(join(root!, 'data', 'review-layers'))).toEqual([]);
   });

@@ -81,7 +81,7 @@ export class ReviewLayers {
     dir: string,
     sandboxCannotWrite: string | undefined,
   ): Promise<string | undefined> {
-    if (this.options.setting === 'copy') return 'Settings ask for copies';
+    if (this.options.setting === 'copy') return 'SANDPIT_REVIEW_LAYERS asks for copies';
     if (!this.options.overlay) return 'this engine cannot mount an overlay over a folder of this computer';
     if (process.platform !== 'linux') return 'overlays are a Linux feature';
     if (!(this.options.asRoot ?? process.getuid?.() === 0))
@@ -109,7 +109,7 @@ export class ReviewLayers {
         return { layerPath: join(dir, 'upper'), backend: 'overlay', overlayWorkPath: join(dir, 'work') };
       }
       if (this.options.setting === 'overlay')
-        throw new SandpitError('DENIED', `The folder cannot be kept as an overlay, as Settings ask: ${refusal}.`, {
+        throw new SandpitError('DENIED', `The folder cannot be kept as an overlay, as SANDPIT_REVIEW_LAYERS asks: ${refusal}.`, {
           reason: 'no-overlay',
         });
       if (!this.options.owner && sandboxCannotWrite)
