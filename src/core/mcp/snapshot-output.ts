@@ -10,21 +10,15 @@ export const snapshotSummarySchema = z.object({
   language: z.string(),
   environment: z.string().describe('Environment of that session'),
   files: z.number().int().describe('Workspace files it holds'),
-  packages: z
-    .array(z.string())
-    .describe('Packages installed at run time, carried in the snapshot (restored without the network)'),
+  packages: z.array(z.string()).describe('Packages installed at run time, carried in the snapshot (restored without the network)'),
   runs: z.number().int().describe('Successful runs recorded in order (replay: true runs them again)'),
   size_bytes: z.number().int().describe('Files, packages and runs together'),
   added_bytes: z.number().int().describe('Storage it added (files another snapshot already holds are shared)'),
   skipped: z.array(z.string()).describe('Links and special files left out (never followed)'),
-  shared_folders_left_out: z
-    .array(z.string())
-    .describe("Shared folders of the person's computer: never copied, and not given to a restored or forked session"),
+  shared_folders_left_out: z.array(z.string()).describe("Shared folders of the person's computer: never copied, and not given to a restored or forked session"),
   review_folders: z
     .array(z.object({ mount_path: z.string(), host_path: z.string(), pending_changes: z.number().int() }))
-    .describe(
-      "Folders whose changes need the person's OK, with their pending changes: a fork gets them again (restore_snapshot does not; the person's restore in the panel does)",
-    ),
+    .describe("Folders whose changes need the person's OK, with their pending changes: a fork gets them again (restore_snapshot does not; the person's restore in the panel does)"),
   shared: z.boolean().describe('Taken in the Sandpit panel (any assistant may restore it)'),
 });
 export type SnapshotSummary = z.infer<typeof snapshotSummarySchema>;
@@ -44,11 +38,7 @@ export function toSnapshotSummary(s: Snapshot): SnapshotSummary {
     added_bytes: s.addedBytes,
     skipped: s.skipped,
     shared_folders_left_out: s.sharedFoldersLeftOut,
-    review_folders: s.reviewFolders.map((f) => ({
-      mount_path: f.mountPath,
-      host_path: f.hostPath,
-      pending_changes: f.changes,
-    })),
+    review_folders: s.reviewFolders.map((f) => ({ mount_path: f.mountPath, host_path: f.hostPath, pending_changes: f.changes })),
     shared: s.shared,
   };
 }
@@ -57,12 +47,8 @@ export function toSnapshotSummary(s: Snapshot): SnapshotSummary {
 export function snapshotLine(s: Snapshot): string {
   const packages = s.packages.length > 0 ? `, packages: ${s.packages.join(' ')}` : '';
   const skipped = s.skipped.length > 0 ? `, left out (links/special files): ${s.skipped.join(', ')}` : '';
-  const folders =
-    s.sharedFoldersLeftOut.length > 0 ? `, shared folders not copied: ${s.sharedFoldersLeftOut.join(', ')}` : '';
-  const review =
-    s.reviewFolders.length > 0
-      ? `, pending changes kept for: ${s.reviewFolders.map((f) => `${f.mountPath} (${f.changes})`).join(', ')}`
-      : '';
+  const folders = s.sharedFoldersLeftOut.length > 0 ? `, shared folders not copied: ${s.sharedFoldersLeftOut.join(', ')}` : '';
+  const review = s.reviewFolders.length > 0 ? `, pending changes kept for: ${s.reviewFolders.map((f) => `${f.mountPath} (${f.changes})`).join(', ')}` : '';
   return `${s.id} "${s.name}": ${s.files} file(s), ${s.sizeBytes} bytes, ${s.runs} run(s) recorded, of session ${s.sessionId}, taken ${s.createdAt}${packages}${skipped}${folders}${review}`;
 }
 
@@ -85,31 +71,22 @@ export const restoredSchema = {
   review_folders: z
     .array(z.object({ mount_path: z.string(), carried: z.boolean(), message: z.string() }))
     .optional()
-    .describe(
-      "The snapshot's folders whose changes need the person's OK: given again with their pending changes, or why not",
-    ),
+    .describe("The snapshot's folders whose changes need the person's OK: given again with their pending changes, or why not"),
 };
 
-export function toRestoredOutput(r: RestoredSession): {
-  structured: z.input<z.ZodObject<typeof restoredSchema>>;
-  text: string;
-} {
+export function toRestoredOutput(r: RestoredSession): { structured: z.input<z.ZodObject<typeof restoredSchema>>; text: string } {
   const replay = r.replay
     ? {
         total: r.replay.total,
         ran: r.replay.ran,
         complete: r.replay.complete,
-        ...(r.replay.failed
-          ? { failed_run: r.replay.failed.index, failed_code: r.replay.failed.code, error: r.replay.failed.error }
-          : {}),
+        ...(r.replay.failed ? { failed_run: r.replay.failed.index, failed_code: r.replay.failed.code, error: r.replay.failed.error } : {}),
         message: r.replay.message,
       }
     : undefined;
   const lines = [
     `New session ${r.session.id} "${r.session.name}" from snapshot ${r.snapshot.id}: ${r.files} file(s)${r.snapshot.packages.length ? `, packages ${r.snapshot.packages.join(' ')}` : ''}.`,
-    r.replay
-      ? `Replay: ${r.replay.message}`
-      : 'Variables were not rebuilt (pass replay: true to run the recorded runs again).',
+    r.replay ? `Replay: ${r.replay.message}` : 'Variables were not rebuilt (pass replay: true to run the recorded runs again).',
     ...(r.reviewFolders ?? []).map((f) => `${f.mountPath}: ${f.message}`),
   ];
   const review = r.reviewFolders?.map((f) => ({ mount_path: f.mountPath, carried: f.carried, message: f.message }));

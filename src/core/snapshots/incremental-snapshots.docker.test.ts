@@ -16,8 +16,7 @@ const KEEP_BYTES = 300 * 1024;
  */
 describe('incremental snapshots', () => {
   let sp: TestSandpit | undefined;
-  const api = <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> =>
-    call(sp!.api, method, input, PANEL);
+  const api = <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> => call(sp!.api, method, input, PANEL);
   const run = async (sessionId: string, code: string): Promise<string | undefined> => {
     const r = await api('sessions.execute', { sessionId, code });
     expect(r.error, r.error?.traceback).toBeUndefined();
@@ -42,10 +41,7 @@ describe('incremental snapshots', () => {
     expect(first.readBytes).toBe(KEEP_BYTES + 2 + 4);
 
     // One file changes (same size: its mtime and ctime tell), one becomes a link to a file outside the workspace.
-    await run(
-      source.id,
-      "import os, time\ntime.sleep(0.05)\nopen('change.txt', 'w').write('v2')\nos.remove('victim.txt')\nos.symlink('/etc/passwd', 'victim.txt')",
-    );
+    await run(source.id, "import os, time\ntime.sleep(0.05)\nopen('change.txt', 'w').write('v2')\nos.remove('victim.txt')\nos.symlink('/etc/passwd', 'victim.txt')");
     const second = await api('snapshots.create', { sessionId: source.id, name: 'second' });
     expect(second.files).toBe(2);
     expect(second.readBytes).toBe(2);
@@ -53,9 +49,7 @@ describe('incremental snapshots', () => {
     expect(second.skipped).toContain('victim.txt');
 
     const restored = (await api('snapshots.restore', { snapshot: 'second' })).session;
-    expect(await run(restored.id, "import hashlib\nhashlib.sha256(open('d/keep.bin', 'rb').read()).hexdigest()")).toBe(
-      keepHash,
-    );
+    expect(await run(restored.id, "import hashlib\nhashlib.sha256(open('d/keep.bin', 'rb').read()).hexdigest()")).toBe(keepHash);
     expect(await run(restored.id, "open('change.txt').read()")).toBe("'v2'");
     expect(await run(restored.id, "import os\nos.path.lexists('victim.txt')")).toBe('False');
     await api('sessions.stop', { sessionId: restored.id });

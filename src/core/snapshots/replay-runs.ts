@@ -17,15 +17,9 @@ function failure(result: ExecutionResult): string {
  * Runs recorded runs again, in order, through `run`, stopping at the first that does not succeed (an
  * error, a timeout, a refusal): the report says which one, with its error, and that nothing after it ran.
  */
-export async function replayRuns(
-  records: readonly RunRecord[],
-  historyComplete: boolean,
-  run: RunAgain,
-): Promise<ReplayReport> {
+export async function replayRuns(records: readonly RunRecord[], historyComplete: boolean, run: RunAgain): Promise<ReplayReport> {
   const total = records.length;
-  const partial = historyComplete
-    ? ''
-    : ' The session had run more than a snapshot keeps, so its later runs were not recorded.';
+  const partial = historyComplete ? '' : ' The session had run more than a snapshot keeps, so its later runs were not recorded.';
   for (const [i, record] of records.entries()) {
     let status: string;
     let error: string;
@@ -51,9 +45,6 @@ export async function replayRuns(
     total,
     ran: total,
     complete: historyComplete,
-    message:
-      (total === 0
-        ? 'The snapshot recorded no runs to replay.'
-        : `All ${total} recorded run${total === 1 ? '' : 's'} ran again.`) + partial,
+    message: (total === 0 ? 'The snapshot recorded no runs to replay.' : `All ${total} recorded run${total === 1 ? '' : 's'} ran again.`) + partial,
   };
 }

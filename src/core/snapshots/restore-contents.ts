@@ -11,20 +11,13 @@ const historySchema = z.array(z.object({ code: z.string(), language: z.enum(LANG
 /** The recorded runs of a snapshot, in order. */
 export async function snapshotHistory(store: SnapshotStore, manifest: SnapshotManifest): Promise<RunRecord[]> {
   const parsed = historySchema.safeParse(JSON.parse((await store.read(manifest.history.sha256)).toString('utf8')));
-  if (!parsed.success)
-    throw new SandpitError('INTERNAL', `The run history of snapshot ${manifest.snapshot.id} is damaged.`);
+  if (!parsed.success) throw new SandpitError('INTERNAL', `The run history of snapshot ${manifest.snapshot.id} is damaged.`);
   return parsed.data;
 }
 
 /** Writes a snapshot's files and packages into a (new) session; each blob is checked against its sha256 as it is read. */
-export async function restoreContents(
-  store: SnapshotStore,
-  manifest: SnapshotManifest,
-  session: Session,
-): Promise<number> {
-  const packages = manifest.packages
-    ? { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages }
-    : undefined;
+export async function restoreContents(store: SnapshotStore, manifest: SnapshotManifest, session: Session): Promise<number> {
+  const packages = manifest.packages ? { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages } : undefined;
   const files = manifest.files.map((f) => ({ path: f.path, load: () => store.read(f.sha256) }));
   await session.restoreContents(files, packages, SNAPSHOT_CAPS);
   return files.length;

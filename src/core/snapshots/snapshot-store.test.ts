@@ -17,40 +17,16 @@ afterEach(async () => {
 
 async function blobCount(): Promise<number> {
   let n = 0;
-  for (const prefix of await readdir(join(dir, 'objects')).catch(() => [] as string[]))
-    n += (await readdir(join(dir, 'objects', prefix))).length;
+  for (const prefix of await readdir(join(dir, 'objects')).catch(() => [] as string[])) n += (await readdir(join(dir, 'objects', prefix))).length;
   return n;
 }
 
-function manifest(
-  id: string,
-  files: Array<{ sha256: string; size: number }>,
-  history: { sha256: string; size: number },
-): SnapshotManifest {
+function manifest(id: string, files: Array<{ sha256: string; size: number }>, history: { sha256: string; size: number }): SnapshotManifest {
   return {
     version: 1,
     snapshot: {
-      id,
-      name: id,
-      createdAt: new Date().toISOString(),
-      sessionId: 'ses-1',
-      sessionName: 'Python 1',
-      language: 'python',
-      image: 'img',
-      limits: DEFAULT_LIMITS,
-      isolation: 'standard',
-      files: files.length,
-      fileBytes: 0,
-      packages: [],
-      packageBytes: 0,
-      runs: 0,
-      historyComplete: true,
-      sizeBytes: 0,
-      addedBytes: 0,
-      skipped: [],
-      sharedFoldersLeftOut: [],
-      reviewFolders: [],
-      shared: true,
+      id, name: id, createdAt: new Date().toISOString(), sessionId: 'ses-1', sessionName: 'Python 1', language: 'python', image: 'img', limits: DEFAULT_LIMITS,
+      isolation: 'standard', files: files.length, fileBytes: 0, packages: [], packageBytes: 0, runs: 0, historyComplete: true, sizeBytes: 0, addedBytes: 0, skipped: [], sharedFoldersLeftOut: [], reviewFolders: [], shared: true,
     },
     files: files.map((f, i) => ({ path: `f${i}`, ...f })),
     history,
@@ -117,9 +93,7 @@ describe('SnapshotStore', () => {
     const second = randomBytes(2 * 1024 * 1024);
     const refused = await store.put(second, hold).catch((e: unknown) => e as { code: string; message: string });
     expect(refused).toMatchObject({ code: 'LIMIT_EXCEEDED' });
-    expect((refused as { message: string }).message).toMatch(
-      /^The space for snapshots is full: they may take 3 MiB of disk together and 2(\.\d)? MiB is taken/,
-    );
+    expect((refused as { message: string }).message).toMatch(/^The space for snapshots is full: they may take 3 MiB of disk together and 2(\.\d)? MiB is taken/);
     expect(await blobCount()).toBe(1);
     expect(await store.storedBytes()).toBe(first.added);
     cap = 0;

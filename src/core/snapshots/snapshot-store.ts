@@ -110,11 +110,7 @@ export class SnapshotStore {
         this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
       }
       const cap = this.capBytes();
-      if (cap <= 0)
-        throw new SandpitError(
-          'LIMIT_EXCEEDED',
-          'Snapshots are turned off: Settings → System → "Space for snapshots" is 0.',
-        );
+      if (cap <= 0) throw new SandpitError('LIMIT_EXCEEDED', 'Snapshots are turned off: Settings → System → "Space for snapshots" is 0.');
       const path = this.blobPath(sha256);
       try {
         await stat(path);
@@ -142,10 +138,7 @@ export class SnapshotStore {
   async reuse(sha256: string, hold: Set<string>): Promise<boolean> {
     if (!SHA256.test(sha256)) return false;
     return this.lock.run(async () => {
-      const there = await stat(this.blobPath(sha256)).then(
-        (st) => st.isFile(),
-        () => false,
-      );
+      const there = await stat(this.blobPath(sha256)).then((st) => st.isFile(), () => false);
       if (there && !hold.has(sha256)) {
         hold.add(sha256);
         this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
@@ -170,18 +163,10 @@ export class SnapshotStore {
     try {
       content = await readFile(this.blobPath(sha256));
     } catch (error) {
-      if (isMissing(error))
-        throw new SandpitError(
-          'NOT_FOUND',
-          `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`,
-        );
+      if (isMissing(error)) throw new SandpitError('NOT_FOUND', `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`);
       throw error;
     }
-    if (sha256Of(content) !== sha256)
-      throw new SandpitError(
-        'INTERNAL',
-        `A file of this snapshot was changed on disk (${sha256.slice(0, 12)}…): it can no longer be restored.`,
-      );
+    if (sha256Of(content) !== sha256) throw new SandpitError('INTERNAL', `A file of this snapshot was changed on disk (${sha256.slice(0, 12)}…): it can no longer be restored.`);
     return content;
   }
 
@@ -237,8 +222,7 @@ export class SnapshotStore {
     const used = new Set<string>(this.pending.keys());
     for (const m of all.values()) {
       for (const f of m.files) used.add(f.sha256);
-      for (const folder of m.reviewFolders ?? [])
-        for (const e of folder.entries) if (e.kind === 'file') used.add(e.sha256);
+      for (const folder of m.reviewFolders ?? []) for (const e of folder.entries) if (e.kind === 'file') used.add(e.sha256);
       if (m.packages) used.add(m.packages.sha256);
       used.add(m.history.sha256);
     }
@@ -286,8 +270,7 @@ export class SnapshotStore {
       try {
         const parsed = snapshotManifestSchema.safeParse(JSON.parse(await readFile(join(this.manifests, name), 'utf8')));
         // A manifest that does not parse is not a snapshot (it is left on disk for a person to look at).
-        if (parsed.success && parsed.data.snapshot.id === name.slice(0, -5))
-          found.set(parsed.data.snapshot.id, parsed.data);
+        if (parsed.success && parsed.data.snapshot.id === name.slice(0, -5)) found.set(parsed.data.snapshot.id, parsed.data);
       } catch {
         // Unreadable: left out, as above.
       }
@@ -304,3 +287,4 @@ export class SnapshotStore {
     return join(this.manifests, `${id}.json`);
   }
 }
+

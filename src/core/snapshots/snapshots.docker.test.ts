@@ -31,19 +31,15 @@ async function blobs(home: string): Promise<Map<string, number>> {
 describe('snapshots and forks', () => {
   let index: PackageIndex | undefined;
   let sp: TestSandpit | undefined;
-  const api = <M extends Parameters<typeof call>[1]>(
-    method: M,
-    input: MethodInput<M>,
-    context: CallContext = PANEL,
-  ): Promise<MethodOutput<M>> => call(sp!.api, method, input, context);
+  const api = <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>, context: CallContext = PANEL): Promise<MethodOutput<M>> =>
+    call(sp!.api, method, input, context);
   const run = async (sessionId: string, code: string, context: CallContext = PANEL): Promise<string | undefined> => {
     const r = await api('sessions.execute', { sessionId, code }, context);
     expect(r.error, r.error?.traceback).toBeUndefined();
     expect(r.status).toBe('ok');
     return r.result;
   };
-  const read = async (sessionId: string, path: string): Promise<string> =>
-    (await api('files.read', { sessionId, path })).content;
+  const read = async (sessionId: string, path: string): Promise<string> => (await api('files.read', { sessionId, path })).content;
 
   beforeAll(async () => {
     const image = inject('images').python;
@@ -64,14 +60,7 @@ describe('snapshots and forks', () => {
     await run(source.id, "open('made-by-code.csv', 'w').write('a,b\\n1,2\\n')");
 
     const snapshot = await api('snapshots.create', { sessionId: source.id, name: 'with demo b' });
-    expect(snapshot).toMatchObject({
-      name: 'with demo b',
-      files: 2,
-      packages: ['sandpit_demo_b'],
-      runs: 1,
-      shared: true,
-      sessionId: source.id,
-    });
+    expect(snapshot).toMatchObject({ name: 'with demo b', files: 2, packages: ['sandpit_demo_b'], runs: 1, shared: true, sessionId: source.id });
     expect(snapshot.packageBytes).toBeGreaterThan(0);
     expect((await api('snapshots.list', {})).snapshots.map((s) => s.id)).toContain(snapshot.id);
 
@@ -80,21 +69,13 @@ describe('snapshots and forks', () => {
     const restored = await api('snapshots.restore', { snapshot: 'with demo b' });
     const info = restored.session;
     expect(info.id).not.toBe(source.id);
-    expect(info).toMatchObject({
-      image: source.image,
-      limits: source.limits,
-      isolation: source.isolation,
-      network: 'none',
-      packages: ['sandpit_demo_b'],
-    });
+    expect(info).toMatchObject({ image: source.image, limits: source.limits, isolation: source.isolation, network: 'none', packages: ['sandpit_demo_b'] });
     expect(restored.files).toBe(2);
     expect(await read(info.id, 'data/notes.txt')).toBe('kept words\n');
     expect(await read(info.id, 'made-by-code.csv')).toBe('a,b\n1,2\n');
     // The package and its dependency import in the new session, which has no network at all.
-    expect(
-      await run(info.id, 'import sandpit_demo_b, sandpit_demo_a\n(sandpit_demo_b.answer(), sandpit_demo_a.VALUE)'),
-    ).toBe('(84, 42)');
-    expect(await run(info.id, 'import socket\nsorted(n for _, n in socket.if_nameindex())')).toBe("['lo']");
+    expect(await run(info.id, 'import sandpit_demo_b, sandpit_demo_a\n(sandpit_demo_b.answer(), sandpit_demo_a.VALUE)')).toBe('(84, 42)');
+    expect(await run(info.id, "import socket\nsorted(n for _, n in socket.if_nameindex())")).toBe("['lo']");
     await api('sessions.stop', { sessionId: info.id });
   });
 
@@ -110,8 +91,7 @@ describe('snapshots and forks', () => {
 
     expect(await run(a.id, '(shared, approach)')).toBe("('before', 'A')");
     expect(await run(b.id, '(shared, approach)')).toBe("('before', 'B')");
-    const names = async (id: string): Promise<string[]> =>
-      (await api('files.list', { sessionId: id })).entries.map((e) => e.path).sort();
+    const names = async (id: string): Promise<string[]> => (await api('files.list', { sessionId: id })).entries.map((e) => e.path).sort();
     expect(await names(a.id)).toEqual(['common.txt', 'only-a.txt']);
     expect(await names(b.id)).toEqual(['common.txt', 'only-b.txt']);
     await api('sessions.stop', { sessionId: a.id });
@@ -141,10 +121,7 @@ describe('snapshots and forks', () => {
 
   it('forks a JavaScript session and replays its runs in its own language', async () => {
     const js = await newSession(sp!, { language: 'javascript' });
-    await run(
-      js.id,
-      "const fs = require('fs'); let items = ['a']; fs.writeFileSync('items.json', JSON.stringify(items));",
-    );
+    await run(js.id, "const fs = require('fs'); let items = ['a']; fs.writeFileSync('items.json', JSON.stringify(items));");
     await run(js.id, "items.push('b'); items.length");
     const fork = await api('sessions.fork', { sessionId: js.id, replay: true });
     expect(fork.session.language).toBe('javascript');
@@ -165,29 +142,15 @@ describe('snapshots and forks', () => {
 
     const restored = await api('snapshots.restore', { snapshot: snapshot.id, replay: true });
     const replay = restored.replay!;
-    expect(replay).toMatchObject({
-      total: 4,
-      ran: 1,
-      complete: false,
-      failed: { index: 2, code: "text = open('gone.txt').read()", status: 'error' },
-    });
+    expect(replay).toMatchObject({ total: 4, ran: 1, complete: false, failed: { index: 2, code: "text = open('gone.txt').read()", status: 'error' } });
     expect(replay.failed?.error).toMatch(/^FileNotFoundError: .*gone\.txt/);
-    expect(replay.message).toMatch(
-      /^Run 2 of 4 failed \(FileNotFoundError: .*\); the replay stopped there, so runs 3 to 4 did not run\.$/,
-    );
+    expect(replay.message).toMatch(/^Run 2 of 4 failed \(FileNotFoundError: .*\); the replay stopped there, so runs 3 to 4 did not run\.$/);
     // Run 1 ran, nothing after run 2 did.
     expect(await run(restored.session.id, 'a')).toBe('1');
-    expect((await api('sessions.execute', { sessionId: restored.session.id, code: 'b' })).error?.name).toBe(
-      'NameError',
-    );
+    expect((await api('sessions.execute', { sessionId: restored.session.id, code: 'b' })).error?.name).toBe('NameError');
     // The replayed runs are audited like any other run (the failing one too).
     const rows = (await api('audit.list', { filters: { sessionId: restored.session.id } })).rows;
-    expect(
-      rows
-        .map((r) => [r.code, r.status])
-        .reverse()
-        .slice(0, 2),
-    ).toEqual([
+    expect(rows.map((r) => [r.code, r.status]).reverse().slice(0, 2)).toEqual([
       ['a = 1', 'ok'],
       ["text = open('gone.txt').read()", 'error'],
     ]);
@@ -196,10 +159,7 @@ describe('snapshots and forks', () => {
 
   it('stores unchanged files once: a second snapshot of the same workspace adds almost nothing', async () => {
     const s = await newSession(sp!, {});
-    await run(
-      s.id,
-      "import os\nopen('big.bin', 'wb').write(os.urandom(2 * 1024 * 1024))\nopen('small.txt', 'w').write('x')",
-    );
+    await run(s.id, "import os\nopen('big.bin', 'wb').write(os.urandom(2 * 1024 * 1024))\nopen('small.txt', 'w').write('x')");
     const first = await api('snapshots.create', { sessionId: s.id });
     expect(first.addedBytes).toBeGreaterThanOrEqual(2 * 1024 * 1024);
     const before = [...(await blobs(sp!.config.home)).values()].reduce((a, b) => a + b, 0);
@@ -239,9 +199,7 @@ describe('snapshots and forks', () => {
     }
     const restored = await api('snapshots.restore', { snapshot: snapshot.id });
     // Only the regular file comes back (a folder that held nothing but a link is not made again).
-    const entries = (await api('files.list', { sessionId: restored.session.id })).entries
-      .map((e) => `${e.path}:${e.type}`)
-      .sort();
+    const entries = (await api('files.list', { sessionId: restored.session.id })).entries.map((e) => `${e.path}:${e.type}`).sort();
     expect(entries).toEqual(['real.txt:file']);
     expect(await read(restored.session.id, 'real.txt')).toBe('mine');
     for (const id of [s.id, restored.session.id]) await api('sessions.stop', { sessionId: id });
@@ -276,14 +234,10 @@ describe('snapshots and forks', () => {
     expect((await api('snapshots.list', {}, other)).snapshots.map((x) => x.id)).not.toContain(snap.id);
     await expect(api('snapshots.restore', { snapshot: snap.id }, other)).rejects.toMatchObject({ code: 'NOT_FOUND' });
     await expect(api('snapshots.delete', { snapshotId: snap.id }, other)).rejects.toMatchObject({ code: 'NOT_FOUND' });
-    await expect(api('snapshots.create', { sessionId: mine.id }, other)).rejects.toMatchObject({
-      code: 'SESSION_NOT_FOUND',
-    });
+    await expect(api('snapshots.create', { sessionId: mine.id }, other)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
     const panelSession = await newSession(sp!, {});
     const panelSnap = await api('snapshots.create', { sessionId: panelSession.id });
-    await expect(api('snapshots.delete', { snapshotId: panelSnap.id }, ASSISTANT)).rejects.toMatchObject({
-      code: 'DENIED',
-    });
+    await expect(api('snapshots.delete', { snapshotId: panelSnap.id }, ASSISTANT)).rejects.toMatchObject({ code: 'DENIED' });
     expect((await api('snapshots.delete', { snapshotId: snap.id }, ASSISTANT)).deleted).toBe(true);
     for (const id of [mine.id, panelSession.id]) await api('sessions.stop', { sessionId: id });
   });
@@ -308,31 +262,16 @@ describe('snapshots and forks under strong isolation (gVisor)', () => {
   it('forks a gVisor session with its files, packages and variables, still under gVisor', async () => {
     const source = await newSession(sp!, {});
     expect(source.isolation).toBe('strong');
-    const { results } = await call(
-      sp!.api,
-      'packages.install',
-      { sessionId: source.id, packages: ['sandpit_demo_a'] },
-      PANEL,
-    );
+    const { results } = await call(sp!.api, 'packages.install', { sessionId: source.id, packages: ['sandpit_demo_a'] }, PANEL);
     expect(results[0]?.ok, results[0]?.error).toBe(true);
     await call(sp!.api, 'files.write', { sessionId: source.id, path: 'in.txt', content: 'gvisor' }, PANEL);
-    const setup = await call(
-      sp!.api,
-      'sessions.execute',
-      { sessionId: source.id, code: "import sandpit_demo_a\nword = open('in.txt').read()" },
-      PANEL,
-    );
+    const setup = await call(sp!.api, 'sessions.execute', { sessionId: source.id, code: "import sandpit_demo_a\nword = open('in.txt').read()" }, PANEL);
     expect(setup.status).toBe('ok');
 
     const fork = await call(sp!.api, 'sessions.fork', { sessionId: source.id, replay: true }, PANEL);
     expect(fork.session.isolation).toBe('strong');
     expect(fork.replay).toMatchObject({ total: 1, ran: 1, complete: true });
-    const check = await call(
-      sp!.api,
-      'sessions.execute',
-      { sessionId: fork.session.id, code: 'import platform\n(word, sandpit_demo_a.VALUE, platform.release())' },
-      PANEL,
-    );
+    const check = await call(sp!.api, 'sessions.execute', { sessionId: fork.session.id, code: 'import platform\n(word, sandpit_demo_a.VALUE, platform.release())' }, PANEL);
     expect(check.result).toBe("('gvisor', 42, '4.4.0')");
     for (const id of [source.id, fork.session.id]) await call(sp!.api, 'sessions.stop', { sessionId: id }, PANEL);
   });

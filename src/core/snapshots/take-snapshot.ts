@@ -45,13 +45,7 @@ async function captureReviewFolders(
       added += blob.added;
     }
     skipped.push(...pending.skipped.map((s) => `${folder.mountPath.replace(/^\/workspace\//, '')}/${s}`));
-    parts.push({
-      name: folder.name,
-      hostPath: folder.hostPath,
-      mountPath: folder.mountPath,
-      entries: pending.entries,
-      base: pending.base,
-    });
+    parts.push({ name: folder.name, hostPath: folder.hostPath, mountPath: folder.mountPath, entries: pending.entries, base: pending.base });
   }
   return { parts, skipped, bytes, added };
 }
@@ -62,17 +56,11 @@ function defaultName(session: Session, at: Date): string {
 }
 
 /** The files of this session's newest snapshot that carry a stat key and whose blobs are stored (what an unchanged file reuses). */
-async function previousFiles(
-  store: SnapshotStore,
-  sessionId: string,
-  hold: Set<string>,
-): Promise<Map<string, { sha256: string; size: number; stat: string }>> {
+async function previousFiles(store: SnapshotStore, sessionId: string, hold: Set<string>): Promise<Map<string, { sha256: string; size: number; stat: string }>> {
   const newest = (await store.list()).find((m) => m.snapshot.sessionId === sessionId);
   const found = new Map<string, { sha256: string; size: number; stat: string }>();
   // Only blobs still on disk, held from the sweep while this snapshot is taken.
-  for (const f of newest?.files ?? [])
-    if (f.stat && (await store.reuse(f.sha256, hold)))
-      found.set(f.path, { sha256: f.sha256, size: f.size, stat: f.stat });
+  for (const f of newest?.files ?? []) if (f.stat && (await store.reuse(f.sha256, hold))) found.set(f.path, { sha256: f.sha256, size: f.size, stat: f.stat });
   return found;
 }
 
@@ -81,11 +69,7 @@ async function previousFiles(
  * installed packages (the package store's archive) and its successful runs in order, as blobs in the
  * store (each stored once, however many snapshots hold it) and a manifest. On failure nothing is kept.
  */
-export async function takeSnapshot(
-  store: SnapshotStore,
-  session: Session,
-  request: TakeSnapshotRequest,
-): Promise<Snapshot> {
+export async function takeSnapshot(store: SnapshotStore, session: Session, request: TakeSnapshotRequest): Promise<Snapshot> {
   const hold = new Set<string>();
   try {
     const files: SnapshotManifest['files'] = [];
@@ -93,26 +77,20 @@ export async function takeSnapshot(
     const previous = await previousFiles(store, session.id, hold);
     let review: Awaited<ReturnType<typeof captureReviewFolders>> = { parts: [], skipped: [], bytes: 0, added: 0 };
     const reviews = request.reviews;
-    const contents = await session.captureContents(
-      async (path, content, key) => {
-        const earlier = previous.get(path);
-        if (content === undefined) {
-          // Unchanged since the previous snapshot (same inode, size, mtime, ctime): its blob, held above, is reused.
-          if (!earlier || !key) throw new Error(`the snapshot was told to reuse ${path}, which it does not hold`);
-          files.push({ path, sha256: earlier.sha256, size: earlier.size, stat: key });
-          return;
-        }
-        const blob = await store.put(content, hold);
-        added += blob.added;
-        files.push({ path, sha256: blob.sha256, size: blob.size, ...(key ? { stat: key } : {}) });
-      },
-      { ...SNAPSHOT_CAPS, previous: new Map([...previous].map(([path, f]) => [path, f.stat])) },
-      reviews
-        ? async () => {
-            review = await captureReviewFolders(store, session, reviews, hold);
-          }
-        : undefined,
-    );
+    const contents = await session.captureContents(async (path, content, key) => {
+      const earlier = previous.get(path);
+      if (content === undefined) {
+        // Unchanged since the previous snapshot (same inode, size, mtime, ctime): its blob, held above, is reused.
+        if (!earlier || !key) throw new Error(`the snapshot was told to reuse ${path}, which it does not hold`);
+        files.push({ path, sha256: earlier.sha256, size: earlier.size, stat: key });
+        return;
+      }
+      const blob = await store.put(content, hold);
+      added += blob.added;
+      files.push({ path, sha256: blob.sha256, size: blob.size, ...(key ? { stat: key } : {}) });
+    }, { ...SNAPSHOT_CAPS, previous: new Map([...previous].map(([path, f]) => [path, f.stat])) }, reviews ? async () => {
+      review = await captureReviewFolders(store, session, reviews, hold);
+    } : undefined);
     const packages = contents.packages ? await store.put(contents.packages.tar, hold) : undefined;
     const history = await store.put(Buffer.from(JSON.stringify(contents.history), 'utf8'), hold);
     added += (packages?.added ?? 0) + history.added + review.added;
@@ -142,14 +120,8 @@ export async function takeSnapshot(
       addedBytes: added,
       skipped: [...contents.skipped, ...review.skipped],
       // the workspace walk never enters a shared folder; a review folder's pending changes are kept apart (reviewFolders)
-      sharedFoldersLeftOut: contents.leftOut
-        .map((path) => `/workspace/${path}`)
-        .filter((path) => !reviewMounts.has(path)),
-      reviewFolders: review.parts.map((p) => ({
-        hostPath: p.hostPath,
-        mountPath: p.mountPath,
-        changes: p.entries.length,
-      })),
+      sharedFoldersLeftOut: contents.leftOut.map((path) => `/workspace/${path}`).filter((path) => !reviewMounts.has(path)),
+      reviewFolders: review.parts.map((p) => ({ hostPath: p.hostPath, mountPath: p.mountPath, changes: p.entries.length })),
       shared: request.owner === undefined,
     };
     await store.save({

@@ -45,17 +45,8 @@ describe('ApplyTemps', () => {
         ].join('\n') +
         '\n',
     );
-    expect((await temps.sweep()).sort()).toEqual([
-      '.a.txt.sandpit-0123456789.tmp',
-      'sub/.b.csv.sandpit-abcdefabcd.tmp',
-    ]);
-    expect((await readdir(person)).sort()).toEqual([
-      '.c.sandpit-0000000000.tmp',
-      '.d.sandpit-2222222222.tmp',
-      'link',
-      'notes.txt',
-      'sub',
-    ]);
+    expect((await temps.sweep()).sort()).toEqual(['.a.txt.sandpit-0123456789.tmp', 'sub/.b.csv.sandpit-abcdefabcd.tmp']);
+    expect((await readdir(person)).sort()).toEqual(['.c.sandpit-0000000000.tmp', '.d.sandpit-2222222222.tmp', 'link', 'notes.txt', 'sub']);
     expect(await readdir(join(person, 'sub'))).toEqual([]);
     expect(await readFile(join(outside, '.x.sandpit-1111111111.tmp'), 'utf8')).toBe('outside');
     expect(await readdir(layer)).toEqual([]);

@@ -21,19 +21,7 @@ describe('review diffs', () => {
     const before = Array.from({ length: 20 }, (_, i) => `line ${i}`).join('\n') + '\n';
     const after = before.replace('line 10\n', 'line ten\n');
     expect(unifiedDiff('f.txt', before, after, 100)).toEqual({
-      text: [
-        '--- a/f.txt',
-        '+++ b/f.txt',
-        '@@ -8,7 +8,7 @@',
-        ' line 7',
-        ' line 8',
-        ' line 9',
-        '-line 10',
-        '+line ten',
-        ' line 11',
-        ' line 12',
-        ' line 13',
-      ].join('\n'),
+      text: ['--- a/f.txt', '+++ b/f.txt', '@@ -8,7 +8,7 @@', ' line 7', ' line 8', ' line 9', '-line 10', '+line ten', ' line 11', ' line 12', ' line 13'].join('\n'),
       truncated: false,
     });
     const cut = unifiedDiff('f.txt', before, '', 5);
