@@ -21,6 +21,7 @@ import type {
   ExecOptions,
   ExecResult,
   NetworkSpec,
+  VolumeInfo,
   VolumeSpec,
   VolumeSummary,
 } from './docker-client';
@@ -144,10 +145,21 @@ export class DockerodeClient implements DockerClient {
 
   async ping(timeoutMs = 5_000): Promise<EngineVersion> {
     return this.call('ping the engine', {}, async () => {
-      const v = await this.docker.version();
-      const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
+      // asked together: Podman's service takes seconds for each under load, and the ping has one deadline
+      const [v, info] = await Promise.all([
+        this.docker.version(),
+        this.docker.info() as Promise<{ Runtimes?: Record<string, unknown>; SecurityOptions?: unknown }>,
+      ]);
       this.product = engineProduct(v);
-      return { product: this.product, version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: Object.keys(info.Runtimes ?? {}) };
+      const security = Array.isArray(info.SecurityOptions) ? info.SecurityOptions.map(String) : [];
+      return {
+        product: this.product,
+        version: v.Version,
+        apiVersion: v.ApiVersion,
+        os: v.Os,
+        runtimes: Object.keys(info.Runtimes ?? {}),
+        rootless: security.some((o) => o.split(',').includes('name=rootless')),
+      };
     }, timeoutMs);
   }
 
@@ -277,6 +289,15 @@ export class DockerodeClient implements DockerClient {
   async removeVolume(name: string): Promise<void> {
     await this.call('remove volume', { volume: name }, () =>
       unlessStatus<void>([404], undefined, () => this.docker.getVolume(name).remove({ force: true })),
+    );
+  }
+
+  async inspectVolume(name: string): Promise<VolumeInfo | undefined> {
+    return this.call('inspect volume', { volume: name }, () =>
+      unlessStatus<VolumeInfo | undefined>([404], undefined, async () => {
+        const v = (await this.docker.getVolume(name).inspect()) as { Name: string; Driver?: string; Labels?: Record<string, string> | null; Options?: Record<string, string> | null; Mountpoint?: string };
+        return { name: v.Name, driver: v.Driver ?? '', labels: v.Labels ?? {}, options: v.Options ?? {}, mountpoint: v.Mountpoint ?? '' };
+      }),
     );
   }
 
