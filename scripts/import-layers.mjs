@@ -32,7 +32,7 @@ export const CORE_LAYERS = {
   // The engine: implements the ports of sandbox/; never reaches up into what uses them.
   docker: ['sandbox', 'files', 'folders', 'installers', 'config', 'log', 'util', 'check-result'],
   sessions: ['sandbox', 'config', 'events', 'files', 'folders', 'log', 'installers', 'util'],
-  snapshots: ['sessions', 'util'],
+  snapshots: ['sessions', 'folders', 'util'],
   // Previews of what a sandbox serves (issue 17): a tunnel over the session's channel, an origin of its own.
   previews: ['sandbox', 'sessions', 'events', 'log', 'util'],
   egress: ['sandbox', 'events', 'log', 'installers', 'util'],

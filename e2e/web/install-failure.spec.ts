@@ -1,15 +1,16 @@
 /**
  * #4 Install failures in words: with a package index that cannot be reached (set in Settings, as an offline
- * computer would have it), a build of requests and numpy says the cause, both packages, and what to do —
+ * computer would have it), a build of httpx and numpy says the cause, both packages, and what to do —
  * with the raw log behind "Show details" — and "Start session" says the build failed before starting
  * anything. A runtime install by an assistant says the same in Activity. The setting is put back after.
+ * (httpx, as no base image brings it: the Python bases carry requests for secrets, so requests needs no download.)
  */
 import { UNREACHABLE_PIP_INDEX } from '../support/serve-process';
 import { callApi, uniqueName } from '../support/panel-api';
 import { saveScreenshot } from '../support/screenshots';
 import { expect, test } from './fixtures';
 
-test('an offline build of requests and numpy says why in words, names both, says what to do, and keeps the raw log one click away', async ({ panel, assistants, server }, testInfo) => {
+test('an offline build of httpx and numpy says why in words, names both, says what to do, and keeps the raw log one click away', async ({ panel, assistants, server }, testInfo) => {
   test.setTimeout(240_000);
   const page = panel.page;
   const before = (await callApi(server, 'settings.get')) as { egress: { pipIndexUrl: string } };
@@ -21,14 +22,14 @@ test('an offline build of requests and numpy says why in words, names both, says
 
     const envs = await panel.environments();
     const name = uniqueName('Offline data');
-    const row = await envs.create(name, ['requests', 'numpy']);
+    const row = await envs.create(name, ['httpx', 'numpy']);
     await envs.build(name);
     await expect(row).toHaveAttribute('data-build-state', 'failed', { timeout: 180_000 });
     const problem = row.getByTestId('env-build-problem');
     await expect(problem).toHaveAttribute('data-cause', 'unreachable');
     await expect(problem.getByTestId('env-build-error')).toContainText('Sandpit could not reach the package index (127.0.0.1:9)');
     await expect(problem.getByTestId('env-build-error')).toContainText('seems to be offline');
-    await expect(problem.getByTestId('env-build-affected')).toContainText('requests');
+    await expect(problem.getByTestId('env-build-affected')).toContainText('httpx');
     await expect(problem.getByTestId('env-build-affected')).toContainText('numpy');
     const fixes = problem.getByTestId('env-build-fix');
     await expect(fixes.filter({ hasText: 'internet connection' })).toHaveCount(1);
@@ -78,14 +79,14 @@ test('an offline build of requests and numpy says why in words, names both, says
     // A runtime install by an assistant: the same words in Activity.
     const assistant = await assistants.connect(uniqueName('e2e-installer'));
     const first = await assistant.run('print("ready")');
-    const installed = await assistant.client.callTool({ name: 'install_packages', arguments: { session_id: first.session_id, packages: ['requests'] } }, undefined, { timeout: 120_000 });
+    const installed = await assistant.client.callTool({ name: 'install_packages', arguments: { session_id: first.session_id, packages: ['httpx'] } }, undefined, { timeout: 120_000 });
     expect(JSON.stringify(installed)).toContain('could not reach');
     const activity = await panel.activity();
     await activity.filterClient(assistant.name);
     const installRow = activity.rows.filter({ hasText: 'Install' }).first();
     await expect(installRow).toHaveAttribute('data-status', 'error');
     const detail = await activity.openRow(installRow);
-    await expect(detail.getByTestId('activity-detail-error')).toContainText('Could not install requests');
+    await expect(detail.getByTestId('activity-detail-error')).toContainText('Could not install httpx');
     await expect(detail.getByTestId('activity-detail-output')).toContainText('could not reach the package index');
     await saveScreenshot(page, testInfo, 'install-offline-runtime');
   } finally {

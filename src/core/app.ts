@@ -219,7 +219,14 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   });
   const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation, secrets: secrets.environments };
   const kept = new KeptStore(config.home, config.runRoot, log);
-  const folders = dockerFolderSharing({ docker, dataFolder: config.home, protectedFolders: () => settings.current.protectedFolders });
+  const folders = dockerFolderSharing({
+    docker,
+    dataFolder: config.home,
+    protectedFolders: () => settings.current.protectedFolders,
+    identity,
+    probeImage: () => executorImages.ensure('python'),
+    reviewLayers: config.reviewLayers,
+  });
   const sessions = new SessionManager({
     config,
     backend,

@@ -50,6 +50,8 @@ export interface SandpitConfig extends Record<IndexSetting, string> {
   imagesDir?: string;
   /** What /workspace is on: `auto` (a capped ext4 of its own where the engine is local and we are root, else a plain volume), or one of those. */
   workspaceStorage: 'auto' | 'loop' | 'volume';
+  /** Layers of review folders ("Changes need my OK"): `auto` (an overlay where the engine can mount one, else a copy), or always one kind (SANDPIT_REVIEW_LAYERS). */
+  reviewLayers: 'auto' | 'copy' | 'overlay';
 }
 
 export const DEFAULT_PORT = 7411;
@@ -85,9 +87,14 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     ...(process.env.SANDPIT_INSTALL_NETWORK ? { installNetwork: process.env.SANDPIT_INSTALL_NETWORK } : {}),
     installTimeoutMs: 10 * 60_000,
     workspaceStorage: workspaceStorageFrom(process.env.SANDPIT_WORKSPACE_STORAGE),
+    reviewLayers: reviewLayersFrom(process.env.SANDPIT_REVIEW_LAYERS),
     defaultIsolation: process.env.SANDPIT_ISOLATION === 'strong' ? 'strong' : 'standard',
     ...overrides,
   };
+}
+
+function reviewLayersFrom(value: string | undefined): SandpitConfig['reviewLayers'] {
+  return value === 'copy' || value === 'overlay' ? value : 'auto';
 }
 
 function workspaceStorageFrom(value: string | undefined): SandpitConfig['workspaceStorage'] {

@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
-import type { FolderChanges } from '../../shared/domain/folder-changes';
+import type { ChangeOutcome, FileSide, FolderChanges } from '../../shared/domain/folder-changes';
 import type { MountedFolder } from '../folders/share-folders';
 import { sideBySide, unifiedDiff } from '../folders/review/review-diff';
 import type { ReviewLayers } from '../folders/review/review-layers';
+import { readVerified } from '../folders/review/review-files';
 import { MAX_DIFF_BYTES } from '../folders/review/review-scan';
 import type { Session } from '../sessions/session';
 import type { Handlers } from './api-types';
@@ -38,10 +38,10 @@ function layers(kit: HandlerKit): ReviewLayers {
   return reviews;
 }
 
-async function readText(path: string, size: number | undefined): Promise<string> {
-  if (size === undefined) return '';
-  if (size > MAX_DIFF_BYTES) return '';
-  return readFile(path, 'utf8').catch(() => '');
+/** One side of a change as text: exactly the content listed (its hash), else nothing (it changed, or its path now leads elsewhere). */
+async function readText(path: string, side: FileSide | undefined): Promise<string> {
+  if (side === undefined || side.size > MAX_DIFF_BYTES) return '';
+  return (await readVerified(path, side.sha256, MAX_DIFF_BYTES))?.toString('utf8') ?? '';
 }
 
 /**
@@ -62,19 +62,21 @@ export function changeHandlers(kit: HandlerKit): Pick<Handlers, ChangeMethods> {
           if (diffLines) {
             for (const change of changes) {
               if (!change.text || change.refused) continue;
-              const before = await readText(join(folder.hostPath, change.from ?? change.path), change.before?.size);
-              const after = await readText(join(folder.layerPath, change.path), change.after?.size);
+              const before = await readText(join(folder.hostPath, change.from ?? change.path), change.before);
+              const after = await readText(join(folder.layerPath, change.path), change.after);
               const diff = unifiedDiff(change.path, before, after, diffLines);
               change.diff = diff.text;
               if (diff.truncated) change.diffTruncated = true;
             }
           }
+          const kept = await layers(kit).describe(folder.layerPath, folder.hostPath);
           out.push({
             sessionId: session.id,
             name: folder.name,
             hostPath: folder.hostPath,
             mountPath: folder.mountPath,
-            backend: 'copy',
+            backend: kept.backend,
+            ...(kept.reason ? { backendReason: kept.reason } : {}),
             changes,
           });
         }
@@ -88,12 +90,12 @@ export function changeHandlers(kit: HandlerKit): Pick<Handlers, ChangeMethods> {
       const beforePath = join(folder.hostPath, change.from ?? change.path);
       const afterPath = join(folder.layerPath, change.path);
       if (change.image && !change.refused) {
-        const read = async (p: string, size: number | undefined): Promise<string | undefined> =>
-          size === undefined || size > MAX_IMAGE_BYTES
+        const read = async (p: string, side: FileSide | undefined): Promise<string | undefined> =>
+          side === undefined || side.size > MAX_IMAGE_BYTES
             ? undefined
-            : (await readFile(p).catch(() => undefined))?.toString('base64');
-        const beforeImage = await read(beforePath, change.before?.size);
-        const afterImage = await read(afterPath, change.after?.size);
+            : (await readVerified(p, side.sha256, MAX_IMAGE_BYTES))?.toString('base64');
+        const beforeImage = await read(beforePath, change.before);
+        const afterImage = await read(afterPath, change.after);
         return {
           change,
           whitespaceOnly: false,
@@ -102,8 +104,8 @@ export function changeHandlers(kit: HandlerKit): Pick<Handlers, ChangeMethods> {
         };
       }
       if (!change.text || change.refused) return { change, whitespaceOnly: false };
-      const before = await readText(beforePath, change.before?.size);
-      const after = await readText(afterPath, change.after?.size);
+      const before = await readText(beforePath, change.before);
+      const after = await readText(afterPath, change.after);
       const squash = (s: string): string => s.replace(/\s+/g, '');
       return {
         change,
@@ -120,10 +122,13 @@ export function changeHandlers(kit: HandlerKit): Pick<Handlers, ChangeMethods> {
       return { outcomes };
     },
     'changes.discard': async ({ sessionId, mountPath, paths }, context) => {
-      const folder = folderAt(sessions.access(sessionId, context.principal), mountPath);
-      return {
-        outcomes: await layers(kit).discard(folder.layerPath, folder.hostPath, paths ? { paths } : { all: true }),
-      };
+      const session = sessions.access(sessionId, context.principal);
+      const folder = folderAt(session, mountPath);
+      const discard = (): Promise<ChangeOutcome[]> =>
+        layers(kit).discard(folder.layerPath, folder.hostPath, paths ? { paths } : { all: true });
+      // An overlay is changed only as the engine mounts it: the session runs (a paused one resumes), nothing else queued runs meanwhile.
+      const outcomes = folder.overlayWorkPath ? await session.withSandbox('Discarding changes', discard) : await discard();
+      return { outcomes };
     },
   };
 }

@@ -6,6 +6,7 @@ import { sessionConnection } from '../session-opening/session-connection';
 import { replayRuns } from '../snapshots/replay-runs';
 import type { RunAgain } from '../snapshots/replay-runs';
 import { restoreContents, snapshotHistory } from '../snapshots/restore-contents';
+import { reviewFoldersToRestore } from '../snapshots/review-restore';
 import { SnapshotStore } from '../snapshots/snapshot-store';
 import type { SnapshotManifest } from '../snapshots/snapshot-store';
 import { takeSnapshot } from '../snapshots/take-snapshot';
@@ -43,7 +44,11 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
     return byName;
   };
 
-  const restore = async (manifest: SnapshotManifest, options: { replay: boolean; name?: string }, context: CallContext): Promise<RestoredSession> => {
+  const restore = async (
+    manifest: SnapshotManifest,
+    options: { replay: boolean; name?: string; reviewRefusal?: string | undefined },
+    context: CallContext,
+  ): Promise<RestoredSession> => {
     const { snapshot } = manifest;
     const env = snapshot.environment === undefined ? undefined : await findEnvironment(environments.store, snapshot.environment).catch(() => undefined);
     if (snapshot.environment !== undefined && env === undefined) {
@@ -54,6 +59,7 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
     }
     sessions.assertEngineUp();
     const policy = env?.network ?? 'none';
+    const review = await reviewFoldersToRestore(manifest, kit.folders, options.reviewRefusal);
     // The same image, limits and isolation as the session it was taken of (not the environment as it is now).
     const session = await sessions.create({
       language: snapshot.language,
@@ -67,25 +73,35 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
       name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`,
       client: context.client,
       owner: context.principal,
+      ...(review.folders.length ? { folders: review.folders } : {}),
+    }).catch(async (error: unknown) => {
+      await review.drop();
+      throw error;
     });
     let files: number;
     try {
       files = await restoreContents(store, manifest, session);
+      await review.seed(session, store);
     } catch (error) {
       await sessions.stop(session.id).catch(() => undefined);
       throw error;
     }
-    if (!options.replay) return { session: session.info(), snapshot, files };
+    const reviewFolders = review.outcomes.length ? { reviewFolders: review.outcomes } : {};
+    if (!options.replay) return { session: session.info(), snapshot, files, ...reviewFolders };
     const history = await snapshotHistory(store, manifest);
     const run: RunAgain = (record) => execute()({ sessionId: session.id, code: record.code }, context);
     const replay = await replayRuns(history, snapshot.historyComplete, run);
-    return { session: session.info(), snapshot, files, replay };
+    return { session: session.info(), snapshot, files, replay, ...reviewFolders };
   };
 
   return {
     'snapshots.create': async ({ sessionId, name }, context) => {
       const session = await kit.target(sessionId, context);
-      return takeSnapshot(store, session, { ...(name === undefined ? {} : { name }), ...(context.principal === undefined ? {} : { owner: context.principal }) });
+      return takeSnapshot(store, session, {
+        ...(name === undefined ? {} : { name }),
+        ...(context.principal === undefined ? {} : { owner: context.principal }),
+        reviews: kit.folders.reviews,
+      });
     },
     'snapshots.list': async (_input, context) => ({
       snapshots: (await store.list()).filter((m) => visibleTo(m, context.principal)).map((m) => m.snapshot),
@@ -102,12 +118,25 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
       return { snapshotId, deleted: true, freedBytes };
     },
     'snapshots.restore': async ({ snapshot, replay, name }, context) =>
-      restore(await find(snapshot, context.principal), { replay, ...(name === undefined ? {} : { name }) }, context),
+      restore(
+        await find(snapshot, context.principal),
+        {
+          replay,
+          ...(name === undefined ? {} : { name }),
+          // the person's folders are shared in the panel only: an assistant's restore does not get them back
+          reviewRefusal:
+            context.principal === undefined
+              ? undefined
+              : "Not given to this session: an assistant's restore does not get the person's folders. Restored in the Sandpit panel, the session gets the folder back with its pending changes.",
+        },
+        context,
+      ),
     'sessions.fork': async ({ sessionId, replay, name }, context) => {
       const session = await kit.target(sessionId, context);
       const taken = await takeSnapshot(store, session, {
         name: `Fork of ${session.identity.name.slice(0, 40)}, ${new Date().toISOString().slice(11, 19)}`,
         ...(context.principal === undefined ? {} : { owner: context.principal }),
+        reviews: kit.folders.reviews,
       });
       const manifest = await store.get(taken.id);
       if (!manifest) throw new SandpitError('INTERNAL', `The snapshot ${taken.id} was just saved but cannot be read back.`);

@@ -46,7 +46,7 @@ export interface ProfileInput {
   /** Extra named volumes, read-only: name → mount point (e.g. the package dir, for the session itself). */
   readOnlyVolumes?: Record<string, string>;
   /** Folders of this computer the person shared (real paths, checked by src/core/folders): never anything else. */
-  sharedFolders?: Array<{ hostPath: string; mountPath: string; readOnly: boolean; layerPath?: string }>;
+  sharedFolders?: Array<{ hostPath: string; mountPath: string; readOnly: boolean; layerPath?: string; overlayVolume?: string }>;
   /** Groups the sandbox user joins to reach a shared folder (a user group of the folder's owner, gid ≥ 1000). */
   groupAdd?: number[];
   /** Secrets (issue 18): a host folder with the CA bundle only, bound read-only at SANDPIT_CA_DIR. */
@@ -79,7 +79,12 @@ export function hardenedContainerSpec(input: ProfileInput): ContainerSpec {
   const gvisor = input.runtime?.startsWith('runsc') === true;
   const nproc = gvisor ? limits.pids : SANDBOX_NPROC;
   for (const folder of input.sharedFolders ?? []) {
-    // a review folder: its session layer is mounted (read-write), the person's folder never is
+    // a review folder as an overlay: the engine's volume mounts the session's layer over the person's folder (read-only below)
+    if (folder.overlayVolume) {
+      mounts.push({ Type: 'volume', Source: folder.overlayVolume, Target: folder.mountPath, ReadOnly: false, VolumeOptions: { NoCopy: true } });
+      continue;
+    }
+    // a review folder as a copy: its session layer is mounted (read-write), the person's folder never is
     const source = folder.layerPath ?? folder.hostPath;
     mounts.push({ Type: 'bind', Source: source, Target: folder.mountPath, ReadOnly: folder.layerPath ? false : folder.readOnly, BindOptions: { Propagation: 'rprivate', NonRecursive: true } });
   }

@@ -27,6 +27,8 @@ export interface DockerClient {
 
   createVolume(spec: VolumeSpec): Promise<string>;
   removeVolume(name: string): Promise<void>;
+  /** The volume's driver, options, labels and where the engine mounts it; undefined when there is none. */
+  inspectVolume(name: string): Promise<VolumeInfo | undefined>;
   listVolumes(labels: Record<string, string | true>): Promise<VolumeSummary[]>;
 
   imageExists(tag: string): Promise<boolean>;
@@ -67,6 +69,8 @@ export interface EngineVersion {
   apiVersion: string;
   os: string;
   runtimes: string[];
+  /** The engine runs rootless (in a user namespace of an ordinary user): `name=rootless` among its security options. */
+  rootless?: boolean;
 }
 
 export type EngineProduct = 'docker' | 'podman';
@@ -129,6 +133,13 @@ export interface VolumeSpec {
 export interface VolumeSummary {
   name: string;
   labels: Record<string, string>;
+}
+
+export interface VolumeInfo extends VolumeSummary {
+  driver: string;
+  options: Record<string, string>;
+  /** Where the engine mounts it on its machine. */
+  mountpoint: string;
 }
 
 export interface NetworkSpec {

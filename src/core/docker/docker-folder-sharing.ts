@@ -1,12 +1,14 @@
 import { homedir } from 'node:os';
 import type { FolderSharing } from '../folders/folder-sharing';
 import { ReviewLayers } from '../folders/review/review-layers';
+import type { ReviewLayersSetting } from '../folders/review/review-layers';
+import type { InstanceIdentity } from '../sandbox/instance-identity';
 import { systemTrash } from '../folders/review/system-trash';
 import type { Trash } from '../folders/review/system-trash';
 import { SANDBOX_UID } from './container-profile';
 import type { DockerClient } from './docker-client';
+import { dockerOverlaySupport } from './docker-overlay-support';
 import { engineSocketPaths } from './engine-discovery';
-
 
 export interface DockerFolderSharingDeps {
   docker: DockerClient;
@@ -18,6 +20,11 @@ export interface DockerFolderSharingDeps {
   home?: string;
   /** Where deleted files go when a change is applied (default: the system's trash). */
   trash?: Trash | undefined;
+  /** Review folders' layers: overlays where the engine can mount them (else copies), or always one kind. Needs `identity` and `probeImage` for overlays. */
+  reviewLayers?: ReviewLayersSetting;
+  identity?: InstanceIdentity;
+  /** An executor image for the overlay probe's container. */
+  probeImage?: () => Promise<string>;
 }
 
 /** Whether the engine's sandboxes see this computer's file owners as they are (Docker Engine on Linux), not mapped (Docker Desktop). */
@@ -37,7 +44,17 @@ export function dockerFolderSharing(deps: DockerFolderSharingDeps): FolderSharin
   const home = deps.home ?? homedir();
   // The copy backend: the sandbox user owns the session's copy when Sandpit may give it (running as root).
   const owner = platform === 'linux' && process.getuid?.() === 0 ? { uid: SANDBOX_UID, gid: SANDBOX_UID } : undefined;
-  const reviews = new ReviewLayers({ dataFolder: deps.dataFolder, owner, trash: 'trash' in deps ? deps.trash : systemTrash(platform, env, home) });
+  const overlay =
+    deps.identity && deps.probeImage
+      ? dockerOverlaySupport({ docker: deps.docker, identity: deps.identity, probeImage: deps.probeImage, platform, foldersAsTheyAre: () => ownersAsTheyAre(deps.docker, platform) })
+      : undefined;
+  const reviews = new ReviewLayers({
+    dataFolder: deps.dataFolder,
+    owner,
+    trash: 'trash' in deps ? deps.trash : systemTrash(platform, env, home),
+    overlay,
+    setting: deps.reviewLayers ?? 'auto',
+  });
   return {
     reviews,
     unavailable: () =>

@@ -17,6 +17,7 @@ import type { InstanceIdentity } from '../sandbox/instance-identity';
 import type { WorkspaceStorage, WorkspaceVolume } from './workspace-storage';
 import { newId } from '../util/ids';
 import { cleanPackageArchive } from './package-archive';
+import { checkOverlayVolumes, ensureOverlayVolume, isOverlayFolder, overlayVolumeName } from './overlay-volumes';
 import { canonicalImageName } from './image-name';
 
 /** How long reading or writing a package store's archive may take. */
@@ -84,6 +85,7 @@ export class DockerSandbox implements Sandbox {
       await docker.createVolume({ name: this.packagesVolume, labels });
       if (this.agentDir) await mkdir(this.agentDir, { recursive: true, mode: 0o700 });
       await this.checkFolders();
+      await this.ensureOverlays();
       this.containerId = await docker.createContainer(this.containerSpec());
       this.log.debug('created session container', { containerId: this.containerId });
     } catch (error) {
@@ -114,9 +116,12 @@ export class DockerSandbox implements Sandbox {
       this.log.info('making the kept session container again for this core', { containerIds: old });
       for (const id of old) await docker.removeContainer(id);
       await this.checkFolders();
+      await this.ensureOverlays();
       this.containerId = await docker.createContainer(this.containerSpec());
       this.log.info('made the kept session container again', { containerId: this.containerId });
     } else {
+      // the overlays it mounts must still be the volumes Sandpit made for them
+      await checkOverlayVolumes(docker, this.folders);
       this.containerId = record.containerId;
       this.deps.events.follow(record.containerId);
     }
@@ -152,7 +157,7 @@ export class DockerSandbox implements Sandbox {
     if (remake) return;
     const expected = [
       ...(this.agentDir ? [`${this.agentDir}\u0000${AGENT_DIR}\u0000rw`] : []),
-      ...this.folders.map((f) => `${f.layerPath ?? f.hostPath}\u0000${f.mountPath}\u0000${f.readOnly && !f.layerPath ? 'ro' : 'rw'}`),
+      ...this.folders.filter((f) => !isOverlayFolder(f)).map((f) => `${f.layerPath ?? f.hostPath}\u0000${f.mountPath}\u0000${f.readOnly && !f.layerPath ? 'ro' : 'rw'}`),
     ].sort();
     const actual = (made.binds ?? []).map((b) => `${b.source}\u0000${b.target}\u0000${b.readOnly ? 'ro' : 'rw'}`).sort();
     if (made.binds !== undefined && JSON.stringify(expected) !== JSON.stringify(actual)) {
@@ -167,6 +172,21 @@ export class DockerSandbox implements Sandbox {
   private async checkFolders(): Promise<void> {
     if (this.folders.length === 0 || !this.spec.checkFolders) return;
     this.folders = await this.spec.checkFolders(this.folders);
+  }
+
+  /** The engine volumes of the overlays among the folders (made, or checked when they are there). */
+  private async ensureOverlays(): Promise<void> {
+    const labels = sessionLabels(this.deps.identity, this.sessionId, { [LABEL.role]: 'review-layer' });
+    for (const folder of this.folders) if (isOverlayFolder(folder)) await ensureOverlayVolume(this.deps.docker, folder, labels);
+  }
+
+  /** Removes the overlay volumes of folders this sandbox no longer mounts (after its container is gone or replaced). */
+  private async dropOverlays(keep: readonly SandboxFolder[], drop: readonly SandboxFolder[]): Promise<void> {
+    const kept = new Set(keep.filter(isOverlayFolder).map(overlayVolumeName));
+    for (const folder of drop) {
+      if (!isOverlayFolder(folder) || kept.has(overlayVolumeName(folder))) continue;
+      await this.deps.docker.removeVolume(overlayVolumeName(folder)).catch((error: unknown) => this.log.warn('could not remove an overlay volume', { volume: overlayVolumeName(folder), error: error instanceof Error ? error.message : String(error) }));
+    }
   }
 
   record(): SandboxRecord {
@@ -198,7 +218,13 @@ export class DockerSandbox implements Sandbox {
       env: { ...this.spec.env, SANDPIT_LANGUAGE: this.spec.language },
       // runc is the engine's default: named only when it is another one.
       ...(this.runtime === 'runc' ? {} : { runtime: this.runtime }),
-      sharedFolders: this.folders.map((f) => ({ hostPath: f.hostPath, mountPath: f.mountPath, readOnly: f.readOnly, ...(f.layerPath ? { layerPath: f.layerPath } : {}) })),
+      sharedFolders: this.folders.map((f) => ({
+        hostPath: f.hostPath,
+        mountPath: f.mountPath,
+        readOnly: f.readOnly,
+        ...(f.layerPath ? { layerPath: f.layerPath } : {}),
+        ...(isOverlayFolder(f) ? { overlayVolume: overlayVolumeName(f) } : {}),
+      })),
       ...(this.spec.caDir ? { caDir: this.spec.caDir } : {}),
       ...(groups.length ? { groupAdd: groups } : {}),
     });
@@ -209,11 +235,14 @@ export class DockerSandbox implements Sandbox {
     const previous = this.containerId;
     const checked = folders.length && this.spec.checkFolders ? await this.spec.checkFolders(folders) : [...folders];
     this.log.info('replacing the session container for new shared folders', { containerId: previous, folders: folders.length });
+    const before = this.folders;
     await docker.removeContainer(previous);
     events.forget(previous);
     this.folders = checked;
+    await this.ensureOverlays();
     this.containerId = await docker.createContainer(this.containerSpec());
     this.log.info('replaced the session container', { containerId: this.containerId });
+    await this.dropOverlays(this.folders, before);
   }
 
   async start(timeoutMs: number): Promise<AgentChannel> {
@@ -322,6 +351,7 @@ export class DockerSandbox implements Sandbox {
   async remove(): Promise<void> {
     const { docker, events } = this.deps;
     if (this.containerId) await docker.removeContainer(this.containerId);
+    await this.dropOverlays([], this.folders);
     await docker.removeVolume(this.volumeName);
     await this.workspace?.release();
     await docker.removeVolume(this.packagesVolume);

@@ -21,6 +21,7 @@ import type {
   ExecOptions,
   ExecResult,
   NetworkSpec,
+  VolumeInfo,
   VolumeSpec,
   VolumeSummary,
 } from './docker-client';
@@ -112,14 +113,14 @@ export function resolveEndpoint(engine: EngineCandidate | string | undefined): {
   };
 }
 
-/** How long an engine's list of runtimes (from its `info`, the slowest call a ping makes) is taken as still true. */
-const RUNTIMES_FRESH_MS = 10_000;
+/** How long what an engine's `info` said (its runtimes, whether it is rootless; the slowest call a ping makes) is taken as still true. */
+const INFO_FRESH_MS = 10_000;
 /**
- * The runtimes each engine (by address) said it has, with its version and when: a start pings the engine three
+ * What each engine (by address) said in its `info` — its runtimes and whether it runs rootless — with its version and when: a start pings the engine three
  * times within a second or two (the boot, the engine monitor, the isolation check), and `info` was most of each.
  * The version is asked every time (a new engine, or one restarted as another version, is asked again).
  */
-const knownRuntimes = new Map<string, { version: string; runtimes: string[]; at: number }>();
+const knownInfo = new Map<string, { version: string; runtimes: string[]; rootless: boolean; at: number }>();
 
 /**
  * The dockerode implementation of DockerClient: every call logged, timed out and mapped to SandpitError.
@@ -153,17 +154,22 @@ export class DockerodeClient implements DockerClient {
 
   async ping(timeoutMs = 5_000): Promise<EngineVersion> {
     return this.call('ping the engine', {}, async () => {
-      const v = await this.docker.version();
       const key = this.endpoint.address;
-      const known = knownRuntimes.get(key);
-      let runtimes = known && known.version === v.Version && Date.now() - known.at < RUNTIMES_FRESH_MS ? known.runtimes : undefined;
-      if (!runtimes) {
-        const info = (await this.docker.info()) as { Runtimes?: Record<string, unknown> };
-        runtimes = Object.keys(info.Runtimes ?? {});
-        knownRuntimes.set(key, { version: v.Version, runtimes, at: Date.now() });
+      const known = knownInfo.get(key);
+      const fresh = known !== undefined && Date.now() - known.at < INFO_FRESH_MS;
+      // asked together when both are needed: Podman's service takes seconds for each under load, and the ping has one deadline
+      type Info = { Runtimes?: Record<string, unknown>; SecurityOptions?: unknown };
+      const askInfo = (): Promise<Info> => this.docker.info() as Promise<Info>;
+      const [v, asked] = await Promise.all([this.docker.version(), fresh ? undefined : askInfo()]);
+      let facts = fresh && known.version === v.Version ? known : undefined;
+      if (!facts) {
+        const info = asked ?? (await askInfo());
+        const security = Array.isArray(info.SecurityOptions) ? info.SecurityOptions.map(String) : [];
+        facts = { version: v.Version, runtimes: Object.keys(info.Runtimes ?? {}), rootless: security.some((o) => o.split(',').includes('name=rootless')), at: Date.now() };
+        knownInfo.set(key, facts);
       }
       this.product = engineProduct(v);
-      return { product: this.product, version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: [...runtimes] };
+      return { product: this.product, version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: [...facts.runtimes], rootless: facts.rootless };
     }, timeoutMs);
   }
 
@@ -293,6 +299,15 @@ export class DockerodeClient implements DockerClient {
   async removeVolume(name: string): Promise<void> {
     await this.call('remove volume', { volume: name }, () =>
       unlessStatus<void>([404], undefined, () => this.docker.getVolume(name).remove({ force: true })),
+    );
+  }
+
+  async inspectVolume(name: string): Promise<VolumeInfo | undefined> {
+    return this.call('inspect volume', { volume: name }, () =>
+      unlessStatus<VolumeInfo | undefined>([404], undefined, async () => {
+        const v = (await this.docker.getVolume(name).inspect()) as { Name: string; Driver?: string; Labels?: Record<string, string> | null; Options?: Record<string, string> | null; Mountpoint?: string };
+        return { name: v.Name, driver: v.Driver ?? '', labels: v.Labels ?? {}, options: v.Options ?? {}, mountpoint: v.Mountpoint ?? '' };
+      }),
     );
   }
 

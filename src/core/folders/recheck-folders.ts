@@ -41,7 +41,7 @@ export async function recheckFolders(folders: readonly SandboxFolder[], sharing:
     }
     if (folder.layerPath) {
       if (!sharing.reviews) throw new SandpitError('DENIED', `The shared folder ${folder.hostPath} (at ${folder.mountPath}) needs your OK for its changes, which this engine does not offer: it is not mounted.`, { reason: 'no-review' });
-      await sharing.reviews.layerDir(folder.layerPath);
+      await sharing.reviews.checkMount(folder.layerPath, folder.overlayWorkPath);
     }
     const { groupId: _recorded, ...rest } = folder;
     checked.push({ ...rest, hostPath: real.realPath, ...(real.groupId === undefined ? {} : { groupId: real.groupId }) });

@@ -6,10 +6,22 @@ import { folderMountPath, folderName } from './folder-placement';
 import { pathRules } from './folder-rules';
 import type { FolderSharing } from './folder-sharing';
 
+/** Why the sandbox user could not change this folder under its own permissions (undefined: it could), in plain words. */
+async function sandboxCannotWrite(hostPath: string, sharing: FolderSharing): Promise<string | undefined> {
+  try {
+    await checkShareableFolder(hostPath, 'rw', sharing.checkContext());
+    return undefined;
+  } catch (error) {
+    return error instanceof SandpitError && (error.details as { reason?: string } | undefined)?.reason === 'permissions'
+      ? `the sandbox's user could not change ${hostPath} under the folder's own permissions, so it is given a copy`
+      : `the folder could not be checked for writing (${error instanceof Error ? error.message : String(error)})`;
+  }
+}
+
 /**
- * Gives each review folder ("Changes need my OK") without one its layer: a copy of the folder in Sandpit's
- * data folder, which the sandbox mounts in its place. Called where a session gets its folders (not where an
- * environment's folders are only checked).
+ * Gives each review folder ("Changes need my OK") without one its layer in Sandpit's data folder: an overlay
+ * over the folder where the engine can mount one, else a copy; the sandbox mounts it in the folder's place.
+ * Called where a session gets its folders (not where an environment's folders are only checked).
  */
 export async function prepareReviewLayers(folders: readonly MountedFolder[], sharing: FolderSharing): Promise<MountedFolder[]> {
   const out: MountedFolder[] = [];
@@ -19,7 +31,8 @@ export async function prepareReviewLayers(folders: readonly MountedFolder[], sha
       continue;
     }
     if (!sharing.reviews) throw new SandpitError('DENIED', 'Folders whose changes need your OK are not available with this engine.', { reason: 'no-review' });
-    out.push({ ...folder, layerPath: await sharing.reviews.create(folder.hostPath) });
+    const layer = await sharing.reviews.create(folder.hostPath, await sandboxCannotWrite(folder.hostPath, sharing));
+    out.push({ ...folder, layerPath: layer.layerPath, ...(layer.overlayWorkPath ? { overlayWorkPath: layer.overlayWorkPath } : {}) });
   }
   return out;
 }
@@ -29,6 +42,8 @@ export interface MountedFolder extends SharedFolder {
   groupId?: number;
   /** A review folder's layer: what the sandbox mounts in its place (src/core/folders/review/). */
   layerPath?: string;
+  /** Its overlay's work folder, when the layer is an overlay's upper folder over the person's folder. */
+  overlayWorkPath?: string;
 }
 
 /** A folder the person asked for (the contract's shareFolderInput, parsed). */

@@ -16,6 +16,9 @@ export const snapshotSummarySchema = z.object({
   added_bytes: z.number().int().describe('Storage it added (files another snapshot already holds are shared)'),
   skipped: z.array(z.string()).describe('Links and special files left out (never followed)'),
   shared_folders_left_out: z.array(z.string()).describe("Shared folders of the person's computer: never copied, and not given to a restored or forked session"),
+  review_folders: z
+    .array(z.object({ mount_path: z.string(), host_path: z.string(), pending_changes: z.number().int() }))
+    .describe("Folders whose changes need the person's OK, with their pending changes: a fork gets them again (restore_snapshot does not; the person's restore in the panel does)"),
   shared: z.boolean().describe('Taken in the Sandpit panel (any assistant may restore it)'),
 });
 export type SnapshotSummary = z.infer<typeof snapshotSummarySchema>;
@@ -35,6 +38,7 @@ export function toSnapshotSummary(s: Snapshot): SnapshotSummary {
     added_bytes: s.addedBytes,
     skipped: s.skipped,
     shared_folders_left_out: s.sharedFoldersLeftOut,
+    review_folders: s.reviewFolders.map((f) => ({ mount_path: f.mountPath, host_path: f.hostPath, pending_changes: f.changes })),
     shared: s.shared,
   };
 }
@@ -44,7 +48,8 @@ export function snapshotLine(s: Snapshot): string {
   const packages = s.packages.length > 0 ? `, packages: ${s.packages.join(' ')}` : '';
   const skipped = s.skipped.length > 0 ? `, left out (links/special files): ${s.skipped.join(', ')}` : '';
   const folders = s.sharedFoldersLeftOut.length > 0 ? `, shared folders not copied: ${s.sharedFoldersLeftOut.join(', ')}` : '';
-  return `${s.id} "${s.name}": ${s.files} file(s), ${s.sizeBytes} bytes, ${s.runs} run(s) recorded, of session ${s.sessionId}, taken ${s.createdAt}${packages}${skipped}${folders}`;
+  const review = s.reviewFolders.length > 0 ? `, pending changes kept for: ${s.reviewFolders.map((f) => `${f.mountPath} (${f.changes})`).join(', ')}` : '';
+  return `${s.id} "${s.name}": ${s.files} file(s), ${s.sizeBytes} bytes, ${s.runs} run(s) recorded, of session ${s.sessionId}, taken ${s.createdAt}${packages}${skipped}${folders}${review}`;
 }
 
 export const restoredSchema = {
@@ -63,6 +68,10 @@ export const restoredSchema = {
     })
     .optional()
     .describe('How the replay went (only with replay: true)'),
+  review_folders: z
+    .array(z.object({ mount_path: z.string(), carried: z.boolean(), message: z.string() }))
+    .optional()
+    .describe("The snapshot's folders whose changes need the person's OK: given again with their pending changes, or why not"),
 };
 
 export function toRestoredOutput(r: RestoredSession): { structured: z.input<z.ZodObject<typeof restoredSchema>>; text: string } {
@@ -78,9 +87,17 @@ export function toRestoredOutput(r: RestoredSession): { structured: z.input<z.Zo
   const lines = [
     `New session ${r.session.id} "${r.session.name}" from snapshot ${r.snapshot.id}: ${r.files} file(s)${r.snapshot.packages.length ? `, packages ${r.snapshot.packages.join(' ')}` : ''}.`,
     r.replay ? `Replay: ${r.replay.message}` : 'Variables were not rebuilt (pass replay: true to run the recorded runs again).',
+    ...(r.reviewFolders ?? []).map((f) => `${f.mountPath}: ${f.message}`),
   ];
+  const review = r.reviewFolders?.map((f) => ({ mount_path: f.mountPath, carried: f.carried, message: f.message }));
   return {
-    structured: { session: toSessionSummary(r.session), snapshot: toSnapshotSummary(r.snapshot), files: r.files, ...(replay ? { replay } : {}) },
+    structured: {
+      session: toSessionSummary(r.session),
+      snapshot: toSnapshotSummary(r.snapshot),
+      files: r.files,
+      ...(replay ? { replay } : {}),
+      ...(review ? { review_folders: review } : {}),
+    },
     text: lines.join('\n'),
   };
 }

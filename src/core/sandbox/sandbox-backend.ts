@@ -90,6 +90,11 @@ export interface SandboxFolder {
    * src/core/folders/review/) is what is mounted, read-write, never `hostPath` itself.
    */
   layerPath?: string;
+  /**
+   * Present when the layer is an overlay: `layerPath` is its upper folder and this its work folder, and the
+   * sandbox mounts an overlay of them over `hostPath`, which stays read-only below (else `layerPath` is a copy).
+   */
+  overlayWorkPath?: string;
   /** A group the sandbox user joins to reach it (the folder's own user group). */
   groupId?: number;
 }

@@ -31,7 +31,7 @@ export const keptRecordSchema = z.object({
   /** Its successful runs, in order, when the record was last written (a fork with replay: true runs them again). */
   history: z.object({ runs: z.array(z.object({ code: z.string(), language: languageSchema })), complete: z.boolean() }).optional(),
   /** Folders of this computer the person shared with it (its container has them mounted). */
-  folders: z.array(sharedFolderSchema.extend({ groupId: z.number().int().optional(), layerPath: z.string().optional() })).optional(),
+  folders: z.array(sharedFolderSchema.extend({ groupId: z.number().int().optional(), layerPath: z.string().optional(), overlayWorkPath: z.string().optional() })).optional(),
   /** The backend's own record of the sandbox (container, agent folder, workspace disk). */
   sandbox: z.object({
     containerId: z.string().min(1),

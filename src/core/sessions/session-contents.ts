@@ -24,12 +24,15 @@ export async function captureSessionContents(
   history: () => RecordedRuns,
   sink: WorkspaceFileSink,
   caps: WorkspaceWalkCaps & { maxPackageBytes: number },
+  /** What else the snapshot takes while nothing queued runs (review folders' pending changes). */
+  alsoInJob?: () => Promise<void>,
 ): Promise<SessionContents> {
   // Shared folders are the person's files, not the session's: a snapshot never copies them.
   const sharedFolders = folders.map((f) => f.mountPath.replace(/^\/workspace\/?/, ''));
   const walk = await tarWorkspace(bulk, sink, { ...caps, leaveOut: sharedFolders });
   const packages = await sandbox.exportPackages(caps.maxPackageBytes);
   const recorded = history();
+  await alsoInJob?.();
   return { ...walk, ...(packages ? { packages } : {}), packageNames: [...packageNames], history: recorded.runs, historyComplete: recorded.complete };
 }
 

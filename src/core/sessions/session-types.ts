@@ -57,6 +57,7 @@ function sandboxFolder(folder: MountedFolder): SandboxFolder {
     mountPath: folder.mountPath,
     readOnly: folder.mode === 'ro',
     ...(folder.layerPath ? { layerPath: folder.layerPath } : {}),
+    ...(folder.overlayWorkPath ? { overlayWorkPath: folder.overlayWorkPath } : {}),
     ...(folder.groupId === undefined ? {} : { groupId: folder.groupId }),
   };
 }

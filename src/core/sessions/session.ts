@@ -386,10 +386,10 @@ export class Session {
 
   /**
    * Everything a snapshot takes, in one job (nothing queued runs in between): each regular file of the
-   * workspace to `sink` (one tar stream read as the sandbox user, links never followed), the package store's archive, the runs.
+   * workspace to `sink` (one tar stream read as the sandbox user, links never followed), the package store's archive, the runs, then `alsoInJob`.
    */
-  async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }): Promise<SessionContents> {
-    return this.job('quiet', 'The snapshot', () => captureSessionContents(this.runtime.sandbox, this.runtime.workspaceExec(), this.folderList, this.packages, () => this.history.recorded, sink, caps));
+  async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }, alsoInJob?: () => Promise<void>): Promise<SessionContents> {
+    return this.job('quiet', 'The snapshot', () => captureSessionContents(this.runtime.sandbox, this.runtime.workspaceExec(), this.folderList, this.packages, () => this.history.recorded, sink, caps, alsoInJob));
   }
 
   /** Puts a snapshot's files (read one at a time through `load`, written as one tar stream) and packages into this session, in one job. */

@@ -26,7 +26,7 @@ function manifest(id: string, files: Array<{ sha256: string; size: number }>, hi
     version: 1,
     snapshot: {
       id, name: id, createdAt: new Date().toISOString(), sessionId: 'ses-1', sessionName: 'Python 1', language: 'python', image: 'img', limits: DEFAULT_LIMITS,
-      isolation: 'standard', files: files.length, fileBytes: 0, packages: [], packageBytes: 0, runs: 0, historyComplete: true, sizeBytes: 0, addedBytes: 0, skipped: [], sharedFoldersLeftOut: [], shared: true,
+      isolation: 'standard', files: files.length, fileBytes: 0, packages: [], packageBytes: 0, runs: 0, historyComplete: true, sizeBytes: 0, addedBytes: 0, skipped: [], sharedFoldersLeftOut: [], reviewFolders: [], shared: true,
     },
     files: files.map((f, i) => ({ path: `f${i}`, ...f })),
     history,

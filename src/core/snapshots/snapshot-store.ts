@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
 import { snapshotSchema } from '../../shared/domain/snapshot';
+import { pendingBaseSchema, pendingEntrySchema } from '../folders/review/review-pending';
 import { denseBytes, syncAndRename, syncFolder, writeFileAtomic, writeSparseFile } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 
@@ -36,6 +37,18 @@ export const snapshotManifestSchema = z.object({
   packages: blobRefSchema.optional(),
   /** The runs, as JSON `[{code, language}]`. */
   history: blobRefSchema,
+  /** Review folders ("Changes need my OK") and their pending changes (a file's content is a blob). */
+  reviewFolders: z
+    .array(
+      z.object({
+        name: z.string().min(1).max(200),
+        hostPath: z.string().min(1).max(4096),
+        mountPath: z.string().min(1).max(4096),
+        entries: z.array(pendingEntrySchema),
+        base: z.record(z.string(), pendingBaseSchema),
+      }),
+    )
+    .optional(),
 });
 export type SnapshotManifest = z.infer<typeof snapshotManifestSchema>;
 
@@ -242,6 +255,7 @@ export class SnapshotStore {
     const used = new Set<string>(this.pending.keys());
     for (const m of all.values()) {
       for (const f of m.files) used.add(f.sha256);
+      for (const folder of m.reviewFolders ?? []) for (const e of folder.entries) if (e.kind === 'file') used.add(e.sha256);
       if (m.packages) used.add(m.packages.sha256);
       used.add(m.history.sha256);
     }

@@ -1,4 +1,5 @@
 import type { Snapshot } from '../../shared/domain/snapshot';
+import type { ReviewLayers } from '../folders/review/review-layers';
 import type { Session } from '../sessions/session';
 import { MAX_UPLOAD_BYTES } from '../sessions/workspace-files';
 import { newId } from '../util/ids';
@@ -17,6 +18,36 @@ export interface TakeSnapshotRequest {
   name?: string;
   /** Who takes it (undefined: the panel). */
   owner?: string;
+  /** The layers of review folders: their pending changes go into the snapshot too. */
+  reviews?: ReviewLayers | undefined;
+}
+
+type ReviewFolderPart = NonNullable<SnapshotManifest['reviewFolders']>[number];
+
+/** The pending changes of each review folder of the session, their files' contents stored as blobs. */
+async function captureReviewFolders(
+  store: SnapshotStore,
+  session: Session,
+  reviews: ReviewLayers,
+  hold: Set<string>,
+): Promise<{ parts: ReviewFolderPart[]; skipped: string[]; bytes: number; added: number }> {
+  const parts: ReviewFolderPart[] = [];
+  const skipped: string[] = [];
+  let bytes = 0;
+  let added = 0;
+  for (const folder of session.mountedFolders) {
+    if (folder.mode !== 'review' || !folder.layerPath) continue;
+    const { pending, read } = await reviews.pending(folder.layerPath, folder.hostPath, SNAPSHOT_CAPS.maxFileBytes);
+    for (const entry of pending.entries) {
+      if (entry.kind !== 'file') continue;
+      const blob = await store.put(await read(entry), hold);
+      bytes += blob.size;
+      added += blob.added;
+    }
+    skipped.push(...pending.skipped.map((s) => `${folder.mountPath.replace(/^\/workspace\//, '')}/${s}`));
+    parts.push({ name: folder.name, hostPath: folder.hostPath, mountPath: folder.mountPath, entries: pending.entries, base: pending.base });
+  }
+  return { parts, skipped, bytes, added };
 }
 
 function defaultName(session: Session, at: Date): string {
@@ -44,6 +75,8 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
     const files: SnapshotManifest['files'] = [];
     let added = 0;
     const previous = await previousFiles(store, session.id, hold);
+    let review: Awaited<ReturnType<typeof captureReviewFolders>> = { parts: [], skipped: [], bytes: 0, added: 0 };
+    const reviews = request.reviews;
     const contents = await session.captureContents(async (path, content, key) => {
       const earlier = previous.get(path);
       if (content === undefined) {
@@ -55,10 +88,13 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
       const blob = await store.put(content, hold);
       added += blob.added;
       files.push({ path, sha256: blob.sha256, size: blob.size, ...(key ? { stat: key } : {}) });
-    }, { ...SNAPSHOT_CAPS, previous: new Map([...previous].map(([path, f]) => [path, f.stat])) });
+    }, { ...SNAPSHOT_CAPS, previous: new Map([...previous].map(([path, f]) => [path, f.stat])) }, reviews ? async () => {
+      review = await captureReviewFolders(store, session, reviews, hold);
+    } : undefined);
     const packages = contents.packages ? await store.put(contents.packages.tar, hold) : undefined;
     const history = await store.put(Buffer.from(JSON.stringify(contents.history), 'utf8'), hold);
-    added += (packages?.added ?? 0) + history.added;
+    added += (packages?.added ?? 0) + history.added + review.added;
+    const reviewMounts = new Set(review.parts.map((p) => p.mountPath));
     const info = session.info();
     const createdAt = new Date();
     const snapshot: Snapshot = {
@@ -80,10 +116,12 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
       packageBytes: packages?.size ?? 0,
       runs: contents.history.length,
       historyComplete: contents.historyComplete,
-      sizeBytes: contents.bytes + (packages?.size ?? 0) + history.size,
+      sizeBytes: contents.bytes + (packages?.size ?? 0) + history.size + review.bytes,
       addedBytes: added,
-      skipped: contents.skipped,
-      sharedFoldersLeftOut: contents.leftOut.map((path) => `/workspace/${path}`),
+      skipped: [...contents.skipped, ...review.skipped],
+      // the workspace walk never enters a shared folder; a review folder's pending changes are kept apart (reviewFolders)
+      sharedFoldersLeftOut: contents.leftOut.map((path) => `/workspace/${path}`).filter((path) => !reviewMounts.has(path)),
+      reviewFolders: review.parts.map((p) => ({ hostPath: p.hostPath, mountPath: p.mountPath, changes: p.entries.length })),
       shared: request.owner === undefined,
     };
     await store.save({
@@ -93,6 +131,7 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
       files,
       ...(packages ? { packages: { sha256: packages.sha256, size: packages.size } } : {}),
       history: { sha256: history.sha256, size: history.size },
+      ...(review.parts.length ? { reviewFolders: review.parts } : {}),
     });
     store.release(hold);
     return snapshot;

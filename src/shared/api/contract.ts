@@ -125,7 +125,7 @@ export const methods = {
   },
   'changes.apply': {
     input: changeSelectionSchema.extend({
-      confirmDelete: z.boolean().optional().describe('Delete for good where this computer has no trash'),
+      confirmDelete: z.boolean().optional().describe('Delete for good the deleted files no trash can take (the panel asks first)'),
       expect: z.record(z.string(), z.string().nullable()).optional().describe('The content reviewed, per path (sha256; null for a deletion): anything else is refused'),
     }),
     output: z.object({ outcomes: z.array(changeOutcomeSchema) }),

@@ -48,6 +48,7 @@ export const folderChangesSchema = z.object({
   backend: z
     .enum(['copy', 'overlay'])
     .describe("How the session's layer is kept: a copy of the folder, or an overlay on top of it"),
+  backendReason: z.string().optional().describe('Why it is a copy where an overlay was not possible (plain words)'),
   changes: z.array(folderChangeSchema),
 });
 export type FolderChanges = z.infer<typeof folderChangesSchema>;
@@ -70,6 +71,10 @@ export const changeOutcomeSchema = z.object({
   beforeSha256: z.string().optional(),
   afterSha256: z.string().optional(),
   trashed: z.string().optional().describe('Where a deleted file went (the system trash)'),
+  needsConfirmation: z
+    .boolean()
+    .optional()
+    .describe('A deleted file no trash can take: applied again with confirmDelete, it is deleted for good'),
 });
 export type ChangeOutcome = z.infer<typeof changeOutcomeSchema>;
 

@@ -34,6 +34,18 @@ export const snapshotSchema = z.object({
     .array(z.string())
     .default([])
     .describe("The session's shared folders (files of the person's computer, under /workspace): never copied into a snapshot, nor given to a restored or forked session"),
+  reviewFolders: z
+    .array(
+      z.object({
+        hostPath: z.string(),
+        mountPath: z.string(),
+        changes: z.number().int().describe('Pending changes it keeps (files, deletions, links)'),
+      }),
+    )
+    .default([])
+    .describe(
+      "The session's folders whose changes need the person's OK, with their pending changes: a session restored in the panel, or a fork, gets the folder again with the same changes waiting (an assistant's restore does not get the folder)",
+    ),
   shared: z.boolean().describe('Taken in the panel: every assistant may restore it (else only the client that took it)'),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
@@ -62,5 +74,16 @@ export const restoredSessionSchema = z.object({
   snapshot: snapshotSchema,
   files: z.number().int().describe('Files written into the new workspace'),
   replay: replayReportSchema.optional(),
+  reviewFolders: z
+    .array(
+      z.object({
+        hostPath: z.string(),
+        mountPath: z.string(),
+        carried: z.boolean().describe('The folder and its pending changes are in the new session'),
+        message: z.string().describe('What happened, in plain words'),
+      }),
+    )
+    .optional()
+    .describe("The snapshot's folders whose changes need the person's OK"),
 });
 export type RestoredSession = z.infer<typeof restoredSessionSchema>;

@@ -28,7 +28,7 @@ describe('apply under kill -9', () => {
     await mkdir(person);
     for (let i = 0; i < FILES; i++) await writeFile(join(person, `f${i}.txt`), oldContent(i));
     const layers = new ReviewLayers({ dataFolder: data, trash: undefined });
-    const layer = await layers.create(person);
+    const layer = (await layers.create(person)).layerPath;
     for (let i = 0; i < FILES; i++) await writeFile(join(layer, `f${i}.txt`), newContent(i));
 
     const child = spawn(

@@ -22,7 +22,7 @@ describe('review apply and discard', () => {
     await writeFile(join(person, 'gone.txt'), 'bye\n');
     await writeFile(join(person, 'sub', 'inner.txt'), 'inner\n');
     const layers = new ReviewLayers({ dataFolder: join(root, 'data'), trash: undefined });
-    return { person, outside, layers, layer: await layers.create(person) };
+    return { person, outside, layers, layer: (await layers.create(person)).layerPath };
   };
 
   it('deletes a file for good only after the confirmation, where there is no trash', async () => {
@@ -34,6 +34,30 @@ describe('review apply and discard', () => {
     ]);
     expect(await readFile(join(person, 'gone.txt'), 'utf8')).toBe('bye\n');
     const second = await layers.apply(layer, person, { paths: ['gone.txt'] }, { confirmDelete: true });
+    expect(second.map((o) => [o.done, o.message])).toEqual([[true, 'Deleted for good (you confirmed it).']]);
+    await expect(lstat(join(person, 'gone.txt'))).rejects.toThrow(/ENOENT/);
+  });
+
+  it('asks for the confirmation when the trash cannot take a file, and keeps it till then', async () => {
+    const { person, layer } = await setup();
+    const full = new ReviewLayers({
+      dataFolder: join(root!, 'data'),
+      trash: { put: () => Promise.reject(new Error("no space left on the trash's disk")) },
+    });
+    await rm(join(layer, 'gone.txt'));
+    const first = await full.apply(layer, person, { paths: ['gone.txt'] });
+    expect(first).toEqual([
+      {
+        path: 'gone.txt',
+        done: false,
+        message:
+          "Your computer's trash could not take it (no space left on the trash's disk): confirm that the file is deleted for good.",
+        needsConfirmation: true,
+        beforeSha256: expect.stringMatching(/^[0-9a-f]{64}$/) as string,
+      },
+    ]);
+    expect(await readFile(join(person, 'gone.txt'), 'utf8')).toBe('bye\n');
+    const second = await full.apply(layer, person, { paths: ['gone.txt'] }, { confirmDelete: true });
     expect(second.map((o) => [o.done, o.message])).toEqual([[true, 'Deleted for good (you confirmed it).']]);
     await expect(lstat(join(person, 'gone.txt'))).rejects.toThrow(/ENOENT/);
   });

@@ -174,7 +174,7 @@ export function ChangesView({
             })
           : await client.call('changes.discard', { sessionId, mountPath: folder.mountPath, paths });
       setMessage(outcomes.map((o) => `${o.path}: ${o.message}`).join('\n'));
-      const noTrash = outcomes.filter((o) => !o.done && o.message.includes('no trash')).map((o) => o.path);
+      const noTrash = outcomes.filter((o) => o.needsConfirmation === true).map((o) => o.path);
       setConfirmDelete(
         noTrash.length
           ? { mountPath: folder.mountPath, changes: changes.filter((c) => noTrash.includes(c.path)) }
@@ -207,8 +207,8 @@ export function ChangesView({
       ) : null}
       {confirmDelete ? (
         <p className="warn" data-testid="changes-confirm-delete">
-          This computer has no trash Sandpit can use: {confirmDelete.changes.map((c) => c.from ?? c.path).join(', ')}{' '}
-          would be deleted for good.{' '}
+          No trash can take {confirmDelete.changes.map((c) => c.from ?? c.path).join(', ')}: applied now, it is deleted
+          from your folder for good.{' '}
           <button
             type="button"
             className="danger"
@@ -233,6 +233,11 @@ export function ChangesView({
                 ? 'no changes waiting'
                 : `${folder.changes.length} change${folder.changes.length === 1 ? '' : 's'} waiting for your OK`}
             </h3>
+            <p className="muted small" data-testid="changes-backend" data-backend={folder.backend}>
+              {folder.backend === 'overlay'
+                ? 'Your folder is only read: the session’s changes are kept above it (an overlay).'
+                : `Your folder is only read: the session works on a copy of it${folder.backendReason ? ` (not an overlay: ${folder.backendReason})` : ''}.`}
+            </p>
             <p className="muted small">
               Nothing here is in your folder until you apply it. A file you apply as deleted goes to your computer’s
               trash; where there is none, Sandpit asks first.

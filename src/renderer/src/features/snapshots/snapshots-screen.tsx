@@ -84,6 +84,12 @@ export function SnapshotsScreen(): ReactElement {
                     Shared folders are not copied (they are your computer&apos;s files): {s.sharedFoldersLeftOut.join(', ')}
                   </span>
                 ) : null}
+                {s.reviewFolders.length > 0 ? (
+                  <span className="muted small" data-testid="snapshot-review-folders">
+                    Changes waiting for your OK, kept with the snapshot:{' '}
+                    {s.reviewFolders.map((f) => `${f.mountPath} (${f.changes})`).join(', ')}
+                  </span>
+                ) : null}
               </span>
               <span className="actions">
                 <button type="button" className="secondary" onClick={() => setRestoring(s)} data-testid="snapshot-restore">
