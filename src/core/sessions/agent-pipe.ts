@@ -5,15 +5,18 @@ import type { Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SandpitError } from '../../shared/api/errors';
 import type { SandboxExecOptions, SandboxExecResult } from '../sandbox/sandbox-backend';
+import type { HostMessage } from '../sandbox/protocol';
 import type { ReplyCollector } from './agent-requests';
-import type { SandboxDriver } from './sandbox-driver';
 import type { WorkspaceExec } from './workspace-tar';
 
 /** What a pipe needs of the session's sandbox: a socket in its agent folder, and its agent's requests. */
 export interface PipeSandbox {
   tunnelSocket?(name: string): { hostPath: string; insidePath: string; uid: number } | undefined;
 }
-export type PipeAgent = Pick<SandboxDriver, 'request'>;
+/** The agent's requests, as the session's driver sends them (declared here: the driver itself uses the pipe). */
+export interface PipeAgent {
+  request<T>(build: (id: string) => HostMessage[], collect: ReplyCollector<T>, timeoutMs: number, what: string): Promise<T>;
+}
 
 const TOKEN_BYTES = 32;
 /** How long the agent has to connect and say the token once asked. */
