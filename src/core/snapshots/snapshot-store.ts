@@ -174,7 +174,15 @@ export class SnapshotStore {
     if (!SHA256.test(sha256)) throw new SandpitError('INVALID_INPUT', 'A blob id is a sha256.');
     let content: Buffer;
     try {
-      content = await readFile(this.blobPath(sha256));
+      // A blob of a snapshot still being taken (a fork reads its own before anything is saved) is in its unflushed
+      // file, unless a save has just put it in place.
+      const temp = this.unsynced.get(sha256)?.temp;
+      content = await (temp === undefined
+        ? readFile(this.blobPath(sha256))
+        : readFile(temp).catch((error: unknown) => {
+            if (isMissing(error)) return readFile(this.blobPath(sha256));
+            throw error;
+          }));
     } catch (error) {
       if (isMissing(error)) throw new SandpitError('NOT_FOUND', `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`);
       throw error;
@@ -185,7 +193,12 @@ export class SnapshotStore {
 
   async save(manifest: SnapshotManifest): Promise<void> {
     const all = await this.load();
-    const shas = [...manifest.files.map((f) => f.sha256), ...(manifest.packages ? [manifest.packages.sha256] : []), manifest.history.sha256];
+    const shas = [
+      ...manifest.files.map((f) => f.sha256),
+      ...(manifest.packages ? [manifest.packages.sha256] : []),
+      manifest.history.sha256,
+      ...(manifest.reviewFolders ?? []).flatMap((folder) => folder.entries.flatMap((e) => (e.kind === 'file' ? [e.sha256] : []))),
+    ];
     await this.lock.run(() => this.commitBlobs(shas));
     await mkdir(this.manifests, { recursive: true, mode: DIR_MODE });
     await writeFileAtomic(this.manifestPath(manifest.snapshot.id), JSON.stringify(manifest));
