@@ -162,7 +162,8 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   const backend = new DockerBackend({ docker, events, identity, instanceDir, channel: config.channel, workspaces, log });
   const engine = new EngineMonitor(backend, log);
   const artifacts = new ArtifactStore({ dir: join(config.home, 'artifacts') });
-  const audit = AuditStore.open({ path: join(config.home, 'audit.db'), identity, retentionDays: settings.current.auditRetentionDays, log });
+  // The core holds the data folder (home-lock.ts): its audit log has no other writer, so it writes through its journal.
+  const audit = AuditStore.open({ path: join(config.home, 'audit.db'), identity, retentionDays: settings.current.auditRetentionDays, log, soleWriter: true });
   settings.onChange((next) => audit.setRetentionDays(next.auditRetentionDays));
   const executorImages = new ExecutorImages(docker, { imagesDir: config.imagesDir, overrides: config.images });
   const environmentStore = new EnvironmentStore({ dir: join(config.home, 'environments'), logger: log, presets: { offlineBase: resolveBaseSource() !== 'registry' } });

@@ -22,8 +22,8 @@ export interface AuditFixture {
   cleanup(): void;
 }
 
-/** A throw-away folder for audit databases; every store opened through it is closed on cleanup. */
-export function auditFixture(): AuditFixture {
+/** A throw-away folder for audit databases; every store opened through it (with `defaults` under its own options) is closed on cleanup. */
+export function auditFixture(defaults: Partial<AuditStoreOptions> = {}): AuditFixture {
   const dir = mkdtempSync(join(tmpdir(), 'sandpit-audit-'));
   const path = join(dir, 'audit.db');
   const stores: AuditStore[] = [];
@@ -31,7 +31,7 @@ export function auditFixture(): AuditFixture {
     dir,
     path,
     open: (options = {}) => {
-      const store = AuditStore.open({ path, identity: testIdentity(), ...options });
+      const store = AuditStore.open({ path, identity: testIdentity(), ...defaults, ...options });
       stores.push(store);
       return store;
     },

@@ -23,6 +23,9 @@ const { straysMayBeKilled, killStrays } = require('./processes');
 const { createFdReserve } = require('./fd-reserve');
 const protocol = require('./protocol');
 
+/** Descriptors freed for the scans and /proc reads around a run (each holds one or two at a time). */
+const SCAN_FDS = 4;
+
 /**
  * Starts handling the I/O thread's requests. `shared` is the Int32Array of shared-slots.js, `mark` the
  * main thread's mark(), `user` the context of context.js, `restoreStdio` undoes what user code did to fds
@@ -64,7 +67,8 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
   ensureHandlers();
 
   const mayKillStrays = straysMayBeKilled();
-  // The file scans and /proc reads around a run get descriptors even when user code took all the others.
+  // The file scans and /proc reads around a run get descriptors even when user code took all the others. They
+  // hold one or two at a time (a directory or a /proc file, read and closed): SCAN_FDS are freed for them.
   const reserve = createFdReserve(32);
 
   // -- the queue ---------------------------------------------------------------------------------------
@@ -194,7 +198,7 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
     const filename = `<cell-${seq}>`;
     restoreStdio();
     ensureHandlers();
-    const before = reserve.withFds(() => snapshotFiles(workspace));
+    const before = reserve.withFds(() => snapshotFiles(workspace), SCAN_FDS);
     handling = id;
     mark({ begin: { id, seq, limit } });
     while (backgroundErrors.length) {
@@ -226,7 +230,7 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
     const after = reserve.withFds(() => {
       if (mayKillStrays) strays = killStrays();
       return snapshotFiles(workspace);
-    });
+    }, SCAN_FDS);
     const { files, filesTruncated } = changedFiles(before, after);
     messages.push(
       protocol.doneMessage(id, {

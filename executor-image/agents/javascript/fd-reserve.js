@@ -4,28 +4,32 @@
  * leave the agent without the few it needs around a run: the file scan and /proc reads of the main thread
  * (executor.js), the host's file operations in the I/O thread (workspace-fs.js). Node cannot lower
  * RLIMIT_NOFILE, so each thread holds `count` descriptors of /dev/null while user code may run and frees them
- * only while it does its own (synchronous) work: `withFds(fn)` closes them, runs fn, and opens them again
- * (as many as it can: what fn still keeps open is one fewer).
+ * only while it does its own (synchronous) work: `withFds(fn, need)` closes `need` of them (all by default),
+ * runs fn, and opens them again (as many as it can: what fn still keeps open is one fewer). Work that holds one
+ * or two descriptors at a time (a file scan, /proc reads) frees only a few: each freed descriptor costs a
+ * check and a close before, and an open after.
  */
 
 const fs = require('fs');
 
 function createFdReserve(count) {
   const held = []; // [fd, inode of what it was opened on]
+  let nullIno; // /dev/null's inode: the same for every descriptor opened on it
 
   function hold() {
     while (held.length < count) {
       try {
         const fd = fs.openSync('/dev/null', 'r');
-        held.push([fd, fs.fstatSync(fd).ino]);
+        if (nullIno === undefined) nullIno = fs.fstatSync(fd).ino;
+        held.push([fd, nullIno]);
       } catch {
         return; // every descriptor is in use: hold what we have
       }
     }
   }
 
-  function release() {
-    for (const [fd, ino] of held.splice(0)) {
+  function release(need = held.length) {
+    for (const [fd, ino] of held.splice(Math.max(held.length - need, 0))) {
       try {
         // user code may have closed it and got the number for a file of its own: that one stays open
         const st = fs.fstatSync(fd);
@@ -37,9 +41,9 @@ function createFdReserve(count) {
   }
 
   let depth = 0;
-  /** Runs fn() with the reserve freed (calls may nest), and returns what it returns. */
-  function withFds(fn) {
-    if (depth++ === 0) release();
+  /** Runs fn() with `need` descriptors of the reserve freed (all by default; calls may nest), and returns what it returns. */
+  function withFds(fn, need) {
+    if (depth++ === 0) release(need);
     try {
       return fn();
     } finally {

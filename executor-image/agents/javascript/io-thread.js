@@ -20,6 +20,7 @@ const { createInterrupter } = require('./interrupts');
 const { Pump, pauseForBackPressure } = require('./pumps');
 const { createOrdering } = require('./ordering');
 const { createWorkspaceFs } = require('./workspace-fs');
+const { pipeDir } = require('./pipe-program');
 
 function runIoThread(data) {
   setLogFd(data.logFd);
@@ -32,7 +33,7 @@ function runIoThread(data) {
     const id = msg.id;
     try {
       if (msg.type === 'hello') {
-        channel.send(helloReply(id));
+        channel.send(helloReply(id, pipeFolder ? ['pipe'] : []));
       } else if (msg.type === 'execute' && typeof msg.code === 'string') {
         parentPort.postMessage({ k: 'execute', msg: { id, code: msg.code, outputLimit: msg.outputLimit } });
       } else if (msg.type === 'interrupt') {
@@ -54,8 +55,10 @@ function runIoThread(data) {
     },
   });
 
+  const pipeFolder = pipeDir(data.spec);
   const workspaceFs = createWorkspaceFs({
     root: data.workspace,
+    pipeFolder,
     send: channel.send,
     busy: channel.busy,
     whenDrained: channel.whenDrained,

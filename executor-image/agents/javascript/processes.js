@@ -92,36 +92,44 @@ function statFields(pid) {
 }
 
 /**
- * Session ids of the host's long-running processes (start_process, preview forwarders): each one's leader was
- * started by the engine (`exec`: its parent is outside the container, ppid 0) and carries the host's mark in
- * its argv. Code in the sandbox can never make such a process (all of its processes descend from init).
+ * Map(pid -> [state, ppid, session]) of every process in /proc but this one and init: one read of each
+ * /proc/<pid>/stat.
  */
-function keptSessions() {
-  const kept = new Set();
+function processTable() {
+  const table = new Map();
   let names = [];
   try {
     names = fs.readdirSync('/proc');
   } catch {
-    return kept;
+    return table;
   }
   for (const name of names) {
-    if (!/^\d+$/.test(name) || name === '1') continue;
+    if (!/^\d+$/.test(name) || Number(name) === 1 || Number(name) === process.pid) continue;
     const fields = statFields(name);
-    if (!fields || isDead(fields[0]) || fields[1] !== '0' || fields[3] !== name) continue;
+    if (fields) table.set(Number(name), [fields[0], Number(fields[1]), Number(fields[3])]);
+  }
+  return table;
+}
+
+/**
+ * Session ids of the host's long-running processes (start_process, preview forwarders) in `table`
+ * (processTable()): each one's leader was started by the engine (`exec`: its parent is outside the container,
+ * ppid 0) and carries the host's mark in its argv. Code in the sandbox can never make such a process (all of its
+ * processes descend from init). Only leaders are read further (their argv).
+ */
+function keptSessions(table) {
+  const kept = new Set();
+  for (const [pid, [state, ppid, session]] of table) {
+    if (isDead(state) || ppid !== 0 || session !== pid) continue;
     try {
-      const argv = fs.readFileSync(`/proc/${name}/cmdline`, 'latin1').split('\0');
-      if (argv.length > 4 && argv[0] === 'sh' && argv[3] === KEPT_MARK) kept.add(Number(name));
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
+      if (argv.length > 4 && argv[0] === 'sh' && argv[3] === KEPT_MARK) kept.add(pid);
     } catch {
       // gone
     }
   }
   return kept;
 }
-
-const inKept = (kept, pid) => {
-  const fields = kept.size ? statFields(pid) : undefined;
-  return fields !== undefined && kept.has(Number(fields[3]));
-};
 
 /**
  * Kills every process but this one and init; returns how many (not yet zombie) there were. Waits (at most a
@@ -131,8 +139,9 @@ const inKept = (kept, pid) => {
  * stray is killed by pid, pass after pass until none is left.
  */
 function killStrays() {
-  const kept = keptSessions();
-  const strays = new Set([...processStates()].filter(([pid, state]) => !isDead(state) && !inKept(kept, pid)).map(([pid]) => pid));
+  const table = processTable();
+  const kept = keptSessions(table);
+  const strays = new Set([...table].filter(([, [state, , session]]) => !isDead(state) && !kept.has(session)).map(([pid]) => pid));
   if (!strays.size) return 0;
   if (!kept.size) {
     try {
@@ -145,8 +154,8 @@ function killStrays() {
   let pending = [...strays];
   while (pending.length && Date.now() < deadline) {
     if (kept.size) {
-      for (const [pid, state] of processStates()) {
-        if (isDead(state) || inKept(kept, pid)) continue;
+      for (const [pid, [state, , session]] of processTable()) {
+        if (isDead(state) || kept.has(session)) continue;
         if (!strays.has(pid)) {
           strays.add(pid);
           pending.push(pid);

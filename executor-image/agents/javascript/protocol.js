@@ -20,7 +20,8 @@ function parseRequest(line) {
   return msg;
 }
 
-function helloReply(id) {
+/** `features`: what this agent can do beyond the base protocol (`pipe`: the fs operation of that name). */
+function helloReply(id, features = []) {
   return {
     type: 'hello',
     id,
@@ -29,6 +30,7 @@ function helloReply(id) {
     version: process.versions.node,
     pid: process.pid,
     protocol: PROTOCOL,
+    ...(features.length ? { features } : {}),
   };
 }
 

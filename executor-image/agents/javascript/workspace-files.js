@@ -9,20 +9,28 @@ const fs = require('fs');
 const path = require('path');
 const { MAX_WALK, MAX_FILES } = require('./limits');
 
+/** The mount points found under each root (read once: see mountPointsUnder). */
+const mountsByRoot = new Map();
+
 /**
  * Absolute paths of the file systems mounted below `root` (the session's shared folders), from
  * /proc/self/mountinfo: the scan leaves them out, so a large shared folder never hides the files a run made in
- * the workspace, and is never walked at every run.
+ * the workspace, and is never walked at every run. Read once per root: the mounts of a container are fixed when
+ * it starts (a folder change starts a new one; the sandbox user may not mount, and a mount made in another mount
+ * namespace is not in this process's), and the kernel builds the file anew at every read (the slowest step of a
+ * run's scan when it was read twice per run).
  */
 function mountPointsUnder(root) {
-  const found = new Set();
-  const prefix = `${root.replace(/\/+$/, '')}/`;
+  const known = mountsByRoot.get(root);
+  if (known) return known;
   let text;
   try {
     text = fs.readFileSync('/proc/self/mountinfo', 'latin1');
   } catch {
-    return found;
+    return new Set();
   }
+  const found = new Set();
+  const prefix = `${root.replace(/\/+$/, '')}/`;
   for (const line of text.split('\n')) {
     const raw = line.split(' ')[4];
     if (raw === undefined) continue;
@@ -34,6 +42,7 @@ function mountPointsUnder(root) {
     const mount = bytes.toString('utf8');
     if (mount.startsWith(prefix)) found.add(mount);
   }
+  mountsByRoot.set(root, found);
   return found;
 }
 

@@ -21,6 +21,7 @@ const fs = require('fs');
 const { log } = require('./log');
 const { killStrays } = require('./processes');
 const { createFdReserve } = require('./fd-reserve');
+const { runPipe, PipeRefused } = require('./pipe-program');
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_APPEND, O_DIRECTORY, O_NOFOLLOW, O_NONBLOCK, O_NOCTTY } =
   fs.constants;
@@ -137,7 +138,7 @@ function kindOf(st) {
  * congested and `whenDrained(resume)` calls back once it is not; `root` is the workspace; `mayKillStrays`
  * says whether `reap` may kill (processes.js straysMayBeKilled(), decided at start-up).
  */
-function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
+function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays, pipeFolder }) {
   const writes = new Map(); // id -> {fd, path, start (size when opened)} of a write whose last chunk has not come yet
   const failed = new Set(); // ids of failed writes whose later chunks are ignored (until `last`), oldest first
   let procChecked = false;
@@ -512,6 +513,15 @@ function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
     step();
   }
 
+  /** Runs a program of the image for the host, its bytes through the host's socket (pipe-program.js). */
+  function pipe(id, msg) {
+    const maxStderr = Number.isInteger(msg.maxStderr) && msg.maxStderr >= 0 && msg.maxStderr <= CHUNK ? msg.maxStderr : 65536;
+    runPipe(pipeFolder, root, msg, maxStderr, (error, outcome) => {
+      if (error) fail(id, new FsError('IO', error instanceof PipeRefused ? error.message : `The program could not be run: ${error.message}.`));
+      else send({ type: 'fs-exit', id, exitCode: outcome.exitCode, stderr: outcome.stderr });
+    });
+  }
+
   /** One `fs` or `reap` request (parsed by protocol.js: an object with an id). */
   function handle(msg) {
     reserve.withFds(() => serve(msg));
@@ -526,6 +536,7 @@ function createWorkspaceFs({ root, send, busy, whenDrained, mayKillStrays }) {
       else if (msg.op === 'read') run(id, read(id, msg));
       else if (msg.op === 'list') run(id, list(id, msg));
       else if (msg.op === 'usage') run(id, usage(id));
+      else if (msg.op === 'pipe') pipe(id, msg);
       else throw new FsError('IO', `Unknown fs operation ${JSON.stringify(msg.op)}.`);
     } catch (error) {
       fail(id, error);

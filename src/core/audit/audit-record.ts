@@ -27,14 +27,23 @@ function hashes(value: ChainValue | undefined): string[] {
   }
 }
 
+/** The sandbox texts checked last (a session's runs all have the same one): parsed and checked once each. */
+const sandboxes = new Map<string, AuditEntry['sandbox']>();
+const MAX_SANDBOXES = 64;
+
 function sandboxOf(value: ChainValue | undefined): AuditEntry['sandbox'] {
   if (typeof value !== 'string') return undefined;
+  if (sandboxes.has(value)) return structuredClone(sandboxes.get(value));
+  let checked: AuditEntry['sandbox'];
   try {
     const parsed = auditSandboxSchema.safeParse(JSON.parse(value));
-    return parsed.success ? parsed.data : undefined;
+    checked = parsed.success ? parsed.data : undefined;
   } catch {
-    return undefined;
+    checked = undefined;
   }
+  if (sandboxes.size >= MAX_SANDBOXES) sandboxes.delete(sandboxes.keys().next().value as string);
+  sandboxes.set(value, checked);
+  return structuredClone(checked);
 }
 
 function foldersOf(value: ChainValue | undefined): AuditEntry['folders'] {
@@ -47,9 +56,11 @@ function foldersOf(value: ChainValue | undefined): AuditEntry['folders'] {
   }
 }
 
-/** Drops undefined fields, so entries compare and serialize the same however they were built. */
+/** Drops undefined fields (of an object made here), so entries compare and serialize the same however they were built. */
 function defined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+  const fields = value as Record<string, unknown>;
+  for (const key of Object.keys(fields)) if (fields[key] === undefined) delete fields[key];
+  return value;
 }
 
 /** A stored row as the contract's AuditEntry. */

@@ -1,5 +1,5 @@
 import { copyFileSync, statSync } from 'node:fs';
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, StatementSync } from 'node:sqlite';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { auditFixture, start, testIdentity } from '../../test-support/audit';
 import type { AuditFixture } from '../../test-support/audit';
@@ -101,6 +101,10 @@ describe('the audit store', () => {
           // Until a checkpoint even the table itself is in the WAL only.
           const table = alone.prepare("SELECT name FROM sqlite_master WHERE name = 'audit'").get();
           return table !== undefined && alone.prepare('SELECT id FROM audit WHERE id = ?').get(row.id) !== undefined;
+        } catch (error) {
+          // A copy taken while the syncer thread's checkpoint writes the file is torn: not there yet, look again.
+          if (error instanceof Error && /malformed/.test(error.message)) return false;
+          throw error;
         } finally {
           alone.close();
         }
@@ -163,6 +167,53 @@ describe('the audit store', () => {
     expect(entry?.stdoutTruncated).toBe(true);
     expect(entry?.stdout).toMatch(/\[… audit log: output truncated, kept 65536 of 80000 bytes\]$/);
     expect(entry?.stderrTruncated).toBe(false);
+  });
+
+  it('reads nothing back for a run while it wrote last, and reads the file again once another connection has written', async () => {
+    const store = fx.open();
+    store.complete(store.begin(start({ code: 'first' })).id, { status: 'ok' });
+    const executed: string[] = [];
+    const spies = (['get', 'run', 'all'] as const).map((method) => {
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called with its `this` through Reflect.apply
+      const original = StatementSync.prototype[method] as (...args: unknown[]) => unknown;
+      return vi.spyOn(StatementSync.prototype, method).mockImplementation(function (this: StatementSync, ...args: unknown[]) {
+        executed.push(this.sourceSQL);
+        return Reflect.apply(original, this, args);
+      } as never);
+    });
+    const reads = (): string[] => executed.filter((sql) => /^SELECT|RETURNING/.test(sql));
+    try {
+      const second = store.begin(start({ code: 'second' }));
+      store.complete(second.id, { status: 'ok', stdout: 'two\n' });
+      expect(second.id).toBe(2);
+      expect(reads()).toEqual([]);
+      // Another process commits (here: a note in the meta table): the next run reads the head and its row again.
+      tamper("INSERT INTO audit_meta (key, value) VALUES ('note', 'written elsewhere')");
+      executed.length = 0;
+      const third = store.begin(start({ code: 'third' }));
+      expect(reads()).toContain('SELECT value FROM audit_meta WHERE key = ?');
+      tamper("INSERT INTO audit_meta (key, value) VALUES ('note2', 'written elsewhere')");
+      executed.length = 0;
+      store.complete(third.id, { status: 'ok' });
+      expect(reads()).toContain('SELECT * FROM audit WHERE id = ?');
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    expect(store.get(2)).toMatchObject({ code: 'second', stdout: 'two\n', status: 'ok', openSeq: 3, closeSeq: 4 });
+    expect(await store.verify()).toEqual({ ok: true, rows: 3, pruned: 0 });
+  });
+
+  it('a running row edited by another connection between its start and its completion is caught, not hashed over', async () => {
+    const store = fx.open();
+    fiveRows(store);
+    const row = store.begin(start({ code: 'print("what ran")' }));
+    tamper("UPDATE audit SET code = 'print(\"something else\")' WHERE id = ?", row.id);
+    store.complete(row.id, { status: 'ok' });
+    // The completion read the edited row back (another connection had written): its open entry no longer matches.
+    expect(store.get(row.id)?.code).toBe('print("something else")');
+    const result = await store.verify();
+    expect(result).toMatchObject({ ok: false, brokenAt: row.id });
+    expect(result.reason).toMatch(/was changed after it was written/);
   });
 
   it('two stores on one file (two processes) interleave and keep one chain', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { DatabaseSync } from 'node:sqlite';
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
 import type { AuditEntry, AuditExportFormat, AuditSummary, AuditVerifyResult } from '../../shared/domain/audit';
@@ -15,6 +16,8 @@ import type { AuditPage, AuditPageQuery, AuditScope } from './audit-query';
 import { toAuditSummary } from './audit-record';
 import { pruneAuditRows } from './audit-retention';
 import { verifyAuditChainInSlices } from './audit-verify';
+import { AuditJournal, journalPath, recoverJournal } from './audit-journal';
+import { JournalWriter } from './audit-journal-writer';
 import { appendClose, appendOpen } from './audit-writer';
 import type { AuditFinish, AuditStart } from './audit-writer';
 
@@ -30,6 +33,12 @@ export interface AuditStoreOptions {
   /** Days a finished row is kept; 0 keeps every row forever. */
   retentionDays?: number;
   log?: Logger;
+  /**
+   * This process is the log's only writer (the core, which holds the data folder: home-lock.ts): each step is
+   * durable once written to the journal and reaches the table in batches (audit-journal-writer.ts). Without it
+   * (tests, tools), every step is its own commit and several processes may write the same file.
+   */
+  soleWriter?: boolean;
 }
 
 /** How soon after a write the WAL is synced to the disk (a checkpoint): the most a power cut can lose. */
@@ -37,9 +46,12 @@ const SYNC_WITHIN_MS = 1_000;
 
 /**
  * The audit log of one core: every call that runs code is written `running` before it runs and completed
- * after, each step a commit chained into the hash chain (audit-chain.ts) that survives any crash or kill
- * of the process when it returns, and is on the disk itself within a second (audit-database.ts).
- * Opening it closes rows left `running` by a dead process as `interrupted` and applies the retention.
+ * after, each step chained into the hash chain (audit-chain.ts) and surviving any crash or kill of the process
+ * once `begin`/`complete` returns. The core (`soleWriter`) writes each step as a line of its journal and the
+ * syncer thread commits them to the table in batches (audit-journal-writer.ts); other stores commit each step
+ * (audit-writer.ts). Either way a step is on the disk itself within a second (audit-database.ts). Opening it
+ * applies a journal a dead core left, closes rows left `running` by a dead process as `interrupted` and applies
+ * the retention.
  */
 export class AuditStore {
   private readonly db: DatabaseSync;
@@ -50,16 +62,29 @@ export class AuditStore {
   private syncTimer: NodeJS.Timeout | undefined;
   private readonly syncer: AuditSyncer;
   private verifying: Promise<AuditVerifyResult> | undefined;
+  private readonly writer: JournalWriter | undefined;
 
   private constructor(private readonly options: AuditStoreOptions) {
     this.log = (options.log ?? silentLogger).child({ component: 'audit' });
     this.retentionDays = options.retentionDays ?? 0;
     this.db = openAuditDatabase(options.path);
-    this.syncer = new AuditSyncer({ path: options.path, busyTimeoutMs: BUSY_TIMEOUT_MS, log: this.log, checkpointHere: () => this.checkpointHere() });
+    this.syncer = new AuditSyncer({
+      path: options.path,
+      busyTimeoutMs: BUSY_TIMEOUT_MS,
+      log: this.log,
+      checkpointHere: () => this.checkpointHere(),
+      onApplied: (seq) => this.writer?.confirmed(seq),
+      onApplyFailed: (seq) => this.writer?.applyHere(seq),
+    });
     try {
+      // Steps a killed or crashed Sandpit had only in its journal go into the table first.
+      recoverJournal(this.db, options.path, options.identity, this.log);
       this.recoverAbandoned();
       this.prune();
+      // A journal still there is a live writer's (recovery applies only a gone one's): this store writes to the table.
+      if (options.soleWriter && !existsSync(journalPath(options.path))) this.writer = new JournalWriter({ db: this.db, journal: new AuditJournal(journalPath(options.path), options.identity), syncer: this.syncer, owner: options.identity });
     } catch (error) {
+      this.syncer.close();
       this.db.close();
       throw error;
     }
@@ -71,16 +96,26 @@ export class AuditStore {
     return new AuditStore(options);
   }
 
-  /** Writes the `running` row of a call that is about to run; returns it once it is on disk. */
+  /** Writes the `running` row of a call that is about to run; returns it once it is durable (journal or table). */
   begin(start: AuditStart): AuditSummary {
-    const row = toAuditSummary(appendOpen(this.open(), start, this.options.identity));
+    const db = this.open();
+    const row = toAuditSummary(this.writer ? this.writer.begin(start) : appendOpen(db, start, this.options.identity));
     this.syncSoon();
     return row;
   }
 
-  /** Completes a row; returns it once the completion is committed. */
+  /** Completes a row; returns it once the completion is durable (journal or table). */
   complete(id: number, finish: AuditFinish): AuditSummary {
-    const row = toAuditSummary(appendClose(this.open(), id, finish));
+    const db = this.open();
+    const journaled = this.writer?.complete(id, finish);
+    if (journaled) {
+      this.syncSoon();
+      return toAuditSummary(journaled);
+    }
+    // Not a row the journal opened: the table answers (already completed, unknown, or opened before).
+    this.writer?.settle();
+    const row = toAuditSummary(appendClose(db, id, finish));
+    this.writer?.resync();
     this.syncSoon();
     return row;
   }
@@ -108,11 +143,11 @@ export class AuditStore {
   }
 
   get(id: number, principal?: string): AuditEntry | undefined {
-    return getAuditRow(this.open(), id, principal);
+    return getAuditRow(this.settled(), id, principal);
   }
 
   list(query: AuditPageQuery): AuditPage {
-    return listAuditRows(this.open(), query);
+    return listAuditRows(this.settled(), query);
   }
 
   /**
@@ -120,7 +155,7 @@ export class AuditStore {
    * while a long log is checked (a check asked for while one runs shares its answer).
    */
   verify(): Promise<AuditVerifyResult> {
-    this.open();
+    this.settled();
     this.verifying ??= (async () => {
       const db = openAuditDatabase(this.options.path, { readOnly: true });
       try {
@@ -137,7 +172,7 @@ export class AuditStore {
   /** The rows of one session, oldest first (at most `maxRows`): what its notebook and its replay are made of. */
   sessionRows(sessionId: string, principal: string | undefined, maxRows: number): AuditEntry[] {
     const rows: AuditEntry[] = [];
-    for (const row of iterateAuditRows(this.open(), { filters: { sessionId }, principal })) {
+    for (const row of iterateAuditRows(this.settled(), { filters: { sessionId }, principal })) {
       if (rows.length >= maxRows) break;
       rows.push(row);
     }
@@ -145,7 +180,7 @@ export class AuditStore {
   }
 
   export(format: AuditExportFormat, scope: AuditScope, maxRows: number, maxChars = MAX_EXPORT_CHARS): BoundedExport {
-    return boundedExport(format, iterateAuditRows(this.open(), scope), maxRows, maxChars);
+    return boundedExport(format, iterateAuditRows(this.settled(), scope), maxRows, maxChars);
   }
 
   /** A new retention setting (days; 0 keeps every row), applied at once. */
@@ -158,6 +193,7 @@ export class AuditStore {
   prune(now: Date = new Date()): number {
     if (this.closed || !(this.retentionDays > 0)) return 0;
     try {
+      this.writer?.settle();
       const removed = pruneAuditRows(this.db, this.retentionDays, now);
       if (removed > 0) this.log.info('pruned old audit rows', { removed, retentionDays: this.retentionDays });
       return removed;
@@ -173,6 +209,11 @@ export class AuditStore {
    */
   close(): void {
     if (this.closed) return;
+    try {
+      this.writer?.close();
+    } catch (error) {
+      this.log.warn('failed to put the audit journal into the table; it stays beside the log for the next start', { error: toErrorBody(error).message });
+    }
     try {
       this.interruptRunning((record) => record.owner_instance === this.options.identity.instanceId, {
         errorCode: 'SHUTDOWN',
@@ -221,5 +262,12 @@ export class AuditStore {
   private open(): DatabaseSync {
     if (this.closed) throw new SandpitError('INTERNAL', 'The audit log is closed (Sandpit is shutting down).');
     return this.db;
+  }
+
+  /** The connection, once the table has every step written so far (a read sees what was written before it). */
+  private settled(): DatabaseSync {
+    const db = this.open();
+    this.writer?.settle();
+    return db;
   }
 }

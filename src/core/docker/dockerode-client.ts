@@ -113,6 +113,15 @@ export function resolveEndpoint(engine: EngineCandidate | string | undefined): {
   };
 }
 
+/** How long what an engine's `info` said (its runtimes, whether it is rootless; the slowest call a ping makes) is taken as still true. */
+const INFO_FRESH_MS = 10_000;
+/**
+ * What each engine (by address) said in its `info` — its runtimes and whether it runs rootless — with its version and when: a start pings the engine three
+ * times within a second or two (the boot, the engine monitor, the isolation check), and `info` was most of each.
+ * The version is asked every time (a new engine, or one restarted as another version, is asked again).
+ */
+const knownInfo = new Map<string, { version: string; runtimes: string[]; rootless: boolean; at: number }>();
+
 /**
  * The dockerode implementation of DockerClient: every call logged, timed out and mapped to SandpitError.
  * The longer bodies live in dockerode-exec.ts, dockerode-images.ts and dockerode-events.ts; they run inside `call`.
@@ -145,21 +154,22 @@ export class DockerodeClient implements DockerClient {
 
   async ping(timeoutMs = 5_000): Promise<EngineVersion> {
     return this.call('ping the engine', {}, async () => {
-      // asked together: Podman's service takes seconds for each under load, and the ping has one deadline
-      const [v, info] = await Promise.all([
-        this.docker.version(),
-        this.docker.info() as Promise<{ Runtimes?: Record<string, unknown>; SecurityOptions?: unknown }>,
-      ]);
+      const key = this.endpoint.address;
+      const known = knownInfo.get(key);
+      const fresh = known !== undefined && Date.now() - known.at < INFO_FRESH_MS;
+      // asked together when both are needed: Podman's service takes seconds for each under load, and the ping has one deadline
+      type Info = { Runtimes?: Record<string, unknown>; SecurityOptions?: unknown };
+      const askInfo = (): Promise<Info> => this.docker.info() as Promise<Info>;
+      const [v, asked] = await Promise.all([this.docker.version(), fresh ? undefined : askInfo()]);
+      let facts = fresh && known.version === v.Version ? known : undefined;
+      if (!facts) {
+        const info = asked ?? (await askInfo());
+        const security = Array.isArray(info.SecurityOptions) ? info.SecurityOptions.map(String) : [];
+        facts = { version: v.Version, runtimes: Object.keys(info.Runtimes ?? {}), rootless: security.some((o) => o.split(',').includes('name=rootless')), at: Date.now() };
+        knownInfo.set(key, facts);
+      }
       this.product = engineProduct(v);
-      const security = Array.isArray(info.SecurityOptions) ? info.SecurityOptions.map(String) : [];
-      return {
-        product: this.product,
-        version: v.Version,
-        apiVersion: v.ApiVersion,
-        os: v.Os,
-        runtimes: Object.keys(info.Runtimes ?? {}),
-        rootless: security.some((o) => o.split(',').includes('name=rootless')),
-      };
+      return { product: this.product, version: v.Version, apiVersion: v.ApiVersion, os: v.Os, runtimes: [...facts.runtimes], rootless: facts.rootless };
     }, timeoutMs);
   }
 

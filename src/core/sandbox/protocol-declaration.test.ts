@@ -21,6 +21,8 @@ interface Declaration {
   statuses: string[];
   fsErrorCodes: string[];
   limits: Record<string, number>;
+  /** What an agent may offer beyond the base protocol (named in its hello's `features`): the ops and messages that come with it. */
+  features: Record<string, { fsOps: string[]; messages: string[] }>;
 }
 const declaration = JSON.parse(readFileSync(join(AGENTS, 'protocol.json'), 'utf8')) as Declaration;
 
@@ -155,8 +157,12 @@ describe('the agent protocol declaration', () => {
         for (const field of required(declaration.messages[type]!)) expect(keys, `${type} without ${field} (R, ${file})`).toContain(field);
       }
     }
-    // R prints a visible value itself, as its console does: no `result` message.
-    expect([...seen].sort()).toEqual(Object.keys(declaration.messages).filter((t) => t !== 'result').sort());
+    // R prints a visible value itself, as its console does: no `result` message. Its hello names no feature, so it
+    // sends none of their messages (its host reads and writes the workspace through the engine's exec instead).
+    const hello = readFileSync(join(dir, 'main.pl'), 'utf8');
+    expect(hello).not.toMatch(/features\s*=>/);
+    const featureMessages = Object.values(declaration.features).flatMap((f) => f.messages);
+    expect([...seen].sort()).toEqual(Object.keys(declaration.messages).filter((t) => t !== 'result' && !featureMessages.includes(t)).sort());
   });
 
   it('is what the Python agent sends: every message built in sandpit_agent/protocol.py, with the declared fields', () => {

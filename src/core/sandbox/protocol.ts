@@ -8,7 +8,16 @@ export const FS_ERROR_CODES = ['NOT_FOUND', 'NOT_A_FILE', 'NOT_A_DIRECTORY', 'LI
 export type FsErrorCode = (typeof FS_ERROR_CODES)[number];
 
 export const agentMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('hello'), id: z.string(), language: z.string(), version: z.string(), pid: z.number(), protocol: z.number() }),
+  z.object({
+    type: z.literal('hello'),
+    id: z.string(),
+    language: z.string(),
+    version: z.string(),
+    pid: z.number(),
+    protocol: z.number(),
+    /** What the agent can do beyond the base protocol: `pipe` (the fs operation). */
+    features: z.array(z.string().max(40)).max(20).optional(),
+  }),
   z.object({ type: z.literal('stream'), id: z.string(), name: z.enum(['stdout', 'stderr']), text: z.string() }),
   z.object({ type: z.literal('display'), id: z.string(), mime: z.string().max(200), data: z.string(), encoding: z.enum(['base64', 'utf8']) }),
   z.object({ type: z.literal('result'), id: z.string(), text: z.string() }),
@@ -46,6 +55,8 @@ export const agentMessageSchema = z.discriminatedUnion('type', [
     fileBytes: z.number().nonnegative(),
   }),
   z.object({ type: z.literal('fs-error'), id: z.string(), code: z.enum(FS_ERROR_CODES), message: z.string().max(4_000) }),
+  // pipe: the program ended (its exit code, negative for a signal), with the start of its stderr.
+  z.object({ type: z.literal('fs-exit'), id: z.string(), exitCode: z.number().int(), stderr: z.string().max(1024 * 1024) }),
   z.object({ type: z.literal('reaped'), id: z.string(), killed: z.number().int().nonnegative() }),
 ]);
 export type AgentMessage = z.infer<typeof agentMessageSchema>;
@@ -60,12 +71,23 @@ export const hostMessageSchema = z.union([
   z.object({ type: z.literal('fs'), id: z.string(), op: z.literal('list'), path: z.string() }),
   z.object({ type: z.literal('fs'), id: z.string(), op: z.literal('write'), path: z.string(), append: z.boolean(), data: z.string(), last: z.boolean() }),
   z.object({ type: z.literal('fs'), id: z.string(), op: z.literal('usage') }),
+  z.object({
+    type: z.literal('fs'),
+    id: z.string(),
+    op: z.literal('pipe'),
+    argv: z.array(z.string()),
+    socket: z.string(),
+    token: z.string(),
+    stdin: z.boolean(),
+    stdout: z.boolean(),
+    maxStderr: z.number(),
+  }),
   z.object({ type: z.literal('reap'), id: z.string() }),
 ]);
 export type HostMessage = z.infer<typeof hostMessageSchema>;
 
 /** A message that answers a request other than an execution (file operations, reaping). */
-export type RequestReply = Extract<AgentMessage, { type: 'fs-data' | 'fs-done' | 'fs-list' | 'fs-usage' | 'fs-error' | 'reaped' }>;
+export type RequestReply = Extract<AgentMessage, { type: 'fs-data' | 'fs-done' | 'fs-list' | 'fs-usage' | 'fs-error' | 'fs-exit' | 'reaped' }>;
 
 export function isRequestReply(message: AgentMessage): message is RequestReply {
   return message.type.startsWith('fs-') || message.type === 'reaped';

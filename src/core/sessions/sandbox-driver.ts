@@ -9,6 +9,8 @@ import type { Language } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sandbox/agent-channel';
 import { agentSource } from './source-dialect';
+import { agentPipe } from './agent-pipe';
+import type { WorkspaceExec } from './workspace-tar';
 import { ExecutionCollector } from './execution-collector';
 import { AgentRequests } from './agent-requests';
 import type { ReplyCollector } from './agent-requests';
@@ -52,6 +54,8 @@ export class SandboxDriver {
   private paused = false;
   private restarting: Promise<void> | undefined;
   private helloCounter = 0;
+  /** What the agent said it can do beyond the base protocol, in its last hello (`pipe`). */
+  private agentFeatures: ReadonlySet<string> = new Set();
   private readonly requests = new AgentRequests();
   private lastRunEndedAt = 0;
   /** The container is being replaced (new shared folders): its channel's end is not a crash. */
@@ -94,6 +98,14 @@ export class SandboxDriver {
   get sandbox(): Sandbox {
     if (!this.sandboxHandle) throw new SandpitError('CONTAINER_DIED', 'The sandbox has not been created yet.');
     return this.sandboxHandle;
+  }
+
+  /**
+   * How the workspace is read and written in bulk (a snapshot's tar stream, a restore's): through the agent's
+   * pipe where it has one (agent-pipe.ts), else the engine's exec.
+   */
+  workspaceExec(): WorkspaceExec {
+    return agentPipe(this, this.sandbox, this.agentFeatures.has('pipe')) ?? this.sandbox;
   }
 
   /** Creates the sandbox, starts it and completes the handshake. */
@@ -392,7 +404,10 @@ export class SandboxDriver {
       return;
     }
     if (message.type === 'hello') {
-      if (this.pendingHello?.id === message.id) this.pendingHello.settle(wrongLanguage(message.language, this.options.spec));
+      if (this.pendingHello?.id === message.id) {
+        this.agentFeatures = new Set(message.features ?? []);
+        this.pendingHello.settle(wrongLanguage(message.language, this.options.spec));
+      }
       return;
     }
     const current = this.current;

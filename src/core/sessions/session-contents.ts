@@ -3,17 +3,22 @@ import type { Sandbox } from '../sandbox/sandbox-backend';
 import type { RecordedRuns } from './run-history';
 import type { SessionContents } from './session-types';
 import { tarWorkspace, untarWorkspace } from './workspace-tar';
-import type { WorkspaceFileSink, WorkspaceWalkCaps } from './workspace-tar';
+import type { WorkspaceExec, WorkspaceFileSink, WorkspaceWalkCaps } from './workspace-tar';
 
-/** A file of a snapshot to write back: its path in /workspace, and its bytes when asked for. */
+/** A file of a snapshot to write back: its path in /workspace, its size, and its bytes when asked for. */
 export interface RestoreFile {
   path: string;
+  size: number;
   load(): Promise<Buffer>;
 }
 
-/** What a snapshot takes of a sandbox (run inside the session's job): its workspace files to `sink`, its package archive, its runs. */
+/**
+ * What a snapshot takes of a sandbox (run inside the session's job): its workspace files to `sink` (read through
+ * `bulk`: the agent's pipe or the engine's exec), its package archive, its runs.
+ */
 export async function captureSessionContents(
   sandbox: Sandbox,
+  bulk: WorkspaceExec,
   folders: readonly MountedFolder[],
   packageNames: readonly string[],
   history: () => RecordedRuns,
@@ -24,15 +29,15 @@ export async function captureSessionContents(
 ): Promise<SessionContents> {
   // Shared folders are the person's files, not the session's: a snapshot never copies them.
   const sharedFolders = folders.map((f) => f.mountPath.replace(/^\/workspace\/?/, ''));
-  const walk = await tarWorkspace(sandbox, sink, { ...caps, leaveOut: sharedFolders });
+  const walk = await tarWorkspace(bulk, sink, { ...caps, leaveOut: sharedFolders });
   const packages = await sandbox.exportPackages(caps.maxPackageBytes);
   const recorded = history();
   await alsoInJob?.();
   return { ...walk, ...(packages ? { packages } : {}), packageNames: [...packageNames], history: recorded.runs, historyComplete: recorded.complete };
 }
 
-/** Puts a snapshot's packages, then its files (one tar stream), into a sandbox (run inside the session's job). */
-export async function restoreSessionContents(sandbox: Sandbox, files: RestoreFile[], packagesTar: Buffer | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
+/** Puts a snapshot's packages, then its files (one tar stream through `bulk`), into a sandbox (run inside the session's job). */
+export async function restoreSessionContents(sandbox: Sandbox, bulk: WorkspaceExec, files: RestoreFile[], packagesTar: Buffer | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
   if (packagesTar) await sandbox.importPackages(packagesTar);
-  await untarWorkspace(sandbox, files, caps);
+  await untarWorkspace(bulk, files, caps);
 }

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { NetworkPolicy } from '../../shared/domain/environment';
 import type { Isolation } from '../../shared/domain/isolation';
@@ -203,10 +204,12 @@ export class SessionManager {
   private async openSession(input: CreateSessionInput, listed: () => void): Promise<Session> {
     const limits = resolveLimits({ ...input.baseLimits, ...input.limits }, this.pools.defaultLimits);
     const template: SessionTemplate = { language: input.language, image: input.image, limits, network: input.network, env: input.containerEnv, isolation: input.isolation ?? 'standard', ...(input.caDir ? { caDir: input.caDir } : {}) };
-    // Sessions with the caller's own limits start cold; every template of the defaults has a warm pool.
+    // Sessions with limits of their own start cold (limits equal to the defaults are not their own: a restored
+    // snapshot names its limits); every template of the defaults has a warm pool.
     // A bind mount is fixed when a container is made: sessions with shared folders start cold too.
     const folders = input.folders ?? [];
-    const poolable = input.limits === undefined && folders.length === 0 && input.caDir === undefined && this.pools.size > 0;
+    const ownLimits = input.limits !== undefined && !isDeepStrictEqual(limits, this.pools.defaultLimits);
+    const poolable = !ownLimits && folders.length === 0 && input.caDir === undefined && this.pools.size > 0;
     const claimed = poolable ? await this.pools.claim(template) : undefined;
     const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
     const session = new Session(

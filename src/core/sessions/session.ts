@@ -389,12 +389,12 @@ export class Session {
    * workspace to `sink` (one tar stream read as the sandbox user, links never followed), the package store's archive, the runs, then `alsoInJob`.
    */
   async captureContents(sink: WorkspaceFileSink, caps: WorkspaceWalkCaps & { maxPackageBytes: number }, alsoInJob?: () => Promise<void>): Promise<SessionContents> {
-    return this.job('quiet', 'The snapshot', () => captureSessionContents(this.runtime.sandbox, this.folderList, this.packages, () => this.history.recorded, sink, caps, alsoInJob));
+    return this.job('quiet', 'The snapshot', () => captureSessionContents(this.runtime.sandbox, this.runtime.workspaceExec(), this.folderList, this.packages, () => this.history.recorded, sink, caps, alsoInJob));
   }
 
   /** Puts a snapshot's files (read one at a time through `load`, written as one tar stream) and packages into this session, in one job. */
   async restoreContents(files: RestoreFile[], packages: { tar: Buffer; names: string[] } | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
-    await this.job('busy', 'The restore', () => restoreSessionContents(this.runtime.sandbox, files, packages?.tar, caps));
+    await this.job('busy', 'The restore', () => restoreSessionContents(this.runtime.sandbox, this.runtime.workspaceExec(), files, packages?.tar, caps));
     if (packages) this.recordPackages(packages.names);
   }
 

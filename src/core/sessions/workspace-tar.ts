@@ -1,7 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { SandpitError } from '../../shared/api/errors';
 import { normalizeRelativePath } from '../files/safe-path';
-import { discard, packFiles, readBody } from '../files/safe-tar';
+import { discard, readBody } from '../files/safe-tar';
+import { streamTar } from '../files/stream-tar';
+import type { StreamFile } from '../files/stream-tar';
 import { walkTar } from '../files/tar-walk';
 import type { Sandbox } from '../sandbox/sandbox-backend';
 import { WORKSPACE_DIR } from '../sandbox/sandbox-paths';
@@ -215,18 +217,28 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
 
 /**
  * Writes files into /workspace as one tar stream unpacked by GNU tar run as the sandbox user (never root:
- * it can write nothing the sandbox's own code could not). Files are loaded one at a time, checked as packed.
+ * it can write nothing the sandbox's own code could not). The archive is written as it is sent (stream-tar.ts):
+ * each file loaded when its turn comes, a few ahead, never the whole archive in memory.
  */
-export async function untarWorkspace(sandbox: WorkspaceExec, files: Array<{ path: string; load(): Promise<Buffer> }>, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
+export async function untarWorkspace(sandbox: WorkspaceExec, files: readonly StreamFile[], caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
   if (files.length === 0) return;
-  const loaded: Array<{ path: string; content: Buffer }> = [];
-  for (const file of files) loaded.push({ path: file.path, content: await file.load() });
-  const tar = await packFiles(loaded, { maxFileBytes: caps.maxFileBytes, maxTotalBytes: caps.maxBytes, timeoutMs: timeoutFor(caps.maxBytes) });
-  const timeoutMs = timeoutFor(tar.length);
+  const tar = streamTar(files, { maxFileBytes: caps.maxFileBytes, maxTotalBytes: caps.maxBytes });
+  const archiveBytes = files.reduce((sum, f) => sum + f.size, 0);
+  const timeoutMs = timeoutFor(archiveBytes);
+  const abort = new AbortController();
+  // A file that cannot be loaded (a damaged blob) cuts the stream: tar then fails, and the load's error is what is said.
+  let loadError: Error | undefined;
+  tar.once('error', (error: Error) => {
+    loadError = error;
+    abort.abort();
+  });
   const r = await sandbox.exec(
     ['timeout', '-s', 'KILL', String(Math.ceil(timeoutMs / 1000)), 'tar', '--extract', '--file=-', `--directory=${WORKSPACE_DIR}`, '--no-same-owner', '--no-same-permissions', '--no-overwrite-dir'],
-    { workingDir: WORKSPACE_DIR, stdin: tar, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES },
-  );
+    { workingDir: WORKSPACE_DIR, stdin: tar, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES, signal: abort.signal },
+  ).catch((error: unknown) => {
+    throw loadError ?? error;
+  });
+  if (loadError) throw loadError;
   if (r.exitCode !== 0 || r.timedOut) {
     const full = /No space left on device|Disk quota exceeded/.test(r.stderr);
     throw new SandpitError(full ? 'LIMIT_EXCEEDED' : 'EXEC_FAILED', `Writing the snapshot's files into /workspace failed${full ? ': No space left on device' : ''} (tar exit ${r.exitCode}): ${r.stderr.slice(0, 500)}`);

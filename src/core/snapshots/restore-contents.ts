@@ -18,7 +18,7 @@ export async function snapshotHistory(store: SnapshotStore, manifest: SnapshotMa
 /** Writes a snapshot's files and packages into a (new) session; each blob is checked against its sha256 as it is read. */
 export async function restoreContents(store: SnapshotStore, manifest: SnapshotManifest, session: Session): Promise<number> {
   const packages = manifest.packages ? { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages } : undefined;
-  const files = manifest.files.map((f) => ({ path: f.path, load: () => store.read(f.sha256) }));
+  const files = manifest.files.map((f) => ({ path: f.path, size: f.size, load: () => store.read(f.sha256) }));
   await session.restoreContents(files, packages, SNAPSHOT_CAPS);
   return files.length;
 }

@@ -34,7 +34,7 @@ function manifest(id: string, files: Array<{ sha256: string; size: number }>, hi
 }
 
 describe('SnapshotStore', () => {
-  it('stores the same bytes once, and reads them back checked against their sha256', async () => {
+  it('stores the same bytes once, and reads them back checked against their sha256 once their snapshot is saved', async () => {
     const store = new SnapshotStore(dir);
     const hold = new Set<string>();
     const a = await store.put(Buffer.from('same'), hold);
@@ -43,6 +43,8 @@ describe('SnapshotStore', () => {
     expect(a.added).toBeGreaterThanOrEqual(4);
     expect(b).toEqual({ sha256: a.sha256, size: 4, added: 0 });
     expect(await blobCount()).toBe(1);
+    await store.save(manifest('snap-aaaaaaaaaaaaaaaa', [a], a));
+    store.release(hold);
     expect((await store.read(a.sha256)).toString()).toBe('same');
     await expect(store.read('0'.repeat(64))).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
@@ -81,8 +83,34 @@ describe('SnapshotStore', () => {
     const blob = await store.put(content, new Set());
     expect(blob.size).toBe(content.length);
     expect(blob.added).toBeLessThanOrEqual(2 * 64 * 1024);
+    await store.save(manifest('snap-aaaaaaaaaaaaaaaa', [blob], blob));
     expect((await stat(join(dir, 'objects', blob.sha256.slice(0, 2), blob.sha256))).blocks * 512).toBe(blob.added);
     expect((await store.read(blob.sha256)).equals(content)).toBe(true);
+  });
+
+  it('puts new blobs in place only when their snapshot is saved: a crash before leaves no blob a later snapshot could take as whole', async () => {
+    const inPlace = async (sha: string): Promise<boolean> => stat(join(dir, 'objects', sha.slice(0, 2), sha)).then(() => true, () => false);
+    const temps = async (sha: string): Promise<string[]> => (await readdir(join(dir, 'objects', sha.slice(0, 2)))).filter((n) => n.endsWith('.tmp'));
+    // A core writes a snapshot's blobs and dies before saving it: temporary files only, under no blob's own name.
+    const dead = new SnapshotStore(dir);
+    const lost = await dead.put(Buffer.from('written, never saved'), new Set());
+    expect(await inPlace(lost.sha256)).toBe(false);
+    expect(await temps(lost.sha256)).toHaveLength(1);
+    // The next core does not take it as stored, and its sweep removes it.
+    const next = new SnapshotStore(dir);
+    expect(await next.reuse(lost.sha256, new Set())).toBe(false);
+    await next.collect();
+    expect(await temps(lost.sha256)).toEqual([]);
+    // A snapshot that is saved: its blobs are whole and in place, no temporary file left.
+    const hold = new Set<string>();
+    const file = await next.put(Buffer.from('written and saved'), hold);
+    const history = await next.put(Buffer.from('[]'), hold);
+    expect(file.added).toBeGreaterThan(0);
+    await next.save(manifest('snap-aaaaaaaaaaaaaaaa', [file], history));
+    next.release(hold);
+    expect(await inPlace(file.sha256)).toBe(true);
+    expect(await temps(file.sha256)).toEqual([]);
+    expect((await next.read(file.sha256)).toString()).toBe('written and saved');
   });
 
   it('refuses a blob beyond its cap in plain words, writing nothing, and takes it once space is freed', async () => {

@@ -1,14 +1,18 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
 import { snapshotSchema } from '../../shared/domain/snapshot';
 import { pendingBaseSchema, pendingEntrySchema } from '../folders/review/review-pending';
-import { denseBytes, syncFolder, writeFileAtomic, writeSparseFileAtomic } from '../util/atomic-write';
+import { denseBytes, syncAndRename, syncFolder, writeFileAtomic, writeSparseFile } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 
 const SHA256 = /^[a-f0-9]{64}$/;
+/** A blob written and not yet flushed (`<sha256>.<random>.tmp` beside where it will be). */
+const TEMP_BLOB = /^([a-f0-9]{64})\.[a-f0-9]{12}\.tmp$/;
+/** Blobs flushed to disk at once when a snapshot is saved (the disk's journal takes concurrent flushes together). */
+const SYNC_CONCURRENCY = 8;
 const SNAPSHOT_ID = /^snap-[a-z0-9]{8,40}$/;
 const DIR_MODE = 0o700;
 const STAT_KEY = /^\d+:\d+:\d+(\.\d+)?:\d+(\.\d+)?$/;
@@ -82,6 +86,10 @@ function isMissing(error: unknown): boolean {
  * Blob writes and the sweep take turns, and blobs of snapshots still being taken are never swept.
  * Blobs are written sparse (a file of zeros takes no disk), and all of them together may take at most
  * `capBytes()` of disk (the Settings' snapshot space): a put beyond it is refused in plain words.
+ * A blob is written first as a temporary file, not flushed; saving the snapshot flushes all of its new blobs
+ * together (a flush per file was most of a snapshot's time), puts them in place, and only then writes the
+ * manifest: a manifest on disk names only blobs that are whole on disk, and a crash before it leaves only
+ * temporary files, which the next sweep removes.
  */
 export class SnapshotStore {
   private readonly objects: string;
@@ -92,6 +100,8 @@ export class SnapshotStore {
   private cache: Map<string, SnapshotManifest> | undefined;
   /** Disk taken by the blobs (counted once, then kept up to date by put and the sweep). */
   private used: number | undefined;
+  /** Blobs written by put and not yet flushed and put in place (by save), by sha256: their temporary file and its disk use. */
+  private readonly unsynced = new Map<string, { temp: string; taken: number }>();
 
   constructor(
     readonly dir: string,
@@ -112,6 +122,7 @@ export class SnapshotStore {
       const cap = this.capBytes();
       if (cap <= 0) throw new SandpitError('LIMIT_EXCEEDED', 'Snapshots are turned off: Settings → System → "Space for snapshots" is 0.');
       const path = this.blobPath(sha256);
+      if (this.unsynced.has(sha256)) return { sha256, size: content.length, added: 0 };
       try {
         await stat(path);
         return { sha256, size: content.length, added: 0 };
@@ -128,7 +139,9 @@ export class SnapshotStore {
         );
       }
       await mkdir(join(this.objects, sha256.slice(0, 2)), { recursive: true, mode: DIR_MODE });
-      const taken = await writeSparseFileAtomic(path, content);
+      const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+      const taken = await writeSparseFile(temp, content);
+      this.unsynced.set(sha256, { temp, taken });
       this.used = used + taken;
       return { sha256, size: content.length, added: taken };
     });
@@ -161,7 +174,15 @@ export class SnapshotStore {
     if (!SHA256.test(sha256)) throw new SandpitError('INVALID_INPUT', 'A blob id is a sha256.');
     let content: Buffer;
     try {
-      content = await readFile(this.blobPath(sha256));
+      // A blob of a snapshot still being taken (a fork reads its own before anything is saved) is in its unflushed
+      // file, unless a save has just put it in place.
+      const temp = this.unsynced.get(sha256)?.temp;
+      content = await (temp === undefined
+        ? readFile(this.blobPath(sha256))
+        : readFile(temp).catch((error: unknown) => {
+            if (isMissing(error)) return readFile(this.blobPath(sha256));
+            throw error;
+          }));
     } catch (error) {
       if (isMissing(error)) throw new SandpitError('NOT_FOUND', `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`);
       throw error;
@@ -172,10 +193,35 @@ export class SnapshotStore {
 
   async save(manifest: SnapshotManifest): Promise<void> {
     const all = await this.load();
+    const shas = [
+      ...manifest.files.map((f) => f.sha256),
+      ...(manifest.packages ? [manifest.packages.sha256] : []),
+      manifest.history.sha256,
+      ...(manifest.reviewFolders ?? []).flatMap((folder) => folder.entries.flatMap((e) => (e.kind === 'file' ? [e.sha256] : []))),
+    ];
+    await this.lock.run(() => this.commitBlobs(shas));
     await mkdir(this.manifests, { recursive: true, mode: DIR_MODE });
     await writeFileAtomic(this.manifestPath(manifest.snapshot.id), JSON.stringify(manifest));
     await syncFolder(this.manifests);
     all.set(manifest.snapshot.id, manifest);
+  }
+
+  /** (The lock held.) Flushes the blobs of `shas` still unflushed, all together, puts them in place and flushes their folders. */
+  private async commitBlobs(shas: readonly string[]): Promise<void> {
+    const waiting = [...new Set(shas)].flatMap((sha) => {
+      const blob = this.unsynced.get(sha);
+      return blob ? [{ sha, ...blob }] : [];
+    });
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < waiting.length) {
+        const blob = waiting[next++]!;
+        await syncAndRename(blob.temp, this.blobPath(blob.sha));
+        this.unsynced.delete(blob.sha);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, waiting.length) }, worker));
+    for (const prefix of new Set(waiting.map((b) => b.sha.slice(0, 2)))) await syncFolder(join(this.objects, prefix));
   }
 
   /** Every snapshot, newest first. */
@@ -234,11 +280,26 @@ export class SnapshotStore {
       await rm(path, { force: true });
       freedBytes += size;
     }
+    // Unflushed blobs no snapshot being taken holds any more (it failed).
+    for (const [sha, blob] of [...this.unsynced]) {
+      if (used.has(sha)) continue;
+      this.unsynced.delete(sha);
+      await rm(blob.temp, { force: true });
+      freedBytes += blob.taken;
+    }
     if (this.used !== undefined) this.used = Math.max(0, this.used - freedBytes);
+    // Unflushed blobs left by a crash (never counted in `used`).
+    const ours = new Set([...this.unsynced.values()].map((b) => b.temp));
+    for (const temp of await this.blobPaths(TEMP_BLOB)) {
+      if (ours.has(temp)) continue;
+      freedBytes += await diskBytes(temp);
+      await rm(temp, { force: true });
+    }
     return { freedBytes };
   }
 
-  private async blobPaths(): Promise<string[]> {
+  /** The blob files (or, with `names`, the files whose names match it) of every prefix folder. */
+  private async blobPaths(names: RegExp = SHA256): Promise<string[]> {
     const paths: string[] = [];
     let prefixes: string[];
     try {
@@ -250,7 +311,7 @@ export class SnapshotStore {
     for (const prefix of prefixes) {
       if (!/^[a-f0-9]{2}$/.test(prefix)) continue;
       for (const name of await readdir(join(this.objects, prefix)).catch(() => [] as string[])) {
-        if (SHA256.test(name)) paths.push(join(this.objects, prefix, name));
+        if (names.test(name)) paths.push(join(this.objects, prefix, name));
       }
     }
     return paths;

@@ -41,14 +41,14 @@ export function denseBytes(content: Buffer): number {
 }
 
 /**
- * `writeFileAtomic` for content that may be mostly zeros: all-zero 64 KiB blocks are left as holes (the file
- * is sparse where the file system allows it), so a sparse file read as zeros takes no more disk than it did
- * in the sandbox. Returns the disk space the file takes (its allocated blocks).
+ * Writes `content` to a new private (0600) file `temp`, leaving all-zero 64 KiB blocks as holes (the file is sparse
+ * where the file system allows it), so a sparse file read as zeros takes no more disk than it did in the sandbox.
+ * Not flushed: `syncAndRename` makes it durable and puts it in place (many such files can be flushed together).
+ * Returns the disk space the file takes (its allocated blocks). On failure the file is removed.
  */
-export async function writeSparseFileAtomic(path: string, content: Buffer, temp = `${path}.${randomBytes(6).toString('hex')}.tmp`): Promise<number> {
+export async function writeSparseFile(temp: string, content: Buffer): Promise<number> {
   try {
     const handle = await open(temp, 'wx', 0o600);
-    let allocated: number;
     try {
       // each run of blocks that are not all zeros in one write; holes between them
       const writeRun = async (from: number, to: number): Promise<void> => {
@@ -67,17 +67,37 @@ export async function writeSparseFileAtomic(path: string, content: Buffer, temp 
       }
       if (run >= 0) await writeRun(run, content.length);
       await handle.truncate(content.length);
-      await handle.sync();
-      allocated = (await handle.stat()).blocks * 512;
+      return (await handle.stat()).blocks * 512;
     } finally {
       await handle.close();
     }
-    await rename(temp, path);
-    return allocated;
   } catch (error) {
     await rm(temp, { force: true }).catch(() => undefined);
     throw error;
   }
+}
+
+/** Flushes the file `temp` to disk, then renames it to `path` (readers see the whole file or none). */
+export async function syncAndRename(temp: string, path: string): Promise<void> {
+  const handle = await open(temp, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+}
+
+/** `writeFileAtomic` for content that may be mostly zeros (see writeSparseFile); returns the disk space the file takes. */
+export async function writeSparseFileAtomic(path: string, content: Buffer, temp = `${path}.${randomBytes(6).toString('hex')}.tmp`): Promise<number> {
+  const allocated = await writeSparseFile(temp, content);
+  try {
+    await syncAndRename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  return allocated;
 }
 
 /** Flushes a folder's entries (a rename) to disk where the platform allows it. */

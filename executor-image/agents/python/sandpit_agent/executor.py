@@ -63,7 +63,8 @@ class Agent:
         if kind == 'hello':
             with FDS:  # bash_version() starts a process: the agent's descriptors, whatever user code holds
                 version = self.kernel.version()
-            self.channel.send(protocol.hello_reply(mid, self.kernel.language, version, os.getpid()))
+            features = ['pipe'] if self.fs.pipe_folder else []
+            self.channel.send(protocol.hello_reply(mid, self.kernel.language, version, os.getpid(), features))
         elif kind == 'execute' and isinstance(msg.get('code'), str) and mid not in self.accepted:
             self.accepted.add(mid)
             self.requests.put(msg)

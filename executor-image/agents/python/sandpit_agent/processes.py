@@ -11,8 +11,9 @@ import traceback
 from .errors import clean_traceback
 
 
-def process_states():
-    """{pid: (state letter, ppid)} of every process in /proc but this one and init."""
+def process_table():
+    """{pid: (state letter, ppid, session id)} of every process in /proc but this one and init: one read of
+    each /proc/<pid>/stat."""
     me, found = os.getpid(), {}
     for name in os.listdir('/proc'):
         if not name.isdigit() or int(name) in (1, me):
@@ -22,9 +23,9 @@ def process_states():
                 line = f.read()
         except OSError:
             continue
-        fields = line[line.rfind(b')') + 2:].split(b' ', 2)
+        fields = line[line.rfind(b')') + 2:].split(b' ', 4)
         try:
-            found[int(name)] = (fields[0].decode('ascii', 'replace'), int(fields[1]))
+            found[int(name)] = (fields[0].decode('ascii', 'replace'), int(fields[1]), int(fields[3]))
         except (IndexError, ValueError):
             continue
     return found
@@ -33,37 +34,24 @@ def process_states():
 KEPT_MARK = b'sandpit-process'  # argv[3] of the leader: sh -c <wrapper> sandpit-process <command>
 
 
-def kept_sessions():
-    """Session ids of the host's long-running processes (start_process, preview forwarders): each one's
-    leader was started by the engine (`exec`: its parent is outside the container, ppid 0) and carries the
-    host's mark in its argv. Code in the sandbox can never make such a process (all of its processes descend
-    from init), so nothing a run leaves behind can pass for one; a leader that ended frees its session."""
+def kept_sessions(table):
+    """Session ids of the host's long-running processes (start_process, preview forwarders) in `table`
+    (process_table()): each one's leader was started by the engine (`exec`: its parent is outside the
+    container, ppid 0) and carries the host's mark in its argv. Code in the sandbox can never make such a
+    process (all of its processes descend from init), so nothing a run leaves behind can pass for one; a
+    leader that ended frees its session. Only leaders are read further (their argv)."""
     kept = set()
-    for name in os.listdir('/proc'):
-        if not name.isdigit() or name == '1':
+    for pid, (state, ppid, sid) in table.items():
+        if state in 'ZX' or ppid != 0 or sid != pid:
             continue
         try:
-            with open('/proc/%s/stat' % name, 'rb') as f:
-                line = f.read()
-            fields = line[line.rfind(b')') + 2:].split(b' ', 4)
-            if fields[0] in (b'Z', b'X') or fields[1] != b'0' or fields[3] != name.encode():
-                continue
-            with open('/proc/%s/cmdline' % name, 'rb') as f:
+            with open('/proc/%d/cmdline' % pid, 'rb') as f:
                 argv = f.read(1 << 20).split(b'\0')
-            if len(argv) > 4 and argv[0] == b'sh' and argv[3] == KEPT_MARK:
-                kept.add(int(name))
-        except (OSError, IndexError):
+        except OSError:
             continue
+        if len(argv) > 4 and argv[0] == b'sh' and argv[3] == KEPT_MARK:
+            kept.add(pid)
     return kept
-
-
-def session_of(pid):
-    try:
-        with open('/proc/%d/stat' % pid, 'rb') as f:
-            line = f.read()
-        return int(line[line.rfind(b')') + 2:].split(b' ', 4)[3])
-    except (OSError, IndexError, ValueError):
-        return None
 
 
 def kill_strays():
@@ -74,9 +62,10 @@ def kill_strays():
     processes (kept_sessions) and everything in their sessions are spared: then each stray is killed by pid,
     pass after pass until none is left (a forking stray's children are found on the next pass)."""
     me = os.getpid()
-    kept = kept_sessions()
-    strays = {pid: ppid for pid, (state, ppid) in process_states().items()
-              if state not in 'ZX' and not (kept and session_of(pid) in kept)}
+    table = process_table()
+    kept = kept_sessions(table)
+    strays = {pid: ppid for pid, (state, ppid, sid) in table.items()
+              if state not in 'ZX' and sid not in kept}
     if not strays:
         return 0
     if not kept:
@@ -87,10 +76,10 @@ def kill_strays():
     deadline = time.monotonic() + 1.0
     pending = set(strays)
     while pending:
-        states = process_states()
+        states = process_table()
         if kept:
-            for pid, (state, ppid) in states.items():
-                if state in 'ZX' or session_of(pid) in kept:
+            for pid, (state, ppid, sid) in states.items():
+                if state in 'ZX' or sid in kept:
                     continue
                 if pid not in strays:
                     strays[pid] = ppid

@@ -4,8 +4,12 @@ message the agent sends is built here, and nowhere else."""
 PROTOCOL = 1
 
 
-def hello_reply(mid, language, version, pid):
-    return {'type': 'hello', 'id': mid, 'language': language, 'version': version, 'pid': pid, 'protocol': PROTOCOL}
+def hello_reply(mid, language, version, pid, features=()):
+    """`features`: what this agent can do beyond the base protocol (`pipe`: the fs operation of that name)."""
+    hello = {'type': 'hello', 'id': mid, 'language': language, 'version': version, 'pid': pid, 'protocol': PROTOCOL}
+    if features:
+        hello['features'] = list(features)
+    return hello
 
 
 def stream_message(eid, name, text):
@@ -54,6 +58,10 @@ def fs_usage(mid, used, total, free, file_bytes):
 
 def fs_error(mid, code, message):
     return {'type': 'fs-error', 'id': mid, 'code': code, 'message': message}
+
+
+def fs_exit(mid, exit_code, stderr):
+    return {'type': 'fs-exit', 'id': mid, 'exitCode': exit_code, 'stderr': stderr}
 
 
 def reaped(mid, killed):

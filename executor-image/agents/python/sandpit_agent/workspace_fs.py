@@ -12,6 +12,7 @@ import traceback
 from .fd_io import write_all
 from .fd_reserve import FDS
 from .log import log
+from .pipe_program import PipeRefused, pipe_dir, run_pipe
 from .processes import kill_strays
 from . import protocol
 
@@ -120,6 +121,7 @@ class WorkspaceFs:
 
     def __init__(self, root, channel, may_kill_strays):
         self.root, self.channel, self.may_kill_strays = root, channel, may_kill_strays
+        self.pipe_folder = pipe_dir(channel.spec)  # where the host's `pipe` sockets are (None: stdio channel)
         self.requests = queue.Queue()
         self.writes = {}  # id -> (fd, shown path, size when opened) of a write whose last chunk has not come yet
         self.failed = {}  # ids of failed writes whose later chunks are ignored (until `last`), oldest first
@@ -160,8 +162,23 @@ class WorkspaceFs:
             self.list(mid, msg)
         elif op == 'usage':
             self.usage(mid)
+        elif op == 'pipe':
+            self.pipe(mid, msg)
         else:
             raise FsError('IO', 'Unknown fs operation %r.' % (op,))
+
+    def pipe(self, mid, msg):
+        """Run a program of the image for the host, its bytes through the host's socket (pipe_program.py)."""
+        max_stderr = msg.get('maxStderr')
+        if not isinstance(max_stderr, int) or isinstance(max_stderr, bool) or not 0 <= max_stderr <= FS_CHUNK:
+            max_stderr = 65536
+        try:
+            code, err = run_pipe(self.pipe_folder, self.root, msg, max_stderr)
+        except PipeRefused as exc:
+            raise FsError('IO', str(exc)) from None
+        except OSError as exc:
+            raise FsError('IO', 'The program could not be run: %s.' % (exc.strerror or exc)) from None
+        self.channel.send(protocol.fs_exit(mid, code, err))
 
     # -- walking ------------------------------------------------------------------------------------
 

@@ -1,0 +1,26 @@
+import Docker from 'dockerode';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { silentLogger } from '../log';
+import { DockerodeClient } from './dockerode-client';
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('pinging the engine', () => {
+  it('asks for the version every time and for the engine info (its runtimes) once in a short while, across clients', async () => {
+    const version = vi.spyOn(Docker.prototype, 'version');
+    const info = vi.spyOn(Docker.prototype, 'info');
+    const first = await new DockerodeClient({ logger: silentLogger }).ping();
+    const infosAfterFirst = info.mock.calls.length;
+    // A start pings three times within a second or two, from two clients (the boot's and the core's).
+    const second = await new DockerodeClient({ logger: silentLogger }).ping();
+    const third = await new DockerodeClient({ logger: silentLogger }).ping();
+    expect(version).toHaveBeenCalledTimes(3);
+    expect(info.mock.calls.length).toBe(infosAfterFirst);
+    expect(infosAfterFirst).toBeLessThanOrEqual(1);
+    expect(second).toEqual(first);
+    expect(third.runtimes).toEqual(first.runtimes);
+    expect(first.runtimes).toContain('runc');
+  });
+});
