@@ -179,9 +179,17 @@ describe('startEgressGateway', () => {
       expect(await get('http://not-allowed.invalid/')).toBe(403);
       expect(refusals).toHaveLength(1);
       expect(refusals[0]).not.toHaveProperty('sessionId');
+      // A build reaches the Debian mirrors the base images name (apt, and R's r-cran-* packages through apt) —
+      // reached here only through this test's connector, which answers from a server on loopback.
+      expect(await get('http://deb.debian.org/debian/dists/bookworm/InRelease')).toBe(200);
+      expect(await get('http://security.debian.org/debian-security/dists/bookworm-security/InRelease')).toBe(200);
+      // A session never does: its requests there are refused as before.
+      const session = authOf(gateway.proxyUrl('ses-1'));
+      expect((await rawRequest({ port: gateway.port, path: 'http://deb.debian.org/debian/dists/bookworm/InRelease', headers: { 'proxy-authorization': session } })).status).toBe(403);
       first.release();
       expect(await get('http://pypi-mirror.test:3141/')).toBe(407);
-      expect(gateway.credentialCount()).toBe(1);
+      // The second build's and the session's.
+      expect(gateway.credentialCount()).toBe(2);
     } finally {
       await gateway.close();
     }

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import type { EventPayload } from '../../shared/api/contract';
 import { SandpitError } from '../../shared/api/errors';
+import { BUILD_HOSTS } from '../../shared/domain/package-managers';
 import type { InstanceIdentity } from '../sandbox/instance-identity';
 import type { Logger } from '../log';
 import type { NetworkInfo, SandboxNetworks } from '../sandbox/sandbox-networks';
@@ -188,7 +189,9 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
         options.onOutcome?.({ host: passage.host, port: passage.port, time: passage.time, sessionId: passage.client, connected: passage.connected, ...(answer ? { answer } : {}) });
       },
       ...(options.secrets ? { secrets: gatewaySecrets(options.secrets, builds) } : {}),
-      extraHostsFor: (owner) => (builds.has(owner) ? [] : (options.extraHostsFor?.(owner) ?? [])),
+      // A build reaches the index settings' hosts and the base images' Debian mirrors (apt, and R's r-cran-*
+      // packages through it); a session never gets the mirrors from here.
+      extraHostsFor: (owner) => (builds.has(owner) ? BUILD_HOSTS : (options.extraHostsFor?.(owner) ?? [])),
       ...(options.connect ? { connect: options.connect } : {}),
       log,
     }).catch((error: unknown) => {

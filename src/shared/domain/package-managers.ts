@@ -82,6 +82,11 @@ export interface PackageManagerEntry {
   indexName: string;
   /** The setting holding its index URL; none: the base image's own mirrors (apt). */
   indexSetting?: IndexSetting;
+  /**
+   * Hosts an image build reaches for it that no setting names: apt's are the Debian mirrors every base image's
+   * sources list (the registry's Debian-based images and the bootstrapped ones alike). Builds only, never a session.
+   */
+  buildHosts?: readonly string[];
   /** Why `raw` (trimmed) is not a spec of this manager, or its normalised form and name. */
   parse(raw: string): ParsedSpec | { refused: string };
   /** How two names are compared for "listed twice". */
@@ -155,6 +160,7 @@ export const PACKAGE_MANAGERS: { readonly [M in ManagerId]: PackageManagerEntry 
     example: 'jq',
     layer: 'system',
     indexName: 'Debian package mirror',
+    buildHosts: ['deb.debian.org', 'security.debian.org'],
     parse: (raw) => (APT_NAME.test(raw) && raw.length <= 100 ? { raw, name: raw } : { refused: 'apt package names are lowercase letters, digits and + . -' }),
     compareKey: (name) => name,
     notebook: { install: 'apt-get install', check: 'dpkg -s' },
@@ -186,6 +192,9 @@ export const PACKAGE_MANAGERS: { readonly [M in ManagerId]: PackageManagerEntry 
 export function managerOf(id: ManagerId): PackageManagerEntry {
   return PACKAGE_MANAGERS[id];
 }
+
+/** The hosts an image build may reach besides the index settings' (apt's mirrors; R's r-cran-* builds come through apt). */
+export const BUILD_HOSTS: readonly string[] = MANAGER_IDS.flatMap((id) => PACKAGE_MANAGERS[id].buildHosts ?? []);
 
 /** Every manager with nothing listed: the packages of an environment that has none. */
 export function noPackages(): Record<ManagerId, string[]> {
