@@ -153,6 +153,26 @@ describe('egress proxy: secrets put in for their own hosts', () => {
     const { proxy } = await startWithSecrets();
     await expect(tlsThrough(proxy.port, 'api.secret.test', upstreamCa.certificate)).rejects.toThrow(/certificate/i);
   });
+  it('verifies the upstream: a secret host whose certificate no trusted authority signed gets no request and no value (502)', async () => {
+    // The same upstream, but the proxy trusts only the system's authorities, as outside the tests.
+    const { proxy } = await startProxy({
+      allowedHosts: ['api.secret.test'],
+      connect: connector,
+      secrets: {
+        authority: sandpitCa,
+        secretsFor: (_owner, host, port) => Promise.resolve([openai].filter((s) => s.hosts.some((h) => h.host === host && h.port === port))),
+        onUsed: () => undefined,
+      },
+    });
+    const before = seen.length;
+    const tls = await tlsThrough(proxy.port, 'api.secret.test', sandpitCa.certificate);
+    const answer = await exchange(tls, 'GET /v1/models HTTP/1.1\r\nHost: api.secret.test\r\nAuthorization: Bearer sandpit-secret-openai\r\n\r\n');
+    expect(answer.status).toBe(502);
+    expect(answer.body).toContain('Sandpit egress proxy: could not reach api.secret.test:443 safely (');
+    expect(seen.length).toBe(before);
+    tls.destroy();
+  });
+
   it('opens a port the policy does not (8443) only for a secret that names it, and only intercepted; any other host on that port is refused', async () => {
     const used: Array<EgressPassage & { secrets: string[] }> = [];
     const internal: UsableSecret = { ...openai, name: 'internal', hosts: [parseSecretHost('api.secret.test:8443')], placeholder: 'sandpit-secret-internal' };

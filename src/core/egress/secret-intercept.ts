@@ -4,8 +4,8 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import type { Socket } from 'node:net';
-import { TLSSocket, connect as tlsConnect, rootCertificates } from 'node:tls';
-import type { ConnectionOptions } from 'node:tls';
+import { TLSSocket, connect as tlsConnect, createSecureContext, rootCertificates } from 'node:tls';
+import type { ConnectionOptions, SecureContext } from 'node:tls';
 import type { Logger } from '../log';
 import type { EgressConnector } from './egress-connector';
 import { FORBIDDEN_ADDRESS } from './egress-connector';
@@ -40,13 +40,18 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 
 /** An https agent whose connections go through the egress connector (never loopback, link-local, …), verified. */
 class GuardedAgent extends Agent {
-  constructor(private readonly connector: EgressConnector, options: AgentOptions) {
+  constructor(
+    private readonly connector: EgressConnector,
+    options: AgentOptions,
+    /** Extra trust (tests' own CA), made once: as a `ca` option the agent would join every root into each request's pool key. */
+    private readonly secureContext?: SecureContext,
+  ) {
     super(options);
   }
 
   override createConnection(options: ConnectionOptions & { host?: string; port?: number }): Socket {
     const raw = this.connector(options.host ?? '', options.port ?? 443);
-    return tlsConnect({ ...options, socket: raw });
+    return tlsConnect({ ...options, socket: raw, ...(this.secureContext ? { secureContext: this.secureContext } : {}) });
   }
 }
 
@@ -68,12 +73,12 @@ export function secretInterceptor(deps: InterceptDeps): SecretInterceptor {
   const passages = new WeakMap<object, Passage>();
   const agents = new Map<string, GuardedAgent>();
   const tracked = new WeakSet<Socket>();
-  const ca = deps.upstreamCa?.length ? [...rootCertificates, ...deps.upstreamCa] : undefined;
+  const secureContext = deps.upstreamCa?.length ? createSecureContext({ ca: [...rootCertificates, ...deps.upstreamCa] }) : undefined;
   const agentFor = (target: EgressTarget): GuardedAgent => {
     const key = `${target.host}:${target.port}`;
     let agent = agents.get(key);
     if (!agent) {
-      agent = new GuardedAgent(deps.connector, { keepAlive: true, maxSockets: 16, timeout: deps.idleTimeoutMs, ...(ca ? { ca } : {}) });
+      agent = new GuardedAgent(deps.connector, { keepAlive: true, maxSockets: 16, timeout: deps.idleTimeoutMs }, secureContext);
       agents.set(key, agent);
     }
     return agent;
