@@ -32,3 +32,8 @@ export function stoppedRunMessage(cause: StopCause): string {
         : `Sandpit stopped this session${cause.why ? ` (${cause.why})` : ''}`;
   return `${who} during the run; it no longer exists: its variables and the files in /workspace are gone. Start a new session to go on.`;
 }
+
+/** A time limit as a run's message says it: "30 s", "1.5 s". */
+export function timeLimitWords(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}

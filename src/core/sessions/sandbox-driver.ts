@@ -1,14 +1,13 @@
 import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
 import type { StopCause } from '../../shared/domain/execution';
-import { stoppedRunMessage } from './run-outcome';
+import { stoppedRunMessage, timeLimitWords } from './run-outcome';
 import type { RunOutcome, RunRequest, RunStatus } from './run-outcome';
 import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind } from '../../shared/domain/session';
-import { LANGUAGES, languageLabel, withArticle } from '../../shared/domain/languages';
-import type { Language } from '../../shared/domain/languages';
 import type { Logger } from '../log';
 import type { AgentChannel } from '../sandbox/agent-channel';
 import { agentSource } from './source-dialect';
+import { wrongLanguage } from './agent-language';
 import { agentPipe } from './agent-pipe';
 import type { WorkspaceExec } from './workspace-tar';
 import { ExecutionCollector } from './execution-collector';
@@ -227,7 +226,7 @@ export class SandboxDriver {
       // Once the watchdog fired the run timed out, whatever the agent says: code that caught the interrupt and returned is not `ok`.
       let status: RunStatus = timedOut ? 'timeout' : collected.done.status;
       let message: string | undefined;
-      if (status === 'timeout') message = `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). Variables were kept.`;
+      if (status === 'timeout') message = `Stopped after ${timeLimitWords(request.timeoutMs)} (the time limit). Variables were kept.`;
       if (oom) {
         status = 'oom';
         message = `A process was killed for using more than the ${this.limits.memoryMb} MiB memory limit. The session is still usable.`;
@@ -270,7 +269,7 @@ export class SandboxDriver {
         status: 'timeout',
         durationMs: Date.now() - startedAt,
         stateLost: true,
-        message: `Stopped after ${formatSeconds(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so ${after}`,
+        message: `Stopped after ${timeLimitWords(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so ${after}`,
       };
     }
     if (cause === 'oom') {
@@ -490,24 +489,4 @@ export class SandboxDriver {
     });
     return this.restarting;
   }
-}
-
-function formatSeconds(ms: number): string {
-  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-/**
- * An agent that answers hello as another language than the session asked for (an image of another flavour, a
- * bash session on an image whose agent has no bash mode) is refused at the start, saying so, before any code
- * reaches it.
- */
-function wrongLanguage(answered: string, spec: SandboxSpec): SandpitError | undefined {
-  if (answered === spec.language) return undefined;
-  const known = (LANGUAGES as readonly string[]).includes(answered) ? languageLabel(answered as Language) : answered;
-  const asked = languageLabel(spec.language);
-  return new SandpitError(
-    'INVALID_INPUT',
-    `The sandbox image ${spec.image} runs ${known}, not ${asked}: ${withArticle(asked)} session needs an image made for ${asked}. Choose an environment (or base) of that language.`,
-    { image: spec.image, language: spec.language, agentLanguage: answered },
-  );
 }
