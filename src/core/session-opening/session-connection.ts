@@ -55,6 +55,8 @@ export async function secretsRefusal(
   if (env.network === 'open') return `The environment "${env.name}" has the open network, which does not go through Sandpit's proxy: a secret is put in by that proxy only, so none can be used there.`;
   if (!secrets) return 'Secrets are not available in this Sandpit.';
   const unknown = await secrets.unknown(names);
-  if (unknown.length > 0) return `There is no secret ${unknown.map((n) => `"${n}"`).join(', ')}: add it in Settings → Secrets first.`;
+  const quoted = unknown.map((n) => `"${n}"`);
+  if (quoted.length === 1) return `There is no secret ${quoted[0]}: add it in Settings → Secrets first.`;
+  if (quoted.length > 1) return `There are no secrets ${quoted.slice(0, -1).join(', ')} and ${quoted.at(-1)}: add them in Settings → Secrets first.`;
   return undefined;
 }
