@@ -18,7 +18,8 @@ export function whyNoSecrets(env: Pick<EnvironmentView, 'network'>): string | un
 /**
  * The secrets one new session may use besides its environment's (issue 18), in the New session dialog: one box per
  * secret of Settings → Secrets, by name and hosts (values are never here). The environment's own are shown ticked
- * and fixed. Only for environments whose network goes through Sandpit's proxy; for others, a sentence says why not.
+ * and fixed. Only for environments whose network goes through Sandpit's proxy; for others, a sentence says why not
+ * (nothing at all while the person has no secret).
  */
 export function SessionSecretChoice({ env, chosen, onChange }: { env: EnvironmentView; chosen: readonly string[]; onChange: (names: string[]) => void }): ReactElement | null {
   const client = useClient();
@@ -26,7 +27,6 @@ export function SessionSecretChoice({ env, chosen, onChange }: { env: Environmen
   const [problem, setProblem] = useState<string | undefined>();
   const why = whyNoSecrets(env);
   useEffect(() => {
-    if (why) return undefined;
     let live = true;
     client.call('secrets.list').then(
       (list) => {
@@ -39,9 +39,10 @@ export function SessionSecretChoice({ env, chosen, onChange }: { env: Environmen
     return () => {
       live = false;
     };
-  }, [client, why]);
+  }, [client]);
 
   if (why) {
+    if (!secrets?.length) return null;
     return (
       <p className="muted small" data-testid="new-session-secrets-why">
         {why}
