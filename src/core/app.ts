@@ -177,7 +177,10 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     instanceDir,
     ...(options.secretCipher ? { cipher: options.secretCipher } : {}),
     ...(options.secretUpstreamCa ? { upstreamCa: options.secretUpstreamCa } : {}),
-    environmentOf: (sessionId) => sessions.list().find((s) => s.id === sessionId)?.environment,
+    sessionOf: (sessionId) => {
+      const info = sessions.list().find((s) => s.id === sessionId);
+      return info && { environment: info.environment, secrets: (info.secrets ?? []).filter((s) => s.forSession).map((s) => s.name) };
+    },
     onUsed: (event) => bus.emit('egress.allowed', event),
     onChanged: (names) => bus.emit('secrets.changed', { names }),
     log,
@@ -239,10 +242,10 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     kept,
     openNetwork: networks.openNetwork,
     // A kept session on the package proxy is connected again by this core: its proxy (started now), a pass, its
-    // environment's secrets and this core's CA bundle.
+    // environment's secrets and its own (by name) and this core's CA bundle.
     reconnectKept: async (record) => {
       if (config.egressProxy) await gateway.get();
-      return sessionConnection(record.networkPolicy, record.environment?.id, environments);
+      return sessionConnection(record.networkPolicy, record.environment?.id, environments, record.secrets);
     },
     checkFolders: (shared) => recheckFolders(shared, folders),
     dropLayers: async (layers) => {

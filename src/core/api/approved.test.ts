@@ -182,4 +182,19 @@ describe('the approval gate (withPolicy)', () => {
     expect(await answerNext(queue, 'approve')).toBe('Start a new session from the environment "Nowhere"');
     await unknown;
   });
+
+  it('refuses secrets on a new session from anyone but the panel, before anyone is asked and before it runs; without them it goes on', async () => {
+    const { api, queue, ran } = setup('ask-every');
+    const words = 'Only the Sandpit panel may attach secrets to a session.';
+    await expect(api['sessions.create']({ environment: 'Weather', secrets: ['weather'] }, mcp())).rejects.toMatchObject({ code: 'DENIED', message: words });
+    await expect(api['sessions.create']({ secrets: ['weather'] }, { transport: 'http', client: 'script', principal: 'token:abc' })).rejects.toMatchObject({ code: 'DENIED', message: words });
+    expect(queue.list()).toEqual([]);
+    expect(ran).toEqual([]);
+    // The panel may; an assistant with an empty list or none is asked as usual.
+    await api['sessions.create']({ environment: 'Weather', secrets: ['weather'] }, { transport: 'ipc' });
+    const plain = api['sessions.create']({ secrets: [] }, mcp());
+    await answerNext(queue, 'approve');
+    await plain;
+    expect(ran).toEqual(['sessions.create', 'sessions.create']);
+  });
 });

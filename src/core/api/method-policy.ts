@@ -39,6 +39,8 @@ export interface ApprovalRule<M extends MethodName> {
 export interface MethodPolicy<M extends MethodName> {
   /** `any` caller, or the person in the `panel` only (the text says what a client tried, in plain words). */
   access: 'any' | { panel: string };
+  /** A part of the input only the panel may pass, when the input has it (the text says what it does, in plain words). */
+  panelInput?: { present(input: MethodParsedInput<M>): boolean; panel: string };
   audit?: AuditRule<M>;
   approval?: ApprovalRule<M>;
 }
@@ -57,6 +59,8 @@ export const METHOD_POLICY: PolicyTable = {
   'engine.candidates': panel('look for Docker engines'),
   'sessions.create': {
     access: 'any',
+    // Only the person attaches secrets to a session (issue 18); an assistant's sessions get their environment's.
+    panelInput: { present: (input) => (input.secrets?.length ?? 0) > 0, panel: 'attach secrets to a session' },
     approval: {
       kind: 'create-session',
       sessionId: () => undefined,

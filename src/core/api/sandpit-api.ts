@@ -133,6 +133,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
         owner: context.principal,
         idleTtlMs: input.idleTimeoutMinutes === undefined ? undefined : input.idleTimeoutMinutes * 60_000,
         ...(input.keep ? { keep: true } : {}),
+        ...(input.secrets?.length ? { secrets: input.secrets } : {}),
         dependencies: input.dependencies,
         onProgress: (what, step, steps) => context.onProgress?.(what, step, steps),
       });
@@ -183,7 +184,7 @@ export function createSandpitApi(deps: SandpitApiDeps): Handlers {
     ...notebookHandlers(kit),
     'audit.replay': async ({ sessionId }, context) => replays.start(sessionId, context),
     ...connectHandlers(deps.config, deps.connect),
-    ...secretHandlers(deps.secrets, environments.store),
+    ...secretHandlers(deps.secrets, environments.store, sessions),
   };
   const guarded = withPolicy(handlers, {
     audit,

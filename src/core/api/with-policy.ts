@@ -17,11 +17,12 @@ export interface PolicyDeps {
 
 /**
  * Every method under its policy, in one place, in this order: who may call it (the panel only, or
- * anyone); the audit row (written `running` before anything else, so a refused or denied call is
- * recorded); the person's approval (before the call runs); then the call.
+ * anyone) and with what (a part of the input only the panel may pass); the audit row (written `running`
+ * before anything else, so a refused or denied call is recorded); the person's approval (before the call
+ * runs); then the call.
  */
 function guarded<M extends MethodName>(handler: Handler<M>, policy: MethodPolicy<M>, deps: PolicyDeps): Handler<M> {
-  const { access, audit, approval } = policy;
+  const { access, panelInput, audit, approval } = policy;
   const approvedRun = async (input: MethodParsedInput<M>, context: CallContext, answer?: (note: string) => void): Promise<MethodOutput<M>> => {
     if (!approval) return handler(input, context);
     const { approvedText } = await askIfNeeded(deps.approvals, approval, input, context, answer);
@@ -29,6 +30,7 @@ function guarded<M extends MethodName>(handler: Handler<M>, policy: MethodPolicy
   };
   return async (input, context) => {
     if (access !== 'any' && !isPanel(context)) throw new SandpitError('DENIED', `Only the Sandpit panel may ${access.panel}.`);
+    if (panelInput?.present(input) && !isPanel(context)) throw new SandpitError('DENIED', `Only the Sandpit panel may ${panelInput.panel}.`);
     if (!audit) return approvedRun(input, context);
     // How the approval question was answered (and where) goes into the call's audit row.
     let answered: string | undefined;

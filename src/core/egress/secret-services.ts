@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import type { SecretUse } from '../../shared/domain/secret';
 import type { Logger } from '../log';
+import type { SecretUse } from '../../shared/domain/secret';
 import type { EgressGatewayOptions } from './egress-gateway';
 import { createSecretAuthority } from './secret-ca';
 import type { SecretAuthority } from './secret-ca';
@@ -10,12 +10,22 @@ import { secretHostMatches } from './secret-hosts';
 import { writeCaBundle } from './secret-sandbox';
 import { SecretStore } from './secret-store';
 
+/**
+ * What sessions are told of secrets: what an environment's sessions may use (and one session besides: the names the
+ * person ticked for it, a name no secret has left out), which names no secret has, and the folder of the CA bundle.
+ */
+export interface EnvironmentSecrets {
+  usesOf(environmentId: string | undefined, forSession?: readonly string[]): Promise<SecretUse[]>;
+  unknown(names: readonly string[]): Promise<string[]>;
+  caDir(): Promise<string>;
+}
+
 export interface SecretServices {
   store: SecretStore;
   /** The gateway's secrets option. */
   gateway: NonNullable<EgressGatewayOptions['secrets']>;
   /** What environments tell sessions (EnvironmentServices.secrets). */
-  environments: { usesOf(environmentId: string): Promise<SecretUse[]>; caDir(): Promise<string> };
+  environments: EnvironmentSecrets;
   /** The host names a session's secrets may go to (they join its allowed hosts). */
   hostsOf(sessionId: string): readonly string[];
 }
@@ -29,8 +39,8 @@ export function secretServices(deps: {
   home: string;
   instanceDir: string;
   cipher?: SecretCipher;
-  /** The environment of a live session. */
-  environmentOf(sessionId: string): string | undefined;
+  /** A live session's environment and the secrets the person ticked for it (by name), or undefined. */
+  sessionOf(sessionId: string): { environment?: string; secrets: readonly string[] } | undefined;
   onUsed(event: { host: string; port: number; time: string; sessionId: string; secrets: string[] }): void;
   /** Secrets were saved, deleted or detached: their names (never a value). */
   onChanged?: (names: string[]) => void;
@@ -54,23 +64,24 @@ export function secretServices(deps: {
         return theAuthority();
       },
       secretsFor: async (sessionId, host, port) => {
-        const environmentId = deps.environmentOf(sessionId);
-        if (environmentId === undefined) return [];
-        return (await store.usable(environmentId)).filter((s) => s.hosts.some((h) => secretHostMatches(h, host, port)));
+        const session = deps.sessionOf(sessionId);
+        if (session === undefined) return [];
+        return (await store.usable(session.environment, session.secrets)).filter((s) => s.hosts.some((h) => secretHostMatches(h, host, port)));
       },
       onUsed: (event) => deps.onUsed(event),
       ...(deps.upstreamCa ? { upstreamCa: deps.upstreamCa } : {}),
     },
     environments: {
-      usesOf: (environmentId) => store.usesOf(environmentId),
+      usesOf: (environmentId, forSession) => store.usesOf(environmentId, forSession),
+      unknown: (names) => store.unknown(names),
       caDir: () => (caDir ??= writeCaBundle(deps.instanceDir, theAuthority()).catch((error: unknown) => {
         caDir = undefined;
         throw error;
       })),
     },
     hostsOf: (sessionId) => {
-      const environmentId = deps.environmentOf(sessionId);
-      return environmentId === undefined ? [] : store.loadedHostsOf(environmentId);
+      const session = deps.sessionOf(sessionId);
+      return session === undefined ? [] : store.loadedHostsOf(session.environment, session.secrets);
     },
   };
 }

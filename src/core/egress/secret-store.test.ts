@@ -31,6 +31,27 @@ describe('secret store', () => {
     expect(await again.usesOf('py')).toEqual([{ name: 'github', hosts: ['api.github.com', 'uploads.github.com:8443'], envVar: 'GITHUB_API_KEY' }]);
   });
 
+  it("gives a session the secrets the person ticked for it besides its environment's, marked as its own; names no secret has are left out and told", async () => {
+    const { store: s } = await store();
+    await s.save({ name: 'openai', value: VALUE, hosts: ['api.openai.com'], environments: ['py'] });
+    await s.save({ name: 'weather', value: 'w-value', hosts: ['api.weather.test:8443'] });
+    expect(await s.usesOf('py', ['weather', 'gone'])).toEqual([
+      { name: 'openai', hosts: ['api.openai.com'], envVar: 'OPENAI_API_KEY' },
+      { name: 'weather', hosts: ['api.weather.test:8443'], envVar: 'WEATHER_API_KEY', forSession: true },
+    ]);
+    // Another session of the same environment, nothing ticked: its environment's only.
+    expect((await s.usesOf('py')).map((u) => u.name)).toEqual(['openai']);
+    expect((await s.usable('py', ['weather'])).map((u) => [u.name, u.value])).toEqual([['openai', VALUE], ['weather', 'w-value']]);
+    expect((await s.usable('other')).map((u) => u.name)).toEqual([]);
+    expect(s.loadedHostsOf('other', ['weather'])).toEqual(['api.weather.test']);
+    expect(s.loadedHostsOf('other')).toEqual([]);
+    expect(await s.unknown(['weather', 'gone', 'gone', 'openai'])).toEqual(['gone']);
+    // Deleted: no session gets it any more, whatever it ticked.
+    await s.delete('weather');
+    expect((await s.usable('py', ['weather'])).map((u) => u.name)).toEqual(['openai']);
+    expect(s.loadedHostsOf('py', ['weather'])).toEqual(['api.openai.com']);
+  });
+
   it('a change without a value keeps the value; delete forgets it', async () => {
     const { store: s } = await store();
     await s.save({ name: 'openai', value: VALUE, hosts: ['api.openai.com'] });

@@ -50,9 +50,20 @@ export class SecretStore {
     return (await this.load()).map(toInfo);
   }
 
-  /** The secrets an environment's sessions may use: names, hosts and variables, never values. */
-  async usesOf(environmentId: string): Promise<SecretUse[]> {
-    return (await this.load()).filter((r) => r.environments.includes(environmentId)).map((r) => ({ name: r.name, hosts: r.hosts, envVar: r.envVar }));
+  /**
+   * The secrets an environment's sessions may use — and, with `forSession`, one session besides (the names the person
+   * ticked for it; a name no secret has is left out): names, hosts and variables, never values.
+   */
+  async usesOf(environmentId: string | undefined, forSession: readonly string[] = []): Promise<SecretUse[]> {
+    return (await this.load())
+      .filter((r) => attached(r, environmentId, forSession))
+      .map((r) => ({ name: r.name, hosts: r.hosts, envVar: r.envVar, ...(forSession.includes(r.name) ? { forSession: true as const } : {}) }));
+  }
+
+  /** The names no saved secret has. */
+  async unknown(names: readonly string[]): Promise<string[]> {
+    const records = await this.load();
+    return [...new Set(names)].filter((name) => !records.some((r) => r.name === name));
   }
 
   /** Adds a secret or changes one; a value left out keeps the saved one (a new secret needs one). */
@@ -96,14 +107,17 @@ export class SecretStore {
     });
   }
 
-  /** The host names an environment's secrets may go to (allow-list entries, no ports), from what is loaded; call list() once first. */
-  loadedHostsOf(environmentId: string): string[] {
-    return (this.records ?? []).filter((r) => r.environments.includes(environmentId)).flatMap((r) => r.hosts.map((h) => parseSecretHost(h).host));
+  /**
+   * The host names the secrets of an environment (and of one session's own, `forSession`) may go to (allow-list
+   * entries, no ports), from what is loaded; call list() once first.
+   */
+  loadedHostsOf(environmentId: string | undefined, forSession: readonly string[] = []): string[] {
+    return (this.records ?? []).filter((r) => attached(r, environmentId, forSession)).flatMap((r) => r.hosts.map((h) => parseSecretHost(h).host));
   }
 
-  /** The secrets of an environment with their values, for the egress proxy. */
-  async usable(environmentId: string): Promise<UsableSecret[]> {
-    const records = (await this.load()).filter((r) => r.environments.includes(environmentId));
+  /** The secrets of an environment (and of one session's own, `forSession`) with their values, for the egress proxy. */
+  async usable(environmentId: string | undefined, forSession: readonly string[] = []): Promise<UsableSecret[]> {
+    const records = (await this.load()).filter((r) => attached(r, environmentId, forSession));
     return Promise.all(
       records.map(async (r) => ({
         name: r.name,
@@ -156,6 +170,11 @@ export class SecretStore {
       // A listener's failure is its own: the change is saved.
     }
   }
+}
+
+/** A secret an environment's sessions may use, or one the person ticked for the session itself. */
+function attached(record: SecretRecord, environmentId: string | undefined, forSession: readonly string[]): boolean {
+  return (environmentId !== undefined && record.environments.includes(environmentId)) || forSession.includes(record.name);
 }
 
 function toInfo(record: SecretRecord): SecretInfo {

@@ -6,7 +6,7 @@ import type { InstallProxy, InstallSettings } from '../installers/helper-install
 import type { ContainerEnv } from '../sessions/session-template';
 import type { EnvironmentBuilder } from '../environments/environment-builder';
 import type { EnvironmentStore } from '../environments/environment-store';
-import type { SecretUse } from '../../shared/domain/secret';
+import type { EnvironmentSecrets } from '../egress/secret-services';
 import { indexUrlsOf } from '../../shared/domain/package-managers';
 
 /** Where sessions of the "packages" policy are attached: the egress proxy's network. */
@@ -28,8 +28,8 @@ export interface EnvironmentServices {
   openNetwork: string;
   /** The isolation of sessions whose environment does not choose one (the Settings default, now). */
   defaultIsolation(): Isolation;
-  /** Secrets (issue 18): what an environment's sessions may use, and the folder of the CA bundle they trust. */
-  secrets?: { usesOf(environmentId: string): Promise<SecretUse[]>; caDir(): Promise<string> };
+  /** Secrets (issue 18): what an environment's (or one session's) sessions may use, and the CA bundle they trust. */
+  secrets?: EnvironmentSecrets;
 }
 
 /** The isolation sessions of an environment get. */

@@ -4,7 +4,7 @@ import { DEFAULT_LANGUAGE, LANGUAGE_ENTRIES, languageLabel, packageManagerOf, wi
 import type { Language } from '../../shared/domain/languages';
 import { findEnvironment } from '../environments/environment-lookup';
 import { isolationOf } from './environment-services';
-import { sessionConnection } from './session-connection';
+import { secretsRefusal, sessionConnection } from './session-connection';
 import type { EnvironmentServices } from './environment-services';
 import { parsePackageSpecs } from '../installers/package-specs';
 import type { PackageSpec } from '../installers/package-specs';
@@ -24,6 +24,8 @@ export interface NewSessionRequest {
   keep?: boolean;
   client?: string;
   owner?: string;
+  /** Secrets the person ticked for this session, by name, besides its environment's (checked here, before anything starts). */
+  secrets?: readonly string[];
   /** Packages to install before the session is handed out (validated here, before anything starts). */
   dependencies?: string[];
   /** What the environment's shared folders are checked against. */
@@ -49,7 +51,9 @@ export async function openSession(
       `The environment "${env.name}" is for ${languageLabel(env.language)}, not ${languageLabel(request.language)}: leave the language out, or pick ${withArticle(languageLabel(request.language))} environment.`,
     );
   }
-  // Dependencies are validated before any container starts (as packages.install does).
+  // Secrets and dependencies are validated before any container starts (as packages.install does).
+  const secretsProblem = await secretsRefusal(env, request.secrets ?? [], environments.secrets);
+  if (secretsProblem) throw new SandpitError('INVALID_INPUT', secretsProblem);
   const dependencies = parsePackageSpecs(request.dependencies ?? [], packageManagerOf(env.language));
   // Checked again now (a folder may be gone, the protected list may have grown): a refused one starts nothing.
   const checked = await shareFolders(env.folders ?? [], request.sharing);
@@ -61,7 +65,7 @@ export async function openSession(
   const image = await environments.builder.imageFor(env.id, (line, step, steps) =>
     request.onProgress?.(`building "${env.name}"${step ? ` (step ${step} of ${steps})` : ''}: ${line.slice(0, 200)}`, step, steps),
   );
-  const connection = await sessionConnection(env.network, env.id, environments);
+  const connection = await sessionConnection(env.network, env.id, environments, request.secrets);
   const session = await sessions.create({
     language: env.language,
     image,

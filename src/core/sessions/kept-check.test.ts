@@ -37,4 +37,10 @@ describe('a kept record read back from the data folder', () => {
     expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'host' }, 'bridge')).toMatch(/network "host", not the egress proxy's/);
     expect(keptRecordProblem({ ...record, networkPolicy: 'packages' }, 'bridge')).toMatch(/network "none", not the egress proxy's/);
   });
+
+  it('refuses secrets on a record whose policy does not go through the egress proxy', () => {
+    expect(keptRecordProblem({ ...record, networkPolicy: 'packages', network: 'sandpit-egress-0123456789ab', secrets: ['weather'] }, 'bridge')).toBeUndefined();
+    expect(keptRecordProblem({ ...record, secrets: ['weather'] }, 'bridge')).toBe('it lists secrets, which only a session on the egress proxy (policy "packages") can use, not one of the policy "none"');
+    expect(keptRecordProblem({ ...record, networkPolicy: 'open', network: 'bridge', secrets: ['weather'] }, 'bridge')).toMatch(/not one of the policy "open"/);
+  });
 });

@@ -12,9 +12,12 @@ const EGRESS_NETWORK = /^sandpit-egress-[0-9a-f]{12}$/;
  * A record is input: its network must be the one its policy gives (none: no network; open: the engine's
  * network with a way out, `openNetwork`; packages: an egress proxy's network, never used as it is — the next core
  * makes its container again on its own) — so `network: host`, a container network or another policy's network is
- * refused, as the contract would refuse it.
+ * refused, as the contract would refuse it; so is a record that lists secrets with a policy other than "packages".
  */
 export function keptRecordProblem(record: KeptRecord, openNetwork: string): string | undefined {
+  if (record.secrets?.length && record.networkPolicy !== 'packages') {
+    return `it lists secrets, which only a session on the egress proxy (policy "packages") can use, not one of the policy "${record.networkPolicy}"`;
+  }
   if (record.networkPolicy === 'packages') {
     return record.network !== undefined && EGRESS_NETWORK.test(record.network) ? undefined : `it asks for the network "${record.network ?? 'none'}", not the egress proxy's its policy "packages" gives`;
   }

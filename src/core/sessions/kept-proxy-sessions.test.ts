@@ -1,14 +1,16 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemoryBackend } from '../../test-support/memory-backend';
 import type { ArtifactStore } from '../files/artifact-store';
 import { defaultConfig } from '../config';
 import { EventBus } from '../events/event-bus';
 import { silentLogger } from '../log';
+import type { Logger } from '../log';
 import { EngineMonitor } from './engine-monitor';
 import { KeptStore } from './kept-store';
+import type { KeptRecord } from './kept-store';
 import type { KeptConnection } from './kept-sessions';
 import { SessionManager } from './session-manager';
 
@@ -18,7 +20,7 @@ afterEach(async () => {
 });
 
 /** A manager (one core) on the in-memory engine, its kept sessions in `home`. */
-async function core(backend: MemoryBackend, home: string, reconnectKept?: (record: { id: string }) => Promise<KeptConnection>): Promise<SessionManager> {
+async function core(backend: MemoryBackend, home: string, reconnectKept?: (record: KeptRecord) => Promise<KeptConnection>, log: Logger = silentLogger): Promise<SessionManager> {
   const engine = new EngineMonitor(backend, silentLogger);
   await engine.check();
   return new SessionManager({
@@ -33,7 +35,7 @@ async function core(backend: MemoryBackend, home: string, reconnectKept?: (recor
     kept: new KeptStore(home, join(home, 'run'), silentLogger),
     openNetwork: 'bridge',
     ...(reconnectKept ? { reconnectKept } : {}),
-    log: silentLogger,
+    log,
   });
 }
 
@@ -110,5 +112,52 @@ describe('a kept session on the package proxy, taken over by the next core', () 
     expect(await up.restoreKept()).toBe(1);
     expect(up.session(session.id).info().secrets).toBeUndefined();
     await up.dispose();
+  });
+
+  it('keeps the names of the secrets ticked for it (never its environment\'s, never a value), asks for them again, and drops one deleted since with a note', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'sandpit-kept-proxy-'));
+    dirs.push(home);
+    const backend = new MemoryBackend();
+    const first = await core(backend, home);
+    const weather = { name: 'weather', hosts: ['api.weather.test'], envVar: 'WEATHER_API_KEY', forSession: true as const };
+    const maps = { name: 'maps', hosts: ['maps.test'], envVar: 'MAPS_API_KEY', forSession: true as const };
+    const session = await first.create({
+      language: 'python',
+      image: 'sandpit/python:test',
+      environment: { id: 'with-key', name: 'With a key' },
+      networkPolicy: 'packages',
+      network: 'sandpit-egress-aaaaaaaaaaaa',
+      containerEnv: () => ({}),
+      caDir: '/run/sandpit/old-instance/egress-ca',
+      secrets: [...SECRETS, weather, maps],
+      keep: true,
+    });
+    const file = join(home, 'kept-sessions', `${session.id}.json`);
+    expect((JSON.parse(await readFile(file, 'utf8')) as KeptRecord).secrets).toEqual(['weather', 'maps']);
+    // A secret deleted while it runs: it leaves the session's list, and its record is written again without it.
+    first.forgetSecret('maps');
+    expect(first.session(session.id).info().secrets?.map((s) => s.name)).toEqual(['openai', 'weather']);
+    await vi.waitFor(async () => expect((JSON.parse(await readFile(file, 'utf8')) as KeptRecord).secrets).toEqual(['weather']), { timeout: 2_000 });
+    await first.dispose();
+
+    // The next core is asked for it by name; "weather" was deleted meanwhile: the session comes back without it, noted.
+    const asked: Array<string[] | undefined> = [];
+    const warned: Array<[string, Record<string, unknown> | undefined]> = [];
+    const log: Logger = { ...silentLogger, warn: (message, fields) => void warned.push([message, fields]), child: () => log };
+    const second = await core(
+      backend,
+      home,
+      async (record) => {
+        asked.push(record.secrets);
+        return { network: 'sandpit-egress-bbbbbbbbbbbb', containerEnv: () => ({}), caDir: '/run/sandpit/new-instance/egress-ca', secrets: SECRETS };
+      },
+      log,
+    );
+    expect(await second.restoreKept()).toBe(1);
+    expect(asked).toEqual([['weather']]);
+    expect(second.session(session.id).info().secrets).toEqual(SECRETS);
+    expect(warned).toContainEqual(['a kept session comes back without secrets that were deleted since', { sessionId: session.id, secrets: ['weather'] }]);
+    expect((JSON.parse(await readFile(file, 'utf8')) as KeptRecord).secrets).toBeUndefined();
+    await second.dispose();
   });
 });

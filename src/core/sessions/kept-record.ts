@@ -24,11 +24,13 @@ export function keptRecordOf(session: Session): KeptRecord {
     runs: session.runCount,
     history: session.recordedRuns,
     ...(session.mountedFolders.length ? { folders: [...session.mountedFolders] } : {}),
+    // The secrets the person ticked for it, by name only (its environment's are looked up again as they are then).
+    ...(session.ownSecrets.length ? { secrets: session.ownSecrets } : {}),
     sandbox: session.runtime.record(),
   };
 }
 
-/** What a kept session's record must follow: its installed packages, its container, its shared folders. */
+/** What a kept session's record must follow: its installed packages, its container, its shared folders, its own secrets. */
 export function keptKey(session: Session): string {
-  return JSON.stringify([session.installedPackages.length, session.runtime.record().containerId, session.mountedFolders.map((f) => `${f.mountPath}:${f.mode}`)]);
+  return JSON.stringify([session.installedPackages.length, session.runtime.record().containerId, session.mountedFolders.map((f) => `${f.mountPath}:${f.mode}`), session.ownSecrets]);
 }

@@ -92,9 +92,10 @@ export class KeptSessions {
    * there; it resumes on first use). Its MCP owner ended with that core: it is shared, usable by every client, like
    * sessions made in the panel. Undefined when the record is refused or its sandbox cannot be taken over (the record
    * stays, and nothing of it is started). A session on the package proxy gets its container made again, on this
-   * core's proxy network with a pass of this core's, its environment's secrets as they are now and this core's CA
-   * bundle (the ones it was made with ended with the old core); its workspace and packages stay, and its record is
-   * written again at once with the new container.
+   * core's proxy network with a pass of this core's, its environment's secrets as they are now, the secrets the person
+   * ticked for it (by name; one deleted since is dropped, with a note) and this core's CA bundle (the ones it was made
+   * with ended with the old core); its workspace and packages stay, and its record is written again at once with the
+   * new container.
    */
   async adopt(
     record: KeptRecord,
@@ -112,6 +113,9 @@ export class KeptSessions {
         return undefined;
       }
     }
+    // A secret the person ticked for it and deleted since is dropped, with a note (its name only).
+    const dropped = (record.secrets ?? []).filter((name) => !connection?.secrets?.some((s) => s.name === name && s.forSession));
+    if (dropped.length) this.log.warn('a kept session comes back without secrets that were deleted since', { sessionId: record.id, secrets: dropped });
     const template: SessionTemplate = {
       language: record.language,
       image: record.image,

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { limitsSchema } from '../../shared/domain/limits';
 import { isolationSchema } from '../../shared/domain/isolation';
+import { secretNameSchema } from '../../shared/domain/secret';
 import { sharedFolderSchema } from '../../shared/domain/shared-folder';
 import { channelKindSchema, languageSchema } from '../../shared/domain/session';
 import type { Logger } from '../log';
@@ -32,6 +33,8 @@ export const keptRecordSchema = z.object({
   history: z.object({ runs: z.array(z.object({ code: z.string(), language: languageSchema })), complete: z.boolean() }).optional(),
   /** Folders of this computer the person shared with it (its container has them mounted). */
   folders: z.array(sharedFolderSchema.extend({ groupId: z.number().int().optional(), layerPath: z.string().optional(), overlayWorkPath: z.string().optional() })).optional(),
+  /** The secrets the person ticked for it (names only, never a value; its environment's are not listed here). */
+  secrets: z.array(secretNameSchema).max(20).optional(),
   /** The backend's own record of the sandbox (container, agent folder, workspace disk). */
   sandbox: z.object({
     containerId: z.string().min(1),

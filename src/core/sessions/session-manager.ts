@@ -307,6 +307,14 @@ export class SessionManager {
   }
 
   /**
+   * A secret was deleted: every session that listed it (its environment's or its own) lists it no longer, and a kept
+   * one's record is written again (session.updated). The proxy stopped putting its value in as the secret went.
+   */
+  forgetSecret(name: string): void {
+    for (const session of this.sessions.values()) session.forgetSecret(name);
+  }
+
+  /**
    * Keeps a session across a restart of Sandpit, or no longer: its record in the data folder (written now, so
    * even a crash keeps it) or removed.
    */

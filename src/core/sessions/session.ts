@@ -4,6 +4,7 @@ import type { ExecutionResult, StopCause, StreamName } from '../../shared/domain
 import type { CommandResult, PackageOutcome } from '../../shared/domain/packages';
 import { languageLabel, languageOfPath, withArticle } from '../../shared/domain/languages';
 import type { SessionInfo, SessionState } from '../../shared/domain/session';
+import type { SecretUse } from '../../shared/domain/secret';
 import type { SharedFolder } from '../../shared/domain/shared-folder';
 import { fromWorkspacePath } from '../files/safe-path';
 import type { MountedFolder } from '../folders/share-folders';
@@ -56,6 +57,8 @@ export class Session {
   private readonly queue = new SerialQueue();
   private readonly log: Logger;
   private folderList: MountedFolder[];
+  /** The secrets its requests may carry (issue 18): its identity's, less any deleted since. */
+  private secretList: SecretUse[];
   /** What a run needs of this session (made once: the run's hot path builds nothing). */
   private readonly runContext: SessionRunContext;
 
@@ -69,6 +72,7 @@ export class Session {
   ) {
     this.id = runtime.id;
     this.folderList = [...folders];
+    this.secretList = [...(identity.secrets ?? [])];
     this.stateValue = initial;
     this.createdAt = restore?.createdAt ?? new Date();
     this.packages = [...(restore?.packages ?? [])];
@@ -161,8 +165,21 @@ export class Session {
       idleTimeoutMs: identity.idleTtlMs,
       kept: this.keptValue,
       folders: this.folders,
-      ...(identity.secrets?.length ? { secrets: identity.secrets } : {}),
+      ...(this.secretList.length ? { secrets: [...this.secretList] } : {}),
     };
+  }
+
+  /** The secrets the person ticked for this session itself (a kept session's record carries them), by name. */
+  get ownSecrets(): string[] {
+    return this.secretList.filter((s) => s.forSession).map((s) => s.name);
+  }
+
+  /** A secret was deleted: it is no longer listed (the proxy stopped putting it in already). True if it was listed. */
+  forgetSecret(name: string): boolean {
+    if (!this.secretList.some((s) => s.name === name)) return false;
+    this.secretList = this.secretList.filter((s) => s.name !== name);
+    this.services.bus.emit('session.updated', this.info());
+    return true;
   }
 
   /** The folders of the person's computer this session has, and how. */

@@ -73,6 +73,11 @@ export const methods = {
       idleTimeoutMinutes: z.number().int().min(1).max(24 * 60).optional().describe('Stop the session after this many idle minutes'),
       client: z.string().max(128).optional().describe('Name of the client that asked for it'),
       keep: z.boolean().optional().describe('Keep it across a restart of Sandpit: files and installed packages stay, variables do not (default false)'),
+      secrets: z
+        .array(secretNameSchema)
+        .max(20)
+        .optional()
+        .describe("Secrets of Settings → Secrets this session may use besides its environment's, by name (network \"packages\" only). Only the person passes them, in the Sandpit panel: any other caller is refused"),
     }),
     output: sessionInfoSchema,
   },

@@ -53,8 +53,13 @@ export const secretInfoSchema = z.object({
 });
 export type SecretInfo = z.infer<typeof secretInfoSchema>;
 
-/** What an assistant sees of a secret an environment may use: its name, hosts and variable. Never the value. */
-export const secretUseSchema = z.object({ name: secretNameSchema, hosts: z.array(z.string()), envVar: z.string() });
+/** What an assistant sees of a secret an environment (or one session) may use: its name, hosts and variable. Never the value. */
+export const secretUseSchema = z.object({
+  name: secretNameSchema,
+  hosts: z.array(z.string()),
+  envVar: z.string(),
+  forSession: z.literal(true).optional().describe('Ticked for this one session by the person in the panel (not one of its environment\'s)'),
+});
 export type SecretUse = z.infer<typeof secretUseSchema>;
 
 /** A value must be one header-safe line: no CR, LF or NUL (a value with them could smuggle a header). */

@@ -42,6 +42,13 @@ export const createSession = defineTool({
       .describe(
         'Keep the session across a restart of Sandpit (default false): its files and installed packages stay and it is listed as paused, resuming on first use; variables do not survive a restart. A kept session is paused, not stopped, when idle.',
       ),
+    secrets: z
+      .array(z.string().min(1).max(40))
+      .max(20)
+      .optional()
+      .describe(
+        "Leave this out: only the person attaches secrets to a session, in the Sandpit panel, and a call that names any is refused. A session uses its environment's secrets by itself (see list_environments).",
+      ),
   },
   output: sessionSummarySchema.shape,
   // Adds a session and changes nothing else. Builds and dependencies fetch from the package index: open world.
@@ -61,6 +68,8 @@ export const createSession = defineTool({
         dependencies: args.dependencies,
         idleTimeoutMinutes: args.timeout_minutes,
         ...(args.keep ? { keep: true } : {}),
+        // Passed on as asked, so the policy refuses it in its own words rather than it being dropped without a word.
+        ...(args.secrets ? { secrets: args.secrets } : {}),
       }),
     );
     return { structured: toSessionSummary(info), text: `Created session ${sessionLine(info)}` };

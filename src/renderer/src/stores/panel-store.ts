@@ -14,7 +14,7 @@ export { SCREENS } from './routes';
 export type { Route, Screen } from './routes';
 
 /** How a new session starts: from a language's plain image, or from an environment. */
-export type NewSessionChoice = ({ language: Language } | { environment: string }) & { keep?: boolean };
+export type NewSessionChoice = ({ language: Language } | { environment: string }) & { keep?: boolean; secrets?: string[] };
 
 export interface PanelState {
   /** Whether the panel reached the core at all (not whether Docker runs: that is `engine`). */

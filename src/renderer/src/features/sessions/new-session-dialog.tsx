@@ -5,6 +5,7 @@ import { Modal } from '../../components/modal';
 import { useAppStore, usePanel } from '../../stores/panel-context';
 import { environmentBlurb, environmentState } from '../environments/environment-words';
 import { DEFAULT_LANGUAGE, LANGUAGE_ENTRIES } from '../../../../shared/domain/languages';
+import { SessionSecretChoice, whyNoSecrets } from './session-secret-choice';
 
 /** Why an environment cannot (or not at once) start a session, or nothing. */
 function statusNote(env: EnvironmentView): string | undefined {
@@ -41,6 +42,8 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
   const creating = usePanel((s) => s.pending.includes('new'));
   const [choice, setChoice] = useState<string>(LANGUAGE_ENTRIES[DEFAULT_LANGUAGE].defaultEnvironment);
   const [keep, setKeep] = useState(false);
+  // The secrets ticked for this session (by name); another environment starts with none ticked.
+  const [secrets, setSecrets] = useState<string[]>([]);
 
   useEffect(() => {
     void loadEnvironments();
@@ -48,8 +51,13 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
 
   const chosen = environments.find((env) => env.id === choice);
   const failed = chosen !== undefined && environmentState(chosen) === 'failed';
+  const pick = (id: string): void => {
+    setChoice(id);
+    setSecrets([]);
+  };
   const start = async (): Promise<void> => {
-    const session = await createSession({ environment: choice, ...(keep ? { keep: true } : {}) });
+    const withSecrets = chosen !== undefined && whyNoSecrets(chosen) === undefined && secrets.length > 0;
+    const session = await createSession({ environment: choice, ...(keep ? { keep: true } : {}), ...(withSecrets ? { secrets } : {}) });
     onClose();
     if (session) navigate('sessions', session.id);
   };
@@ -84,17 +92,18 @@ export function NewSessionDialog({ onClose }: { onClose: () => void }): ReactEle
       <fieldset className="choices">
         <legend>Built in</legend>
         {presets.map((env) => (
-          <Choice key={env.id} env={env} checked={choice === env.id} onPick={() => setChoice(env.id)} />
+          <Choice key={env.id} env={env} checked={choice === env.id} onPick={() => pick(env.id)} />
         ))}
       </fieldset>
       {mine.length > 0 ? (
         <fieldset className="choices">
           <legend>Yours</legend>
           {mine.map((env) => (
-            <Choice key={env.id} env={env} checked={choice === env.id} onPick={() => setChoice(env.id)} />
+            <Choice key={env.id} env={env} checked={choice === env.id} onPick={() => pick(env.id)} />
           ))}
         </fieldset>
       ) : null}
+      {chosen ? <SessionSecretChoice env={chosen} chosen={secrets} onChange={setSecrets} /> : null}
       <label className="choice" data-testid="new-session-keep-choice">
         <input type="checkbox" checked={keep} onChange={(e) => setKeep(e.target.checked)} data-testid="new-session-keep" />
         <span>

@@ -28,4 +28,10 @@ describe('session words', () => {
       'Its requests to api.github.com, uploads.github.com:8443 carry the secret gh (inside, GH_API_KEY holds only a stand-in). Its requests to x.example carry the secret x (inside, X_API_KEY holds only a stand-in).',
     );
   });
+
+  it('says which of them the person ticked for this session rather than its environment', () => {
+    expect(secretsWords([{ name: 'openai', hosts: ['api.openai.com'], envVar: 'OPENAI_API_KEY' }, { name: 'weather', hosts: ['10.0.0.9'], envVar: 'WEATHER_API_KEY', forSession: true }])).toBe(
+      'Its requests to api.openai.com carry the secret openai (inside, OPENAI_API_KEY holds only a stand-in). Its requests to 10.0.0.9 carry the secret weather, ticked for this session (inside, WEATHER_API_KEY holds only a stand-in).',
+    );
+  });
 });

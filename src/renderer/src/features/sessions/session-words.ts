@@ -65,8 +65,11 @@ export function startedBy(session: SessionInfo, midSentence = false): string {
 
 /**
  * What a session with secrets can use (issue 18), in words: "Its requests to api.openai.com carry the secret openai
- * (inside, OPENAI_API_KEY holds only a stand-in)." Names, hosts and variables only: never a value.
+ * (inside, OPENAI_API_KEY holds only a stand-in)." — ", ticked for this session" after the name of one the person
+ * ticked for it rather than its environment. Names, hosts and variables only: never a value.
  */
-export function secretsWords(secrets: ReadonlyArray<{ name: string; hosts: string[]; envVar: string }>): string {
-  return secrets.map((s) => `Its requests to ${s.hosts.join(', ')} carry the secret ${s.name} (inside, ${s.envVar} holds only a stand-in).`).join(' ');
+export function secretsWords(secrets: ReadonlyArray<{ name: string; hosts: string[]; envVar: string; forSession?: boolean }>): string {
+  return secrets
+    .map((s) => `Its requests to ${s.hosts.join(', ')} carry the secret ${s.name}${s.forSession ? ', ticked for this session' : ''} (inside, ${s.envVar} holds only a stand-in).`)
+    .join(' ');
 }
