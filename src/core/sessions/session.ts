@@ -23,6 +23,7 @@ import type { SandboxDriver } from './sandbox-driver';
 import { runShellCommand, stopShellCommands } from './session-commands';
 import { captureSessionContents, restoreSessionContents } from './session-contents';
 import type { RestoreFile } from './session-contents';
+import { sessionInfoOf } from './session-info';
 import { runSessionCode } from './session-run';
 import type { SessionRunContext } from './session-run';
 import { assertTransition } from './session-state';
@@ -141,32 +142,9 @@ export class Session {
   }
 
   info(): SessionInfo {
-    const { identity } = this;
-    return {
-      id: this.id,
-      name: identity.name,
-      language: identity.language,
-      image: identity.image,
-      state: this.stateValue,
-      channel: this.runtime.channelKind,
-      limits: identity.limits,
-      containerId: this.runtime.containerId,
-      createdAt: this.createdAt.toISOString(),
-      lastUsedAt: this.lastUsed.toISOString(),
-      runs: this.runs,
-      fromPool: identity.fromPool,
-      client: identity.client,
-      environment: identity.environment?.id,
-      environmentName: identity.environment?.name,
-      shared: identity.owner === undefined,
-      packages: [...this.packages],
-      network: identity.networkPolicy,
-      isolation: identity.isolation,
-      idleTimeoutMs: identity.idleTtlMs,
-      kept: this.keptValue,
-      folders: this.folders,
-      ...(this.secretList.length ? { secrets: [...this.secretList] } : {}),
-    };
+    const { runtime } = this;
+    const now = { state: this.stateValue, channel: runtime.channelKind, containerId: runtime.containerId, createdAt: this.createdAt, lastUsedAt: this.lastUsed };
+    return sessionInfoOf(this.id, this.identity, { ...now, runs: this.runs, packages: this.packages, kept: this.keptValue, folders: this.folders, secrets: this.secretList });
   }
 
   /** The secrets the person ticked for this session itself (a kept session's record carries them), by name. */
