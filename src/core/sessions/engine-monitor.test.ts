@@ -146,6 +146,29 @@ describe('EngineMonitor', () => {
     expect(monitor.current.state).toBe('up');
   });
 
+  it('a check that finds the engine up drops the retry planned while it was down: the next loss is retried after 500 ms', async () => {
+    // Down long enough for the next retry to be 16 s away; then it answers a check asked for (a new address, "Check again").
+    const { engine, pings, setFailures } = engineDownFor(Number.MAX_SAFE_INTEGER);
+    monitor = new EngineMonitor(engine, silentLogger);
+    await monitor.check();
+    await vi.advanceTimersByTimeAsync(500 + 1_000 + 2_000 + 4_000 + 8_000);
+    setFailures(0);
+    await vi.advanceTimersByTimeAsync(1_000);
+    await monitor.check();
+    expect(monitor.current.state).toBe('up');
+
+    // A run fails with DOCKER_UNAVAILABLE (one slow call): the engine is checked again half a second later.
+    monitor.markDown('Docker call "start the container" did not finish within 30000 ms');
+    const lostAt = Date.now();
+    await vi.advanceTimersByTimeAsync(500);
+    expect(pings.at(-1)).toBe(lostAt + 500);
+    expect(monitor.current.state).toBe('up');
+    // And nothing else was left planned.
+    const seen = pings.length;
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(pings).toHaveLength(seen);
+  });
+
   it('schedules one reconnect however often it is told the engine is down', async () => {
     const { engine, pings } = engineDownFor(0);
     monitor = new EngineMonitor(engine, silentLogger);

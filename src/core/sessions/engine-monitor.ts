@@ -48,7 +48,10 @@ export class EngineMonitor {
       const v = await this.backend.ping(PING_TIMEOUT_MS);
       const wasUp = this.status.state === 'up';
       this.set({ state: 'up', endpoint: this.backend.endpoint.address, ...this.source(), version: v.version, product: v.product, runtimes: v.runtimes });
+      // A retry planned while it was down (maybe 30 s away) goes: the next loss must be retried from 500 ms, not then.
       this.backoffMs = 500;
+      clearTimeout(this.timer);
+      this.timer = undefined;
       if (!wasUp) for (const l of this.upListeners) await l().catch((error: unknown) => this.log.warn('engine-up hook failed', { error: toErrorBody(error).message }));
     } catch (error) {
       this.markDown(toErrorBody(error).message);

@@ -94,8 +94,26 @@ describe('panel store', () => {
     stop();
   });
 
+  it('an answer about the engine that crosses a newer live event does not show over it ("Use this one", then Docker is up)', async () => {
+    // The check was asked while the engine was still down; its answer is delivered after the event saying it is up.
+    let answer: (status: unknown) => void = () => undefined;
+    const down = { state: 'down' as const, endpoint: 'unix:///tmp/nope.sock', message: 'nothing answers', fix: 'start it' };
+    const client = fakeClient({ 'engine.status': () => new Promise((resolve) => (answer = resolve)), 'sessions.list': () => ({ sessions: [] }) });
+    const store = createPanelStore(client, { connection: 'ready', engine: down });
+    const checking = store.getState().checkEngine();
+    store.getState().applyEvent({ name: 'engine.status', payload: up });
+    answer(down);
+    await checking;
+    expect(store.getState().engine).toEqual(up);
+    // With no event in between, the answer is what the panel shows.
+    const again = store.getState().checkEngine();
+    answer({ ...up, version: '27.0.0' });
+    await again;
+    expect(store.getState().engine).toMatchObject({ state: 'up', version: '27.0.0' });
+  });
+
   it('says in plain words when the core cannot be reached', async () => {
-    const client = fakeClient({});
+    const client = fakeClient({ 'sessions.list': () => ({ sessions: [] }) });
     const store = createPanelStore(client);
     await store.getState().load();
     expect(store.getState()).toMatchObject({ connection: 'unreachable', problem: 'no engine.status' });

@@ -105,6 +105,14 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
       }
     };
     const show = (route: Route): void => set({ screen: route.screen, openSessionId: route.sessionId, pendingRoute: undefined });
+    // The engine's status comes two ways that can cross: an answer, and the live event of each change. An event that
+    // came after the question was asked is at least as new as the answer, so that answer is not shown over it.
+    let engineEvents = 0;
+    const askEngine = async (): Promise<{ engine: EngineStatus } | Record<string, never>> => {
+      const seen = engineEvents;
+      const engine = await client.call('engine.status');
+      return engineEvents === seen ? { engine } : {};
+    };
 
     return {
       connection: 'loading',
@@ -117,8 +125,8 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
 
       load: async () => {
         try {
-          const [engine, { sessions }] = await Promise.all([client.call('engine.status'), client.call('sessions.list')]);
-          set({ connection: 'ready', problem: undefined, access: undefined, engine, sessions: sorted(sessions) });
+          const [engine, { sessions }] = await Promise.all([askEngine(), client.call('sessions.list')]);
+          set({ connection: 'ready', problem: undefined, access: undefined, ...engine, sessions: sorted(sessions) });
         } catch (error) {
           if (isSandpitError(error, 'UNAUTHORIZED')) {
             const access = get().access ?? 'invalid';
@@ -131,7 +139,7 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
 
       checkEngine: async () => {
         try {
-          set({ engine: await client.call('engine.status') });
+          set(await askEngine());
         } catch (error) {
           set({ actionError: plainError(error) });
         }
@@ -210,6 +218,7 @@ export function createPanelStore(client: SandpitClient, initial: PanelSnapshot =
       applyEvent: (event) => {
         switch (event.name) {
           case 'engine.status':
+            engineEvents += 1;
             set({ engine: event.payload });
             break;
           case 'session.updated':
