@@ -50,6 +50,8 @@ describe('"Approve for this session" kept in the data folder', () => {
     queue.grantSession('mcp:one', 'ses-1', 'claude-code', OWNER);
     expect(queue.grantedForSession('mcp:one', 'ses-1', OWNER)).toBe(true);
     expect(queue.grantedForSession('mcp:two', 'ses-1', OWNER)).toBe(false);
+    // The grant's write to the data folder finishes before the folder is removed.
+    await queue.flushGrants();
   });
 
   it('taking a grant back, or the session ending, takes it off the disk too', async () => {
