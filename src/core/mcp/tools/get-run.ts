@@ -27,7 +27,7 @@ export const getRun = defineTool({
   },
   output: {
     ...runViewShape,
-    output: z.string().describe('Output since the cursor (stdout and stderr in the order printed; at most 64k characters)'),
+    output: z.string().describe('Output since the cursor (stdout and stderr in the order they reached Sandpit: two lines printed at once to each may come either way; at most 64k characters)'),
     cursor: z.number().int().describe('Pass as since next time'),
     more: z.boolean().describe('More output is there already: call again with the cursor'),
     skipped_chars: z.number().int().describe('Output after since that is no longer kept (only the newest 2M characters are)'),
