@@ -29,8 +29,16 @@ export async function captureSessionContents(
 ): Promise<SessionContents> {
   // Shared folders are the person's files, not the session's: a snapshot never copies them.
   const sharedFolders = folders.map((f) => f.mountPath.replace(/^\/workspace\/?/, ''));
-  const walk = await tarWorkspace(bulk, sink, { ...caps, leaveOut: sharedFolders });
-  const packages = await sandbox.exportPackages(caps.maxPackageBytes);
+  // The package store is read by the engine while the workspace streams through the agent: the two reads share
+  // nothing, and a snapshot waits for the slower one only.
+  const [walked, exported] = await Promise.allSettled([
+    tarWorkspace(bulk, sink, { ...caps, leaveOut: sharedFolders }),
+    sandbox.exportPackages(caps.maxPackageBytes),
+  ]);
+  if (walked.status === 'rejected') throw walked.reason;
+  if (exported.status === 'rejected') throw exported.reason;
+  const walk = walked.value;
+  const packages = exported.value;
   const recorded = history();
   await alsoInJob?.();
   return { ...walk, ...(packages ? { packages } : {}), packageNames: [...packageNames], history: recorded.runs, historyComplete: recorded.complete };

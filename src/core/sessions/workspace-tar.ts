@@ -37,6 +37,8 @@ export interface WorkspaceWalk {
 /**
  * Gets each regular file as it is read (so a large workspace is never held in memory at once), with its stat key
  * when known; `content` is undefined for an unchanged file of `previous` (not read: the earlier blob holds it).
+ * Calls come in the archive's order, and several may be under way at once (a few files, a few MiB): the walk
+ * ends once every one has.
  */
 export type WorkspaceFileSink = (path: string, content: Buffer | undefined, key: string | undefined) => Promise<void>;
 
@@ -44,6 +46,9 @@ export type WorkspaceFileSink = (path: string, content: Buffer | undefined, key:
 export type WorkspaceExec = Pick<Sandbox, 'exec'>;
 
 const MAX_SKIPPED_LISTED = 100;
+/** Files handed to the sink and not yet taken by it: at most this many, and this many bytes (one file may be larger). */
+const SINK_WINDOW_FILES = 8;
+const SINK_WINDOW_BYTES = 32 * 1024 * 1024;
 /** A whole read or write of the workspace: a base plus time per MiB (a slow disk must not hang the queue). */
 const BASE_TIMEOUT_MS = 60_000;
 const PER_MIB_TIMEOUT_MS = 1_000;
@@ -141,7 +146,29 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
   let files = 0;
   let bytes = 0;
   let readBytes = 0;
-  let sinking: Promise<void> = Promise.resolve();
+  const sinking: { done: Promise<void>; bytes: number }[] = [];
+  let sinkingBytes = 0;
+  /** Waits, oldest first, until a file of `size` bytes fits in the sink's window (a sink's failure is thrown here). */
+  const makeRoom = async (size: number): Promise<void> => {
+    while (sinking.length >= SINK_WINDOW_FILES || (sinking.length > 0 && sinkingBytes + size > SINK_WINDOW_BYTES)) {
+      const oldest = sinking.shift()!;
+      sinkingBytes -= oldest.bytes;
+      await oldest.done;
+    }
+  };
+  const toSink = async (path: string, content: Buffer | undefined, key: string | undefined): Promise<void> => {
+    const size = content?.length ?? 0;
+    await makeRoom(size);
+    const done = sink(path, content, key);
+    done.catch(() => undefined);
+    sinking.push({ done, bytes: size });
+    sinkingBytes += size;
+  };
+  /** Every file handed to the sink taken (or, with `settled`, every call ended, failed or not: nothing still runs). */
+  const allSunk = async (settled = false): Promise<void> => {
+    if (settled) await Promise.allSettled(sinking.map((s) => s.done));
+    else await Promise.all(sinking.map((s) => s.done));
+  };
   for (const entry of listed.entries) {
     if (entry.type === 'f') keys.set(entry.path, entry.key);
     const size = Number(entry.key.split(':')[1]);
@@ -150,7 +177,7 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
       if (bytes + size > caps.maxBytes) throw tooLarge(`The workspace's files add up to more than ${caps.maxBytes} bytes: a snapshot takes at most that much.`);
       files += 1;
       bytes += size;
-      await sink(entry.path, undefined, entry.key);
+      await toSink(entry.path, undefined, entry.key);
       continue;
     }
     toRead.push(`./${entry.path}`);
@@ -193,16 +220,12 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
       files += 1;
       bytes += size;
       readBytes += size;
-      return readBody(body, path, size).then(async (content) => {
-        await sinking;
-        sinking = sink(path, content, keys.get(path));
-        sinking.catch(() => undefined);
-      });
+      return readBody(body, path, size).then((content) => toSink(path, content, keys.get(path)));
     });
-    await sinking;
+    await allSunk();
   } catch (error) {
     abort.abort();
-    await sinking.catch(() => undefined);
+    await allSunk(true);
     await ran.catch(() => undefined);
     throw error;
   }

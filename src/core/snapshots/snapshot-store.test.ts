@@ -113,6 +113,33 @@ describe('SnapshotStore', () => {
     expect((await next.read(file.sha256)).toString()).toBe('written and saved');
   });
 
+  it('writes the blobs of a snapshot several at a time: the same bytes put at once are stored once, the cap counts blobs still being written, and neither a sweep nor a read meets one half-written', async () => {
+    const MiB = 1024 * 1024;
+    const store = new SnapshotStore(dir, () => 5 * MiB);
+    const hold = new Set<string>();
+    const a = randomBytes(2 * MiB);
+    const b = randomBytes(2 * MiB);
+    const c = randomBytes(2 * MiB);
+    // All started together: the sweep and the third put come while the first two are still being written.
+    const [a1, a2, b1, swept, c1] = await Promise.allSettled([store.put(a, hold), store.put(a, hold), store.put(b, hold), store.collect(), store.put(c, hold)]);
+    expect(a1).toMatchObject({ status: 'fulfilled', value: { size: 2 * MiB } });
+    expect(a2).toMatchObject({ status: 'fulfilled', value: { size: 2 * MiB, added: 0 } });
+    expect(b1).toMatchObject({ status: 'fulfilled' });
+    expect(swept).toEqual({ status: 'fulfilled', value: { freedBytes: 0 } });
+    // 4 MiB reserved by the two being written: the third does not fit in 5, and says so.
+    expect(c1).toMatchObject({ status: 'rejected', reason: { code: 'LIMIT_EXCEEDED' } });
+    const added = [a1, b1].map((r) => (r.status === 'fulfilled' ? r.value.added : 0));
+    expect(added.every((n) => n >= 2 * MiB)).toBe(true);
+    expect(await store.storedBytes()).toBe(added[0]! + added[1]!);
+    expect(await blobCount()).toBe(2);
+    const [shaA, shaB] = [a1, b1].map((r) => (r.status === 'fulfilled' ? r.value.sha256 : ''));
+    expect((await store.read(shaA!)).equals(a)).toBe(true);
+    await store.save(manifest('snap-aaaaaaaaaaaaaaaa', [{ sha256: shaA!, size: a.length }], { sha256: shaB!, size: b.length }));
+    store.release(hold);
+    expect((await new SnapshotStore(dir).read(shaB!)).equals(b)).toBe(true);
+    expect(await blobCount()).toBe(2);
+  });
+
   it('refuses a blob beyond its cap in plain words, writing nothing, and takes it once space is freed', async () => {
     let cap = 3 * 1024 * 1024;
     const store = new SnapshotStore(dir, () => cap);

@@ -52,6 +52,15 @@ export const snapshotManifestSchema = z.object({
 });
 export type SnapshotManifest = z.infer<typeof snapshotManifestSchema>;
 
+/** A blob's temporary file while it is written and until a save flushes it and puts it in place. */
+interface UnsyncedBlob {
+  temp: string;
+  /** Disk it takes (reserved while it is written, then what it took). */
+  taken: number;
+  /** Settles once it is written (its disk use), or fails (it is then forgotten). */
+  written: Promise<number>;
+}
+
 export interface StoredBlob {
   sha256: string;
   size: number;
@@ -100,8 +109,10 @@ export class SnapshotStore {
   private cache: Map<string, SnapshotManifest> | undefined;
   /** Disk taken by the blobs (counted once, then kept up to date by put and the sweep). */
   private used: number | undefined;
-  /** Blobs written by put and not yet flushed and put in place (by save), by sha256: their temporary file and its disk use. */
-  private readonly unsynced = new Map<string, { temp: string; taken: number }>();
+  /** Blobs written by put (or being written) and not yet flushed and put in place (by save), by sha256. */
+  private readonly unsynced = new Map<string, UnsyncedBlob>();
+  /** Prefix folders of `objects` made (or found) by this store. */
+  private readonly prefixes = new Set<string>();
 
   constructor(
     readonly dir: string,
@@ -111,10 +122,15 @@ export class SnapshotStore {
     this.manifests = join(dir, 'manifests');
   }
 
-  /** Stores a blob once (a second put of the same bytes adds nothing); `hold` keeps it from the sweep until released. */
+  /**
+   * Stores a blob once (a second put of the same bytes adds nothing); `hold` keeps it from the sweep until released.
+   * The store's lock covers only the bookkeeping (is it there, does it fit, its place reserved): the bytes are
+   * written outside it, so the files of one snapshot are written several at a time.
+   */
   async put(content: Buffer, hold: Set<string>): Promise<StoredBlob> {
     const sha256 = sha256Of(content);
-    return this.lock.run(async () => {
+    const need = denseBytes(content);
+    const started = await this.lock.run(async (): Promise<{ written: Promise<number> } | undefined> => {
       if (!hold.has(sha256)) {
         hold.add(sha256);
         this.pending.set(sha256, (this.pending.get(sha256) ?? 0) + 1);
@@ -122,15 +138,16 @@ export class SnapshotStore {
       const cap = this.capBytes();
       if (cap <= 0) throw new SandpitError('LIMIT_EXCEEDED', 'Snapshots are turned off: Settings → System → "Space for snapshots" is 0.');
       const path = this.blobPath(sha256);
-      if (this.unsynced.has(sha256)) return { sha256, size: content.length, added: 0 };
+      // Being written by another put (or written and not flushed yet): stored once, and whole once that write is.
+      const underWay = this.unsynced.get(sha256);
+      if (underWay) return { written: underWay.written.then(() => 0) };
       try {
         await stat(path);
-        return { sha256, size: content.length, added: 0 };
+        return undefined;
       } catch (error) {
         if (!isMissing(error)) throw error;
       }
       const used = await this.usedBytes();
-      const need = denseBytes(content);
       if (used + need > cap) {
         throw new SandpitError(
           'LIMIT_EXCEEDED',
@@ -138,13 +155,35 @@ export class SnapshotStore {
           { reason: 'SNAPSHOT_STORE_FULL', capBytes: cap, usedBytes: used },
         );
       }
-      await mkdir(join(this.objects, sha256.slice(0, 2)), { recursive: true, mode: DIR_MODE });
+      const prefix = sha256.slice(0, 2);
+      if (!this.prefixes.has(prefix)) {
+        await mkdir(join(this.objects, prefix), { recursive: true, mode: DIR_MODE });
+        this.prefixes.add(prefix);
+      }
       const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-      const taken = await writeSparseFile(temp, content);
-      this.unsynced.set(sha256, { temp, taken });
-      this.used = used + taken;
-      return { sha256, size: content.length, added: taken };
+      // Reserved now (what it will take, about), counted exactly once written.
+      this.used = used + need;
+      const blob: UnsyncedBlob = { temp, taken: need, written: Promise.resolve(need) };
+      blob.written = writeSparseFile(temp, content).then(
+        (taken) => {
+          if (this.used !== undefined) this.used += taken - blob.taken;
+          blob.taken = taken;
+          return taken;
+        },
+        (error: unknown) => {
+          if (this.unsynced.get(sha256) === blob) this.unsynced.delete(sha256);
+          if (this.used !== undefined) this.used = Math.max(0, this.used - blob.taken);
+          throw error;
+        },
+      );
+      // Awaited by this put below, by a save, a read or the sweep: a failure is theirs to see.
+      blob.written.catch(() => undefined);
+      this.unsynced.set(sha256, blob);
+      return { written: blob.written };
     });
+    if (!started) return { sha256, size: content.length, added: 0 };
+    const added = await started.written;
+    return { sha256, size: content.length, added };
   }
 
   /** Holds a blob already stored (an unchanged file of an earlier snapshot); false when it is not on disk. */
@@ -176,7 +215,9 @@ export class SnapshotStore {
     try {
       // A blob of a snapshot still being taken (a fork reads its own before anything is saved) is in its unflushed
       // file, unless a save has just put it in place.
-      const temp = this.unsynced.get(sha256)?.temp;
+      const unsynced = this.unsynced.get(sha256);
+      await unsynced?.written;
+      const temp = unsynced?.temp;
       content = await (temp === undefined
         ? readFile(this.blobPath(sha256))
         : readFile(temp).catch((error: unknown) => {
@@ -216,6 +257,7 @@ export class SnapshotStore {
     const worker = async (): Promise<void> => {
       while (next < waiting.length) {
         const blob = waiting[next++]!;
+        await blob.written;
         await syncAndRename(blob.temp, this.blobPath(blob.sha));
         this.unsynced.delete(blob.sha);
       }
@@ -283,6 +325,8 @@ export class SnapshotStore {
     // Unflushed blobs no snapshot being taken holds any more (it failed).
     for (const [sha, blob] of [...this.unsynced]) {
       if (used.has(sha)) continue;
+      const written = await blob.written.then(() => true, () => false);
+      if (!written || this.unsynced.get(sha) !== blob) continue;
       this.unsynced.delete(sha);
       await rm(blob.temp, { force: true });
       freedBytes += blob.taken;

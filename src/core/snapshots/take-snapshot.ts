@@ -85,9 +85,11 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
         files.push({ path, sha256: earlier.sha256, size: earlier.size, stat: key });
         return;
       }
+      // Its place is taken now: files are stored several at a time, and the manifest lists them in the archive's order.
+      const slot = files.push({ path, sha256: '', size: content.length }) - 1;
       const blob = await store.put(content, hold);
       added += blob.added;
-      files.push({ path, sha256: blob.sha256, size: blob.size, ...(key ? { stat: key } : {}) });
+      files[slot] = { path, sha256: blob.sha256, size: blob.size, ...(key ? { stat: key } : {}) };
     }, { ...SNAPSHOT_CAPS, previous: new Map([...previous].map(([path, f]) => [path, f.stat])) }, reviews ? async () => {
       review = await captureReviewFolders(store, session, reviews, hold);
     } : undefined);

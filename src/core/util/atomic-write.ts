@@ -66,7 +66,8 @@ export async function writeSparseFile(temp: string, content: Buffer): Promise<nu
         }
       }
       if (run >= 0) await writeRun(run, content.length);
-      await handle.truncate(content.length);
+      // A hole at the end is made by the length alone (nothing written there).
+      else if (content.length > 0) await handle.truncate(content.length);
       return (await handle.stat()).blocks * 512;
     } finally {
       await handle.close();

@@ -1,0 +1,90 @@
+import { randomBytes } from 'node:crypto';
+import { pack } from 'tar-stream';
+import { describe, expect, it } from 'vitest';
+import type { SandboxExecOptions, SandboxExecResult } from '../sandbox/sandbox-backend';
+import { tarWorkspace } from './workspace-tar';
+import type { WorkspaceExec, WorkspaceFileSink } from './workspace-tar';
+
+const CAPS = { maxFiles: 1000, maxBytes: 1024 * 1024 * 1024, maxFileBytes: 64 * 1024 * 1024 };
+
+/** A sandbox whose find lists `files` and whose tar sends them as one archive, in that order. */
+function fakeWorkspace(files: Array<{ name: string; content: Buffer }>): WorkspaceExec {
+  const exec = async (argv: string[], options: SandboxExecOptions): Promise<SandboxExecResult> => {
+    const out = options.stdoutTo!;
+    if (argv.includes('find')) {
+      out.end(Buffer.from(files.map((f, i) => `f ${i + 1} ${f.content.length} 1.0 1.0 ${f.name}\0`).join(''), 'utf8'));
+      return { exitCode: 0, stdout: '', stderr: '', timedOut: false };
+    }
+    const archive = pack();
+    for (const f of files) archive.entry({ name: `./${f.name}`, size: f.content.length, type: 'file' }, f.content);
+    archive.finalize();
+    await new Promise<void>((resolve, reject) => {
+      archive.on('error', reject);
+      out.on('finish', resolve);
+      out.on('close', resolve);
+      archive.pipe(out);
+    });
+    return { exitCode: 0, stdout: '', stderr: '', timedOut: false };
+  };
+  return { exec };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('tarWorkspace', () => {
+  it('hands files to the sink in the archive order, several under way at once (a few), and ends only once every one is taken', async () => {
+    const files = Array.from({ length: 30 }, (_, i) => ({ name: `data/part-${String(i).padStart(2, '0')}.bin`, content: randomBytes(64 * 1024) }));
+    const called: string[] = [];
+    const taken = new Map<string, Buffer>();
+    let underWay = 0;
+    let most = 0;
+    const sink: WorkspaceFileSink = async (path, content) => {
+      called.push(path);
+      underWay += 1;
+      most = Math.max(most, underWay);
+      // the first files are the slowest to take: later ones finish before them
+      await sleep(called.length <= 3 ? 60 : 5);
+      taken.set(path, content!);
+      underWay -= 1;
+    };
+    const walk = await tarWorkspace(fakeWorkspace(files), sink, CAPS);
+    expect(walk).toMatchObject({ files: 30, bytes: 30 * 64 * 1024, skipped: [] });
+    expect(called).toEqual(files.map((f) => f.name));
+    expect(underWay).toBe(0);
+    expect(taken.size).toBe(30);
+    for (const f of files) expect(taken.get(f.name)?.equals(f.content)).toBe(true);
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(8);
+  });
+
+  it('fails with the sink\'s own error when one file cannot be taken, with no call to the sink still under way', async () => {
+    const files = Array.from({ length: 20 }, (_, i) => ({ name: `f${i}.txt`, content: Buffer.from(`file ${i}`) }));
+    let underWay = 0;
+    const sink: WorkspaceFileSink = async (path) => {
+      underWay += 1;
+      try {
+        await sleep(path === 'f3.txt' ? 5 : 40);
+        if (path === 'f3.txt') throw new Error('the disk is full');
+      } finally {
+        underWay -= 1;
+      }
+    };
+    await expect(tarWorkspace(fakeWorkspace(files), sink, CAPS)).rejects.toThrow('the disk is full');
+    expect(underWay).toBe(0);
+  });
+
+  it('holds at most a window of bytes in the sink: big files are taken one after the other', async () => {
+    const files = Array.from({ length: 4 }, (_, i) => ({ name: `big-${i}.bin`, content: randomBytes(20 * 1024 * 1024) }));
+    let underWay = 0;
+    let most = 0;
+    const sink: WorkspaceFileSink = async () => {
+      underWay += 1;
+      most = Math.max(most, underWay);
+      await sleep(20);
+      underWay -= 1;
+    };
+    await tarWorkspace(fakeWorkspace(files), sink, CAPS);
+    // 32 MiB at most under way: one 20 MiB file at a time
+    expect(most).toBe(1);
+  });
+});
