@@ -1,11 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
 import { snapshotSchema } from '../../shared/domain/snapshot';
 import { pendingBaseSchema, pendingEntrySchema } from '../folders/review/review-pending';
-import { denseBytes, syncAndRename, syncFolder, writeFileAtomic, writeSparseFile } from '../util/atomic-write';
+import { denseBytes, syncFile, syncFolder, writeFileAtomic, writeSparseFile } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 
 const SHA256 = /^[a-f0-9]{64}$/;
@@ -59,6 +59,8 @@ interface UnsyncedBlob {
   taken: number;
   /** Settles once it is written (its disk use), or fails (it is then forgotten). */
   written: Promise<number>;
+  /** Settles once it is written and flushed to disk (started as soon as it is written: a save then waits for little). */
+  flushed: Promise<void>;
 }
 
 export interface StoredBlob {
@@ -163,7 +165,7 @@ export class SnapshotStore {
       const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
       // Reserved now (what it will take, about), counted exactly once written.
       this.used = used + need;
-      const blob: UnsyncedBlob = { temp, taken: need, written: Promise.resolve(need) };
+      const blob: UnsyncedBlob = { temp, taken: need, written: Promise.resolve(need), flushed: Promise.resolve() };
       blob.written = writeSparseFile(temp, content).then(
         (taken) => {
           if (this.used !== undefined) this.used += taken - blob.taken;
@@ -176,8 +178,10 @@ export class SnapshotStore {
           throw error;
         },
       );
+      blob.flushed = blob.written.then(() => syncFile(temp));
       // Awaited by this put below, by a save, a read or the sweep: a failure is theirs to see.
       blob.written.catch(() => undefined);
+      blob.flushed.catch(() => undefined);
       this.unsynced.set(sha256, blob);
       return { written: blob.written };
     });
@@ -257,8 +261,8 @@ export class SnapshotStore {
     const worker = async (): Promise<void> => {
       while (next < waiting.length) {
         const blob = waiting[next++]!;
-        await blob.written;
-        await syncAndRename(blob.temp, this.blobPath(blob.sha));
+        await blob.flushed;
+        await rename(blob.temp, this.blobPath(blob.sha));
         this.unsynced.delete(blob.sha);
       }
     };

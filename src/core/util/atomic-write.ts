@@ -78,14 +78,19 @@ export async function writeSparseFile(temp: string, content: Buffer): Promise<nu
   }
 }
 
-/** Flushes the file `temp` to disk, then renames it to `path` (readers see the whole file or none). */
-export async function syncAndRename(temp: string, path: string): Promise<void> {
-  const handle = await open(temp, 'r');
+/** Flushes the file at `path` (its contents and size) to disk. */
+export async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
   try {
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/** Flushes the file `temp` to disk, then renames it to `path` (readers see the whole file or none). */
+export async function syncAndRename(temp: string, path: string): Promise<void> {
+  await syncFile(temp);
   await rename(temp, path);
 }
 
