@@ -6,7 +6,8 @@
  * sandbox can exist yet: it waits for a container to start), and sent 1 s after connect (an assistant's
  * first tool call comes after a model has read the tools and a person's request: seconds, never less).
  * Then the same connect when bridging to a running `sandpit serve`, and warm `execute_code` p50/p99 with
- * 1 client and with 4 clients in parallel (4 processes on one data folder).
+ * 1 client and with 4 clients in parallel (4 processes, each with its own data folder: one data folder has one
+ * owner, and a second `sandpit mcp` on it refuses, saying which instance runs).
  */
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
@@ -111,13 +112,13 @@ export async function run(): Promise<FirstAnswerSummary> {
     await rm(bridgeHome, { recursive: true, force: true });
   }
 
-  // Warm: one client, then four in parallel (four processes on one data folder), each on its default session.
-  const warmHome = await mkdtemp(join(tmpdir(), 'sandpit-bench-warm-'));
+  // Warm: one client, then four in parallel (four processes, each with its own data folder), each on its default session.
+  const warmHomes = await Promise.all([0, 1, 2, 3].map(() => mkdtemp(join(tmpdir(), 'sandpit-bench-warm-'))));
   const clients: Spawned[] = [];
   const warm1: number[] = [];
   const warm4: number[] = [];
   try {
-    for (let i = 0; i < 4; i += 1) clients.push((await connect(warmHome)).spawned);
+    for (const home of warmHomes) clients.push((await connect(home)).spawned);
     for (const c of clients) for (let i = 0; i < 20; i += 1) await execute(c.client, '1+1', 'python', '2');
     // Warm means steady: each process's pools have filled (3 languages × 2 sandboxes) before the timing starts.
     await sleep(WARM_SETTLE_MS);
@@ -129,7 +130,7 @@ export async function run(): Promise<FirstAnswerSummary> {
     );
   } finally {
     await Promise.all(clients.map((c) => c.close()));
-    await rm(warmHome, { recursive: true, force: true });
+    await Promise.all(warmHomes.map((home) => rm(home, { recursive: true, force: true })));
   }
 
   const summary = {

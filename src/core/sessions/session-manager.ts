@@ -378,7 +378,8 @@ export class SessionManager {
   async dispose(): Promise<void> {
     this.disposed = true;
     clearInterval(this.sweepTimer);
-    await this.pools.empty();
+    // The warm sandboxes go while the sessions are kept or stopped (a client closing Sandpit waits a few seconds only).
+    const pools = this.pools.empty();
     const kept = [...this.sessions.values()].filter((s) => s.kept);
     await Promise.all(
       kept.map(async (s) => {
@@ -387,7 +388,7 @@ export class SessionManager {
       }),
     );
     const cause: StopCause = { by: 'sandpit', why: 'Sandpit was quitting' };
-    await Promise.all([...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined)));
+    await Promise.all([pools, ...[...this.sessions.keys()].map((id) => this.stop(id, cause).catch(() => undefined))]);
   }
 
   /** Pools may try again after the engine came back; sessions start their own sandboxes again. */

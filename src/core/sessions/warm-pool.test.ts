@@ -236,6 +236,24 @@ describe('WarmPool', () => {
     expect(pool.available).toBe(0);
   });
 
+  it('removes the ready sandboxes on dispose at once, without waiting for the one still starting', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
+    const filled = pool.refill();
+    await pollUntil(() => (factory.made.length === 1 ? true : undefined), 2_000, 'the first sandbox to be made');
+    factory.made[0]?.succeed();
+    await pollUntil(() => (factory.made.length === 2 ? true : undefined), 2_000, 'the second sandbox to be made');
+    const disposed = pool.dispose();
+    // The second is still starting: the first, ready, is removed meanwhile.
+    await pollUntil(() => (factory.made[0]?.removed === 1 ? true : undefined), 2_000, 'the ready sandbox to be removed');
+    expect(factory.made[1]?.removed).toBe(0);
+    factory.made[1]?.succeed();
+    await disposed;
+    await filled;
+    expect(factory.made.map((s) => s.removed)).toEqual([1, 1]);
+    expect(pool.available).toBe(0);
+  });
+
   it('stops after 3 failed starts in a row until resetFailures', async () => {
     const factory = new FakeFactory(false);
     factory.failNext = 3;

@@ -118,9 +118,13 @@ export class WarmPool {
     this.failures = 0;
   }
 
+  /**
+   * Removes the ready sandboxes at once, beside the one still starting (which removes itself once up): a client
+   * that closes Sandpit gives it a few seconds before it kills it, and what is not removed by then is left behind.
+   */
   async dispose(): Promise<void> {
     this.disposed = true;
-    await this.refilling?.catch(() => undefined);
-    await Promise.all(this.ready.splice(0).map((s) => s.remove().catch(() => undefined)));
+    const ready = this.ready.splice(0);
+    await Promise.all([this.refilling?.catch(() => undefined), ...ready.map((s) => s.remove().catch(() => undefined))]);
   }
 }
