@@ -120,12 +120,27 @@ describe('WarmPool', () => {
     await pool.dispose();
   });
 
-  it('returns undefined when empty and nothing is starting, so the caller starts one cold', async () => {
+  it('when empty with nothing starting, a claim starts one and waits for it (one start, not a cold one beside the pool\'s)', async () => {
     const factory = new FakeFactory(false);
     const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
+    const claimed = pool.claim();
+    expect(factory.made).toHaveLength(1);
+    // a second claim meanwhile starts cold (undefined): one waiter per start
     expect(await pool.claim()).toBeUndefined();
-    expect(factory.made).toHaveLength(1); // the claim started a refill
+    expect(factory.made).toHaveLength(1);
     factory.made[0]?.succeed();
+    expect(fake(await claimed).id).toBe('ses-1');
+    // and the pool fills again behind it
+    await pollUntil(() => (factory.made.length === 2 ? true : undefined), 2_000, 'the refill after the hand-off');
+    factory.made[1]?.succeed();
+    await pool.dispose();
+  });
+
+  it('a pool of size 0 starts nothing: the claim says undefined at once (the caller starts one cold)', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', TEMPLATE, 0, factory.make, silentLogger);
+    expect(await pool.claim()).toBeUndefined();
+    expect(factory.made).toHaveLength(0);
     await pool.dispose();
   });
 
@@ -202,12 +217,14 @@ describe('WarmPool', () => {
     await pool.dispose();
   });
 
-  it('returns undefined when every ready sandbox lost its connection', async () => {
+  it('when every ready sandbox lost its connection, removes them and hands out a fresh one it starts', async () => {
     const factory = new FakeFactory();
     const pool = new WarmPool('python', TEMPLATE, 2, factory.make, silentLogger);
     await pool.refill();
     for (const s of factory.made) s.connected = false;
-    expect(await pool.claim()).toBeUndefined();
+    const claimed = fake(await pool.claim());
+    expect(claimed.id).toBe('ses-3');
+    expect(claimed.connected).toBe(true);
     expect(factory.made.slice(0, 2).map((s) => s.removed)).toEqual([1, 1]);
     await pool.dispose();
   });

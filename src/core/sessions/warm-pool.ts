@@ -43,8 +43,10 @@ export class WarmPool {
   }
 
   /**
-   * A ready sandbox; else the one starting now, once it is up (unless another claim waits for it); else
-   * undefined (the caller starts one cold, and the pool starts filling).
+   * A ready sandbox; else the one starting now (started by this claim when none was), once it is up, unless
+   * another claim waits for it; else undefined: the caller starts one cold (a second claim at once, a pool of
+   * size 0, or one that gave up after failures). A claim that finds the pool empty thus waits for one start, not
+   * for a cold one beside the pool's own (two at once took ≈ 1.8 s here where one took ≈ 0.7).
    */
   async claim(): Promise<SandboxDriver | undefined> {
     let session = this.ready.shift();
@@ -57,12 +59,13 @@ export class WarmPool {
       setTimeout(() => void this.refill(), REFILL_DELAY_MS).unref();
       return session;
     }
+    // Nothing starting: the pool starts one now (refill sets `starting` before its first wait).
+    if (!this.starting) void this.refill();
     if (this.starting && !this.waiter && !this.disposed) {
       return new Promise<SandboxDriver | undefined>((resolve) => {
         this.waiter = resolve;
       });
     }
-    void this.refill();
     return undefined;
   }
 

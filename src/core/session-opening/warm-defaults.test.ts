@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { silentLogger } from '../log';
+import type { SessionManager } from '../sessions/session-manager';
+import type { WarmTemplate } from '../sessions/warm-pools';
+import type { EnvironmentServices } from './environment-services';
+import { warmDefaultPools } from './warm-defaults';
+
+/** Sessions that record each warm-up (which images, up to how many) and how many ran at once. */
+function fakeSessions(): { sessions: SessionManager; calls: string[]; most: () => number } {
+  const calls: string[] = [];
+  let running = 0;
+  let most = 0;
+  const sessions = {
+    pooling: true,
+    warmUp: async (templates: WarmTemplate[], upTo?: number): Promise<void> => {
+      calls.push(`${templates.map((t) => t.image).join('+')}${upTo === undefined ? '' : ` ×${upTo}`}`);
+      running += 1;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running -= 1;
+    },
+  } as unknown as SessionManager;
+  return { sessions, calls, most: () => most };
+}
+
+/** Built-in environments, all built, each on its own image; `missing` ones are not built. */
+function fakeEnvironments(missing: string[] = []): EnvironmentServices {
+  return {
+    store: { get: async (id: string) => ({ id, language: id === 'node' ? 'javascript' : id }) },
+    builder: {
+      status: async (env: { id: string }) => ({ state: missing.includes(env.id) ? 'missing' : 'ready' }),
+      imageFor: async (id: string) => `img-${id}`,
+    },
+    defaultIsolation: () => 'standard',
+  } as unknown as EnvironmentServices;
+}
+
+describe('warmDefaultPools', () => {
+  it("starts the default language's first sandbox alone, then each other language's first one after the other (JavaScript next), then fills each pool", async () => {
+    const { sessions, calls, most } = fakeSessions();
+    await warmDefaultPools({ sessions, environments: fakeEnvironments(), log: silentLogger });
+    expect(calls).toEqual([
+      'img-python ×1',
+      'img-node ×1',
+      'img-bash ×1',
+      'img-typescript ×1',
+      'img-r ×1',
+      'img-python',
+      'img-node',
+      'img-bash',
+      'img-typescript',
+      'img-r',
+    ]);
+    // never two warm-ups (container starts) at once
+    expect(most()).toBe(1);
+  });
+
+  it('warms only the environments that are built, and nothing when pools are off', async () => {
+    const { sessions, calls } = fakeSessions();
+    await warmDefaultPools({ sessions, environments: fakeEnvironments(['r', 'typescript']), log: silentLogger });
+    expect(calls).toEqual(['img-python ×1', 'img-node ×1', 'img-bash ×1', 'img-python', 'img-node', 'img-bash']);
+    const off = fakeSessions();
+    (off.sessions as unknown as { pooling: boolean }).pooling = false;
+    await warmDefaultPools({ sessions: off.sessions, environments: fakeEnvironments(), log: silentLogger });
+    expect(off.calls).toEqual([]);
+  });
+});
