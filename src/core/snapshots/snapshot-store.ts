@@ -11,7 +11,7 @@ import { SerialQueue } from '../util/serial-queue';
 const SHA256 = /^[a-f0-9]{64}$/;
 /** A blob written and not yet flushed (`<sha256>.<random>.tmp` beside where it will be). */
 const TEMP_BLOB = /^([a-f0-9]{64})\.[a-f0-9]{12}\.tmp$/;
-/** Blobs flushed to disk at once when a snapshot is saved (the disk's journal takes concurrent flushes together). */
+/** Blobs put in place at once when a snapshot is saved (their flushes, started as each was written, awaited first). */
 const SYNC_CONCURRENCY = 8;
 const SNAPSHOT_ID = /^snap-[a-z0-9]{8,40}$/;
 const DIR_MODE = 0o700;
@@ -94,13 +94,13 @@ function isMissing(error: unknown): boolean {
  * Snapshots in Sandpit's data folder, content-addressed: every blob (a file, a package archive, a run
  * history) once at `<dir>/objects/<aa>/<sha256>`, one manifest per snapshot at `<dir>/manifests/<id>.json`.
  * Two snapshots of the same files share their blobs; deleting a snapshot removes the blobs no other uses.
- * Blob writes and the sweep take turns, and blobs of snapshots still being taken are never swept.
+ * The sweep waits for blobs being written, and blobs of snapshots still being taken are never swept.
  * Blobs are written sparse (a file of zeros takes no disk), and all of them together may take at most
  * `capBytes()` of disk (the Settings' snapshot space): a put beyond it is refused in plain words.
- * A blob is written first as a temporary file, not flushed; saving the snapshot flushes all of its new blobs
- * together (a flush per file was most of a snapshot's time), puts them in place, and only then writes the
- * manifest: a manifest on disk names only blobs that are whole on disk, and a crash before it leaves only
- * temporary files, which the next sweep removes.
+ * A blob is written first as a temporary file (several at a time), flushed to disk as soon as it is written;
+ * saving the snapshot waits for its new blobs' flushes, puts them in place, and only then writes the manifest:
+ * a manifest on disk names only blobs that are whole on disk, and a crash before it leaves only temporary files,
+ * which the next sweep removes.
  */
 export class SnapshotStore {
   private readonly objects: string;
