@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -138,6 +138,23 @@ describe('SnapshotStore', () => {
     store.release(hold);
     expect((await new SnapshotStore(dir).read(shaB!)).equals(b)).toBe(true);
     expect(await blobCount()).toBe(2);
+  });
+
+  it('makes a blob folder again when it was removed under it: that put fails, the next one stores the blob', async () => {
+    const store = new SnapshotStore(dir);
+    const hold = new Set<string>();
+    const first = await store.put(Buffer.from('first'), hold);
+    await rm(join(dir, 'objects'), { recursive: true, force: true });
+    // the same prefix folder, gone: a blob with the first one's prefix
+    let other = Buffer.from('x');
+    for (let i = 0; ; i += 1) {
+      other = Buffer.from(`other ${i}`);
+      if (createHash('sha256').update(other).digest('hex').slice(0, 2) === first.sha256.slice(0, 2)) break;
+    }
+    await expect(store.put(other, hold)).rejects.toMatchObject({ code: 'ENOENT' });
+    const again = await store.put(other, hold);
+    expect(again.added).toBeGreaterThan(0);
+    expect((await store.read(again.sha256)).equals(other)).toBe(true);
   });
 
   it('refuses a blob beyond its cap in plain words, writing nothing, and takes it once space is freed', async () => {

@@ -173,6 +173,8 @@ export class SnapshotStore {
           return taken;
         },
         (error: unknown) => {
+          // Its folder went (the data folder was changed under Sandpit): the next put makes it again.
+          if (isMissing(error)) this.prefixes.delete(prefix);
           if (this.unsynced.get(sha256) === blob) this.unsynced.delete(sha256);
           if (this.used !== undefined) this.used = Math.max(0, this.used - blob.taken);
           throw error;

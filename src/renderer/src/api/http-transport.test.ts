@@ -169,4 +169,44 @@ describe('createHttpTransport refusals', () => {
     expect(refused[0]).toBe('replaced');
     expect(link).toEqual([true]);
   });
+
+  it('keeps the link up when one request fails while the event stream still flows (a request the browser cut), and says lost when no stream follows', async () => {
+    const encoder = new TextEncoder();
+    let failNext = false;
+    const { fetch } = fakeFetch((call) => {
+      if (call.url.endsWith('/api/events')) {
+        // a stream that says hello and stays open
+        const body = new ReadableStream<Uint8Array>({
+          start(controller) {
+            controller.enqueue(encoder.encode(': hello\n\n'));
+          },
+        });
+        return new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      }
+      if (failNext) {
+        failNext = false;
+        return Promise.reject(new TypeError('Failed to fetch (net::ERR_NETWORK_CHANGED)'));
+      }
+      return json({ ok: true, value: {} });
+    });
+    const transport = createHttpTransport({ token: 't', fetch, accepted: true });
+    const link: boolean[] = [];
+    transport.onLink?.((up) => link.push(up));
+    const off = transport.subscribe(() => undefined);
+    await until(() => link.length > 0);
+    failNext = true;
+    await expect(transport.invoke('audit.list', {})).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(transport.invoke('audit.list', {})).resolves.toEqual({ ok: true, value: {} });
+    expect(link).toEqual([true]);
+    off();
+
+    // No stream: the requests are all there is; a failure says lost, the next answer says up again.
+    const alone = createHttpTransport({ token: 't', fetch, accepted: true });
+    const seen: boolean[] = [];
+    alone.onLink?.((up) => seen.push(up));
+    failNext = true;
+    await expect(alone.invoke('audit.list', {})).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(alone.invoke('audit.list', {})).resolves.toEqual({ ok: true, value: {} });
+    expect(seen).toEqual([false, true]);
+  });
 });

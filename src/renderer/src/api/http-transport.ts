@@ -163,9 +163,14 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
           cache: 'no-store',
         });
       } catch {
-        setLink(false);
+        // With the event stream following, the stream says whether the link is up (its heartbeat, its reconnects):
+        // one request the browser cut (Chromium cuts requests with "network changed" when Docker adds an interface)
+        // must not leave the panel saying the connection is lost while the stream still flows. Without a stream,
+        // this request is all there is to go by.
+        if (!stream) setLink(false);
         throw new SandpitError('INTERNAL', UNREACHABLE);
       }
+      if (!stream) setLink(true);
       const body: unknown = await response.json().catch(() => undefined);
       if (response.status === 401) {
         refused();
