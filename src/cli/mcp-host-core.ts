@@ -25,8 +25,9 @@ export function startHostedCore(): HostedCore {
   const bus = new EventBus();
   const clients = clientRegistryOn(bus);
   const core = (async (): Promise<Sandpit> => {
-    const { bootSandpit } = await import('../core/boot');
-    const { sandpit, notes } = await bootSandpit({ logger, bus, clients });
+    const [{ bootSandpit }, { mcpHandOverMs }] = await Promise.all([import('../core/boot'), import('../core/config')]);
+    // An assistant starts `sandpit mcp` again and again: each one leaves its warm sandboxes for the next (warm-handover.ts).
+    const { sandpit, notes } = await bootSandpit({ logger, bus, clients, overrides: { handOverMs: mcpHandOverMs() } });
     for (const note of notes) log.warn(note);
     return sandpit;
   })();

@@ -10,7 +10,7 @@ import { MCP_MAX_MESSAGE_BYTES, TOOL_INPUT_LIMITS } from '../core/mcp/mcp-limits
 import { serveHttp } from '../core/http/serve-http';
 import type { ServedHttp } from '../core/http/serve-http';
 import { pollUntil } from '../core/util/with-timeout';
-import { tempHome, testDocker } from '../test-support/docker';
+import { containersNotHandedOver, tempHome, testDocker } from '../test-support/docker';
 import type { TempHome } from '../test-support/docker';
 import { mcpChildEnv, RawMcpStdio, REPO_ROOT, SANDPIT_MCP_ARGS } from '../test-support/raw-mcp-stdio';
 import type { RpcLine } from '../test-support/raw-mcp-stdio';
@@ -144,9 +144,9 @@ describe('sandpit mcp hosting the core: oversized and malformed messages never b
     await client.close();
     client = undefined;
     await pollUntil(
-      async () => ((await ownContainers(pid)) === 0 ? true : undefined),
+      async () => ((await containersNotHandedOver(pid, home.dir)) === 0 ? true : undefined),
       30_000,
-      'the containers of sandpit mcp to be removed',
+      'the containers of sandpit mcp to be removed (but the warm ones it left for the next one)',
       250,
     );
   });
@@ -190,9 +190,9 @@ describe('sandpit mcp hosting the core: oversized and malformed messages never b
     expect(raw.stderr).toContain('MCP client gone; shutting down');
     expect(raw.notJson).toEqual([]);
     await pollUntil(
-      async () => ((await ownContainers(pid)) === 0 ? true : undefined),
+      async () => ((await containersNotHandedOver(pid, home.dir)) === 0 ? true : undefined),
       30_000,
-      'the containers of sandpit mcp to be removed',
+      'the containers of sandpit mcp to be removed (but the warm ones it left for the next one)',
       250,
     );
   });
@@ -224,9 +224,9 @@ describe('sandpit mcp hosting the core: a client that stops reading stdout', () 
     expect(raw.stderr).toContain('MCP client gone; shutting down');
     expect(raw.stderr).toContain('stdout failed');
     await pollUntil(
-      async () => ((await ownContainers(pid)) === 0 ? true : undefined),
+      async () => ((await containersNotHandedOver(pid, home.dir)) === 0 ? true : undefined),
       30_000,
-      'the containers of sandpit mcp to be removed',
+      'the containers of sandpit mcp to be removed (but the warm ones it left for the next one)',
       250,
     );
   });

@@ -10,7 +10,7 @@ import { LABEL } from '../core/docker/labels';
 import { createMcpHttpMount } from '../core/mcp/http-mount';
 import type { McpHttpMount } from '../core/mcp/http-mount';
 import { pollUntil } from '../core/util/with-timeout';
-import { tempHome, testDocker } from '../test-support/docker';
+import { containersNotHandedOver, handedOver, tempHome, testDocker } from '../test-support/docker';
 import type { TempHome } from '../test-support/docker';
 import { startTestSandpit } from '../test-support/sandpit';
 import type { TestSandpit } from '../test-support/sandpit';
@@ -27,8 +27,8 @@ interface Spawned {
   stderr: () => string;
 }
 
-function childEnv(home: string): Record<string, string> {
-  const env: Record<string, string> = { SANDPIT_HOME: home, SANDPIT_LOG: 'info' };
+function childEnv(home: string, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = { SANDPIT_HOME: home, SANDPIT_LOG: 'info', ...extra };
   for (const key of ['PATH', 'HOME', 'DOCKER_HOST', 'SANDPIT_CHANNEL', 'TMPDIR'])
     if (process.env[key]) env[key] = process.env[key];
   return env;
@@ -37,8 +37,8 @@ function childEnv(home: string): Record<string, string> {
 const MCP_ARGS = ['--import', 'tsx', join(ROOT, 'src/cli/index.ts'), 'mcp'];
 
 /** `sandpit mcp` from the sources, as a desktop assistant starts it, with SANDPIT_HOME = `home`. */
-async function spawnSandpitMcp(home: string, name: string): Promise<Spawned> {
-  const env = childEnv(home);
+async function spawnSandpitMcp(home: string, name: string, extra: Record<string, string> = {}): Promise<Spawned> {
+  const env = childEnv(home, extra);
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: MCP_ARGS,
@@ -80,7 +80,7 @@ describe('sandpit mcp hosting the core itself', () => {
     await home?.cleanup();
   });
 
-  it('lists the tools and runs code; printed JSON-RPC look-alikes cannot break the framing; closing stdin removes its containers', async () => {
+  it('lists the tools and runs code; printed JSON-RPC look-alikes cannot break the framing; closing stdin removes its sessions and leaves its warm sandboxes to the next sandpit mcp, which answers from one of them', async () => {
     spawned = await spawnSandpitMcp(home.dir, 'stdio-host-test');
     const { client, transport } = spawned;
     const pid = transport.pid;
@@ -96,18 +96,42 @@ describe('sandpit mcp hosting the core itself', () => {
     expect(out).toMatchObject({ status: 'ok', result: '42', stdout: `${JSON_RPC_LOOKALIKE}\n${JSON_RPC_LOOKALIKE}\n` });
     expect((await execute(client, 'print("still framed")')).stdout).toBe('still framed\n');
 
+    expect((await execute(client, 'kept_value = 42\nkept_value')).result).toBe('42');
     const docker = testDocker();
-    expect((await docker.listContainers({ [LABEL.ownerPid]: String(pid) })).length).toBeGreaterThan(0);
+    const running = async (ownerPid: number): Promise<number> => (await docker.listContainers({ [LABEL.ownerPid]: String(ownerPid) })).filter((c) => c.state === 'running').length;
+    // the session and the warm sandboxes (the python one refilled, the other languages' first ones)
+    await pollUntil(async () => ((await running(pid!)) >= 4 ? true : undefined), 90_000, 'the warm pools to fill', 250);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     const { stderr } = spawned;
     await client.close();
     spawned = undefined;
     expect(stderr()).toContain('MCP client gone; shutting down');
+    // Its session is removed; its ready warm sandboxes stay, named in the data folder for the next sandpit mcp.
+    await pollUntil(async () => ((await containersNotHandedOver(pid!, home.dir)) === 0 ? true : undefined), 30_000, 'the session containers of sandpit mcp to be removed', 250);
+    const left = await handedOver(home.dir);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left).not.toContain(out.session_id);
+    expect(stderr()).toContain('left warm sandboxes for the next core');
+
+    // The next sandpit mcp of this data folder answers its first call from one of them, with nothing of the last
+    // session in it; told to leave nothing itself, it removes every one it took over when it quits.
+    const second = await spawnSandpitMcp(home.dir, 'stdio-host-test-2', { SANDPIT_HANDOVER_SECONDS: '0' });
+    spawned = second;
+    const pid2 = second.transport.pid!;
+    const fresh = await execute(second.client, "'kept_value' in globals()");
+    expect(fresh.result).toBe('False');
+    expect(left).toContain(fresh.session_id);
+    expect(await handedOver(home.dir)).toEqual([]);
+    await second.client.close();
+    spawned = undefined;
+    expect(second.stderr()).toContain('took over the warm sandboxes the last core left');
     await pollUntil(
-      async () => ((await docker.listContainers({ [LABEL.ownerPid]: String(pid) })).length === 0 ? true : undefined),
+      async () => ((await docker.listContainers({ [LABEL.ownerPid]: String(pid) })).length + (await docker.listContainers({ [LABEL.ownerPid]: String(pid2) })).length === 0 ? true : undefined),
       30_000,
-      'the containers of sandpit mcp to be removed',
+      'every container of both to be removed',
       250,
     );
+    expect(await handedOver(home.dir)).toEqual([]);
   });
 });
 

@@ -29,6 +29,7 @@ import { recheckFolders } from './folders/recheck-folders';
 import type { HomeLock } from './home-lock';
 import type { InstanceIdentity } from './sandbox/instance-identity';
 import { reapDeadInstances } from './docker/reaper';
+import { WarmHandOver, isHandedOver } from './sessions/warm-handover';
 import { KEPT_MARKERS_DIR, KeptStore, isKeptSession } from './sessions/kept-store';
 import { removeAllBut } from './util/remove-all-but';
 import { ArtifactStore } from './files/artifact-store';
@@ -205,7 +206,8 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     log,
     baseImage: (base) => executorImages.ensure(base),
     baseImageIfBuilt: (base) => executorImages.ifBuilt(base),
-    settings: () => {
+    settings: async () => {
+      await gateway.settled();
       const egress = gateway.current();
       if (!egress && config.egressProxy) {
         const why = gateway.failure();
@@ -220,8 +222,11 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
       };
     },
   });
-  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation, secrets: secrets.environments };
+  const environments: EnvironmentServices = { store: environmentStore, builder, egress: () => gateway.current(), egressProblem: () => gateway.failure(), egressSettled: () => gateway.settled(), openNetwork: networks.openNetwork, defaultIsolation: () => settings.current.defaultIsolation, secrets: secrets.environments };
   const kept = new KeptStore(config.home, config.runRoot, log);
+  const handOver = new WarmHandOver(config.home, config.runRoot, log);
+  /** What no reaper removes: kept sessions' sandboxes, and warm ones handed over between cores. */
+  const spared = async (sessionId: string): Promise<boolean> => (await isKeptSession(config.runRoot, sessionId)) || (await isHandedOver(config.runRoot, sessionId, identity));
   const folders = dockerFolderSharing({
     docker,
     dataFolder: config.home,
@@ -236,9 +241,15 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     engine,
     bus,
     artifacts,
-    installSettings: (sessionId) => installSettingsFor(config, { egress: gateway.current(), open: networks.openNetwork }, sessionId, gateway.failure()),
+    installSettings: async (sessionId) => {
+      await gateway.settled();
+      return installSettingsFor(config, { egress: gateway.current(), open: networks.openNetwork }, sessionId, gateway.failure());
+    },
     // Every sandbox's egress credential is revoked as it is removed, warm ones that never became a session included...
-    sandboxRemoved: (sessionId) => gateway.current()?.revoke(sessionId),
+    sandboxRemoved: (sessionId) => {
+      gateway.current()?.revoke(sessionId);
+      void handOver.forget(sessionId);
+    },
     kept,
     openNetwork: networks.openNetwork,
     // A kept session on the package proxy is connected again by this core: its proxy (started now), a pass, its
@@ -251,6 +262,7 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
     dropLayers: async (layers) => {
       for (const layer of layers) await folders.reviews?.remove(layer);
     },
+    handOver: { store: handOver, ms: config.handOverMs, self: identity },
     log,
   });
   // ...and a session's (its sandbox's and its installers') when the session is gone, whatever removed it.
@@ -279,9 +291,9 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
   backend.onLost(() => void engine.check());
   const reap = async (): Promise<void> => {
     try {
-      const report = await reapDeadInstances(docker, identity, config.runRoot, { isKept: (sessionId) => isKeptSession(config.runRoot, sessionId), markersDir: KEPT_MARKERS_DIR }, log);
-      // After their volumes: a loop device still mounted cannot be detached. Kept sessions' disks stay.
-      const images = await reapWorkspaceImages(workspacesRoot, identity, log, (sessionId) => isKeptSession(config.runRoot, sessionId));
+      const report = await reapDeadInstances(docker, identity, config.runRoot, { isKept: spared, markersDir: KEPT_MARKERS_DIR }, log);
+      // After their volumes: a loop device still mounted cannot be detached. Kept sessions' disks stay (and handed-over ones).
+      const images = await reapWorkspaceImages(workspacesRoot, identity, log, spared);
       if (report.containers.length + report.volumes.length + images.length > 0) log.info('reaped leftovers of dead instances', { ...report, workspaces: images });
     } catch (error) {
       log.warn('reaper failed', { error: toErrorBody(error).message });
@@ -331,12 +343,13 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
       .catch((error: unknown) => log.warn('could not read back the approvals given for sessions', { error: toErrorBody(error).message }));
     await restoring;
     // The warm pools first (the default language's before the others): the first run of a client waits on
-    // nothing else. Leftovers and the egress proxy come behind; pooled sandboxes need neither.
+    // nothing else. Leftovers and the egress proxy come behind; pooled sandboxes need neither. The core is handed
+    // out before the egress proxy is up (its network took 80–500 ms here): what needs it waits for its start.
     sessions.engineCameBack();
     warm();
     await reap();
     if (config.egressProxy) {
-      await gateway.get().catch((error: unknown) => log.warn('the egress proxy did not start', { error: toErrorBody(error).message }));
+      void gateway.get().catch((error: unknown) => log.warn('the egress proxy did not start', { error: toErrorBody(error).message }));
     }
   });
   await engine.check();
@@ -376,8 +389,8 @@ async function assembleSandpit(baseConfig: SandpitConfig, options: CreateSandpit
         markInstanceDead(identity.instanceId);
         if (engine.current.state === 'up') await reap();
         engine.dispose();
-        // Kept sessions' agent folders are bind-mounted into their stopped containers: they stay.
-        await removeAllBut(instanceDir, (name) => isKeptSession(config.runRoot, name));
+        // Kept sessions' agent folders are bind-mounted into their stopped containers: they stay (and handed-over ones').
+        await removeAllBut(instanceDir, spared, ['owner.json']);
       })()),
   };
 }

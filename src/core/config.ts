@@ -19,6 +19,11 @@ export interface SandpitConfig extends Record<IndexSetting, string> {
   channel: ChannelSetting;
   /** Ready containers kept per hot session template. */
   poolSize: number;
+  /**
+   * How long the warm sandboxes of a core that quits wait for the next core of the same data folder to take them
+   * over (src/core/sessions/warm-handover.ts); 0: they are removed. `sandpit mcp` leaves them (SANDPIT_HANDOVER_SECONDS).
+   */
+  handOverMs: number;
   maxSessions: number;
   maxConcurrentRuns: number;
   idleTtlMs: number;
@@ -56,6 +61,13 @@ export interface SandpitConfig extends Record<IndexSetting, string> {
 
 export const DEFAULT_PORT = 7411;
 
+/** How long `sandpit mcp` leaves its warm sandboxes for the next one: SANDPIT_HANDOVER_SECONDS (0: not at all), else 10 minutes. */
+export function mcpHandOverMs(env: NodeJS.ProcessEnv = process.env): number {
+  const seconds = Number(env.SANDPIT_HANDOVER_SECONDS);
+  if (env.SANDPIT_HANDOVER_SECONDS === undefined || env.SANDPIT_HANDOVER_SECONDS === '' || !Number.isFinite(seconds) || seconds < 0) return 10 * 60_000;
+  return Math.min(Math.round(seconds), 24 * 3600) * 1000;
+}
+
 /** Each index setting's URL: its variable (SANDPIT_PIP_INDEX_URL …) when set, else the registry's default. */
 function defaultIndexUrls(): Record<IndexSetting, string> {
   return Object.fromEntries(INDEX_SETTINGS.map((setting) => [setting, process.env[INDEX_SETTING_ENTRIES[setting].envVar] ?? INDEX_SETTING_ENTRIES[setting].default])) as Record<IndexSetting, string>;
@@ -67,6 +79,7 @@ export function defaultConfig(overrides: Partial<SandpitConfig> = {}): SandpitCo
     home: resolveHome(),
     channel: envChannel === 'socket' || envChannel === 'attach' ? envChannel : 'auto',
     poolSize: 2,
+    handOverMs: 0,
     maxSessions: 32,
     maxConcurrentRuns: 8,
     idleTtlMs: 30 * 60_000,

@@ -22,6 +22,7 @@ import { join, sep } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   connectClient,
+  expectUnconnectedExit,
   findProcess,
   ignoredSignals,
   isGone,
@@ -559,6 +560,19 @@ describe('javascript agent lifecycle', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('ends once no host has been connected for SANDPIT_UNCONNECTED_EXIT_S seconds, and not while one is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandpit-js-agent-sock-'));
+    const path = join(dir, 'a.sock');
+    const agent = startAgent({ SANDPIT_CHANNEL: `socket:${path}`, SANDPIT_UNCONNECTED_EXIT_S: '1' });
+    try {
+      await expectUnconnectedExit(path, () => agent.exitStatus() !== undefined, "var v = 'kept'", 'v', "'kept'");
+      expect(agent.exitStatus()).toBe(0);
+    } finally {
+      agent.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   // kill(-1, SIGKILL) is only safe in a PID namespace of its own: run the agent under `unshare` (as init's
   // child, like under the container's init). Without unprivileged user namespaces this is reported as skipped.

@@ -116,8 +116,14 @@ function createChannel({ onLine, onEnd }) {
       // nothing there
     }
     let current = null;
+    // SANDPIT_UNCONNECTED_EXIT_S: with no host connected that long, the agent ends (a warm sandbox left for a next
+    // Sandpit that never came); 0 or unset: it waits for ever.
+    const exitAfterS = Math.max(0, Number.parseInt(process.env.SANDPIT_UNCONNECTED_EXIT_S || '0', 10) || 0);
+    let unconnected = null;
     const server = net.createServer((conn) => {
       if (current) current.destroy();
+      if (unconnected) clearTimeout(unconnected);
+      unconnected = null;
       current = conn;
       const w = streamWriter(conn, () => undefined);
       writer = w;
@@ -127,6 +133,12 @@ function createChannel({ onLine, onEnd }) {
           current = null;
           writer = null;
           resumeWaiting();
+          if (exitAfterS > 0) {
+            unconnected = setTimeout(() => {
+              log(`no host connected for ${exitAfterS} s: exiting`);
+              endOfChannel();
+            }, exitAfterS * 1000);
+          }
         }
       });
     });

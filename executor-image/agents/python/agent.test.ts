@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, findProcess, ignoredSignals, isGone, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
+import { connectClient, expectUnconnectedExit, findProcess, ignoredSignals, isGone, shape, sleep, spawnAgent, waitUntil, WAIT_MS } from '../test-support/agent-client';
 import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
 import { describeWorkspaceFs, onSmallTmpfs } from '../test-support/workspace-fs-suite';
 
@@ -465,6 +465,19 @@ describe('python agent lifecycle', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('ends once no host has been connected for SANDPIT_UNCONNECTED_EXIT_S seconds, and not while one is', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sandpit-agent-sock-'));
+    const path = join(dir, 'a.sock');
+    const agent = startStdioAgent({ SANDPIT_CHANNEL: `socket:${path}`, SANDPIT_UNCONNECTED_EXIT_S: '1' });
+    try {
+      await expectUnconnectedExit(path, () => agent.proc.exitCode !== null, "v = 'kept'", 'v', "'kept'");
+      expect(agent.proc.exitCode).toBe(0);
+    } finally {
+      agent.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 
   // kill(-1, SIGKILL) is only safe in a PID namespace of its own: run the agent under `unshare` (as init's
   // child, like under the container's init). Without unprivileged user namespaces this is reported as skipped.

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectClient, spawnAgent, sleep, waitUntil } from '../test-support/agent-client';
+import { connectClient, expectUnconnectedExit, spawnAgent, sleep, waitUntil } from '../test-support/agent-client';
 import type { JsonLinesClient, SpawnedAgent } from '../test-support/agent-client';
 import { describeWorkspaceFs, onSmallTmpfs } from '../test-support/workspace-fs-suite';
 
@@ -169,6 +169,24 @@ describe.skipIf(!hasR)('r agent over a unix socket', () => {
       expect((await second.run('kept')).stdout).toBe('[1] "yes"\n');
     } finally {
       for (const socket of sockets) socket.destroy();
+      served.stop();
+      rmSync(socketDir, { recursive: true, force: true });
+    }
+  }, 40_000);
+});
+
+describe.skipIf(!hasR)('r agent with no host', () => {
+  it('ends once no host has been connected for SANDPIT_UNCONNECTED_EXIT_S seconds, and not while one is', async () => {
+    const socketDir = mkdtempSync(join(tmpdir(), 'sandpit-r-agent-sock-'));
+    const path = join(socketDir, 'agent.sock');
+    const served = spawnAgent(['perl', AGENT], {
+      workspacePrefix: 'sandpit-r-agent-sock-',
+      env: { SANDPIT_KILL_STRAYS: undefined, SANDPIT_CHANNEL: `socket:${path}`, SANDPIT_UNCONNECTED_EXIT_S: '1' },
+    });
+    try {
+      await expectUnconnectedExit(path, () => served.proc.exitCode !== null, 'kept <- "yes"', 'kept', '"yes"');
+      expect(served.proc.exitCode).toBe(0);
+    } finally {
       served.stop();
       rmSync(socketDir, { recursive: true, force: true });
     }

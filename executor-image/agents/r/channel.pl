@@ -9,7 +9,11 @@ use Socket qw(SOCK_STREAM);
 
 sub open_channel {
   my $spec = $ENV{SANDPIT_CHANNEL} || 'stdio';
-  my $self = bless { buffer => '', in => undef, out => undef, listener => undef }, __PACKAGE__;
+  my $self = bless { buffer => '', in => undef, out => undef, listener => undef, unconnected_since => undef }, __PACKAGE__;
+  # SANDPIT_UNCONNECTED_EXIT_S: with no host connected that long, the agent ends (a warm sandbox left for a next
+  # Sandpit that never came); 0 or unset: it waits for ever.
+  my $exit_after = $ENV{SANDPIT_UNCONNECTED_EXIT_S} // '';
+  $self->{exit_after} = $exit_after =~ /^[0-9]{1,9}$/ ? $exit_after + 0 : 0;
   if ($spec =~ /^socket:(.+)$/) {
     my $path = $1;
     unlink $path;
@@ -26,6 +30,12 @@ sub open_channel {
   return $self;
 }
 
+# True once no host has been connected for SANDPIT_UNCONNECTED_EXIT_S seconds (the agent then ends).
+sub unconnected_too_long {
+  my ($self) = @_;
+  return $self->{exit_after} > 0 && defined $self->{unconnected_since} && time - $self->{unconnected_since} >= $self->{exit_after};
+}
+
 # The handles select() should watch.
 sub handles { my ($self) = @_; return grep { defined } $self->{listener}, $self->{in} }
 
@@ -35,6 +45,7 @@ sub accept_connection {
   close $self->{in} if $self->{in};
   $self->{in} = $self->{out} = $conn;
   $self->{buffer} = '';
+  $self->{unconnected_since} = undef;
 }
 
 # Reads from $fh (the listener or the input); returns the complete lines, or undef when stdio closed.
@@ -47,6 +58,7 @@ sub read_lines {
     return undef unless $self->{listener};
     close $fh;
     $self->{in} = $self->{out} = undef;
+    $self->{unconnected_since} = time;
     return [];
   }
   $self->{buffer} .= $buf;

@@ -194,4 +194,5 @@ while (1) {
     }
   }
   finish_if_ready();
+  exit 0 if $channel->unconnected_too_long;
 }

@@ -3,7 +3,7 @@
 // Not part of any image: an image's build context holds only its own agent directory.
 import { spawn } from 'node:child_process';
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -335,4 +335,33 @@ export async function connectClient(path: string, sockets: Socket[]): Promise<Js
     socket.once('error', reject);
   });
   return new JsonLinesClient((text) => socket.write(text), socket);
+}
+
+/**
+ * An agent started with SANDPIT_UNCONNECTED_EXIT_S=1 on the socket `path` (a warm sandbox left for a next core):
+ * it serves while a host is connected, however long; a host that comes back within the second finds it with its
+ * state; once no host has been connected for a second, it ends (`exited` turns true).
+ */
+export async function expectUnconnectedExit(path: string, exited: () => boolean, set: string, get: string, expected: string): Promise<void> {
+  const sockets: Socket[] = [];
+  try {
+    await waitUntil(() => existsSync(path), 'the agent made its socket', 30_000);
+    const first = await connectClient(path, sockets);
+    await first.hello();
+    await first.run(set);
+    await sleep(1_500);
+    expect(exited()).toBe(false); // connected: it stays
+    sockets[0]?.destroy();
+    await sleep(300);
+    const second = await connectClient(path, sockets);
+    await second.hello();
+    await sleep(1_200);
+    expect(exited()).toBe(false); // a host came back within the second: it stays
+    const got = await second.run(get);
+    expect(`${got.stdout}${got.result ?? ''}`).toContain(expected);
+    sockets[1]?.destroy();
+    await waitUntil(exited, 'the agent did not end with no host connected', 6_000);
+  } finally {
+    for (const socket of sockets) socket.destroy();
+  }
 }

@@ -20,6 +20,8 @@ import { cleanPackageArchive } from './package-archive';
 import { checkOverlayVolumes, ensureOverlayVolume, isOverlayFolder, overlayVolumeName } from './overlay-volumes';
 import { canonicalImageName } from './image-name';
 
+/** How long connecting to the agent of a warm sandbox an earlier core left may take (it is up, or it is not taken). */
+const LEFT_RUNNING_CONNECT_MS = 2_000;
 /** How long reading or writing a package store's archive may take. */
 const PACKAGE_ARCHIVE_TIMEOUT_MS = 300_000;
 
@@ -56,6 +58,8 @@ export class DockerSandbox implements Sandbox {
   private workspace: WorkspaceVolume | undefined;
   /** A kept session's container from an earlier core: checked before each start. */
   private adopted = false;
+  /** A warm sandbox an earlier core left running: its first start only connects to its agent. */
+  private leftRunning = false;
   /** Folders of this computer (a warm-pool sandbox has none); replaceFolders makes a new container for others. */
   private folders: SandboxFolder[];
 
@@ -109,6 +113,12 @@ export class DockerSandbox implements Sandbox {
       throw new SandpitError('DENIED', `The record of kept session ${this.sessionId} names container ${record.containerId.slice(0, 12)}, which is not one Sandpit made for that session: it is not taken over, and nothing is done to that container.`, { reason: 'foreign-container' });
     }
     if (named) await this.assertMadeAsRecorded(record, options.remake === true);
+    if (options.running) {
+      if (options.remake || !named || this.channel !== 'socket' || !(await this.deps.docker.inspectContainer(record.containerId)).running) {
+        throw new SandpitError('CONTAINER_DIED', `The warm sandbox ${this.sessionId} an earlier Sandpit left is not running any more: it is not taken over.`);
+      }
+      this.leftRunning = true;
+    }
     this.workspace = this.deps.workspaces.reopen(record.workspace, this.sessionId);
     if (options.remake) {
       // Its installers are gone with their core; its own container(s) — a crash may have left a second one — go too.
@@ -248,6 +258,11 @@ export class DockerSandbox implements Sandbox {
   async start(timeoutMs: number): Promise<AgentChannel> {
     const { docker } = this.deps;
     if (this.adopted) await this.checkAdopted();
+    if (this.leftRunning && this.agentDir) {
+      // Taken over running: its agent listens already (a new connection replaces the old core's).
+      this.leftRunning = false;
+      return connectUnixChannel(join(this.agentDir, 'agent.sock'), Math.min(timeoutMs, LEFT_RUNNING_CONNECT_MS));
+    }
     await this.checkFolders();
     if (!this.agentDir) {
       // The agent only speaks when asked, so attaching after start loses nothing.

@@ -8,6 +8,8 @@ export interface LazyEgressGateway {
   get(): Promise<EgressGateway>;
   /** The gateway if it is running, else undefined (never starts it). */
   current(): EgressGateway | undefined;
+  /** Resolves once a start in flight has ended, well or not (never starts one, never throws). */
+  settled(): Promise<void>;
   /** Why the last start failed, in plain words (e.g. a remote engine), while it is not running; else undefined. */
   failure(): string | undefined;
   /** New allow-list for the running gateway and for a later start; throws INVALID_INPUT (and keeps the old one) on a bad entry. */
@@ -52,6 +54,9 @@ export function lazyEgressGateway(
   return {
     get,
     current: (): EgressGateway | undefined => running,
+    settled: async (): Promise<void> => {
+      await starting?.catch(() => undefined);
+    },
     failure: (): string | undefined => (running ? undefined : failed),
     setAllowed: (urls: string[], extraHosts: string[]): void => {
       if (running) running.setAllowed(urls, extraHosts);

@@ -32,7 +32,7 @@ export interface EnvironmentBuilderDeps {
   baseImage(base: EnvironmentBase): Promise<string>;
   /** The executor image tag a base flavour has now, without building anything (undefined: not built). */
   baseImageIfBuilt(base: EnvironmentBase): Promise<string | undefined>;
-  settings(): BuildSettings;
+  settings(): BuildSettings | Promise<BuildSettings>;
 }
 
 /**
@@ -158,7 +158,7 @@ export class EnvironmentBuilder {
     const lines: string[] = [];
     let settings: BuildSettings | undefined;
     try {
-      settings = this.deps.settings();
+      settings = await this.deps.settings();
       const dockerfile = environmentDockerfile(env, target.base, settings);
       const context = await packFiles([{ path: 'Dockerfile', content: Buffer.from(dockerfile) }], { maxFileBytes: 1024 * 1024, maxTotalBytes: 1024 * 1024 });
       log.info('building environment', { environmentId, image: target.tag });

@@ -36,6 +36,11 @@ export interface ReopenOptions {
    * or gone (a crash between removing it and writing the record again).
    */
   remake?: boolean;
+  /**
+   * Its container is still running (a warm sandbox an earlier core left, warm-handover.ts): it must be, and the
+   * first start only connects to its agent. Not with `remake`.
+   */
+  running?: boolean;
 }
 
 export interface BackendEndpoint {

@@ -24,6 +24,8 @@ export interface EnvironmentServices {
   egress(): EgressAccess | undefined;
   /** Why the egress proxy is not running, when its start failed (e.g. a remote engine). */
   egressProblem?(): string | undefined;
+  /** Resolves once the egress proxy's start in flight (if any) has ended: it starts behind the core's own start. */
+  egressSettled?(): Promise<void>;
   /** The engine's network with a way out (sessions of the "open" policy). */
   openNetwork: string;
   /** The isolation of sessions whose environment does not choose one (the Settings default, now). */

@@ -26,9 +26,10 @@ export interface SessionConnection {
 export async function sessionConnection(
   policy: NetworkPolicy,
   environmentId: string | undefined,
-  environments: Pick<EnvironmentServices, 'egress' | 'egressProblem' | 'openNetwork' | 'secrets'>,
+  environments: Pick<EnvironmentServices, 'egress' | 'egressProblem' | 'egressSettled' | 'openNetwork' | 'secrets'>,
   forSession: readonly string[] = [],
 ): Promise<SessionConnection> {
+  if (policy === 'packages') await environments.egressSettled?.();
   const network = networkFor(policy, { egress: environments.egress(), open: environments.openNetwork }, environments.egressProblem?.());
   if (policy !== 'packages' || (environmentId === undefined && forSession.length === 0) || !environments.secrets) return network;
   const uses = await environments.secrets.usesOf(environmentId, forSession);

@@ -12,6 +12,10 @@ function fakeSessions(): { sessions: SessionManager; calls: string[]; most: () =
   let most = 0;
   const sessions = {
     pooling: true,
+    adoptHandedOver: async (templates: WarmTemplate[]): Promise<number> => {
+      calls.push(`take over ${templates.map((t) => t.image).join('+')}`);
+      return 0;
+    },
     warmUp: async (templates: WarmTemplate[], upTo?: number): Promise<void> => {
       calls.push(`${templates.map((t) => t.image).join('+')}${upTo === undefined ? '' : ` ×${upTo}`}`);
       running += 1;
@@ -40,6 +44,8 @@ describe('warmDefaultPools', () => {
     const { sessions, calls, most } = fakeSessions();
     await warmDefaultPools({ sessions, environments: fakeEnvironments(), log: silentLogger });
     expect(calls).toEqual([
+      // what the last core left is taken over first, for every template this core warms
+      'take over img-python+img-node+img-bash+img-typescript+img-r',
       'img-python ×1',
       'img-node ×1',
       'img-bash ×1',
@@ -58,10 +64,11 @@ describe('warmDefaultPools', () => {
   it('warms only the environments that are built, and nothing when pools are off', async () => {
     const { sessions, calls } = fakeSessions();
     await warmDefaultPools({ sessions, environments: fakeEnvironments(['r', 'typescript']), log: silentLogger });
-    expect(calls).toEqual(['img-python ×1', 'img-node ×1', 'img-bash ×1', 'img-python', 'img-node', 'img-bash']);
+    expect(calls).toEqual(['take over img-python+img-node+img-bash', 'img-python ×1', 'img-node ×1', 'img-bash ×1', 'img-python', 'img-node', 'img-bash']);
     const off = fakeSessions();
     (off.sessions as unknown as { pooling: boolean }).pooling = false;
     await warmDefaultPools({ sessions: off.sessions, environments: fakeEnvironments(), log: silentLogger });
-    expect(off.calls).toEqual([]);
+    // nothing warmed, and nothing taken over (what the last core left goes to the reaper)
+    expect(off.calls).toEqual(['take over ']);
   });
 });

@@ -12,11 +12,17 @@ import type { EnvironmentServices } from './environment-services';
  * once waits for it, and on a 2-core machine every container starting beside it slowed it down ≈ 2×,
  * bench/floor.ts); then the first of every other language, one after the other in the languages' order
  * (JavaScript next: started together with the other three, its first sandbox took ≈ 2.2 s instead of ≈ 0.6,
- * bench/first-answer.ts); then the rest of each pool one by one, the default language's first.
+ * bench/first-answer.ts); then the rest of each pool one by one, the default language's first. Before any of
+ * them, the warm sandboxes the last core of this data folder left are taken over (warm-handover.ts): a pool they
+ * fill starts nothing.
  */
 export async function warmDefaultPools(deps: { sessions: SessionManager; environments: EnvironmentServices; log: Logger }): Promise<void> {
   const { sessions, environments, log } = deps;
-  if (!sessions.pooling) return;
+  if (!sessions.pooling) {
+    // Nothing is taken over: what the last core left goes to the reaper.
+    await sessions.adoptHandedOver([]);
+    return;
+  }
   const templateOf = async (id: string): Promise<WarmTemplate | undefined> => {
     try {
       const env = await environments.store.get(id);
@@ -30,12 +36,9 @@ export async function warmDefaultPools(deps: { sessions: SessionManager; environ
   const ids = [...new Set(LANGUAGES.map((language) => LANGUAGE_ENTRIES[language].defaultEnvironment))];
   const [first, ...others] = ids;
   const firstTemplate = first === undefined ? undefined : await templateOf(first);
+  const otherTemplates = (await Promise.all(others.map(templateOf))).filter((t): t is WarmTemplate => t !== undefined);
+  await sessions.adoptHandedOver([...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]);
   if (firstTemplate) await sessions.warmUp([firstTemplate], 1);
-  const otherTemplates: WarmTemplate[] = [];
-  for (const id of others) {
-    const template = await templateOf(id);
-    if (template) otherTemplates.push(template);
-  }
   for (const template of otherTemplates) await sessions.warmUp([template], 1);
   for (const template of [...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]) await sessions.warmUp([template]);
 }

@@ -126,6 +126,26 @@ export class SandboxDriver {
     this.paused = true;
   }
 
+  /**
+   * Takes over a warm sandbox an earlier core left running (warm-handover.ts): its record is checked by the
+   * backend, then its agent is connected and greeted; nothing is started. Throws (DENIED, CONTAINER_DIED) when
+   * it cannot be: the caller removes what was checked, and nothing else.
+   */
+  async takeOver(record: SandboxRecord): Promise<void> {
+    this.sandboxHandle = await this.options.backend.reopen(this.options.spec, record, { running: true });
+    await this.bootSandbox();
+  }
+
+  /**
+   * Lets go of a warm sandbox for the next core (warm-handover.ts): its channel closes and nothing is removed;
+   * what the next core needs to find it is returned. The driver is not used again.
+   */
+  release(): SandboxRecord {
+    this.paused = true;
+    this.channel?.close();
+    return this.sandbox.record();
+  }
+
   /** What the data folder keeps of this sandbox for the next core. */
   record(): SandboxRecord {
     return this.sandbox.record();

@@ -28,6 +28,11 @@ import { sandboxFolders } from './session-types';
 import type { ContainerEnv, SessionTemplate } from './session-template';
 import { WarmPools } from './warm-pools';
 import type { WarmTemplate } from './warm-pools';
+import { adoptWarmSandboxes, leaveWarmSandboxes } from './warm-handover-flow';
+import type { HandOverDeps } from './warm-handover-flow';
+
+/** The agent ends once no core has been connected for this many seconds (PROTOCOL.md "Channel"). */
+export const UNCONNECTED_EXIT_VARIABLE = 'SANDPIT_UNCONNECTED_EXIT_S';
 
 export interface SessionManagerDeps {
   config: SandpitConfig;
@@ -36,7 +41,7 @@ export interface SessionManagerDeps {
   bus: EventBus;
   artifacts: ArtifactStore;
   /** Index URLs, install network and egress proxy of a session's installs. */
-  installSettings(sessionId: string): InstallSettings;
+  installSettings(sessionId: string): InstallSettings | Promise<InstallSettings>;
   /**
    * Called once as a sandbox's removal for good begins: a stopped session's, a failed start's, a warm
    * sandbox discarded without ever becoming a session (e.g. to revoke its egress credential). Must not throw.
@@ -56,6 +61,8 @@ export interface SessionManagerDeps {
   checkFolders?: (folders: readonly SandboxFolder[]) => Promise<SandboxFolder[]>;
   /** Removes the layers of a stopped session's review folders (their pending changes end with it). */
   dropLayers?: (layerPaths: readonly string[]) => Promise<void>;
+  /** Warm sandboxes left for the next core when this one quits, and taken over from the last one (warm-handover.ts). */
+  handOver?: HandOverDeps;
   log: Logger;
 }
 
@@ -106,6 +113,8 @@ export class SessionManager {
   private disposed = false;
   /** Sessions being claimed or started: they count against maxSessions like the ones that exist. */
   private creating = 0;
+  /** The warm sandboxes the last core left are being taken over: a claim waits for them rather than start one. */
+  private adopting: Promise<void> | undefined;
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
@@ -173,6 +182,41 @@ export class SessionManager {
     return this.pools.warmUp(templates, upTo);
   }
 
+  /**
+   * Takes over the warm sandboxes the last core of this data folder left (when they are of these templates) into
+   * their pools, before the pools start their own: how many were taken.
+   */
+  async adoptHandedOver(templates: readonly WarmTemplate[]): Promise<number> {
+    const handOver = this.deps.handOver;
+    if (!handOver || this.disposed) return 0;
+    // With pools off, nothing is taken: what was left goes to the reaper.
+    const current = this.pools.size > 0 ? templates : [];
+    let firstTaken: () => void = () => undefined;
+    const first = new Promise<void>((resolve) => {
+      firstTaken = resolve;
+    });
+    const adopting = adoptWarmSandboxes(
+      current,
+      this.pools.defaultLimits,
+      (sessionId, template) => this.makeRuntime(sessionId, { ...template, limits: this.pools.defaultLimits }, true),
+      (template, session) => this.pools.adopt(template, session),
+      handOver,
+      this.log,
+      firstTaken,
+    ).catch((error: unknown) => {
+      this.log.warn('could not take over the warm sandboxes the last core left', { error: toErrorBody(error).message });
+      return 0;
+    });
+    // A claim waits for the default language's (the first template's) only.
+    const claimable = Promise.race([first, adopting.then(() => undefined)]);
+    this.adopting = claimable;
+    try {
+      return await adopting;
+    } finally {
+      if (this.adopting === claimable) this.adopting = undefined;
+    }
+  }
+
   /** Throws DOCKER_UNAVAILABLE (saying what to do) unless the engine is up: callers check before slow preparations. */
   assertEngineUp(): void {
     this.deps.engine.assertUp();
@@ -210,6 +254,7 @@ export class SessionManager {
     const folders = input.folders ?? [];
     const ownLimits = input.limits !== undefined && !isDeepStrictEqual(limits, this.pools.defaultLimits);
     const poolable = !ownLimits && folders.length === 0 && input.caDir === undefined && this.pools.size > 0;
+    if (poolable && this.adopting) await this.adopting;
     const claimed = poolable ? await this.pools.claim(template) : undefined;
     const runtime = claimed ?? this.makeRuntime(newId('ses'), template, false, folders);
     const session = new Session(
@@ -378,8 +423,10 @@ export class SessionManager {
   async dispose(): Promise<void> {
     this.disposed = true;
     clearInterval(this.sweepTimer);
-    // The warm sandboxes go while the sessions are kept or stopped (a client closing Sandpit waits a few seconds only).
-    const pools = this.pools.empty();
+    // The warm sandboxes go (or are left for the next core) while the sessions are kept or stopped (a client closing
+    // Sandpit waits a few seconds only).
+    const handOver = this.deps.handOver;
+    const pools = handOver && handOver.ms > 0 ? leaveWarmSandboxes(this.pools, handOver, this.log) : this.pools.empty();
     const kept = [...this.sessions.values()].filter((s) => s.kept);
     await Promise.all(
       kept.map(async (s) => {
@@ -427,7 +474,7 @@ export class SessionManager {
         image: template.image,
         limits: template.limits,
         network: template.network,
-        env: typeof template.env === 'function' ? template.env(id) : template.env,
+        env: this.sandboxEnv(id, template, pooled),
         isolation: template.isolation,
         pooled,
         ...(template.caDir ? { caDir: template.caDir } : {}),
@@ -439,6 +486,17 @@ export class SessionManager {
       graceMs: config.graceMs,
       onRemove: () => this.deps.sandboxRemoved?.(id),
     });
+  }
+
+  /**
+   * A sandbox's variables: its template's, and for a warm one that may be left for the next core, how long its
+   * agent waits for a core once its own is gone before it ends (so a left sandbox no core takes over stops by itself).
+   */
+  private sandboxEnv(id: string, template: SessionTemplate, pooled: boolean): Record<string, string> | undefined {
+    const env = typeof template.env === 'function' ? template.env(id) : template.env;
+    const ms = this.deps.handOver?.ms ?? 0;
+    if (!pooled || ms <= 0 || env !== undefined) return env;
+    return { [UNCONNECTED_EXIT_VARIABLE]: String(Math.ceil(ms / 1000)) };
   }
 
   /**

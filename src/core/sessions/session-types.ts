@@ -27,7 +27,7 @@ export interface SessionServices {
   maxArtifactBytes: number;
   maxArtifactsPerRun: number;
   /** Index URLs, install network and (when on) the egress proxy for this session's installs. */
-  installSettings(sessionId: string): InstallSettings;
+  installSettings(sessionId: string): InstallSettings | Promise<InstallSettings>;
   engine: Pick<EngineMonitor, 'markDown'>;
   log: Logger;
 }

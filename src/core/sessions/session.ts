@@ -278,7 +278,7 @@ export class Session {
   async installPackages(specs: PackageSpec[]): Promise<PackageOutcome[]> {
     const installer = installerFor(this.identity.language);
     const outcomes = await this.job('busy', 'The install', async () => {
-      const results = await installer.install(this.runtime.sandbox, specs, this.services.installSettings(this.id), this.log);
+      const results = await installer.install(this.runtime.sandbox, specs, await this.services.installSettings(this.id), this.log);
       const versions = await installer.check(this.runtime.sandbox, specs);
       return results.map((r, i) => (r.ok && versions[i]?.version ? { ...r, version: versions[i].version } : r));
     });

@@ -121,6 +121,27 @@ export class WarmPool {
     this.failures = 0;
   }
 
+  /** A ready sandbox of this template that an earlier core left (warm-handover.ts): claimed like the pool's own. */
+  adopt(session: SandboxDriver): void {
+    if (this.disposed) {
+      void session.remove().catch(() => undefined);
+      return;
+    }
+    this.ready.push(session);
+  }
+
+  /**
+   * Ends the pool and gives its ready sandboxes to the caller instead of removing them (to hand them over to the
+   * next core); the one still starting removes itself once up. Resolves once that start ended.
+   */
+  async leave(): Promise<SandboxDriver[]> {
+    this.disposed = true;
+    const ready = this.ready.splice(0);
+    const lost = ready.filter((s) => !s.connected);
+    await Promise.all([this.refilling?.catch(() => undefined), ...lost.map((s) => s.remove().catch(() => undefined))]);
+    return ready.filter((s) => !lost.includes(s));
+  }
+
   /**
    * Removes the ready sandboxes at once, beside the one still starting (which removes itself once up): a client
    * that closes Sandpit gives it a few seconds before it kills it, and what is not removed by then is left behind.

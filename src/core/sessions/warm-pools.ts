@@ -97,6 +97,22 @@ export class WarmPools {
     await Promise.all(pools.map((p) => p.dispose()));
   }
 
+  /** A ready sandbox an earlier core left, into the pool of its template (warm-handover.ts). */
+  adopt(template: WarmTemplate, session: SandboxDriver): void {
+    this.poolFor({ ...template, limits: this.limits }).adopt(session);
+  }
+
+  /**
+   * Sandpit quits and hands warm sandboxes over: the ready ones of the pools `handOver` picks are given to the
+   * caller with their template (not removed); every other one is removed as `empty` does.
+   */
+  async leave(handOver: (template: SessionTemplate) => boolean): Promise<Array<{ template: SessionTemplate; session: SandboxDriver }>> {
+    const pools = [...this.pools.values()];
+    this.pools.clear();
+    const left = await Promise.all(pools.map(async (p) => (handOver(p.template) ? (await p.leave()).map((session) => ({ template: p.template, session })) : (await p.dispose(), []))));
+    return left.flat();
+  }
+
   private poolFor(template: SessionTemplate): WarmPool {
     // Per-sandbox variables (a credential) are not part of the template: the network already is.
     const env = typeof template.env === 'function' ? 'per-sandbox' : (template.env ?? {});

@@ -17,6 +17,14 @@ from .log import log
 from .own_process import is_agent
 
 
+def unconnected_exit_seconds():
+    """SANDPIT_UNCONNECTED_EXIT_S: how long the agent lives with no host connected (0 or unset: for ever)."""
+    try:
+        return max(0, int(os.environ.get('SANDPIT_UNCONNECTED_EXIT_S') or 0))
+    except ValueError:
+        return 0
+
+
 class Channel:
     """The JSON-lines transport to the host. Only the agent's own pid ever writes on it."""
 
@@ -28,6 +36,8 @@ class Channel:
         self.queued = 0  # messages queued and not yet written (guarded by count_lock)
         self.conn = None
         self.server = None
+        self.exit_after = unconnected_exit_seconds()
+        self.connections = 0  # counts connections made, so a timer armed for an older gap does nothing
         self.in_fd = self.out_fd = None
         if spec == 'stdio':  # claim the original stdin/stdout before fds 0/1 are replaced
             self.in_fd, self.out_fd = os.dup(0), os.dup(1)
@@ -158,6 +168,7 @@ class Channel:
                     pass
             with self.lock:
                 self.conn = conn
+                self.connections += 1
             threading.Thread(target=self._read_socket, args=(conn,), name='sandpit-conn', daemon=True).start()
 
     def _read_socket(self, conn):
@@ -170,4 +181,22 @@ class Channel:
         with self.lock:
             if self.conn is conn:
                 self.conn = None
+                self._exit_unless_connected()
             conn.close()
+
+    def _exit_unless_connected(self):
+        """No host now (self.lock held): the agent ends if none connects within SANDPIT_UNCONNECTED_EXIT_S seconds
+        (a warm sandbox left for a next Sandpit that never came)."""
+        if self.exit_after <= 0:
+            return
+        gap = self.connections
+
+        def end():
+            with self.lock:
+                if self.conn is None and self.connections == gap:
+                    log('no host connected for %d s: exiting' % self.exit_after)
+                    os._exit(0)
+
+        timer = threading.Timer(self.exit_after, end)
+        timer.daemon = True
+        timer.start()
