@@ -7,7 +7,9 @@
  * - 4 clients in parallel (4 `sandpit mcp` processes, each with its own data folder) vs 1 client, and the
  *   trivial server the same way;
  * - the first `execute_code` sent at once after `tools/list` (fresh process, fresh data folder) vs one
- *   `docker run --rm` of the sandbox image, interleaved; and the first call sent 1 s after connect;
+ *   `docker run --rm` of the sandbox image, interleaved; and the first call sent 1 s after connect; both again for a
+ *   `sandpit mcp` whose data folder's last `sandpit mcp` quit 1 s before, leaving its warm sandboxes (an assistant
+ *   that starts it again: src/core/sessions/warm-handover.ts);
  * - 100 sessions created at once (scale.ts: from a warm pool of 2, 8 in flight) and memory per idle session, beside
  *   the engine alone creating and starting 100 containers of the sandbox image under the same profile (no workspace
  *   disk, no agent folder, no handshake), 8 in flight: what container starts cost on this machine.
@@ -37,6 +39,8 @@ const WARM_UP = 30;
 /** Before warm timing, at least: each process's pools (a few languages × 2 sandboxes) fill on a 2-core machine. */
 const SETTLE_MS = 8_000;
 const ASSISTANT_GAP_MS = 1_000;
+/** How long the `sandpit mcp` that leaves its sandboxes stays after its call: its pools refill (2 cores). */
+const HANDOVER_SETTLE_MS = Number(process.env.SANDPIT_BENCH_HANDOVER_SETTLE_MS) || 8_000;
 const DOCKER_RUN_TIMEOUT_MS = 60_000;
 
 const exec = promisify(execFile);
@@ -44,7 +48,7 @@ const exec = promisify(execFile);
 export interface FloorSummary {
   warm: { python: Distribution; javascript: Distribution; trivial: Distribution; cpuPerCallMs: { sandpit: number; trivial: number } };
   clients: { one: Distribution; four: Distribution; trivialOne: Distribution; trivialFour: Distribution };
-  first: { atOnce: Distribution; afterGap: Distribution; dockerRun: Distribution };
+  first: { atOnce: Distribution; afterGap: Distribution; dockerRun: Distribution; atOnceTakenOver: Distribution; afterGapTakenOver: Distribution };
   burst: { sessions: number; perSecond: number; memoryPerSessionMiB: number; fromPool: number; enginePerSecond: number };
   /** The 1-minute load average before and after each part. */
   load: Record<string, [number, number]>;
@@ -164,16 +168,37 @@ async function dockerRunOnce(image: string): Promise<number> {
 
 /** A fresh process: connect, tools/list, then the first call at once or `ASSISTANT_GAP_MS` after connect. */
 async function firstCall(atOnce: boolean): Promise<number> {
+  return withHome((home) => firstCallOn(home, atOnce));
+}
+
+async function firstCallOn(home: string, atOnce: boolean): Promise<number> {
+  const { spawned } = await spawnSandpitMcp(home);
+  const connected = now();
+  try {
+    await spawned.client.listTools();
+    if (!atOnce) await sleep(Math.max(0, ASSISTANT_GAP_MS - (now() - connected)));
+    return await execute(spawned.client, '1+1', 'python', '2');
+  } finally {
+    await spawned.close();
+  }
+}
+
+/**
+ * An assistant that starts `sandpit mcp` again: one runs a call, stays until its pools have filled, and quits
+ * leaving its warm sandboxes; 1 s later the next one on the same data folder makes its first call (at once, or
+ * `ASSISTANT_GAP_MS` after connect). That one leaves nothing, so every sandbox is gone after the round.
+ */
+async function firstCallTakenOver(atOnce: boolean): Promise<number> {
   return withHome(async (home) => {
-    const { spawned } = await spawnSandpitMcp(home);
-    const connected = now();
+    const { spawned: before } = await spawnSandpitMcp(home, true);
     try {
-      await spawned.client.listTools();
-      if (!atOnce) await sleep(Math.max(0, ASSISTANT_GAP_MS - (now() - connected)));
-      return await execute(spawned.client, '1+1', 'python', '2');
+      await execute(before.client, '1+1', 'python', '2');
+      await sleep(HANDOVER_SETTLE_MS);
     } finally {
-      await spawned.close();
+      await before.close();
     }
+    await sleep(1_000);
+    return firstCallOn(home, atOnce);
   });
 }
 
@@ -183,14 +208,21 @@ async function first(): Promise<FloorSummary['first']> {
   const atOnce: number[] = [];
   const afterGap: number[] = [];
   const dockerRun: number[] = [];
+  const atOnceTakenOver: number[] = [];
+  const afterGapTakenOver: number[] = [];
   for (let round = 0; round < FIRST_ROUNDS; round += 1) {
     dockerRun.push(await dockerRunOnce(image));
     atOnce.push(await firstCall(true));
     afterGap.push(await firstCall(false));
-    progress(`floor: first call round ${round + 1}/${FIRST_ROUNDS}: at once ${formatMs(atOnce.at(-1) ?? NaN)}, docker run ${formatMs(dockerRun.at(-1) ?? NaN)}, 1 s after connect ${formatMs(afterGap.at(-1) ?? NaN)}`);
+    atOnceTakenOver.push(await firstCallTakenOver(true));
+    afterGapTakenOver.push(await firstCallTakenOver(false));
+    progress(
+      `floor: first call round ${round + 1}/${FIRST_ROUNDS}: at once ${formatMs(atOnce.at(-1) ?? NaN)}, docker run ${formatMs(dockerRun.at(-1) ?? NaN)}, 1 s after connect ${formatMs(afterGap.at(-1) ?? NaN)}; ` +
+        `taking over the last one's sandboxes: at once ${formatMs(atOnceTakenOver.at(-1) ?? NaN)}, 1 s after connect ${formatMs(afterGapTakenOver.at(-1) ?? NaN)}`,
+    );
     await sleep(500);
   }
-  return { atOnce: summarize(atOnce), afterGap: summarize(afterGap), dockerRun: summarize(dockerRun) };
+  return { atOnce: summarize(atOnce), afterGap: summarize(afterGap), dockerRun: summarize(dockerRun), atOnceTakenOver: summarize(atOnceTakenOver), afterGapTakenOver: summarize(afterGapTakenOver) };
 }
 
 /** The engine alone: `count` containers of the sandbox image under the session profile created and started, 8 at a time (per second). */
@@ -249,6 +281,8 @@ export async function run(): Promise<FloorSummary> {
       latencyRow('first execute_code sent at once after tools/list', f.atOnce),
       latencyRow('  reference: one docker run --rm of the image', f.dockerRun),
       latencyRow(`first execute_code ${ASSISTANT_GAP_MS} ms after connect`, f.afterGap),
+      latencyRow("first execute_code at once, the last sandpit mcp's sandboxes taken over", f.atOnceTakenOver),
+      latencyRow(`first execute_code ${ASSISTANT_GAP_MS} ms after connect, taken over`, f.afterGapTakenOver),
     ])}\n`,
   );
   process.stdout.write(
@@ -263,6 +297,9 @@ export async function run(): Promise<FloorSummary> {
     goal('first call at once (p50)', '≤ 400 ms', formatMs(f.atOnce.p50), f.atOnce.p50 <= 400),
     goal('first call at once over one docker run (p50)', '≤ 1×', `${formatRatio(f.atOnce.p50 / f.dockerRun.p50)} (${formatMs(f.dockerRun.p50)})`, f.atOnce.p50 <= f.dockerRun.p50),
     goal(`first call ${ASSISTANT_GAP_MS} ms after connect (p99)`, '≤ 15 ms', formatMs(f.afterGap.p99), f.afterGap.p99 <= 15),
+    goal("first call at once, the last sandpit mcp's sandboxes taken over (p50)", '≤ 400 ms', formatMs(f.atOnceTakenOver.p50), f.atOnceTakenOver.p50 <= 400),
+    goal('  the same over one docker run (p50)', '≤ 1×', `${formatRatio(f.atOnceTakenOver.p50 / f.dockerRun.p50)} (${formatMs(f.dockerRun.p50)})`, f.atOnceTakenOver.p50 <= f.dockerRun.p50),
+    goal(`first call ${ASSISTANT_GAP_MS} ms after connect, taken over (p99)`, '≤ 15 ms', formatMs(f.afterGapTakenOver.p99), f.afterGapTakenOver.p99 <= 15),
     goal(`${burst.sessions} sessions at once`, '≥ 20 per s', `${burst.perSecond.toFixed(1)} per s (the engine alone: ${burst.enginePerSecond.toFixed(1)} per s)`, burst.perSecond >= 20),
     goal(`memory per idle session, ${burst.sessions} open`, '≤ 10 MiB', formatMiB(burst.memoryPerSessionMiB * 1024 * 1024), burst.memoryPerSessionMiB <= 10),
     goal('4 clients p99 over 1 client p99', '≤ 3×', `${formatRatio(clientsRatio)} (${formatMs(clients.four.p99)} vs ${formatMs(clients.one.p99)})`, clientsRatio <= 3),
@@ -271,7 +308,13 @@ export async function run(): Promise<FloorSummary> {
   return {
     warm: { python: roundDistribution(w.python), javascript: roundDistribution(w.javascript), trivial: roundDistribution(w.trivial), cpuPerCallMs: w.cpuPerCallMs },
     clients: { one: roundDistribution(clients.one), four: roundDistribution(clients.four), trivialOne: roundDistribution(clients.trivialOne), trivialFour: roundDistribution(clients.trivialFour) },
-    first: { atOnce: roundDistribution(f.atOnce), afterGap: roundDistribution(f.afterGap), dockerRun: roundDistribution(f.dockerRun) },
+    first: {
+      atOnce: roundDistribution(f.atOnce),
+      afterGap: roundDistribution(f.afterGap),
+      dockerRun: roundDistribution(f.dockerRun),
+      atOnceTakenOver: roundDistribution(f.atOnceTakenOver),
+      afterGapTakenOver: roundDistribution(f.afterGapTakenOver),
+    },
     burst,
     load,
     goals,

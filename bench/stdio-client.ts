@@ -35,9 +35,13 @@ export async function spawnStdio(args: string[], env: Record<string, string> = {
   return { ms, spawned: { client, pid, close: () => client.close().catch(() => undefined) } };
 }
 
-/** A fresh `sandpit mcp` on the data folder `home` (a fresh one: it hosts its own core). */
-export function spawnSandpitMcp(home: string): Promise<{ spawned: Spawned; ms: number }> {
-  return spawnStdio([SANDPIT_BIN, 'mcp'], { SANDPIT_HOME: home });
+/**
+ * A fresh `sandpit mcp` on the data folder `home` (it hosts its own core). It leaves no warm sandboxes when it quits
+ * (SANDPIT_HANDOVER_SECONDS=0: the bench's data folders are thrown away, and what is left would run beside the next
+ * measurement) unless `handOver` says it leaves them for the next one, as it does for an assistant.
+ */
+export function spawnSandpitMcp(home: string, handOver = false): Promise<{ spawned: Spawned; ms: number }> {
+  return spawnStdio([SANDPIT_BIN, 'mcp'], { SANDPIT_HOME: home, ...(handOver ? {} : { SANDPIT_HANDOVER_SECONDS: '0' }) });
 }
 
 /** `execute_code` of `code`, checked to give `expected`; returns the milliseconds it took. */

@@ -319,4 +319,40 @@ describe('WarmPool', () => {
     expect(pool.available).toBe(2);
     await pool.dispose();
   });
+
+  it('leaving gives its ready, connected sandboxes to the caller without removing them; the one starting and the ones that lost their connection are removed', async () => {
+    const factory = new FakeFactory(false);
+    const pool = new WarmPool('python', TEMPLATE, 3, factory.make, silentLogger);
+    const filled = pool.refill();
+    for (let n = 1; n <= 2; n += 1) {
+      await pollUntil(() => (factory.made.length === n ? true : undefined), 2_000, `sandbox ${n} to be made`);
+      factory.made[n - 1]?.succeed();
+    }
+    await pollUntil(() => (factory.made.length === 3 ? true : undefined), 2_000, 'the third start');
+    factory.made[1]!.connected = false; // lost its connection while ready
+    const leaving = pool.leave();
+    factory.made[2]?.succeed(); // comes up after the pool ended: removes itself
+    const left = await leaving;
+    await filled;
+    expect(left.map((s) => fake(s).id)).toEqual(['ses-1']);
+    expect(factory.made.map((s) => s.removed)).toEqual([0, 1, 1]);
+    // ended: it starts nothing more, and a sandbox given to it now is removed
+    expect(await pool.claim()).toBeUndefined();
+    const late = new FakeFactory();
+    const adopted = late.make();
+    pool.adopt(adopted);
+    expect(fake(adopted).removed).toBe(1);
+  });
+
+  it('a sandbox an earlier core left is claimed like its own', async () => {
+    const factory = new FakeFactory();
+    const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger);
+    const left = new FakeFactory();
+    const session = left.make();
+    await session.start();
+    pool.adopt(session);
+    expect(pool.available).toBe(1);
+    expect(await pool.claim()).toBe(session);
+    await pool.dispose();
+  });
 });
