@@ -24,7 +24,7 @@ export interface EnvironmentServices {
   egress(): EgressAccess | undefined;
   /** Why the egress proxy is not running, when its start failed (e.g. a remote engine). */
   egressProblem?(): string | undefined;
-  /** Resolves once the egress proxy's start in flight (if any) has ended: it starts behind the core's own start. */
+  /** Resolves once the egress proxy is up, or its start failed (it starts behind the first warm sandbox: this starts it sooner when needed). */
   egressSettled?(): Promise<void>;
   /** The engine's network with a way out (sessions of the "open" policy). */
   openNetwork: string;

@@ -16,9 +16,16 @@ import type { EnvironmentServices } from './environment-services';
  * them, the warm sandboxes the last core of this data folder left are taken over (warm-handover.ts): a pool they
  * fill starts nothing.
  */
-export async function warmDefaultPools(deps: { sessions: SessionManager; environments: EnvironmentServices; log: Logger }): Promise<void> {
+export async function warmDefaultPools(deps: {
+  sessions: SessionManager;
+  environments: EnvironmentServices;
+  log: Logger;
+  /** Told once the default language's first sandbox is ready (or there is none to wait for). */
+  afterFirst?: () => void;
+}): Promise<void> {
   const { sessions, environments, log } = deps;
   if (!sessions.pooling) {
+    deps.afterFirst?.();
     // Nothing is taken over: what the last core left goes to the reaper.
     await sessions.adoptHandedOver([]);
     return;
@@ -38,7 +45,11 @@ export async function warmDefaultPools(deps: { sessions: SessionManager; environ
   const firstTemplate = first === undefined ? undefined : await templateOf(first);
   const otherTemplates = (await Promise.all(others.map(templateOf))).filter((t): t is WarmTemplate => t !== undefined);
   await sessions.adoptHandedOver([...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]);
-  if (firstTemplate) await sessions.warmUp([firstTemplate], 1);
+  try {
+    if (firstTemplate) await sessions.warmUp([firstTemplate], 1);
+  } finally {
+    deps.afterFirst?.();
+  }
   for (const template of otherTemplates) await sessions.warmUp([template], 1);
   for (const template of [...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]) await sessions.warmUp([template]);
 }
