@@ -71,4 +71,14 @@ describe('warmDefaultPools', () => {
     // nothing warmed, and nothing taken over (what the last core left goes to the reaper)
     expect(off.calls).toEqual(['take over ']);
   });
+
+  it('says when the default language\'s first sandbox is up, before any other starts (the egress proxy starts then), and at once with pools off', async () => {
+    const { sessions, calls } = fakeSessions();
+    await warmDefaultPools({ sessions, environments: fakeEnvironments(), log: silentLogger, afterFirst: () => calls.push('after the first') });
+    expect(calls.slice(0, 4)).toEqual(['take over img-python+img-node+img-bash+img-typescript+img-r', 'img-python ×1', 'after the first', 'img-node ×1']);
+    const off = fakeSessions();
+    (off.sessions as unknown as { pooling: boolean }).pooling = false;
+    await warmDefaultPools({ sessions: off.sessions, environments: fakeEnvironments(), log: silentLogger, afterFirst: () => off.calls.push('after the first') });
+    expect(off.calls).toEqual(['after the first', 'take over ']);
+  });
 });
