@@ -13,6 +13,7 @@ import { allowedHostsFromUrls, allowedPortsFromUrls, startEgressProxy } from './
 import { sourceFilter } from './egress-source-filter';
 import type { EgressConnector, EgressProxyStats, EgressRefusal, RunningEgressProxy } from './egress-proxy';
 import type { InstallProxy } from '../installers/helper-install';
+import { lazyAuthority } from './secret-ca';
 import type { SecretAuthority } from './secret-ca';
 import type { UsableSecret } from './secret-store';
 
@@ -210,7 +211,7 @@ export async function startEgressGateway(options: EgressGatewayOptions): Promise
 /** The proxy's secrets option: a build never gets one; a use is reported with its session. */
 function gatewaySecrets(secrets: NonNullable<EgressGatewayOptions['secrets']>, builds: ReadonlySet<string>): NonNullable<Parameters<typeof startEgressProxy>[0]['secrets']> {
   return {
-    authority: secrets.authority,
+    authority: lazyAuthority(() => secrets.authority),
     secretsFor: (owner, host, port) => (builds.has(owner) ? Promise.resolve([]) : secrets.secretsFor(owner, host, port)),
     onUsed: (event) => secrets.onUsed?.({ host: event.host, port: event.port, time: event.time, sessionId: event.client, secrets: event.secrets }),
     ...(secrets.upstreamCa ? { upstreamCa: secrets.upstreamCa } : {}),

@@ -23,6 +23,21 @@ export interface SecretAuthority {
   leafFor(host: string): LeafCertificate;
 }
 
+/**
+ * The authority `make` gives, asked for only when it is used (a leaf for an intercepted host, the bundle of a session
+ * that may use secrets): making one generates two RSA keys, 0.1–0.3 s of the event loop on a slow machine, which the
+ * proxy's start (behind a client's first call) should not pay when no secret is ever used.
+ */
+export function lazyAuthority(make: () => SecretAuthority): SecretAuthority {
+  return {
+    get certificate(): string {
+      return make().certificate;
+    },
+    bundle: (): string => make().bundle(),
+    leafFor: (host: string): LeafCertificate => make().leafFor(host),
+  };
+}
+
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function serial(): string {

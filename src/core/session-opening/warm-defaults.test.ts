@@ -3,7 +3,7 @@ import { silentLogger } from '../log';
 import type { SessionManager } from '../sessions/session-manager';
 import type { WarmTemplate } from '../sessions/warm-pools';
 import type { EnvironmentServices } from './environment-services';
-import { warmDefaultPools } from './warm-defaults';
+import { QUIET_AFTER_TAKE_OVER_MS, warmDefaultPools } from './warm-defaults';
 
 /** Sessions that record each warm-up (which images, up to how many) and how many ran at once. */
 function fakeSessions(): { sessions: SessionManager; calls: string[]; most: () => number } {
@@ -12,9 +12,13 @@ function fakeSessions(): { sessions: SessionManager; calls: string[]; most: () =
   let most = 0;
   const sessions = {
     pooling: true,
+    taken: 0,
     adoptHandedOver: async (templates: WarmTemplate[]): Promise<number> => {
       calls.push(`take over ${templates.map((t) => t.image).join('+')}`);
-      return 0;
+      return (sessions as unknown as { taken: number }).taken;
+    },
+    quiet: async (ms: number): Promise<void> => {
+      calls.push(`quiet ${ms} ms`);
     },
     warmUp: async (templates: WarmTemplate[], upTo?: number): Promise<void> => {
       calls.push(`${templates.map((t) => t.image).join('+')}${upTo === undefined ? '' : ` ×${upTo}`}`);
@@ -80,5 +84,12 @@ describe('warmDefaultPools', () => {
     (off.sessions as unknown as { pooling: boolean }).pooling = false;
     await warmDefaultPools({ sessions: off.sessions, environments: fakeEnvironments(), log: silentLogger, afterFirst: () => off.calls.push('after the first') });
     expect(off.calls).toEqual(['after the first', 'take over ']);
+  });
+
+  it('after taking over what the last core left, starts nothing for a quiet moment (the first calls come then)', async () => {
+    const { sessions, calls } = fakeSessions();
+    (sessions as unknown as { taken: number }).taken = 3;
+    await warmDefaultPools({ sessions, environments: fakeEnvironments(), log: silentLogger, afterFirst: () => calls.push('after the first') });
+    expect(calls.slice(0, 4)).toEqual(['take over img-python+img-node+img-bash+img-typescript+img-r', `quiet ${QUIET_AFTER_TAKE_OVER_MS} ms`, 'img-python ×1', 'after the first']);
   });
 });

@@ -16,6 +16,9 @@ import type { EnvironmentServices } from './environment-services';
  * them, the warm sandboxes the last core of this data folder left are taken over (warm-handover.ts): a pool they
  * fill starts nothing.
  */
+/** How long nothing more starts after sandboxes the last core left were taken over. */
+export const QUIET_AFTER_TAKE_OVER_MS = 3_000;
+
 export async function warmDefaultPools(deps: {
   sessions: SessionManager;
   environments: EnvironmentServices;
@@ -44,7 +47,10 @@ export async function warmDefaultPools(deps: {
   const [first, ...others] = ids;
   const firstTemplate = first === undefined ? undefined : await templateOf(first);
   const otherTemplates = (await Promise.all(others.map(templateOf))).filter((t): t is WarmTemplate => t !== undefined);
-  await sessions.adoptHandedOver([...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]);
+  const taken = await sessions.adoptHandedOver([...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]);
+  // Sandboxes the last core left are ready: the client's first calls come now, so nothing else starts for a moment
+  // (a container start, or the egress proxy's network, took the 2 cores from a call 1 s after connect: 0.4–0.8 s).
+  if (taken > 0) await sessions.quiet(QUIET_AFTER_TAKE_OVER_MS);
   try {
     if (firstTemplate) await sessions.warmUp([firstTemplate], 1);
   } finally {

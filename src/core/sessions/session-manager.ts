@@ -115,6 +115,8 @@ export class SessionManager {
   private creating = 0;
   /** The warm sandboxes the last core left are being taken over: a claim waits for them rather than start one. */
   private adopting: Promise<void> | undefined;
+  /** Quiet moments to end when Sandpit begins to quit. */
+  private readonly quitWaiters = new Set<() => void>();
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
@@ -215,6 +217,20 @@ export class SessionManager {
     } finally {
       if (this.adopting === claimable) this.adopting = undefined;
     }
+  }
+
+  /** Waits `ms`, or less when Sandpit begins to quit (so a quiet moment never holds a quit up). */
+  quiet(ms: number): Promise<void> {
+    if (this.disposed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.quitWaiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.quitWaiters.add(done);
+    });
   }
 
   /** Throws DOCKER_UNAVAILABLE (saying what to do) unless the engine is up: callers check before slow preparations. */
@@ -422,6 +438,7 @@ export class SessionManager {
   /** Sandpit quits: kept sessions' containers stop with their storage (and record) kept; every other session is removed. */
   async dispose(): Promise<void> {
     this.disposed = true;
+    for (const end of [...this.quitWaiters]) end();
     clearInterval(this.sweepTimer);
     // The warm sandboxes go (or are left for the next core) while the sessions are kept or stopped (a client closing
     // Sandpit waits a few seconds only).

@@ -88,6 +88,7 @@ export async function adoptWarmSandboxes(
   } finally {
     firstTaken();
     await done();
+    await deps.store.sweep(deps.self);
   }
   if (taken > 0) log.info('took over the warm sandboxes the last core left', { count: taken });
   return taken;

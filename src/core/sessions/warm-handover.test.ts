@@ -91,6 +91,17 @@ describe('the hand-over of warm sandboxes between cores of a data folder', () =>
     expect((await store.take()).sandboxes).toEqual([]);
   });
 
+  it('sweeping removes the markers that spare nothing any more, and keeps the others', async () => {
+    const store = new WarmHandOver(home, runRoot, silentLogger);
+    await store.leave([sandbox('ses-a1')], Date.now() + 60_000);
+    const other = new WarmHandOver(join(root, 'gone-home'), runRoot, silentLogger);
+    await mkdir(join(root, 'gone-home'));
+    await other.leave([sandbox('ses-b2')], Date.now() + 60_000);
+    await rm(join(root, 'gone-home'), { recursive: true });
+    await store.sweep(self);
+    expect(await readdir(join(runRoot, 'kept', 'handover'))).toEqual(['ses-a1.json']);
+  });
+
   it('a marker naming a session id that is not one is never read', async () => {
     expect(await isHandedOver(runRoot, '../kept/ses-a1', self)).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isolationSchema } from '../../shared/domain/isolation';
@@ -110,6 +110,15 @@ export class WarmHandOver {
   async forget(sessionId: string): Promise<void> {
     if (!/^ses-[a-z0-9]+$/.test(sessionId)) return;
     await rm(join(this.markers, `${sessionId}.json`), { force: true }).catch(() => undefined);
+  }
+
+  /** Removes the markers that spare nothing any more (their time over, their holder gone). Never throws. */
+  async sweep(self: InstanceIdentity, now = Date.now()): Promise<void> {
+    const names = await readdir(this.markers).catch(() => [] as string[]);
+    for (const name of names) {
+      const sessionId = name.replace(/\.json$/, '');
+      if (!(await isHandedOver(this.runRoot, sessionId, self, now))) await rm(join(this.markers, name), { force: true }).catch(() => undefined);
+    }
   }
 
   private async writeMarker(sessionId: string, marker: Marker): Promise<void> {
