@@ -121,9 +121,12 @@ export class WarmPool {
     this.failures = 0;
   }
 
-  /** A ready sandbox of this template that an earlier core left (warm-handover.ts): claimed like the pool's own. */
+  /**
+   * A ready sandbox of this template that an earlier core left (warm-handover.ts): claimed like the pool's own. One
+   * more than the pool's size is removed (the earlier core may have had bigger pools).
+   */
   adopt(session: SandboxDriver): void {
-    if (this.disposed) {
+    if (this.disposed || this.ready.length >= this.size) {
       void session.remove().catch(() => undefined);
       return;
     }
