@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { defaultConfig } from './config';
+import { defaultConfig, mcpHandOverMs } from './config';
 import { resolveHome } from './home';
 
 afterEach(() => {
@@ -63,5 +63,18 @@ describe('defaultConfig', () => {
     expect(config.poolSize).toBe(0);
     expect(config.home).toBe('/override');
     expect(defaultConfig().home).toBe('/from/env');
+  });
+});
+
+describe('mcpHandOverMs (how long sandpit mcp leaves its warm sandboxes for the next one)', () => {
+  it('is 10 minutes unless SANDPIT_HANDOVER_SECONDS says otherwise; 0 leaves none; nonsense is ignored; a day at most', () => {
+    expect(mcpHandOverMs({})).toBe(600_000);
+    expect(mcpHandOverMs({ SANDPIT_HANDOVER_SECONDS: '0' })).toBe(0);
+    expect(mcpHandOverMs({ SANDPIT_HANDOVER_SECONDS: '90' })).toBe(90_000);
+    expect(mcpHandOverMs({ SANDPIT_HANDOVER_SECONDS: 'soon' })).toBe(600_000);
+    expect(mcpHandOverMs({ SANDPIT_HANDOVER_SECONDS: '-5' })).toBe(600_000);
+    expect(mcpHandOverMs({ SANDPIT_HANDOVER_SECONDS: '999999999' })).toBe(86_400_000);
+    // the desktop app and sandpit serve leave none
+    expect(defaultConfig().handOverMs).toBe(0);
   });
 });
