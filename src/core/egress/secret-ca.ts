@@ -1,8 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { isIP } from 'node:net';
 import { rootCertificates } from 'node:tls';
-import { createRequire } from 'node:module';
-import type forge from 'node-forge';
+import forge from 'node-forge';
 
 /** The key and certificate of one host the proxy answers for, in PEM. */
 export interface LeafCertificate {
@@ -39,13 +38,6 @@ export function lazyAuthority(make: () => SecretAuthority): SecretAuthority {
   };
 }
 
-/** node-forge, loaded the first time an authority is made (its 1 MiB of JavaScript is not on the start-up path). */
-let forgeModule: typeof forge | undefined;
-function forgeLib(): typeof forge {
-  forgeModule ??= createRequire(import.meta.url)('node-forge') as typeof forge;
-  return forgeModule;
-}
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 function serial(): string {
@@ -58,13 +50,13 @@ function serial(): string {
 function rsaPair(): { privateKey: forge.pki.rsa.PrivateKey; publicKey: forge.pki.rsa.PublicKey; pem: string } {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const pem = privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
-  const key = forgeLib().pki.privateKeyFromPem(pem);
-  return { privateKey: key, publicKey: forgeLib().pki.setRsaPublicKey(key.n, key.e), pem };
+  const key = forge.pki.privateKeyFromPem(pem);
+  return { privateKey: key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e), pem };
 }
 
 export function createSecretAuthority(name = 'Sandpit secrets CA'): SecretAuthority {
   const ca = rsaPair();
-  const caCert = forgeLib().pki.createCertificate();
+  const caCert = forge.pki.createCertificate();
   caCert.publicKey = ca.publicKey;
   caCert.serialNumber = serial();
   const now = Date.now();
@@ -78,8 +70,8 @@ export function createSecretAuthority(name = 'Sandpit secrets CA'): SecretAuthor
     { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
     { name: 'subjectKeyIdentifier' },
   ]);
-  caCert.sign(ca.privateKey, forgeLib().md.sha256.create());
-  const certificate = forgeLib().pki.certificateToPem(caCert);
+  caCert.sign(ca.privateKey, forge.md.sha256.create());
+  const certificate = forge.pki.certificateToPem(caCert);
   // One leaf key for every host (made once): each leaf is still its own certificate, bound to its one name.
   const leafKey = rsaPair();
   const leaves = new Map<string, LeafCertificate>();
@@ -87,7 +79,7 @@ export function createSecretAuthority(name = 'Sandpit secrets CA'): SecretAuthor
   const leafFor = (host: string): LeafCertificate => {
     const known = leaves.get(host);
     if (known) return known;
-    const cert = forgeLib().pki.createCertificate();
+    const cert = forge.pki.createCertificate();
     cert.publicKey = leafKey.publicKey;
     cert.serialNumber = serial();
     cert.validity.notBefore = new Date(Date.now() - DAY_MS);
@@ -100,8 +92,8 @@ export function createSecretAuthority(name = 'Sandpit secrets CA'): SecretAuthor
       { name: 'extKeyUsage', serverAuth: true },
       { name: 'subjectAltName', altNames: [isIP(host) ? { type: 7, ip: host } : { type: 2, value: host }] },
     ]);
-    cert.sign(ca.privateKey, forgeLib().md.sha256.create());
-    const leaf = { key: leafKey.pem, cert: `${forgeLib().pki.certificateToPem(cert)}${certificate}` };
+    cert.sign(ca.privateKey, forge.md.sha256.create());
+    const leaf = { key: leafKey.pem, cert: `${forge.pki.certificateToPem(cert)}${certificate}` };
     leaves.set(host, leaf);
     return leaf;
   };
