@@ -6,6 +6,7 @@ import type { DockerClient } from '../core/docker/docker-client';
 import { DockerodeClient } from '../core/docker/dockerode-client';
 import { silentLogger } from '../core/log';
 import { LABEL } from '../core/docker/labels';
+import { isSandpitError } from '../shared/api/errors';
 
 /** The real engine (DOCKER_HOST or the local socket), logging nothing. */
 export function testDocker(): DockerClient {
@@ -37,4 +38,15 @@ export async function containersNotHandedOver(pid: number, home: string): Promis
   const left = new Set(await handedOver(home));
   const made = await testDocker().listContainers({ [LABEL.ownerPid]: String(pid) });
   return made.filter((c) => !left.has(c.labels[LABEL.session] ?? '')).length;
+}
+
+/** Whether the engine still has a container with this id. */
+export async function containerExists(containerId: string): Promise<boolean> {
+  try {
+    await testDocker().inspectContainer(containerId);
+    return true;
+  } catch (error) {
+    if (isSandpitError(error, 'NOT_FOUND')) return false;
+    throw error;
+  }
 }

@@ -7,7 +7,6 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rename, rm, symlink, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isSandpitError } from '../../shared/api/errors';
 import type { SessionInfo } from '../../shared/domain/session';
 import { call } from '../api/dispatcher';
 import type { CallContext } from '../api/api-types';
@@ -17,7 +16,7 @@ import { defaultConfig } from '../config';
 import { LABEL } from '../docker/labels';
 import type { Logger } from '../log';
 import { settingsPath } from '../settings/settings-file';
-import { testDocker } from '../../test-support/docker';
+import { containerExists, testDocker } from '../../test-support/docker';
 
 const PANEL: CallContext = { transport: 'ipc', client: 'panel' };
 const SECRET = 'protected-secret-9a71';
@@ -38,16 +37,6 @@ function startCore(home: string, lines: string[] = []): Promise<Sandpit> {
   const images = inject('images');
   if (!images.python) throw new Error('The python executor image was not built by the docker globalSetup.');
   return createSandpit(defaultConfig({ home, poolSize: 0, egressProxy: false, graceMs: 2_000, images: { ...images } }), { logger: keepingLogger(lines) });
-}
-
-async function exists(containerId: string): Promise<boolean> {
-  try {
-    await testDocker().inspectContainer(containerId);
-    return true;
-  } catch (error) {
-    if (isSandpitError(error, 'NOT_FOUND')) return false;
-    throw error;
-  }
 }
 
 async function editJson(path: string, change: (value: Record<string, unknown>) => void): Promise<void> {
@@ -153,7 +142,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
     expect(sp.sessions.list().map((s) => s.id)).not.toContain(made.foreign.id);
     expect(lines.join('\n')).toMatch(new RegExp(`${made.foreign.id}.*not one Sandpit made for that session|not one Sandpit made for that session.*${made.foreign.id}`));
     await expect(call(sp.api, 'sessions.stop', { sessionId: made.foreign.id }, PANEL)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
-    expect(await exists(foreignId)).toBe(true);
+    expect(await containerExists(foreignId)).toBe(true);
   });
 
   it('a record naming any file as its workspace disk is not used; the file survives', async () => {

@@ -80,11 +80,12 @@ export async function adoptWarmSandboxes(
   const { sandboxes: left, done } = await deps.store.take();
   const head = current[0];
   const isFirst = (s: HandedOverSandbox): boolean => head !== undefined && s.language === head.language && s.image === head.image;
+  const adoptEach = (some: readonly HandedOverSandbox[]): Promise<number> => adoptAll(some, { current, defaultLimits, make, adopt, deps, log });
   let taken = 0;
   try {
-    taken = await adoptEach(left.filter(isFirst), current, defaultLimits, make, adopt, deps, log);
+    taken = await adoptEach(left.filter(isFirst));
     firstTaken();
-    taken += await adoptEach(left.filter((s) => !isFirst(s)), current, defaultLimits, make, adopt, deps, log);
+    taken += await adoptEach(left.filter((s) => !isFirst(s)));
   } finally {
     firstTaken();
     await done();
@@ -94,14 +95,16 @@ export async function adoptWarmSandboxes(
   return taken;
 }
 
-async function adoptEach(
+async function adoptAll(
   left: readonly HandedOverSandbox[],
-  current: readonly WarmTemplate[],
-  defaultLimits: Limits,
-  make: (sessionId: string, template: WarmTemplate) => SandboxDriver,
-  adopt: (template: WarmTemplate, session: SandboxDriver) => void,
-  deps: HandOverDeps,
-  log: Logger,
+  { current, defaultLimits, make, adopt, deps, log }: {
+    current: readonly WarmTemplate[];
+    defaultLimits: Limits;
+    make: (sessionId: string, template: WarmTemplate) => SandboxDriver;
+    adopt: (template: WarmTemplate, session: SandboxDriver) => void;
+    deps: HandOverDeps;
+    log: Logger;
+  },
 ): Promise<number> {
   // All at once: each is a few engine calls and a greeting, and a client's first call may be waiting for one.
   const taken = await Promise.all(

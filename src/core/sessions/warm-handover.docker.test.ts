@@ -6,25 +6,14 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { isSandpitError } from '../../shared/api/errors';
 import { LABEL } from '../docker/labels';
 import { pollUntil } from '../util/with-timeout';
-import { handedOver, testDocker } from '../../test-support/docker';
+import { containerExists, handedOver, testDocker } from '../../test-support/docker';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { newSession } from '../../test-support/sessions';
 
 const HANDOVER_FILE = 'warm-handover.json';
-
-async function exists(containerId: string): Promise<boolean> {
-  try {
-    await testDocker().inspectContainer(containerId);
-    return true;
-  } catch (error) {
-    if (isSandpitError(error, 'NOT_FOUND')) return false;
-    throw error;
-  }
-}
 
 function pythonReady(sp: TestSandpit): number {
   return sp.sessions.poolStatus().find((p) => p.key.startsWith('["python",'))?.ready ?? 0;
@@ -79,7 +68,7 @@ describe('warm sandboxes handed over to the next core of the data folder', () =>
     await next.dispose();
     next = undefined;
     // Quitting without leaving any (handOverMs 0): every sandbox it took over is removed with the others.
-    for (const s of left) expect(await exists(s.containerId)).toBe(false);
+    for (const s of left) expect(await containerExists(s.containerId)).toBe(false);
     expect(await handedOver(home)).toEqual([]);
   });
 
@@ -106,7 +95,7 @@ describe('warm sandboxes handed over to the next core of the data folder', () =>
       const session = await newSession(next, {});
       expect([foreign.sessionId, folder.sessionId, disk.sessionId]).not.toContain(session.id);
       // What the record named and Sandpit did not make is untouched.
-      expect(await exists(foreignId)).toBe(true);
+      expect(await containerExists(foreignId)).toBe(true);
       expect(await readFile(victim, 'utf8')).toBe('a file of this computer');
       expect((await readdir(victimDir)).sort()).toEqual(['precious.img']);
       // The sandboxes whose records were tampered with are not this core's: its reaper removes them (their maker is gone).
@@ -115,7 +104,7 @@ describe('warm sandboxes handed over to the next core of the data folder', () =>
       for (const s of [foreign, folder, disk]) {
         await pollUntil(async () => ((await docker.listContainers({ [LABEL.session]: String(s.sessionId) })).length === 0 ? true : undefined), 30_000, `the leftover ${String(s.sessionId)} to be reaped`);
       }
-      expect(await exists(foreignId)).toBe(true);
+      expect(await containerExists(foreignId)).toBe(true);
     } finally {
       await docker.removeContainer(foreignId).catch(() => undefined);
       await rm(victimDir, { recursive: true, force: true });
@@ -133,7 +122,7 @@ describe('warm sandboxes handed over to the next core of the data folder', () =>
     const session = await newSession(next, {});
     expect(left.map((s) => s.sessionId)).not.toContain(session.id);
     for (const s of left) {
-      await pollUntil(async () => ((await exists(s.containerId)) ? undefined : true), 30_000, `the stale sandbox ${s.sessionId} to be reaped`);
+      await pollUntil(async () => ((await containerExists(s.containerId)) ? undefined : true), 30_000, `the stale sandbox ${s.sessionId} to be reaped`);
     }
   });
 });
