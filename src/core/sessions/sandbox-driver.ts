@@ -1,4 +1,4 @@
-import { SandpitError, isSandpitError, toErrorBody } from '../../shared/api/errors';
+import { SandpitError, toErrorBody } from '../../shared/api/errors';
 import type { StopCause } from '../../shared/domain/execution';
 import { stoppedRunMessage, timeLimitWords } from './run-outcome';
 import type { RunOutcome, RunRequest, RunStatus } from './run-outcome';
@@ -16,8 +16,7 @@ import type { ReplyCollector } from './agent-requests';
 import { isRequestReply } from '../sandbox/protocol';
 import type { AgentMessage, HostMessage } from '../sandbox/protocol';
 import type { ReopenOptions, Sandbox, SandboxBackend, SandboxFolder, SandboxRecord, SandboxSpec } from '../sandbox/sandbox-backend';
-/** How long a container stopped by SIGTERM waits to see whether the whole engine is shutting down. */
-const ENGINE_SHUTDOWN_WINDOW_MS = 5_000;
+import { diagnoseDeath, engineAnswers } from './diagnose-death';
 /**
  * How long the watchdog waits for the channel to end after it killed the container. A kill that fails
  * or hangs (a stuck engine), or an attached stream that never ends, must not hold the run, its session's
@@ -264,8 +263,9 @@ export class SandboxDriver {
       return { ...collected, status: 'killed', durationMs: Date.now() - startedAt, stateLost: true, message: stoppedRunMessage(stoppedBy), stoppedBy };
     }
     // The channel ended before `done`: find out why, restart, and never report success.
-    const cause = await this.diagnoseDeath(oomSince);
-    if (cause === 'engine') {
+    const death = await diagnoseDeath(this.sandbox, this.options.backend, oomSince);
+    if ('exitCode' in death) this.deathExitCode = death.exitCode;
+    if (death.cause === 'engine') {
       throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
     }
     // Restart before answering, so the next run finds the session ready. A restart that fails because
@@ -274,7 +274,7 @@ export class SandboxDriver {
       () => undefined,
       (error: unknown) => error,
     );
-    if (recoverError !== undefined && !(await this.engineAnswers())) {
+    if (recoverError !== undefined && !(await engineAnswers(this.options.backend))) {
       throw new SandpitError('DOCKER_UNAVAILABLE', 'The Docker engine stopped during the run; the run did not finish.', { partial: collected });
     }
     this.startFailure = recoverError === undefined ? undefined : toErrorBody(recoverError).message;
@@ -292,7 +292,7 @@ export class SandboxDriver {
         message: `Stopped after ${timeLimitWords(request.timeoutMs)} (the time limit). The code did not respond to the interrupt, so ${after}`,
       };
     }
-    if (cause === 'oom') {
+    if (death.cause === 'oom') {
       return {
         ...collected,
         status: 'oom',
@@ -305,20 +305,11 @@ export class SandboxDriver {
     const why =
       engine && this.deathExitCode === 137
         ? `it was killed (exit code 137); ${engine} does not report out-of-memory kills, so this may have been the ${this.limits.memoryMb} MiB memory limit`
-        : (closedReason ?? cause);
+        : (closedReason ?? death.cause);
     throw new SandpitError('CONTAINER_DIED', `The sandbox stopped during the run (${why}). Then ${after}`, {
       partial: { stdout: collected.stdout, stderr: collected.stderr },
       stateLost: true,
     });
-  }
-
-  private async engineAnswers(): Promise<boolean> {
-    try {
-      await this.options.backend.ping(2_000);
-      return true;
-    } catch {
-      return false;
-    }
   }
 
   /** Why the sandbox could not be started again after the last run that ended it, or undefined. */
@@ -455,40 +446,6 @@ export class SandboxDriver {
 
   /** The exit code diagnoseDeath last saw. */
   private deathExitCode: number | undefined;
-
-  /** Why did the channel end? `engine` (Docker gone), `oom`, or `exit` (killed or crashed). */
-  private async diagnoseDeath(oomSince: number): Promise<'engine' | 'oom' | 'exit'> {
-    const sandbox = this.sandbox;
-    const deadline = Date.now() + 3_000;
-    for (;;) {
-      try {
-        const state = await sandbox.state();
-        this.deathExitCode = state.exitCode;
-        if (!state.running || Date.now() > deadline) {
-          if (state.oomKilled) return 'oom';
-          if (state.exitCode === 137 && (await sandbox.waitForOom(oomSince, 500))) return 'oom';
-          // SIGTERM (143) is what a stopping engine sends its containers (Sandpit itself only ever uses SIGKILL):
-          // if the engine goes away right after, the run failed with it, not with the sandbox.
-          if (state.exitCode === 143 && (await this.engineGoesAway(ENGINE_SHUTDOWN_WINDOW_MS))) return 'engine';
-          return 'exit';
-        }
-      } catch (error) {
-        if (isSandpitError(error, 'DOCKER_UNAVAILABLE')) return 'engine';
-        return 'exit';
-      }
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-
-  /** Whether the engine stops answering within `windowMs` (polled). */
-  private async engineGoesAway(windowMs: number): Promise<boolean> {
-    const deadline = Date.now() + windowMs;
-    while (Date.now() < deadline) {
-      if (!(await this.engineAnswers())) return true;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    return false;
-  }
 
   /** Starts the (stopped) container again and reconnects. Concurrent callers share one attempt. */
   private recover(): Promise<void> {

@@ -1,10 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { SandpitError, toErrorBody } from '../../shared/api/errors';
-import type { NetworkPolicy } from '../../shared/domain/environment';
-import type { Isolation } from '../../shared/domain/isolation';
 import { resolveLimits } from '../../shared/domain/limits';
-import type { Limits, PartialLimits } from '../../shared/domain/limits';
-import type { Language } from '../../shared/domain/languages';
+import type { Limits } from '../../shared/domain/limits';
 import type { ChannelKind, SessionInfo } from '../../shared/domain/session';
 import type { StopCause } from '../../shared/domain/execution';
 import type { SandpitConfig } from '../config';
@@ -19,20 +16,21 @@ import type { KeptRecord, KeptStore } from './kept-store';
 import { KeptSessions } from './kept-sessions';
 import type { KeptConnection } from './kept-sessions';
 import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
-import { SandboxDriver } from './sandbox-driver';
+import type { SandboxDriver } from './sandbox-driver';
+import { makeSandboxDriver } from './sandbox-factory';
+import { QuietMoments } from './quiet-moments';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
-import type { SecretUse } from '../../shared/domain/secret';
 import type { SessionServices } from './session-types';
-import { sandboxFolders } from './session-types';
-import type { ContainerEnv, SessionTemplate } from './session-template';
+import type { SessionTemplate } from './session-template';
+import type { CreateSessionInput } from './create-session-input';
 import { WarmPools } from './warm-pools';
 import type { WarmTemplate } from './warm-pools';
 import { adoptWarmSandboxes, leaveWarmSandboxes } from './warm-handover-flow';
 import type { HandOverDeps } from './warm-handover-flow';
 
-/** The agent ends once no core has been connected for this many seconds (PROTOCOL.md "Channel"). */
-export const UNCONNECTED_EXIT_VARIABLE = 'SANDPIT_UNCONNECTED_EXIT_S';
+/** A new session's input (create-session-input.ts), where callers of the SessionManager have always found it. */
+export type { CreateSessionInput } from './create-session-input';
 
 export interface SessionManagerDeps {
   config: SandpitConfig;
@@ -66,37 +64,6 @@ export interface SessionManagerDeps {
   log: Logger;
 }
 
-/** A new session, with its image, limits and network already resolved from its environment by the caller. */
-export interface CreateSessionInput {
-  language: Language;
-  image: string;
-  /** The environment it comes from (id and display name). */
-  environment?: { id: string; name: string };
-  /** What the caller calls it; default: the environment's name (or the language's) and a number. */
-  name?: string;
-  /** The environment's default limits, under the caller's overrides. */
-  baseLimits?: PartialLimits;
-  limits?: PartialLimits;
-  /** Engine network to join (policies packages or open); absent: none. */
-  network?: string;
-  networkPolicy?: NetworkPolicy;
-  /** Extra container variables (e.g. the egress proxy for policy packages). */
-  containerEnv?: ContainerEnv;
-  isolation?: Isolation;
-  client?: string;
-  /** Who may use it (an MCP session, a token); undefined = made in the panel, usable by every client. */
-  owner?: string;
-  idleTtlMs?: number;
-  /** Keep it across a restart of Sandpit (files and packages; not variables). */
-  keep?: boolean;
-  /** Its environment's folders of the person's computer (checked already): such a session never comes from a warm pool. */
-  folders?: readonly MountedFolder[];
-  /** Secrets (issue 18): the folder of the CA bundle its sandbox trusts (read-only); such a session starts cold. */
-  caDir?: string;
-  /** Its secrets, by name and host (what its description shows). */
-  secrets?: SecretUse[];
-}
-
 /**
  * The sessions: create (from a warm pool when one fits), find (with ownership), stop, idle TTL, max
  * sessions. Every operation on one session is the Session's own (its queue, its state machine).
@@ -116,7 +83,7 @@ export class SessionManager {
   /** The warm sandboxes the last core left are being taken over: a claim waits for them rather than start one. */
   private adopting: Promise<void> | undefined;
   /** Quiet moments to end when Sandpit begins to quit. */
-  private readonly quitWaiters = new Set<() => void>();
+  private readonly quietMoments = new QuietMoments();
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
@@ -222,15 +189,7 @@ export class SessionManager {
   /** Waits `ms`, or less when Sandpit begins to quit (so a quiet moment never holds a quit up). */
   quiet(ms: number): Promise<void> {
     if (this.disposed) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.quitWaiters.delete(done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.quitWaiters.add(done);
-    });
+    return this.quietMoments.wait(ms);
   }
 
   /** Throws DOCKER_UNAVAILABLE (saying what to do) unless the engine is up: callers check before slow preparations. */
@@ -438,7 +397,7 @@ export class SessionManager {
   /** Sandpit quits: kept sessions' containers stop with their storage (and record) kept; every other session is removed. */
   async dispose(): Promise<void> {
     this.disposed = true;
-    for (const end of [...this.quitWaiters]) end();
+    this.quietMoments.endAll();
     clearInterval(this.sweepTimer);
     // The warm sandboxes go (or are left for the next core) while the sessions are kept or stopped (a client closing
     // Sandpit waits a few seconds only).
@@ -481,39 +440,9 @@ export class SessionManager {
     return `${base} ${n}`;
   }
 
+  /** The driver of a sandbox for session `id` (sandbox-factory.ts). */
   private makeRuntime(id: string, template: SessionTemplate, pooled: boolean, folders: readonly MountedFolder[] = []): SandboxDriver {
-    const { config } = this.deps;
-    return new SandboxDriver({
-      backend: this.deps.backend,
-      spec: {
-        sessionId: id,
-        language: template.language,
-        image: template.image,
-        limits: template.limits,
-        network: template.network,
-        env: this.sandboxEnv(id, template, pooled),
-        isolation: template.isolation,
-        pooled,
-        ...(template.caDir ? { caDir: template.caDir } : {}),
-        ...(folders.length ? { folders: sandboxFolders(folders) } : {}),
-        ...(this.deps.checkFolders ? { checkFolders: this.deps.checkFolders } : {}),
-      },
-      log: this.deps.log,
-      startTimeoutMs: config.startTimeoutMs,
-      graceMs: config.graceMs,
-      onRemove: () => this.deps.sandboxRemoved?.(id),
-    });
-  }
-
-  /**
-   * A sandbox's variables: its template's, and for a warm one that may be left for the next core, how long its
-   * agent waits for a core once its own is gone before it ends (so a left sandbox no core takes over stops by itself).
-   */
-  private sandboxEnv(id: string, template: SessionTemplate, pooled: boolean): Record<string, string> | undefined {
-    const env = typeof template.env === 'function' ? template.env(id) : template.env;
-    const ms = this.deps.handOver?.ms ?? 0;
-    if (!pooled || ms <= 0 || env !== undefined) return env;
-    return { [UNCONNECTED_EXIT_VARIABLE]: String(Math.ceil(ms / 1000)) };
+    return makeSandboxDriver(this.deps, id, template, pooled, folders);
   }
 
   /**
