@@ -70,12 +70,14 @@ export function backendConformance(label: string, open: () => Promise<BackendUnd
   const programs = options.runsPrograms ? '' : ' — SKIPPED: this backend runs no real program';
   describe.skipIf(options.skip === true)(`SandboxBackend conformance on ${label}`, () => {
     let bt: BackendUnderTest;
+    let made: SandboxSpec;
     let sandbox: Sandbox;
     let channel: AgentChannel;
 
     beforeAll(async () => {
       bt = await open();
-      sandbox = await bt.backend.create(spec(bt.image));
+      made = spec(bt.image);
+      sandbox = await bt.backend.create(made);
       channel = await sandbox.start(START_MS);
     });
     afterAll(async () => {
@@ -94,6 +96,17 @@ export function backendConformance(label: string, open: () => Promise<BackendUnd
       expect(channel.kind).toBe(bt.backend.channel);
       const [hello] = await exchange(channel, { type: 'hello' }, (m) => m.type === 'hello');
       expect(hello).toMatchObject({ type: 'hello', language: 'python', protocol: 1 });
+      expect((await sandbox.state()).running).toBe(true);
+    });
+
+    it('takes its own sandbox back from its record as made (a kept session after a restart), and not with looser limits than it was made with', async () => {
+      // Reopening reads the container's protections back from the engine, as each engine reports them.
+      const again = await bt.backend.reopen(made, sandbox.record());
+      expect(again.containerId).toBe(sandbox.containerId);
+      const tighter = { ...made, limits: { ...made.limits, memoryMb: made.limits.memoryMb / 2 } };
+      await expect(bt.backend.reopen(tighter, sandbox.record())).rejects.toThrow(
+        new RegExp(`was not made with a sandbox's protections \\(its memory limit is ${made.limits.memoryMb} MiB, not ${made.limits.memoryMb / 2} MiB\\)`),
+      );
       expect((await sandbox.state()).running).toBe(true);
     });
 

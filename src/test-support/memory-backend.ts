@@ -79,6 +79,19 @@ export class MemoryBackend implements SandboxBackend {
 
   async reopen(spec: SandboxSpec, record: SandboxRecord, options: ReopenOptions = {}): Promise<Sandbox> {
     this.calls.push('reopen');
+    const current = this.sandboxes.get(spec.sessionId);
+    if (current && !options.remake && current.containerId === record.containerId) {
+      // The container is still here: as an engine reads back what it was made with, looser limits are refused.
+      if (spec.limits.memoryMb < current.spec.limits.memoryMb) {
+        throw new SandpitError(
+          'DENIED',
+          `The container of session ${spec.sessionId} was not made with a sandbox's protections (its memory limit is ${current.spec.limits.memoryMb} MiB, not ${spec.limits.memoryMb} MiB): it is not taken over, and nothing is done to it.`,
+          { reason: 'record-mismatch' },
+        );
+      }
+      // Another handle on the same container: what a reaper finds stays the one it was made as.
+      return new MemorySandbox(this, spec, record.containerId);
+    }
     const sandbox = new MemorySandbox(this, spec, options.remake ? `memory-${++this.created}` : record.containerId);
     this.sandboxes.set(spec.sessionId, sandbox);
     return sandbox;

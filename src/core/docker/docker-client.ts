@@ -1,6 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { ImageInfo } from '../sandbox/sandbox-images';
 import type { NetworkInfo, NetworkSummary } from '../sandbox/sandbox-networks';
+import type { ContainerProfile } from './profile-check';
 
 /** Everything Sandpit asks of a Docker engine. One dockerode implementation; tests of others may fake it. */
 export interface DockerClient {
@@ -106,6 +107,8 @@ export interface ContainerState {
   networkMode?: string;
   /** Its bind mounts of this computer's folders, as made. */
   binds?: Array<{ source: string; target: string; readOnly: boolean }>;
+  /** Its protections and limits, as made (profile-check.ts). */
+  profile?: ContainerProfile;
 }
 
 export interface ContainerStats {

@@ -19,6 +19,7 @@ import { newId } from '../util/ids';
 import { cleanPackageArchive } from './package-archive';
 import { checkOverlayVolumes, ensureOverlayVolume, isOverlayFolder, overlayVolumeName } from './overlay-volumes';
 import { canonicalImageName } from './image-name';
+import { weakerThanSandbox } from './profile-check';
 
 /** How long connecting to the agent of a warm sandbox an earlier core left may take (it is up, or it is not taken). */
 const LEFT_RUNNING_CONNECT_MS = 2_000;
@@ -165,6 +166,13 @@ export class DockerSandbox implements Sandbox {
       );
     }
     if (remake) return;
+    // Its labels say whose it is; its protections are read back too (a container made weaker is not used).
+    const wanted = this.containerSpec();
+    const floor = { user: wanted.user, memory: Number(wanted.hostConfig.Memory), nanoCpus: Number(wanted.hostConfig.NanoCpus), pidsLimit: Number(wanted.hostConfig.PidsLimit) };
+    const weaker = made.profile ? weakerThanSandbox(made.profile, floor) : [];
+    if (weaker.length > 0) {
+      throw new SandpitError('DENIED', `The container of session ${this.sessionId} was not made with a sandbox's protections (${weaker.join('; ')}): it is not taken over, and nothing is done to it.`, { reason: 'record-mismatch' });
+    }
     const expected = [
       ...(this.agentDir ? [`${this.agentDir}\u0000${AGENT_DIR}\u0000rw`] : []),
       ...this.folders.filter((f) => !isOverlayFolder(f)).map((f) => `${f.layerPath ?? f.hostPath}\u0000${f.mountPath}\u0000${f.readOnly && !f.layerPath ? 'ro' : 'rw'}`),

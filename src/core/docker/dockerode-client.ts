@@ -31,6 +31,7 @@ import { followEventStream } from './dockerode-events';
 import { attachStreams, execInContainer, readContainerLogs, runHelperContainer } from './dockerode-exec';
 import { buildFromContext, importRootfs } from './dockerode-images';
 import { podmanKill } from './podman-kill';
+import type { ContainerProfile } from './profile-check';
 
 const CALL_TIMEOUT_MS = 30_000;
 const BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -231,6 +232,7 @@ export class DockerodeClient implements DockerClient {
         image: i.Config.Image,
         networkMode: i.HostConfig.NetworkMode,
         binds: (i.Mounts ?? []).filter((m) => m.Type === 'bind').map((m) => ({ source: m.Source, target: m.Destination, readOnly: !m.RW })),
+        profile: profileOf(i),
       };
     });
   }
@@ -433,5 +435,34 @@ export function statsFrom(raw: RawStats): ContainerStats {
     memoryBytes: Math.max(0, (memory.usage ?? 0) - cache),
     memoryLimitBytes: memory.limit ?? 0,
     pids: raw.pids_stats?.current ?? 0,
+  };
+}
+
+/** A container's protections and limits from its inspect answer (fields an engine leaves out count as not set). */
+function profileOf(i: Docker.ContainerInspectInfo): ContainerProfile {
+  const h = i.HostConfig as unknown as {
+    Privileged?: boolean;
+    CapAdd?: string[] | null;
+    CapDrop?: string[] | null;
+    SecurityOpt?: string[] | null;
+    ReadonlyRootfs?: boolean;
+    Memory?: number;
+    NanoCpus?: number;
+    CpuQuota?: number;
+    CpuPeriod?: number;
+    PidsLimit?: number | null;
+  };
+  return {
+    privileged: h.Privileged === true,
+    capAdd: h.CapAdd ?? [],
+    capDrop: h.CapDrop ?? [],
+    securityOpt: h.SecurityOpt ?? [],
+    readonlyRootfs: h.ReadonlyRootfs === true,
+    user: i.Config.User ?? '',
+    memory: h.Memory ?? 0,
+    nanoCpus: h.NanoCpus ?? 0,
+    cpuQuota: h.CpuQuota ?? 0,
+    cpuPeriod: h.CpuPeriod ?? 0,
+    pidsLimit: h.PidsLimit ?? 0,
   };
 }

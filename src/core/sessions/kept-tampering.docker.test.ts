@@ -53,11 +53,13 @@ describe('a data folder edited while Sandpit is stopped', () => {
   let secrets: string;
   let victim: string;
   let foreignId = '';
+  /** A container carrying Sandpit's labels for a kept session, made by hand without a sandbox's protections. */
+  let impostorId = '';
   /** Whether this engine's workspaces are disks of their own (the record then names one). */
   let hadDisk = false;
   let second: Sandpit | undefined;
   const lines: string[] = [];
-  const made: Record<'linked' | 'foreign' | 'disk' | 'folder' | 'host' | 'image', SessionInfo> = {} as never;
+  const made: Record<'linked' | 'foreign' | 'disk' | 'folder' | 'host' | 'image' | 'weak', SessionInfo> = {} as never;
   const envIds: Record<'host' | 'folder', string> = {} as never;
 
   beforeAll(async () => {
@@ -78,7 +80,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
     try {
       const current = (await call(first.api, 'settings.get', {}, PANEL)).protectedFolders;
       await call(first.api, 'settings.update', { patch: { protectedFolders: [...current, secrets] } }, PANEL);
-      for (const key of ['linked', 'foreign', 'disk', 'folder', 'host', 'image'] as const) {
+      for (const key of ['linked', 'foreign', 'disk', 'folder', 'host', 'image', 'weak'] as const) {
         made[key] = await call(first.api, 'sessions.create', { keep: true, name: key }, PANEL);
       }
       made.linked = await call(first.api, 'sessions.addFolder', { sessionId: made.linked.id, folder: { hostPath: share } }, PANEL);
@@ -92,6 +94,23 @@ describe('a data folder edited while Sandpit is stopped', () => {
     // A container Sandpit did not make: no Sandpit labels.
     foreignId = await docker.createContainer({ image: inject('images').python!, cmd: ['sleep', '600'], env: {}, labels: {}, user: '10001:10001', workingDir: '/', openStdin: false, hostConfig: { NetworkMode: 'none' } });
     const record = (id: string): string => join(home, 'kept-sessions', `${id}.json`);
+    // One with Sandpit's labels for a kept session, its image, network and mounts, but privileged, with every
+    // capability, no no-new-privileges and no limits: what someone with the engine's socket could plant.
+    const [original] = await docker.listContainers({ [LABEL.session]: made.weak.id });
+    const shape = await docker.inspectContainer(original!.id);
+    impostorId = await docker.createContainer({
+      image: inject('images').python!,
+      cmd: ['sleep', '600'],
+      env: {},
+      labels: shape.labels,
+      user: '0:0',
+      workingDir: '/',
+      openStdin: false,
+      hostConfig: { NetworkMode: 'none', Privileged: true, Binds: (shape.binds ?? []).map((b) => `${b.source}:${b.target}:${b.readOnly ? 'ro' : 'rw'}`) },
+    });
+    await editJson(record(made.weak.id), (r) => {
+      (r.sandbox as Record<string, unknown>).containerId = impostorId;
+    });
     await editJson(record(made.foreign.id), (r) => {
       (r.sandbox as Record<string, unknown>).containerId = foreignId;
     });
@@ -133,6 +152,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
       for (const v of await docker.listVolumes({ [LABEL.session]: s.id })) await docker.removeVolume(v.name).catch(() => undefined);
     }
     if (foreignId) await docker.removeContainer(foreignId).catch(() => undefined);
+    if (impostorId) await docker.removeContainer(impostorId).catch(() => undefined);
     await rm(home, { recursive: true, force: true });
     await rm(root, { recursive: true, force: true });
   });
@@ -143,6 +163,18 @@ describe('a data folder edited while Sandpit is stopped', () => {
     expect(lines.join('\n')).toMatch(new RegExp(`${made.foreign.id}.*not one Sandpit made for that session|not one Sandpit made for that session.*${made.foreign.id}`));
     await expect(call(sp.api, 'sessions.stop', { sessionId: made.foreign.id }, PANEL)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
     expect(await containerExists(foreignId)).toBe(true);
+  });
+
+  it('a container with Sandpit\'s labels but without a sandbox\'s protections is not taken over, saying which; it is not touched', async () => {
+    const sp = second!;
+    expect(sp.sessions.list().map((s) => s.id)).not.toContain(made.weak.id);
+    const said = lines.join('\n');
+    expect(said).toMatch(new RegExp(`session ${made.weak.id} was not made with a sandbox's protections \\(it is privileged; `));
+    expect(said).toContain('it runs as 0:0, not 10001:10001');
+    expect(said).toContain('its memory limit is none');
+    await expect(call(sp.api, 'sessions.stop', { sessionId: made.weak.id }, PANEL)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
+    expect(await containerExists(impostorId)).toBe(true);
+    expect((await docker.inspectContainer(impostorId)).running).toBe(false);
   });
 
   it('a record naming any file as its workspace disk is not used; the file survives', async () => {
