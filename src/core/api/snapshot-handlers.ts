@@ -60,6 +60,13 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
     sessions.assertEngineUp();
     const policy = env?.network ?? 'none';
     const review = await reviewFoldersToRestore(manifest, kit.folders, options.reviewRefusal);
+    // Connected as its environment's sessions are now: the egress proxy with the secrets it may use (issue 18).
+    const connection = await sessionConnection(policy, env?.id, environments).catch(async (error: unknown) => {
+      await review.drop();
+      throw error;
+    });
+    // The warm sandbox this takes is replaced once its files are written, not beside the copy.
+    const release = sessions.holdRefills();
     // The same image, limits and isolation as the session it was taken of (not the environment as it is now).
     const session = await sessions.create({
       language: snapshot.language,
@@ -68,13 +75,13 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
       limits: snapshot.limits,
       networkPolicy: policy,
       isolation: snapshot.isolation,
-      // Connected as its environment's sessions are now: the egress proxy with the secrets it may use (issue 18).
-      ...(await sessionConnection(policy, env?.id, environments)),
+      ...connection,
       name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`,
       client: context.client,
       owner: context.principal,
       ...(review.folders.length ? { folders: review.folders } : {}),
     }).catch(async (error: unknown) => {
+      release();
       await review.drop();
       throw error;
     });
@@ -85,6 +92,8 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
     } catch (error) {
       await sessions.stop(session.id).catch(() => undefined);
       throw error;
+    } finally {
+      release();
     }
     const reviewFolders = review.outcomes.length ? { reviewFolders: review.outcomes } : {};
     if (!options.replay) return { session: session.info(), snapshot, files, ...reviewFolders };

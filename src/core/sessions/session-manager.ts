@@ -19,6 +19,7 @@ import type { SandboxBackend, SandboxFolder } from '../sandbox/sandbox-backend';
 import type { SandboxDriver } from './sandbox-driver';
 import { makeSandboxDriver } from './sandbox-factory';
 import { QuietMoments } from './quiet-moments';
+import { RefillGate } from './refill-gate';
 import { Session } from './session';
 import type { MountedFolder } from '../folders/share-folders';
 import type { SessionServices } from './session-types';
@@ -84,6 +85,8 @@ export class SessionManager {
   private adopting: Promise<void> | undefined;
   /** Quiet moments to end when Sandpit begins to quit. */
   private readonly quietMoments = new QuietMoments();
+  /** Bulk work under way: containers replacing claimed warm ones wait for it to end. */
+  private readonly refillGate = new RefillGate();
 
   constructor(private readonly deps: SessionManagerDeps) {
     this.log = deps.log.child({ component: 'sessions' });
@@ -111,6 +114,7 @@ export class SessionManager {
       channel: () => deps.backend.channel,
       make: (template) => this.makeRuntime(newId('ses'), template, true),
       log: this.log,
+      mayRefill: () => this.refillGate.clear(),
     });
     this.sweepTimer = setInterval(() => void this.sweepIdle(), Math.min(30_000, Math.max(1_000, deps.config.idleTtlMs / 4)));
     this.sweepTimer.unref();
@@ -184,6 +188,14 @@ export class SessionManager {
     } finally {
       if (this.adopting === claimable) this.adopting = undefined;
     }
+  }
+
+  /**
+   * Bulk work begins (a restore or a fork writing a workspace into its new sandbox): the warm sandboxes claimed
+   * meanwhile are replaced once the returned release is called (or after two minutes), not beside it.
+   */
+  holdRefills(): () => void {
+    return this.refillGate.hold();
   }
 
   /** Waits `ms`, or less when Sandpit begins to quit (so a quiet moment never holds a quit up). */

@@ -3,6 +3,7 @@ import { silentLogger } from '../log';
 import { pollUntil } from '../util/with-timeout';
 import type { SandboxDriver } from './sandbox-driver';
 import type { SessionTemplate } from './session-template';
+import { RefillGate } from './refill-gate';
 import { WarmPool } from './warm-pool';
 
 const TEMPLATE = { language: 'python', image: 'sandpit-fake:1' } as SessionTemplate;
@@ -117,6 +118,23 @@ describe('WarmPool', () => {
     await pool.refill();
     expect(pool.available).toBe(2);
     expect(factory.made).toHaveLength(3);
+    await pool.dispose();
+  });
+
+  it('replaces a claimed sandbox only once bulk work holding the gate ends (a restore writing into it)', async () => {
+    const factory = new FakeFactory();
+    const gate = new RefillGate();
+    const pool = new WarmPool('python', TEMPLATE, 1, factory.make, silentLogger, () => gate.clear());
+    await pool.refill();
+    const release = gate.hold();
+    expect(fake(await pool.claim()).id).toBe('ses-1');
+    // the refill's own delay passes, and still nothing starts while the gate is held
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(factory.made).toHaveLength(1);
+    expect(pool.available).toBe(0);
+    release();
+    await pollUntil(() => (pool.available === 1 ? true : undefined), 2_000, 'the replacement once the gate opened');
+    expect(factory.made).toHaveLength(2);
     await pool.dispose();
   });
 

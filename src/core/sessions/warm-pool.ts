@@ -28,6 +28,8 @@ export class WarmPool {
     private size: number,
     private readonly make: () => SandboxDriver,
     private readonly log: Logger,
+    /** Resolves when the container replacing a claimed one may start (refill-gate.ts: not beside bulk work). */
+    private readonly mayRefill: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   get available(): number {
@@ -55,8 +57,9 @@ export class WarmPool {
       session = this.ready.shift();
     }
     if (session) {
-      // Refill a moment later, so starting a container does not compete with the claimed session's first run.
-      setTimeout(() => void this.refill(), REFILL_DELAY_MS).unref();
+      // Refill a moment later, so starting a container does not compete with the claimed session's first run (nor
+      // with bulk work into it, such as a restore: then once that is done).
+      setTimeout(() => void this.mayRefill().then(() => this.refill()), REFILL_DELAY_MS).unref();
       return session;
     }
     // Nothing starting: the pool starts one now (refill sets `starting` before its first wait).

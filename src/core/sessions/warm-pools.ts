@@ -20,6 +20,8 @@ export interface WarmPoolsDeps {
   /** A new warm sandbox of this template (not started). */
   make(template: SessionTemplate): SandboxDriver;
   log: Logger;
+  /** Resolves when a container replacing a claimed one may start (refill-gate.ts). */
+  mayRefill?: () => Promise<void>;
 }
 
 /**
@@ -119,7 +121,7 @@ export class WarmPools {
     const key = JSON.stringify([template.language, template.image, template.limits, template.network ?? 'none', env, template.isolation, this.deps.channel()]);
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = new WarmPool(key, template, this.poolSize, () => this.deps.make(template), this.deps.log);
+      pool = new WarmPool(key, template, this.poolSize, () => this.deps.make(template), this.deps.log, this.deps.mayRefill);
       this.pools.set(key, pool);
     }
     return pool;
