@@ -1,11 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import type { SnapshotManifest } from './snapshot-store';
 import { SnapshotStore } from './snapshot-store';
+
+const execFileAsync = promisify(execFile);
 
 let dir: string;
 beforeEach(async () => {
@@ -47,6 +51,30 @@ describe('SnapshotStore', () => {
     store.release(hold);
     expect((await store.read(a.sha256)).toString()).toBe('same');
     await expect(store.read('0'.repeat(64))).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('refuses a blob edited on disk after it was written or read, even with its size and mtime put back (the same core, and the next)', async () => {
+    const store = new SnapshotStore(dir);
+    const hold = new Set<string>();
+    const a = await store.put(Buffer.from('original bytes'), hold);
+    const b = await store.put(Buffer.from('other bytes of b'), hold);
+    await store.save(manifest('snap-bbbbbbbbbbbbbbbb', [a, b], a));
+    store.release(hold);
+    // read once (b): known good since; a is known good from its write
+    expect((await store.read(b.sha256)).toString()).toBe('other bytes of b');
+    for (const blob of [a, b]) {
+      const path = join(dir, 'objects', blob.sha256.slice(0, 2), blob.sha256);
+      const before = await stat(path, { bigint: true });
+      await writeFile(path, Buffer.from('X'.repeat(blob.size)));
+      // its mtime put back to the nanosecond (GNU touch): only its change time, which no one can set, still shows the edit
+      const ns = before.mtimeNs % 1_000_000_000n;
+      await execFileAsync('touch', ['-m', '-d', `@${before.mtimeNs / 1_000_000_000n}.${ns.toString().padStart(9, '0')}`, path]);
+      expect((await stat(path, { bigint: true })).mtimeNs).toBe(before.mtimeNs);
+      await expect(store.read(blob.sha256)).rejects.toThrow(/was changed on disk/);
+      await expect(store.read(blob.sha256)).rejects.toMatchObject({ code: 'INTERNAL' });
+      // and by a core that starts after the edit
+      await expect(new SnapshotStore(dir).read(blob.sha256)).rejects.toMatchObject({ code: 'INTERNAL' });
+    }
   });
 
   it('deletes only the blobs no other snapshot uses, and never those of a snapshot being taken', async () => {

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
@@ -7,6 +7,7 @@ import { snapshotSchema } from '../../shared/domain/snapshot';
 import { pendingBaseSchema, pendingEntrySchema } from '../folders/review/review-pending';
 import { denseBytes, syncFile, syncFolder, writeFileAtomic, writeSparseFile } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
+import { VerifiedBlobs, sha256Of } from './verified-blobs';
 
 const SHA256 = /^[a-f0-9]{64}$/;
 /** A blob written and not yet flushed (`<sha256>.<random>.tmp` beside where it will be). */
@@ -70,10 +71,6 @@ export interface StoredBlob {
   added: number;
 }
 
-function sha256Of(content: Buffer): string {
-  return createHash('sha256').update(content).digest('hex');
-}
-
 const MIB = 1024 * 1024;
 
 function mib(bytes: number): string {
@@ -115,6 +112,8 @@ export class SnapshotStore {
   private readonly unsynced = new Map<string, UnsyncedBlob>();
   /** Prefix folders of `objects` made (or found) by this store. */
   private readonly prefixes = new Set<string>();
+  /** Blobs whose files are unchanged since their bytes were known to match (a read then skips hashing them). */
+  private readonly verified = new VerifiedBlobs();
 
   constructor(
     readonly dir: string,
@@ -217,7 +216,7 @@ export class SnapshotStore {
 
   async read(sha256: string): Promise<Buffer> {
     if (!SHA256.test(sha256)) throw new SandpitError('INVALID_INPUT', 'A blob id is a sha256.');
-    let content: Buffer;
+    let content: Buffer | undefined;
     try {
       // A blob of a snapshot still being taken (a fork reads its own before anything is saved) is in its unflushed
       // file, unless a save has just put it in place.
@@ -225,16 +224,16 @@ export class SnapshotStore {
       await unsynced?.written;
       const temp = unsynced?.temp;
       content = await (temp === undefined
-        ? readFile(this.blobPath(sha256))
-        : readFile(temp).catch((error: unknown) => {
-            if (isMissing(error)) return readFile(this.blobPath(sha256));
+        ? this.verified.read(sha256, this.blobPath(sha256))
+        : this.verified.read(sha256, temp).catch((error: unknown) => {
+            if (isMissing(error)) return this.verified.read(sha256, this.blobPath(sha256));
             throw error;
           }));
     } catch (error) {
       if (isMissing(error)) throw new SandpitError('NOT_FOUND', `A file of this snapshot is missing from ${this.objects} (${sha256.slice(0, 12)}…).`);
       throw error;
     }
-    if (sha256Of(content) !== sha256) throw new SandpitError('INTERNAL', `A file of this snapshot was changed on disk (${sha256.slice(0, 12)}…): it can no longer be restored.`);
+    if (content === undefined) throw new SandpitError('INTERNAL', `A file of this snapshot was changed on disk (${sha256.slice(0, 12)}…): it can no longer be restored.`);
     return content;
   }
 
@@ -266,6 +265,8 @@ export class SnapshotStore {
         await blob.flushed;
         await rename(blob.temp, this.blobPath(blob.sha));
         this.unsynced.delete(blob.sha);
+        // Its bytes are the ones put hashed: a read of the file as it is now need not hash them again.
+        await this.verified.wrote(blob.sha, this.blobPath(blob.sha));
       }
     };
     await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, waiting.length) }, worker));
@@ -326,6 +327,7 @@ export class SnapshotStore {
       if (used.has(sha)) continue;
       const size = await diskBytes(path);
       await rm(path, { force: true });
+      this.verified.forget(sha);
       freedBytes += size;
     }
     // Unflushed blobs no snapshot being taken holds any more (it failed).
