@@ -44,7 +44,8 @@ describe('tarWorkspace', () => {
       most = Math.max(most, underWay);
       // the first files are the slowest to take: later ones finish before them
       await sleep(called.length <= 3 ? 60 : 5);
-      taken.set(path, content!);
+      // a copy: its buffer serves a later file once this one is taken
+      taken.set(path, Buffer.from(content!));
       underWay -= 1;
     };
     const walk = await tarWorkspace(fakeWorkspace(files), sink, CAPS);

@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
 import { SandpitError } from '../../shared/api/errors';
 import { normalizeRelativePath } from '../files/safe-path';
-import { discard, readBody } from '../files/safe-tar';
+import { ReusedBuffers } from '../files/reused-buffers';
+import { discard, readBodyInto } from '../files/safe-tar';
 import { streamTar } from '../files/stream-tar';
 import type { StreamFile } from '../files/stream-tar';
 import { walkTar } from '../files/tar-walk';
@@ -38,7 +39,8 @@ export interface WorkspaceWalk {
  * Gets each regular file as it is read (so a large workspace is never held in memory at once), with its stat key
  * when known; `content` is undefined for an unchanged file of `previous` (not read: the earlier blob holds it).
  * Calls come in the archive's order, and several may be under way at once (a few files, a few MiB): the walk
- * ends once every one has.
+ * ends once every one has. `content` is the sink's until its promise settles: then its bytes are reused for another
+ * file (the sink keeps a copy of what it needs beyond that).
  */
 export type WorkspaceFileSink = (path: string, content: Buffer | undefined, key: string | undefined) => Promise<void>;
 
@@ -148,6 +150,8 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
   let readBytes = 0;
   const sinking: { done: Promise<void>; bytes: number }[] = [];
   let sinkingBytes = 0;
+  // Each file is read into a buffer used again once the sink has taken the file before it.
+  const buffers = new ReusedBuffers();
   /** Waits, oldest first, until a file of `size` bytes fits in the sink's window (a sink's failure is thrown here). */
   const makeRoom = async (size: number): Promise<void> => {
     while (sinking.length >= SINK_WINDOW_FILES || (sinking.length > 0 && sinkingBytes + size > SINK_WINDOW_BYTES)) {
@@ -156,10 +160,12 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
       await oldest.done;
     }
   };
-  const toSink = async (path: string, content: Buffer | undefined, key: string | undefined): Promise<void> => {
+  const toSink = async (path: string, content: Buffer | undefined, key: string | undefined, buffer?: Buffer): Promise<void> => {
     const size = content?.length ?? 0;
     await makeRoom(size);
     const done = sink(path, content, key);
+    // Taken (or failed: nothing uses it then either): its buffer serves the next file.
+    if (buffer) void done.then(() => buffers.give(buffer), () => buffers.give(buffer));
     done.catch(() => undefined);
     sinking.push({ done, bytes: size });
     sinkingBytes += size;
@@ -220,7 +226,8 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
       files += 1;
       bytes += size;
       readBytes += size;
-      return readBody(body, path, size).then((content) => toSink(path, content, keys.get(path)));
+      const buffer = buffers.take(size);
+      return readBodyInto(body, path, size, buffer).then((content) => toSink(path, content, keys.get(path), buffer));
     });
     await allSunk();
   } catch (error) {
