@@ -30,9 +30,15 @@ describe('weakerThanSandbox', () => {
       'protections are turned off (seccomp=unconfined)',
       'its root file system is writable',
       'it runs as the image user (root), not 10001:10001',
-      'its memory limit is none, not 512 MiB',
-      'its CPU limit is none, not 1.5 CPUs',
-      'its process limit is none, not 128',
+    ]);
+  });
+
+  it('takes no limit at all as an engine that enforces none (it reports none for a sandbox made now too), and a looser one as weaker', () => {
+    expect(weakerThanSandbox({ ...DOCKER, memory: 0, nanoCpus: 0, pidsLimit: 0 }, FLOOR)).toEqual([]);
+    expect(weakerThanSandbox({ ...DOCKER, memory: 1024 * 1024 * 1024, nanoCpus: 2e9, pidsLimit: 129 }, FLOOR)).toEqual([
+      'its memory limit is 1024 MiB, not 512 MiB',
+      'its CPU limit is 2 CPUs, not 1.5 CPUs',
+      'its process limit is 129, not 128',
     ]);
   });
 

@@ -7,7 +7,7 @@ export interface ContainerProfile {
   readonlyRootfs: boolean;
   /** `uid:gid` or a name; '' is the image's user (root here). */
   user: string;
-  /** Bytes; 0 is none. */
+  /** Bytes; 0 is none (the engine enforces none). */
   memory: number;
   /** Billionths of a CPU; 0 is none (Podman also reports the quota and period). */
   nanoCpus: number;
@@ -41,7 +41,9 @@ const cpus = (nano: number): string => `${Math.round(nano / 1e7) / 100} CPUs`;
  * How a container is weaker than a sandbox Sandpit makes (container-profile.ts), in plain words; empty when it is
  * not. Read back before a container Sandpit did not just make is used (a kept session's, a warm one an earlier core
  * left): its labels and record say whose it is, this says it still has every protection. A tighter limit is not
- * weaker; no limit at all, or a looser one, is.
+ * weaker, a looser one is. No limit at all is what an engine that cannot enforce one reports for every container it
+ * makes (rootless without cgroup delegation drops memory and process limits, saying so only when one is made): a
+ * sandbox made there now has none either, so none is not held against one made there before.
  */
 export function weakerThanSandbox(actual: ContainerProfile, floor: ProfileFloor): string[] {
   const weaker: string[] = [];
@@ -57,9 +59,9 @@ export function weakerThanSandbox(actual: ContainerProfile, floor: ProfileFloor)
   if (off.length > 0) weaker.push(`protections are turned off (${off.join(', ')})`);
   if (!actual.readonlyRootfs) weaker.push('its root file system is writable');
   if (actual.user !== floor.user) weaker.push(`it runs as ${actual.user === '' ? 'the image user (root)' : actual.user}, not ${floor.user}`);
-  if (actual.memory <= 0 || actual.memory > floor.memory) weaker.push(`its memory limit is ${actual.memory > 0 ? mib(actual.memory) : 'none'}, not ${mib(floor.memory)}`);
+  if (actual.memory > floor.memory) weaker.push(`its memory limit is ${mib(actual.memory)}, not ${mib(floor.memory)}`);
   const nano = actual.nanoCpus > 0 ? actual.nanoCpus : actual.cpuQuota > 0 && actual.cpuPeriod > 0 ? Math.round((actual.cpuQuota / actual.cpuPeriod) * 1e9) : 0;
-  if (nano <= 0 || nano > floor.nanoCpus) weaker.push(`its CPU limit is ${nano > 0 ? cpus(nano) : 'none'}, not ${cpus(floor.nanoCpus)}`);
-  if (actual.pidsLimit <= 0 || actual.pidsLimit > floor.pidsLimit) weaker.push(`its process limit is ${actual.pidsLimit > 0 ? actual.pidsLimit : 'none'}, not ${floor.pidsLimit}`);
+  if (nano > floor.nanoCpus) weaker.push(`its CPU limit is ${cpus(nano)}, not ${cpus(floor.nanoCpus)}`);
+  if (actual.pidsLimit > floor.pidsLimit) weaker.push(`its process limit is ${actual.pidsLimit}, not ${floor.pidsLimit}`);
   return weaker;
 }

@@ -95,7 +95,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
     foreignId = await docker.createContainer({ image: inject('images').python!, cmd: ['sleep', '600'], env: {}, labels: {}, user: '10001:10001', workingDir: '/', openStdin: false, hostConfig: { NetworkMode: 'none' } });
     const record = (id: string): string => join(home, 'kept-sessions', `${id}.json`);
     // One with Sandpit's labels for a kept session, its image, network and mounts, but privileged, with every
-    // capability, no no-new-privileges and no limits: what someone with the engine's socket could plant.
+    // capability, no no-new-privileges, as root and with 8 GiB of memory: what someone with the engine's socket could plant.
     const [original] = await docker.listContainers({ [LABEL.session]: made.weak.id });
     const shape = await docker.inspectContainer(original!.id);
     impostorId = await docker.createContainer({
@@ -106,7 +106,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
       user: '0:0',
       workingDir: '/',
       openStdin: false,
-      hostConfig: { NetworkMode: 'none', Privileged: true, Binds: (shape.binds ?? []).map((b) => `${b.source}:${b.target}:${b.readOnly ? 'ro' : 'rw'}`) },
+      hostConfig: { NetworkMode: 'none', Privileged: true, Memory: 8 * 1024 * 1024 * 1024, Binds: (shape.binds ?? []).map((b) => `${b.source}:${b.target}:${b.readOnly ? 'ro' : 'rw'}`) },
     });
     await editJson(record(made.weak.id), (r) => {
       (r.sandbox as Record<string, unknown>).containerId = impostorId;
@@ -171,7 +171,7 @@ describe('a data folder edited while Sandpit is stopped', () => {
     const said = lines.join('\n');
     expect(said).toMatch(new RegExp(`session ${made.weak.id} was not made with a sandbox's protections \\(it is privileged; `));
     expect(said).toContain('it runs as 0:0, not 10001:10001');
-    expect(said).toContain('its memory limit is none');
+    expect(said).toContain('its memory limit is 8192 MiB, not 512 MiB');
     await expect(call(sp.api, 'sessions.stop', { sessionId: made.weak.id }, PANEL)).rejects.toMatchObject({ code: 'SESSION_NOT_FOUND' });
     expect(await containerExists(impostorId)).toBe(true);
     expect((await docker.inspectContainer(impostorId)).running).toBe(false);
