@@ -14,6 +14,8 @@ export interface StepCount {
   failed: number;
   skipped: number;
   note: string;
+  /** Each failed test: where it is, its name, and the first line of its error. */
+  failures: string[];
 }
 
 export interface Summary {

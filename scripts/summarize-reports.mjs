@@ -27,6 +27,59 @@ export function readJsonReport(path) {
   }
 }
 
+const MAX_NAMED_FAILURES = 20;
+
+/** The first line of an error message, without colour codes, at most 300 characters. */
+function firstLine(text) {
+  // eslint-disable-next-line no-control-regex -- colour codes are what this removes
+  const plain = String(text ?? '').replace(/\u001b\[[0-9;]*m/g, '');
+  const line = plain.split('\n').find((l) => l.trim() !== '') ?? '';
+  return line.trim().slice(0, 300);
+}
+
+/** A report's file path, relative to the project when it is inside it. */
+function shortPath(path) {
+  const text = String(path ?? '');
+  const cwd = `${process.cwd()}/`;
+  return text.startsWith(cwd) ? text.slice(cwd.length) : text;
+}
+
+/** Names of the failed tests of a vitest JSON report, each with the first line of its error. */
+function vitestFailures(report) {
+  const names = [];
+  for (const file of Array.isArray(report.testResults) ? report.testResults : []) {
+    const results = Array.isArray(file?.assertionResults) ? file.assertionResults : [];
+    const failedTests = results.filter((a) => a?.status === 'failed');
+    for (const test of failedTests) {
+      const message = Array.isArray(test.failureMessages) ? test.failureMessages[0] : '';
+      names.push(`${shortPath(file.name)} › ${test.fullName ?? test.title ?? '?'}: ${firstLine(message)}`);
+    }
+    if (file?.status === 'failed' && failedTests.length === 0) {
+      names.push(`${shortPath(file.name)} (outside a test): ${firstLine(file.message)}`);
+    }
+  }
+  return names;
+}
+
+/** Names of the tests a Playwright JSON report counts as unexpected, each with the first line of its error. */
+function playwrightFailures(report) {
+  const names = [];
+  const visit = (suite) => {
+    for (const spec of Array.isArray(suite?.specs) ? suite.specs : []) {
+      for (const test of Array.isArray(spec?.tests) ? spec.tests : []) {
+        if (test?.status !== 'unexpected') continue;
+        const results = Array.isArray(test.results) ? test.results : [];
+        const last = results[results.length - 1];
+        const where = `${spec.file ?? '?'}:${spec.line ?? '?'}`;
+        names.push(`${where} › ${spec.title ?? '?'}: ${firstLine(last?.error?.message)}`);
+      }
+    }
+    for (const child of Array.isArray(suite?.suites) ? suite.suites : []) visit(child);
+  };
+  for (const suite of Array.isArray(report.suites) ? report.suites : []) visit(suite);
+  return names;
+}
+
 /** @param {unknown} value */
 function count(value) {
   return typeof value === 'number' && Number.isFinite(value) && value > 0 ? value : 0;
@@ -46,6 +99,7 @@ export function countStep(step, readReport = readJsonReport) {
       failed: exitedOk ? 0 : 1,
       skipped: 0,
       note: exitedOk ? 'ok' : `exit ${step.exitCode}`,
+      failures: [],
     };
   }
   const report = step.report ? readReport(step.report) : undefined;
@@ -56,13 +110,16 @@ export function countStep(step, readReport = readJsonReport) {
       failed: 1,
       skipped: 0,
       note: `no report${step.exitCode === 0 ? '' : ` (exit ${step.exitCode})`}`,
+      failures: [],
     };
   }
   let passed;
   let failed;
   let skipped;
   let brokenFiles = 0;
+  let failures;
   if (step.kind === 'vitest') {
+    failures = vitestFailures(report);
     passed = count(report.numPassedTests);
     failed = count(report.numFailedTests);
     skipped = count(report.numPendingTests) + count(report.numTodoTests);
@@ -75,6 +132,7 @@ export function countStep(step, readReport = readJsonReport) {
     ).length;
     failed += brokenFiles;
   } else {
+    failures = playwrightFailures(report);
     const stats = report.stats ?? {};
     passed = count(stats.expected) + count(stats.flaky);
     failed = count(stats.unexpected);
@@ -86,7 +144,7 @@ export function countStep(step, readReport = readJsonReport) {
     failed = 1;
     note = `exit ${step.exitCode} without a failed test (crash or setup error): counted as 1 failed`;
   }
-  return { name: step.name, passed, failed, skipped, note };
+  return { name: step.name, passed, failed, skipped, note, failures };
 }
 
 /** @param {{ passed: number, failed: number, skipped: number }} totals */
@@ -112,12 +170,19 @@ export function summarize(steps, readReport = readJsonReport) {
   return { ...totals, perStep, line: formatSummary(totals) };
 }
 
-/** @param {import('./summarize-reports.d.mts').Summary} summary */
+/**
+ * One line per step, each failed test named under its step (at most 20 per step: the end of a long log is
+ * often all a reader gets), then the summary line last.
+ * @param {import('./summarize-reports.d.mts').Summary} summary
+ */
 export function printSummary(summary, write = (text) => process.stdout.write(text)) {
   for (const s of summary.perStep) {
     write(
       `  ${s.name}: ${s.passed} passed, ${s.failed} failed${s.skipped ? `, ${s.skipped} skipped` : ''} (${s.note})\n`,
     );
+    const failures = s.failures ?? [];
+    for (const name of failures.slice(0, MAX_NAMED_FAILURES)) write(`    failed: ${name}\n`);
+    if (failures.length > MAX_NAMED_FAILURES) write(`    … and ${failures.length - MAX_NAMED_FAILURES} more\n`);
   }
   write(`${summary.line}\n`);
 }

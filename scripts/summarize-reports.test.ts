@@ -61,6 +61,68 @@ describe('countStep', () => {
     expect(count.note).toMatch(/2 file\(s\) failed outside a test/);
   });
 
+  it('names each failed test with the first line of its error, so the end of a cut log still says what failed', () => {
+    const vitest = {
+      numPassedTests: 1,
+      numFailedTests: 1,
+      testResults: [
+        {
+          name: `${process.cwd()}/src/a.test.ts`,
+          status: 'failed',
+          assertionResults: [
+            { status: 'passed', fullName: 'A works' },
+            {
+              status: 'failed',
+              fullName: 'A refuses',
+              failureMessages: ['\u001b[31mAssertionError: expected 1 to be 2\u001b[39m\n    at x'],
+            },
+          ],
+        },
+        {
+          name: '/elsewhere/b.test.ts',
+          status: 'failed',
+          message: 'Error: Cannot find module x\nstack',
+          assertionResults: [],
+        },
+      ],
+    };
+    expect(countStep({ name: 'vitest', kind: 'vitest', exitCode: 1, report: 'v' }, () => vitest).failures).toEqual([
+      'src/a.test.ts › A refuses: AssertionError: expected 1 to be 2',
+      '/elsewhere/b.test.ts (outside a test): Error: Cannot find module x',
+    ]);
+    const playwright = {
+      stats: { expected: 1, unexpected: 1 },
+      suites: [
+        {
+          suites: [
+            {
+              specs: [
+                { file: 'e2e/web/a.spec.ts', line: 4, title: 'shows it', tests: [{ status: 'expected' }] },
+                {
+                  file: 'e2e/web/a.spec.ts',
+                  line: 9,
+                  title: 'says so',
+                  tests: [
+                    {
+                      status: 'unexpected',
+                      results: [
+                        { error: { message: 'first try' } },
+                        { error: { message: 'Timeout 5000ms exceeded.\nmore' } },
+                      ],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    expect(countStep({ name: 'e2e', kind: 'playwright', exitCode: 1, report: 'p' }, () => playwright).failures).toEqual(
+      ['e2e/web/a.spec.ts:9 › says so: Timeout 5000ms exceeded.'],
+    );
+  });
+
   it('adds 1 failed when the runner failed but its report shows no failed test', () => {
     const count = countStep({ name: 'vitest', kind: 'vitest', exitCode: 1, report: 'vitest-green.json' }, read);
     expect(count).toMatchObject({ passed: 10, failed: 1 });
@@ -118,6 +180,26 @@ describe('the CLI', () => {
       const red = runCli(['--steps', join(dir, 'steps.json'), '--check', 'build-images=1']);
       expect(red.status).toBe(1);
       expect(red.stdout.trimEnd().split('\n').at(-1)).toBe('11 passed, 1 failed');
+
+      writeFileSync(
+        join(dir, 'vitest.json'),
+        JSON.stringify({
+          numPassedTests: 0,
+          numFailedTests: 1,
+          testResults: [
+            {
+              name: 'x.test.ts',
+              status: 'failed',
+              assertionResults: [{ status: 'failed', fullName: 'X', failureMessages: ['boom'] }],
+            },
+          ],
+        }),
+      );
+      const named = runCli(['--steps', join(dir, 'steps.json')])
+        .stdout.trimEnd()
+        .split('\n');
+      expect(named.at(-1)).toBe('1 passed, 1 failed');
+      expect(named).toContain('    failed: x.test.ts › X: boom');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
