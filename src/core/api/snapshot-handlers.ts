@@ -1,17 +1,26 @@
 import { join } from 'node:path';
 import { SandpitError } from '../../shared/api/errors';
-import type { RestoredSession } from '../../shared/domain/snapshot';
+import type { RestoredSession, Snapshot } from '../../shared/domain/snapshot';
 import { findEnvironment } from '../environments/environment-lookup';
 import { sessionConnection } from '../session-opening/session-connection';
 import { replayRuns } from '../snapshots/replay-runs';
 import type { RunAgain } from '../snapshots/replay-runs';
-import { restoreContents, snapshotHistory } from '../snapshots/restore-contents';
+import type { MountedFolder } from '../folders/share-folders';
+import { restoreContents, restoreFileOf, restorePackages, snapshotHistory } from '../snapshots/restore-contents';
 import { reviewFoldersToRestore } from '../snapshots/review-restore';
+import type { ReviewOutcome } from '../snapshots/review-restore';
 import { SnapshotStore } from '../snapshots/snapshot-store';
 import type { SnapshotManifest } from '../snapshots/snapshot-store';
-import { takeSnapshot } from '../snapshots/take-snapshot';
+import { SNAPSHOT_CAPS, takeSnapshot } from '../snapshots/take-snapshot';
+import type { TakeSnapshotRequest } from '../snapshots/take-snapshot';
+import type { RestoreFile } from '../sessions/session-contents';
+import type { Session } from '../sessions/session';
+import { AsyncQueue } from '../util/async-queue';
 import type { CallContext, Handler, Handlers } from './api-types';
 import type { HandlerKit } from './handler-kit';
+
+/** What a new session copies: a snapshot's, or the session a fork is of. */
+type CopyOf = Pick<Snapshot, 'language' | 'image' | 'environment' | 'environmentName' | 'limits' | 'isolation'>;
 
 type SnapshotMethods = 'snapshots.create' | 'snapshots.list' | 'snapshots.delete' | 'snapshots.restore' | 'sessions.fork';
 
@@ -44,47 +53,74 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
     return byName;
   };
 
+  /**
+   * A new session made like `of` (the same image, limits and isolation; its environment as it is now for network
+   * and secrets), the pools' refill held until `release`: the warm sandbox it takes is replaced once its files are
+   * written, not beside the copy.
+   */
+  const openCopy = async (
+    of: CopyOf,
+    kind: 'snapshot' | 'session',
+    options: { name: string; folders?: MountedFolder[] },
+    context: CallContext,
+  ): Promise<{ session: Session; release: () => void }> => {
+    const env = of.environment === undefined ? undefined : await findEnvironment(environments.store, of.environment).catch(() => undefined);
+    if (of.environment !== undefined && env === undefined) {
+      const taken = kind === 'snapshot' ? 'this snapshot was taken in' : 'this session was made in';
+      throw new SandpitError(
+        'NOT_FOUND',
+        `The environment "${of.environmentName ?? of.environment}" ${taken} was deleted, so its network and packages are unknown: the ${kind} cannot be ${kind === 'snapshot' ? 'restored' : 'forked'}.`,
+      );
+    }
+    sessions.assertEngineUp();
+    const policy = env?.network ?? 'none';
+    // Connected as its environment's sessions are now: the egress proxy with the secrets it may use (issue 18).
+    const connection = await sessionConnection(policy, env?.id, environments);
+    const release = sessions.holdRefills();
+    const session = await sessions
+      .create({
+        language: of.language,
+        image: of.image,
+        ...(env ? { environment: { id: env.id, name: env.name } } : {}),
+        limits: of.limits,
+        networkPolicy: policy,
+        isolation: of.isolation,
+        ...connection,
+        name: options.name,
+        client: context.client,
+        owner: context.principal,
+        ...(options.folders?.length ? { folders: options.folders } : {}),
+      })
+      .catch((error: unknown) => {
+        release();
+        throw error;
+      });
+    return { session, release };
+  };
+
+  /** What a restore or fork answers, after running the snapshot's runs again when asked. */
+  const finish = async (session: Session, manifest: SnapshotManifest, files: number, review: ReviewOutcome[], replay: boolean, context: CallContext): Promise<RestoredSession> => {
+    const { snapshot } = manifest;
+    const reviewFolders = review.length ? { reviewFolders: review } : {};
+    if (!replay) return { session: session.info(), snapshot, files, ...reviewFolders };
+    const history = await snapshotHistory(store, manifest);
+    const run: RunAgain = (record) => execute()({ sessionId: session.id, code: record.code }, context);
+    return { session: session.info(), snapshot, files, replay: await replayRuns(history, snapshot.historyComplete, run), ...reviewFolders };
+  };
+
   const restore = async (
     manifest: SnapshotManifest,
     options: { replay: boolean; name?: string; reviewRefusal?: string | undefined },
     context: CallContext,
   ): Promise<RestoredSession> => {
     const { snapshot } = manifest;
-    const env = snapshot.environment === undefined ? undefined : await findEnvironment(environments.store, snapshot.environment).catch(() => undefined);
-    if (snapshot.environment !== undefined && env === undefined) {
-      throw new SandpitError(
-        'NOT_FOUND',
-        `The environment "${snapshot.environmentName ?? snapshot.environment}" this snapshot was taken in was deleted, so its network and packages are unknown: the snapshot cannot be restored.`,
-      );
-    }
-    sessions.assertEngineUp();
-    const policy = env?.network ?? 'none';
     const review = await reviewFoldersToRestore(manifest, kit.folders, options.reviewRefusal);
-    // Connected as its environment's sessions are now: the egress proxy with the secrets it may use (issue 18).
-    const connection = await sessionConnection(policy, env?.id, environments).catch(async (error: unknown) => {
-      await review.drop();
-      throw error;
-    });
-    // The warm sandbox this takes is replaced once its files are written, not beside the copy.
-    const release = sessions.holdRefills();
-    // The same image, limits and isolation as the session it was taken of (not the environment as it is now).
-    const session = await sessions.create({
-      language: snapshot.language,
-      image: snapshot.image,
-      ...(env ? { environment: { id: env.id, name: env.name } } : {}),
-      limits: snapshot.limits,
-      networkPolicy: policy,
-      isolation: snapshot.isolation,
-      ...connection,
-      name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`,
-      client: context.client,
-      owner: context.principal,
-      ...(review.folders.length ? { folders: review.folders } : {}),
-    }).catch(async (error: unknown) => {
-      release();
-      await review.drop();
-      throw error;
-    });
+    const { session, release } = await openCopy(snapshot, 'snapshot', { name: options.name ?? `${snapshot.name.slice(0, 50)} (copy)`, folders: review.folders }, context).catch(
+      async (error: unknown) => {
+        await review.drop();
+        throw error;
+      },
+    );
     let files: number;
     try {
       files = await restoreContents(store, manifest, session);
@@ -95,12 +131,46 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
     } finally {
       release();
     }
-    const reviewFolders = review.outcomes.length ? { reviewFolders: review.outcomes } : {};
-    if (!options.replay) return { session: session.info(), snapshot, files, ...reviewFolders };
-    const history = await snapshotHistory(store, manifest);
-    const run: RunAgain = (record) => execute()({ sessionId: session.id, code: record.code }, context);
-    const replay = await replayRuns(history, snapshot.historyComplete, run);
-    return { session: session.info(), snapshot, files, replay, ...reviewFolders };
+    return finish(session, manifest, files, review.outcomes, options.replay, context);
+  };
+
+  const saved = async (snapshotId: string): Promise<SnapshotManifest> => {
+    const manifest = await store.get(snapshotId);
+    if (!manifest) throw new SandpitError('INTERNAL', `The snapshot ${snapshotId} was just saved but cannot be read back.`);
+    return manifest;
+  };
+
+  /**
+   * A fork writes each file into its new session as the snapshot takes it (one pass: the fork takes about as long as
+   * the slower of the two, not both one after the other). A session with review folders is snapshot first: the new
+   * session is given those folders, with their pending changes, when it is made.
+   */
+  const fork = async (source: Session, request: TakeSnapshotRequest, options: { replay: boolean; name: string }, context: CallContext): Promise<RestoredSession> => {
+    if (source.mountedFolders.some((folder) => folder.mode === 'review')) {
+      return restore(await saved((await takeSnapshot(store, source, request)).id), options, context);
+    }
+    const { session, release } = await openCopy(source.info(), 'session', { name: options.name }, context);
+    const files = new AsyncQueue<RestoreFile>();
+    const writing = session.restoreContents(files, undefined, SNAPSHOT_CAPS);
+    writing.catch(() => undefined);
+    let manifest: SnapshotManifest;
+    try {
+      const taken = await takeSnapshot(store, source, { ...request, onFile: (file) => files.push(restoreFileOf(store, file)) }).catch((error: unknown) => {
+        files.fail(error);
+        throw error;
+      });
+      files.end();
+      await writing;
+      manifest = await saved(taken.id);
+      await restorePackages(store, manifest, session);
+    } catch (error) {
+      await writing.catch(() => undefined);
+      await sessions.stop(session.id).catch(() => undefined);
+      throw error;
+    } finally {
+      release();
+    }
+    return finish(session, manifest, manifest.files.length, [], options.replay, context);
   };
 
   return {
@@ -142,14 +212,12 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
       ),
     'sessions.fork': async ({ sessionId, replay, name }, context) => {
       const session = await kit.target(sessionId, context);
-      const taken = await takeSnapshot(store, session, {
+      const request: TakeSnapshotRequest = {
         name: `Fork of ${session.identity.name.slice(0, 40)}, ${new Date().toISOString().slice(11, 19)}`,
         ...(context.principal === undefined ? {} : { owner: context.principal }),
         reviews: kit.folders.reviews,
-      });
-      const manifest = await store.get(taken.id);
-      if (!manifest) throw new SandpitError('INTERNAL', `The snapshot ${taken.id} was just saved but cannot be read back.`);
-      return restore(manifest, { replay, name: name ?? `Fork of ${session.identity.name.slice(0, 50)}` }, context);
+      };
+      return fork(session, request, { replay, name: name ?? `Fork of ${session.identity.name.slice(0, 50)}` }, context);
     },
   };
 }

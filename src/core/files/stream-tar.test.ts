@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { parseTar } from './safe-tar';
+import { AsyncQueue } from '../util/async-queue';
 import { streamTar } from './stream-tar';
 import type { StreamFile } from './stream-tar';
 
@@ -85,5 +86,33 @@ describe('streamTar', () => {
     expect((await parseTar(archive, { ...CAPS, maxEntries: 100 })).length).toBe(20);
     expect(most).toBeLessThanOrEqual(3);
     await expect(bytesOf(streamTar([slow('ok', 10), slow('liar', 10, 11)], CAPS))).rejects.toThrow('File "liar" is 11 bytes, not the 10 it was said to be');
+  });
+
+  it('writes files that come one by one as they come (a fork), checking each then: a clash or a failed source ends the stream', async () => {
+    const queue = new AsyncQueue<StreamFile>();
+    const stream = streamTar(queue, CAPS);
+    const reading = bytesOf(stream);
+    queue.push(file('one.txt', 'first'));
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    queue.push(file('sub/two.txt', 'second'));
+    queue.end();
+    const entries = await parseTar(await reading, { ...CAPS, maxEntries: 10, allowDirectories: true });
+    expect(entries.map((e) => [e.path, e.content.toString()])).toEqual([
+      ['one.txt', 'first'],
+      ['sub/two.txt', 'second'],
+    ]);
+
+    const clash = new AsyncQueue<StreamFile>();
+    const clashing = bytesOf(streamTar(clash, CAPS));
+    clash.push(file('a', 'x'));
+    clash.push(file('a/b', 'y'));
+    clash.end();
+    await expect(clashing).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+
+    const failing = new AsyncQueue<StreamFile>();
+    const failed = bytesOf(streamTar(failing, CAPS));
+    failing.push(file('a', 'x'));
+    failing.fail(new Error('the snapshot could not read the workspace'));
+    await expect(failed).rejects.toThrow('the snapshot could not read the workspace');
   });
 });

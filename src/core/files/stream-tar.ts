@@ -73,65 +73,82 @@ export function entryHeader(name: string, type: 'file' | 'directory', size: numb
   return Buffer.concat([ustarBlock(short.slice(0, 100), 'x', 0o644, record.length, seconds), record, padding(record.length), ustarBlock(short.slice(0, 100), flag, mode, size, seconds)]);
 }
 
-/**
- * A tar stream of regular files (owned by 10001:10001, 0644) with the folders they need (0755), written as it is
- * read: each file's bytes are loaded when its turn comes (a few ahead), never the whole archive in memory. Names are
- * validated with normalizeRelativePath; duplicates and file/folder clashes are refused (INVALID_INPUT) and the size
- * caps checked (LIMIT_EXCEEDED) before anything is written, from the declared sizes; a file whose bytes are not its
- * declared size ends the stream with an error.
- */
-export function streamTar(files: readonly StreamFile[], options: StreamTarOptions): Readable {
-  const mtime = options.mtime ?? new Date();
-  const names = new PathSet();
-  const folders = new Set<string>();
-  const plan: Array<{ folder: string } | { file: StreamFile; path: string }> = [];
-  let total = 0;
-  for (const file of files) {
+type Step = { folder: string } | { file: StreamFile; path: string };
+
+/** The checks of a tar stream's files, one file at a time: its name, the folders it needs first, and the caps. */
+class TarPlan {
+  private readonly names = new PathSet();
+  private readonly folders = new Set<string>();
+  private total = 0;
+
+  constructor(private readonly options: StreamTarOptions) {}
+
+  /** The folders `file` needs that are not in the stream yet, then the file itself; throws when it is refused. */
+  add(file: StreamFile): Step[] {
     const path = normalizeRelativePath(file.path);
     if (!Number.isInteger(file.size) || file.size < 0) throw new SandpitError('INVALID_INPUT', `File ${JSON.stringify(path)} has no valid size`);
-    if (file.size > options.maxFileBytes) {
-      throw new SandpitError('LIMIT_EXCEEDED', `File ${JSON.stringify(path)} is ${file.size} bytes, over the ${options.maxFileBytes} byte limit`, { path, size: file.size, maxFileBytes: options.maxFileBytes });
+    if (file.size > this.options.maxFileBytes) {
+      throw new SandpitError('LIMIT_EXCEEDED', `File ${JSON.stringify(path)} is ${file.size} bytes, over the ${this.options.maxFileBytes} byte limit`, { path, size: file.size, maxFileBytes: this.options.maxFileBytes });
     }
-    total += file.size;
-    if (total > options.maxTotalBytes) throw new SandpitError('LIMIT_EXCEEDED', `The files add up to more than ${options.maxTotalBytes} bytes`, { maxTotalBytes: options.maxTotalBytes });
-    names.addFile(path);
+    this.total += file.size;
+    if (this.total > this.options.maxTotalBytes) throw new SandpitError('LIMIT_EXCEEDED', `The files add up to more than ${this.options.maxTotalBytes} bytes`, { maxTotalBytes: this.options.maxTotalBytes });
+    this.names.addFile(path);
+    const steps: Step[] = [];
     for (const folder of parentsOf(path)) {
-      if (folders.has(folder)) continue;
-      folders.add(folder);
-      plan.push({ folder });
+      if (this.folders.has(folder)) continue;
+      this.folders.add(folder);
+      steps.push({ folder });
     }
-    plan.push({ file, path });
+    steps.push({ file, path });
+    return steps;
   }
-  const readAhead = Math.max(1, options.readAhead ?? 4);
-  const fileSteps = plan.flatMap((step) => ('file' in step ? [step] : []));
-  async function* chunks(): AsyncGenerator<Buffer> {
-    const loading = new Map<number, Promise<Buffer>>();
-    let nextToLoad = 0;
-    const loadAhead = (): void => {
-      while (nextToLoad < fileSteps.length && loading.size < readAhead) {
-        const index = nextToLoad++;
-        const promise = fileSteps[index]!.file.load();
-        promise.catch(() => undefined);
-        loading.set(index, promise);
-      }
-    };
-    let fileIndex = 0;
-    for (const step of plan) {
+}
+
+async function* checkedAsTheyCome(files: AsyncIterable<StreamFile>, plan: TarPlan): AsyncGenerator<Step[]> {
+  for await (const file of files) yield plan.add(file);
+}
+
+/** The archive's chunks: at most `readAhead` files loaded or loading at once, the one being written among them. */
+async function* chunks(groups: Iterable<Step[]> | AsyncIterable<Step[]>, mtime: Date, readAhead: number): AsyncGenerator<Buffer> {
+  const waiting: Array<{ steps: Step[]; content: Promise<Buffer> | undefined }> = [];
+  async function* write(entry: { steps: Step[]; content: Promise<Buffer> | undefined }): AsyncGenerator<Buffer> {
+    for (const step of entry.steps) {
       if ('folder' in step) {
         yield entryHeader(step.folder, 'directory', 0, mtime);
         continue;
       }
-      loadAhead();
-      const content = await loading.get(fileIndex)!;
-      loading.delete(fileIndex);
-      fileIndex += 1;
-      loadAhead();
+      const content = await entry.content!;
       if (content.length !== step.file.size) throw new SandpitError('INTERNAL', `File ${JSON.stringify(step.path)} is ${content.length} bytes, not the ${step.file.size} it was said to be`);
       yield entryHeader(step.path, 'file', content.length, mtime);
       if (content.length > 0) yield content;
       if (content.length % BLOCK !== 0) yield padding(content.length);
     }
-    yield ZEROS;
   }
-  return Readable.from(chunks(), { objectMode: false, highWaterMark: 1 << 20 });
+  for await (const steps of groups) {
+    const last = steps[steps.length - 1];
+    const content = last && 'file' in last ? last.file.load() : undefined;
+    content?.catch(() => undefined);
+    waiting.push({ steps, content });
+    if (waiting.length >= readAhead) yield* write(waiting.shift()!);
+  }
+  while (waiting.length > 0) yield* write(waiting.shift()!);
+  yield ZEROS;
+}
+
+/**
+ * A tar stream of regular files (owned by 10001:10001, 0644) with the folders they need (0755), written as it is
+ * read: each file's bytes are loaded when its turn comes (a few ahead), never the whole archive in memory. Names are
+ * validated with normalizeRelativePath; duplicates and file/folder clashes are refused (INVALID_INPUT) and the size
+ * caps checked (LIMIT_EXCEEDED) from the declared sizes: for an array, before anything is written (thrown here); for
+ * files that come one by one (a fork writes a snapshot's files as it takes them), as each comes (the stream ends with
+ * the error). A file whose bytes are not its declared size ends the stream with an error.
+ */
+export function streamTar(files: readonly StreamFile[] | AsyncIterable<StreamFile>, options: StreamTarOptions): Readable {
+  const plan = new TarPlan(options);
+  const groups = isList(files) ? files.map((file) => plan.add(file)) : checkedAsTheyCome(files, plan);
+  return Readable.from(chunks(groups, options.mtime ?? new Date(), Math.max(1, options.readAhead ?? 4)), { objectMode: false, highWaterMark: 1 << 20 });
+}
+
+function isList(files: readonly StreamFile[] | AsyncIterable<StreamFile>): files is readonly StreamFile[] {
+  return Array.isArray(files);
 }

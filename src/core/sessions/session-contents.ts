@@ -44,8 +44,11 @@ export async function captureSessionContents(
   return { ...walk, ...(packages ? { packages } : {}), packageNames: [...packageNames], history: recorded.runs, historyComplete: recorded.complete };
 }
 
-/** Puts a snapshot's packages, then its files (one tar stream through `bulk`), into a sandbox (run inside the session's job). */
-export async function restoreSessionContents(sandbox: Sandbox, bulk: WorkspaceExec, files: RestoreFile[], packagesTar: Buffer | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
+/**
+ * Puts a snapshot's packages, then its files (one tar stream through `bulk`), into a sandbox (run inside the session's
+ * job). The files may come one by one as a snapshot takes them (a fork).
+ */
+export async function restoreSessionContents(sandbox: Sandbox, bulk: WorkspaceExec, files: readonly RestoreFile[] | AsyncIterable<RestoreFile>, packagesTar: Buffer | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
   if (packagesTar) await sandbox.importPackages(packagesTar);
   await untarWorkspace(bulk, files, caps);
 }

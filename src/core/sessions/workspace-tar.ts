@@ -248,12 +248,14 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
 /**
  * Writes files into /workspace as one tar stream unpacked by GNU tar run as the sandbox user (never root:
  * it can write nothing the sandbox's own code could not). The archive is written as it is sent (stream-tar.ts):
- * each file loaded when its turn comes, a few ahead, never the whole archive in memory.
+ * each file loaded when its turn comes, a few ahead, never the whole archive in memory. Files that come one by one
+ * (a fork writing a snapshot's files as it takes them) are written as they come, with the time allowed for the
+ * largest archive the caps let through.
  */
-export async function untarWorkspace(sandbox: WorkspaceExec, files: readonly StreamFile[], caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
-  if (files.length === 0) return;
+export async function untarWorkspace(sandbox: WorkspaceExec, files: readonly StreamFile[] | AsyncIterable<StreamFile>, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
+  if (Array.isArray(files) && files.length === 0) return;
   const tar = streamTar(files, { maxFileBytes: caps.maxFileBytes, maxTotalBytes: caps.maxBytes });
-  const archiveBytes = files.reduce((sum, f) => sum + f.size, 0);
+  const archiveBytes = Array.isArray(files) ? (files as readonly StreamFile[]).reduce((sum, f) => sum + f.size, 0) : caps.maxBytes;
   const timeoutMs = timeoutFor(archiveBytes);
   const abort = new AbortController();
   // A file that cannot be loaded (a damaged blob) cuts the stream: tar then fails, and the load's error is what is said.

@@ -4,7 +4,9 @@ import { LANGUAGES } from '../../shared/domain/languages';
 import type { RunRecord } from '../sessions/run-history';
 import type { Session } from '../sessions/session';
 import type { SnapshotManifest, SnapshotStore } from './snapshot-store';
+import type { RestoreFile } from '../sessions/session-contents';
 import { SNAPSHOT_CAPS } from './take-snapshot';
+import type { TakenFile } from './take-snapshot';
 
 const historySchema = z.array(z.object({ code: z.string(), language: z.enum(LANGUAGES) }));
 
@@ -13,6 +15,17 @@ export async function snapshotHistory(store: SnapshotStore, manifest: SnapshotMa
   const parsed = historySchema.safeParse(JSON.parse((await store.read(manifest.history.sha256)).toString('utf8')));
   if (!parsed.success) throw new SandpitError('INTERNAL', `The run history of snapshot ${manifest.snapshot.id} is damaged.`);
   return parsed.data;
+}
+
+/** A file a snapshot is taking, to write into a fork as it comes: its blob is read (and checked) once stored. */
+export function restoreFileOf(store: SnapshotStore, file: TakenFile): RestoreFile {
+  return { path: file.path, size: file.size, load: async () => store.read(await file.sha256) };
+}
+
+/** Writes a snapshot's packages (if it has any) into a (new) session. */
+export async function restorePackages(store: SnapshotStore, manifest: SnapshotManifest, session: Session): Promise<void> {
+  if (!manifest.packages) return;
+  await session.restoreContents([], { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages }, SNAPSHOT_CAPS);
 }
 
 /** Writes a snapshot's files and packages into a (new) session; each blob is checked against its sha256 as it is read. */

@@ -98,6 +98,32 @@ describe('snapshots and forks', () => {
     await api('sessions.stop', { sessionId: b.id });
   });
 
+  it('a fork writes the files into its new session as the snapshot takes them; refused part way, it leaves no session and no snapshot, and says why', async () => {
+    const a = await newSession(sp!, {});
+    await run(a.id, "import os\nfor i in range(300):\n  os.makedirs(f'd{i % 7}', exist_ok=True)\n  open(f'd{i % 7}/f{i}.txt', 'w').write(str(i) * 50)");
+    const whole = await api('sessions.fork', { sessionId: a.id });
+    expect(whole.files).toBe(300);
+    expect(await run(whole.session.id, "import os\nsum(len(fs) for _, _, fs in os.walk('.'))")).toBe('300');
+    expect(await run(whole.session.id, "open('d3/f10.txt').read()")).toBe(`'${'10'.repeat(50)}'`);
+    await api('sessions.stop', { sessionId: whole.session.id });
+
+    // a file over what a snapshot takes (100 MiB; sparse, so it costs no disk), beside the 300 the fork is writing
+    await run(a.id, "with open('z-too-big.bin', 'wb') as f:\n  f.truncate(101 * 1024 * 1024)");
+    const live = async (): Promise<string[]> => (await api('sessions.list', {})).sessions.filter((s) => s.state !== 'stopped').map((s) => s.id).sort();
+    const sessionsBefore = await live();
+    const snapshotsBefore = (await api('snapshots.list', {})).snapshots.map((s) => s.id).sort();
+    const refused = await api('sessions.fork', { sessionId: a.id }).then(
+      () => undefined,
+      (error: unknown) => error as { code?: string; message?: string },
+    );
+    expect(refused?.code).toBe('LIMIT_EXCEEDED');
+    expect(refused?.message).toContain('/workspace/z-too-big.bin is 105906176 bytes');
+    expect(await live()).toEqual(sessionsBefore);
+    expect((await api('snapshots.list', {})).snapshots.map((s) => s.id).sort()).toEqual(snapshotsBefore);
+    expect(await run(a.id, "len(open('d6/f20.txt').read())")).toBe('100');
+    await api('sessions.stop', { sessionId: a.id });
+  });
+
   it('replays the recorded runs in order to rebuild the variables (only the successful ones)', async () => {
     const s = await newSession(sp!, {});
     await run(s.id, 'total = 1');

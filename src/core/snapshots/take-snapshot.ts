@@ -20,6 +20,18 @@ export interface TakeSnapshotRequest {
   owner?: string;
   /** The layers of review folders: their pending changes go into the snapshot too. */
   reviews?: ReviewLayers | undefined;
+  /**
+   * Told of each workspace file as it is taken, in the archive's order: its path, its size, and its blob's sha256 once
+   * stored (a fork writes the file into its new session while the snapshot goes on).
+   */
+  onFile?: (file: TakenFile) => void;
+}
+
+export interface TakenFile {
+  path: string;
+  size: number;
+  /** Rejects when the blob could not be stored (the snapshot then fails too). */
+  sha256: Promise<string>;
 }
 
 type ReviewFolderPart = NonNullable<SnapshotManifest['reviewFolders']>[number];
@@ -83,11 +95,19 @@ export async function takeSnapshot(store: SnapshotStore, session: Session, reque
         // Unchanged since the previous snapshot (same inode, size, mtime, ctime): its blob, held above, is reused.
         if (!earlier || !key) throw new Error(`the snapshot was told to reuse ${path}, which it does not hold`);
         files.push({ path, sha256: earlier.sha256, size: earlier.size, stat: key });
+        request.onFile?.({ path, size: earlier.size, sha256: Promise.resolve(earlier.sha256) });
         return;
       }
       // Its place is taken now: files are stored several at a time, and the manifest lists them in the archive's order.
       const slot = files.push({ path, sha256: '', size: content.length }) - 1;
-      const blob = await store.put(content, hold);
+      const put = store.put(content, hold);
+      if (request.onFile) {
+        const sha256 = put.then((stored) => stored.sha256);
+        // its failure is the snapshot's (awaited below); whoever was told of the file sees it only if it waits for it
+        sha256.catch(() => undefined);
+        request.onFile({ path, size: content.length, sha256 });
+      }
+      const blob = await put;
       added += blob.added;
       files[slot] = { path, sha256: blob.sha256, size: blob.size, ...(key ? { stat: key } : {}) };
     }, { ...SNAPSHOT_CAPS, previous: new Map([...previous].map(([path, f]) => [path, f.stat])) }, reviews ? async () => {
