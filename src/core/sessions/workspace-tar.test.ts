@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { pack } from 'tar-stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import type { StreamFile } from '../files/stream-tar';
+import { AsyncQueue } from '../util/async-queue';
 import type { SandboxExecOptions, SandboxExecResult } from '../sandbox/sandbox-backend';
-import { tarWorkspace } from './workspace-tar';
+import { tarWorkspace, untarWorkspace } from './workspace-tar';
 import type { WorkspaceExec, WorkspaceFileSink } from './workspace-tar';
 
 const CAPS = { maxFiles: 1000, maxBytes: 1024 * 1024 * 1024, maxFileBytes: 64 * 1024 * 1024 };
@@ -87,5 +89,43 @@ describe('tarWorkspace', () => {
     await tarWorkspace(fakeWorkspace(files), sink, CAPS);
     // 32 MiB at most under way: one 20 MiB file at a time
     expect(most).toBe(1);
+  });
+});
+
+describe('untarWorkspace, files that come one by one (a fork)', () => {
+  /** A tar in the sandbox that reads its archive whole, then never ends until it is aborted. */
+  function hungTar(): { sandbox: WorkspaceExec; read: () => number } {
+    let bytes = 0;
+    const exec = async (_argv: string[], options: SandboxExecOptions): Promise<SandboxExecResult> => {
+      for await (const chunk of options.stdin as AsyncIterable<Buffer>) bytes += chunk.length;
+      await new Promise<void>((_resolve, reject) => options.signal?.addEventListener('abort', () => reject(new Error('aborted'))));
+      return { exitCode: 0, stdout: '', stderr: '', timedOut: false };
+    };
+    return { sandbox: { exec }, read: () => bytes };
+  }
+
+  it('gives tar the time the files that came take once the last has come, then ends it with EXEC_TIMEOUT', async () => {
+    vi.useFakeTimers();
+    try {
+      const { sandbox, read } = hungTar();
+      const queue = new AsyncQueue<StreamFile>();
+      const writing = untarWorkspace(sandbox, queue, { maxFileBytes: 64 * 1024 * 1024, maxBytes: 1024 * 1024 * 1024 });
+      const outcome = writing.then(() => undefined, (error: unknown) => error as { code?: string; message?: string });
+      queue.push({ path: 'a.bin', size: 2 * 1024 * 1024, load: () => Promise.resolve(Buffer.alloc(2 * 1024 * 1024, 7)) });
+      queue.end();
+      // 60 s and 1 s per MiB (2 MiB): not yet at 61 s, at 62 s
+      await vi.advanceTimersByTimeAsync(61_000);
+      expect(read()).toBeGreaterThan(2 * 1024 * 1024);
+      let settled = false;
+      void outcome.then(() => (settled = true));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1_000);
+      const error = await outcome;
+      expect(error?.code).toBe('EXEC_TIMEOUT');
+      expect(error?.message).toBe("Writing the snapshot's files into /workspace did not end within 62 s of the last file.");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -82,6 +82,16 @@ function timeoutFor(bytes: number): number {
   return BASE_TIMEOUT_MS + Math.ceil(bytes / (1024 * 1024)) * PER_MIB_TIMEOUT_MS;
 }
 
+/** The files of `source` as they come; `ended` is told their total size once the last has come. */
+async function* countedUntilEnd(source: AsyncIterable<StreamFile>, ended: (bytes: number) => void): AsyncGenerator<StreamFile> {
+  let bytes = 0;
+  for await (const file of source) {
+    bytes += file.size;
+    yield file;
+  }
+  ended(bytes);
+}
+
 /** The files GNU tar could not read (its warnings, names already escaped by tar): `tar: ./a\nb: Cannot open: Permission denied`. */
 function unreadable(stderr: string): string[] {
   const names: string[] = [];
@@ -249,27 +259,38 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
  * Writes files into /workspace as one tar stream unpacked by GNU tar run as the sandbox user (never root:
  * it can write nothing the sandbox's own code could not). The archive is written as it is sent (stream-tar.ts):
  * each file loaded when its turn comes, a few ahead, never the whole archive in memory. Files that come one by one
- * (a fork writing a snapshot's files as it takes them) are written as they come, with the time allowed for the
- * largest archive the caps let through.
+ * (a fork writing a snapshot's files as it takes them) are written as they come: tar may run as long as the largest
+ * archive the caps let through would take, and once the last file has come, as long as the files that came take.
  */
 export async function untarWorkspace(sandbox: WorkspaceExec, files: readonly StreamFile[] | AsyncIterable<StreamFile>, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
   if (Array.isArray(files) && files.length === 0) return;
-  const tar = streamTar(files, { maxFileBytes: caps.maxFileBytes, maxTotalBytes: caps.maxBytes });
-  const archiveBytes = Array.isArray(files) ? (files as readonly StreamFile[]).reduce((sum, f) => sum + f.size, 0) : caps.maxBytes;
-  const timeoutMs = timeoutFor(archiveBytes);
   const abort = new AbortController();
   // A file that cannot be loaded (a damaged blob) cuts the stream: tar then fails, and the load's error is what is said.
   let loadError: Error | undefined;
+  let lastFileTimer: NodeJS.Timeout | undefined;
+  const list = Array.isArray(files) ? (files as readonly StreamFile[]) : undefined;
+  const source = list ?? countedUntilEnd(files as AsyncIterable<StreamFile>, (bytes) => {
+    const ms = timeoutFor(bytes);
+    lastFileTimer = setTimeout(() => {
+      loadError = new SandpitError('EXEC_TIMEOUT', `Writing the snapshot's files into /workspace did not end within ${Math.ceil(ms / 1000)} s of the last file.`);
+      abort.abort();
+    }, ms);
+  });
+  const tar = streamTar(source, { maxFileBytes: caps.maxFileBytes, maxTotalBytes: caps.maxBytes });
+  const timeoutMs = timeoutFor(list ? list.reduce((sum, f) => sum + f.size, 0) : caps.maxBytes);
   tar.once('error', (error: Error) => {
     loadError = error;
     abort.abort();
   });
-  const r = await sandbox.exec(
-    ['timeout', '-s', 'KILL', String(Math.ceil(timeoutMs / 1000)), 'tar', '--extract', '--file=-', `--directory=${WORKSPACE_DIR}`, '--no-same-owner', '--no-same-permissions', '--no-overwrite-dir'],
-    { workingDir: WORKSPACE_DIR, stdin: tar, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES, signal: abort.signal },
-  ).catch((error: unknown) => {
-    throw loadError ?? error;
-  });
+  const r = await sandbox
+    .exec(
+      ['timeout', '-s', 'KILL', String(Math.ceil(timeoutMs / 1000)), 'tar', '--extract', '--file=-', `--directory=${WORKSPACE_DIR}`, '--no-same-owner', '--no-same-permissions', '--no-overwrite-dir'],
+      { workingDir: WORKSPACE_DIR, stdin: tar, timeoutMs: timeoutMs + 10_000, maxOutputBytes: MAX_STDERR_BYTES, signal: abort.signal },
+    )
+    .catch((error: unknown) => {
+      throw loadError ?? error;
+    })
+    .finally(() => clearTimeout(lastFileTimer));
   if (loadError) throw loadError;
   if (r.exitCode !== 0 || r.timedOut) {
     const full = /No space left on device|Disk quota exceeded/.test(r.stderr);
