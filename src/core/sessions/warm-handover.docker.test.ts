@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LABEL } from '../docker/labels';
 import { pollUntil } from '../util/with-timeout';
 import { containerExists, handedOver, testDocker } from '../../test-support/docker';
+import { onEngine, testEngines } from '../../test-support/engines';
 import { startTestSandpit } from '../../test-support/sandpit';
 import type { TestSandpit } from '../../test-support/sandpit';
 import { newSession } from '../../test-support/sessions';
@@ -126,3 +127,33 @@ describe('warm sandboxes handed over to the next core of the data folder', () =>
     }
   });
 });
+
+// The same hand-over on Podman: its containers are read back the way Podman reports them (the default capabilities
+// dropped by name, the CPU limit as a quota), and a sandbox Sandpit made there passes that check.
+for (const { engine, label, skip } of testEngines().filter((e) => e.engine === 'podman')) {
+  describe(`warm sandboxes handed over on ${label}`, () => {
+    it.skipIf(skip)('the next core on the data folder takes over the Python sandbox the last one left there, and runs in it', async () => {
+      const home = await mkdtemp(join(tmpdir(), 'sandpit-handover-podman-'));
+      let second: TestSandpit | undefined;
+      try {
+        const first = await startTestSandpit({ home, poolSize: 1, handOverMs: 60_000, ...onEngine(engine) });
+        await pollUntil(() => (pythonReady(first) >= 1 ? true : undefined), 90_000, 'the python pool to fill on Podman');
+        await first.dispose();
+        const left = (JSON.parse(await readFile(join(home, HANDOVER_FILE), 'utf8')) as { sandboxes: Array<{ sessionId: string; language: string }> }).sandboxes;
+        const python = left.filter((s) => s.language === 'python').map((s) => s.sessionId);
+        expect(python).toHaveLength(1);
+
+        second = await startTestSandpit({ home, poolSize: 1, handOverMs: 0, ...onEngine(engine) });
+        const session = await newSession(second, {});
+        expect(python).toContain(session.id);
+        expect(session.fromPool).toBe(true);
+        const run = second.sessions.session(session.id);
+        expect((await run.execute('1 + 1')).result).toBe('2');
+        expect((await run.execute("import os\nos.getuid()")).result).toBe('10001');
+      } finally {
+        await second?.cleanup();
+        await rm(home, { recursive: true, force: true });
+      }
+    });
+  });
+}
