@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { auditFolderSchema, auditSandboxSchema } from '../../shared/domain/audit';
+import { auditEntrySchema, auditFolderSchema, auditSandboxSchema, auditSummarySchema } from '../../shared/domain/audit';
 import type { AuditEntry, AuditStatus, AuditSummary, AuditedMethod } from '../../shared/domain/audit';
 import type { AuditRecord, ChainValue } from './audit-chain';
 
 /** How much of the code a list row or live event carries (audit.get returns all of it). */
 export const SUMMARY_CODE_CHARS = 1_000;
 const SUMMARY_MESSAGE_CHARS = 2_000;
+/** The fields of a row a summary leaves out (the output, the result, the chain's steps): the contract's difference. */
+const NOT_IN_SUMMARY = new Set(Object.keys(auditEntrySchema.shape).filter((key) => !(key in auditSummarySchema.shape)));
 
 function text(value: ChainValue | undefined): string | undefined {
   return typeof value === 'string' ? value : undefined;
@@ -27,23 +29,27 @@ function hashes(value: ChainValue | undefined): string[] {
   }
 }
 
-/** The sandbox texts checked last (a session's runs all have the same one): parsed and checked once each. */
-const sandboxes = new Map<string, AuditEntry['sandbox']>();
+/**
+ * The sandbox texts checked last (a session's runs all have the same one): parsed and checked once each, kept as the
+ * JSON of what the check gave (undefined: refused), and each caller given its own copy parsed from that JSON.
+ */
+const sandboxes = new Map<string, string | undefined>();
 const MAX_SANDBOXES = 64;
 
 function sandboxOf(value: ChainValue | undefined): AuditEntry['sandbox'] {
   if (typeof value !== 'string') return undefined;
-  if (sandboxes.has(value)) return structuredClone(sandboxes.get(value));
-  let checked: AuditEntry['sandbox'];
-  try {
-    const parsed = auditSandboxSchema.safeParse(JSON.parse(value));
-    checked = parsed.success ? parsed.data : undefined;
-  } catch {
-    checked = undefined;
+  let checked = sandboxes.get(value);
+  if (checked === undefined && !sandboxes.has(value)) {
+    try {
+      const parsed = auditSandboxSchema.safeParse(JSON.parse(value));
+      checked = parsed.success ? JSON.stringify(parsed.data) : undefined;
+    } catch {
+      checked = undefined;
+    }
+    if (sandboxes.size >= MAX_SANDBOXES) sandboxes.delete(sandboxes.keys().next().value as string);
+    sandboxes.set(value, checked);
   }
-  if (sandboxes.size >= MAX_SANDBOXES) sandboxes.delete(sandboxes.keys().next().value as string);
-  sandboxes.set(value, checked);
-  return structuredClone(checked);
+  return checked === undefined ? undefined : (JSON.parse(checked) as AuditEntry['sandbox']);
 }
 
 function foldersOf(value: ChainValue | undefined): AuditEntry['folders'] {
@@ -58,9 +64,11 @@ function foldersOf(value: ChainValue | undefined): AuditEntry['folders'] {
 
 /** Drops undefined fields (of an object made here), so entries compare and serialize the same however they were built. */
 function defined<T extends object>(value: T): T {
+  // a new object, not `delete` on this one: an object that loses fields becomes a slow dictionary for every later use
   const fields = value as Record<string, unknown>;
-  for (const key of Object.keys(fields)) if (fields[key] === undefined) delete fields[key];
-  return value;
+  const kept: Record<string, unknown> = {};
+  for (const key in fields) if (fields[key] !== undefined) kept[key] = fields[key];
+  return kept as T;
 }
 
 /** A stored row as the contract's AuditEntry. */
@@ -103,13 +111,15 @@ export function toAuditEntry(record: AuditRecord): AuditEntry {
 
 /** A stored row as a list row / live event: no output, the code and message cut short. */
 export function toAuditSummary(record: AuditRecord): AuditSummary {
-  const { stdout: _o, stderr: _e, fileContent: _f, result: _r, openSeq: _os, openHash, closeSeq: _cs, closeHash, ...rest } = toAuditEntry(record);
-  const codeTruncated = rest.code.length > SUMMARY_CODE_CHARS;
-  return defined<AuditSummary>({
-    ...rest,
-    code: codeTruncated ? rest.code.slice(0, SUMMARY_CODE_CHARS) : rest.code,
-    codeTruncated,
-    errorMessage: rest.errorMessage !== undefined && rest.errorMessage.length > SUMMARY_MESSAGE_CHARS ? `${rest.errorMessage.slice(0, SUMMARY_MESSAGE_CHARS)}…` : rest.errorMessage,
-    hash: closeHash ?? openHash,
-  });
+  const entry = toAuditEntry(record);
+  const fields = entry as Record<string, unknown>;
+  // Copied field by field (an object rest and spread of some thirty fields cost more than the row itself).
+  const summary: Record<string, unknown> = {};
+  for (const key in fields) if (!NOT_IN_SUMMARY.has(key)) summary[key] = fields[key];
+  const codeTruncated = entry.code.length > SUMMARY_CODE_CHARS;
+  if (codeTruncated) summary.code = entry.code.slice(0, SUMMARY_CODE_CHARS);
+  summary.codeTruncated = codeTruncated;
+  if (entry.errorMessage !== undefined && entry.errorMessage.length > SUMMARY_MESSAGE_CHARS) summary.errorMessage = `${entry.errorMessage.slice(0, SUMMARY_MESSAGE_CHARS)}…`;
+  summary.hash = entry.closeHash ?? entry.openHash;
+  return summary as AuditSummary;
 }
