@@ -16,8 +16,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const entry = join(root, 'src', 'cli', 'index.ts');
 const outdir = join(root, 'out', 'cli');
 const outfile = join(outdir, 'index.mjs');
-/** Bundled: what `sandpit mcp` needs to answer `initialize`. The rest stays in node_modules. */
-const BUNDLED = new Set(['@modelcontextprotocol/sdk', 'zod']);
+/**
+ * Bundled: what `sandpit mcp` needs to answer `initialize`, and the engine client (see lazyEngineClientPlugin).
+ * The rest stays in node_modules.
+ */
+const BUNDLED = new Set(['@modelcontextprotocol/sdk', 'zod', 'dockerode']);
 const { dependencies = {} } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const external = Object.keys(dependencies).filter((name) => !BUNDLED.has(name)).flatMap((name) => [name, `${name}/*`]);
 
@@ -78,6 +81,37 @@ const lazyAjvPlugin = {
 };
 
 /**
+ * dockerode loads, as it is required, two things Sandpit needs only in rare cases: gRPC and protobuf for BuildKit
+ * sessions (Sandpit's builds do not use them) and ssh2 for an engine at an ssh:// address — about 100 ms of the
+ * core's start, before its first call to the engine. The bundle takes dockerode with those two files replaced by
+ * ones that load the real file from node_modules (where dockerode stays a dependency) the first time they are
+ * called.
+ */
+const LAZY_ENGINE_FILES = [
+  { filter: /[\\/]dockerode[\\/]lib[\\/]session\.js$/, real: 'dockerode/lib/session.js' },
+  { filter: /[\\/]docker-modem[\\/]lib[\\/]ssh\.js$/, real: 'docker-modem/lib/ssh.js' },
+];
+const lazyEngineClientPlugin = {
+  name: 'sandpit-lazy-engine-client',
+  setup(pluginBuild) {
+    for (const { filter, real } of LAZY_ENGINE_FILES) {
+      pluginBuild.onLoad({ filter }, () => ({
+        contents: [
+          "const { createRequire } = require('node:module');",
+          'let loaded;',
+          // resolved from dockerode's own folder: docker-modem is its dependency, wherever npm put it
+          `const load = () => (loaded ??= createRequire(require.resolve('dockerode'))(${JSON.stringify(real)}));`,
+          'module.exports = function (...args) {',
+          '  return load().apply(this, args);',
+          '};',
+        ].join('\n'),
+        loader: 'js',
+      }));
+    }
+  },
+};
+
+/**
  * `import … from 'node:http'` (and https) goes through Node's ESM facade of the builtin, which reads every
  * export — among them the lazy WebSocket/CloseEvent/MessageEvent getters that load undici: 30–80 ms of a
  * cold start, for classes Sandpit never uses. The bundle takes these builtins from
@@ -90,10 +124,15 @@ const NO_FACADE_BUILTINS = {
 const noFacadeBuiltinsPlugin = {
   name: 'sandpit-no-facade-builtins',
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^(node:)?https?$/ }, (args) => ({
-      path: args.path.startsWith('node:') ? args.path : `node:${args.path}`,
-      namespace: 'sandpit-builtin',
-    }));
+    // Imports only: a CommonJS module (docker-modem) gets the builtin itself, whose exports it builds on.
+    pluginBuild.onResolve({ filter: /^(node:)?https?$/ }, (args) =>
+      args.kind === 'require-call'
+        ? undefined
+        : {
+            path: args.path.startsWith('node:') ? args.path : `node:${args.path}`,
+            namespace: 'sandpit-builtin',
+          },
+    );
     pluginBuild.onLoad({ filter: /.*/, namespace: 'sandpit-builtin' }, (args) => {
       const names = NO_FACADE_BUILTINS[args.path];
       return {
@@ -137,7 +176,7 @@ try {
     legalComments: 'none',
     logLevel: 'warning',
     banner: { js: banner },
-    plugins: [sourceLocationPlugin, lazyAjvPlugin, noFacadeBuiltinsPlugin],
+    plugins: [sourceLocationPlugin, lazyAjvPlugin, lazyEngineClientPlugin, noFacadeBuiltinsPlugin],
   });
   const warnings = result.warnings.length > 0 ? ` (${result.warnings.length} warnings)` : '';
   process.stderr.write(`build-cli: wrote ${relative(root, outfile)} in ${Date.now() - started} ms${warnings}\n`);
