@@ -387,10 +387,7 @@ export class Session {
     return this.job('quiet', 'The snapshot', () => captureSessionContents(this.runtime.sandbox, this.runtime.workspaceExec(), this.folderList, this.packages, () => this.history.recorded, sink, caps, alsoInJob));
   }
 
-  /**
-   * Puts a snapshot's files (read one at a time through `load`, written as one tar stream; they may come one by one as
-   * a snapshot takes them) and packages into this session, in one job.
-   */
+  /** Puts a snapshot's files (one tar stream; they may come as a snapshot takes them) and packages into this session, in one job. */
   async restoreContents(files: readonly RestoreFile[] | AsyncIterable<RestoreFile>, packages: { tar: Buffer; names: string[] } | undefined, caps: { maxFileBytes: number; maxBytes: number }): Promise<void> {
     await this.job('busy', 'The restore', () => restoreSessionContents(this.runtime.sandbox, this.runtime.workspaceExec(), files, packages?.tar, caps));
     if (packages) this.recordPackages(packages.names);

@@ -22,15 +22,20 @@ export function restoreFileOf(store: SnapshotStore, file: TakenFile): RestoreFil
   return { path: file.path, size: file.size, load: async () => store.read(await file.sha256) };
 }
 
+/** A snapshot's package archive and the packages it holds, if it has any. */
+async function packagesOf(store: SnapshotStore, manifest: SnapshotManifest): Promise<{ tar: Buffer; names: string[] } | undefined> {
+  return manifest.packages ? { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages } : undefined;
+}
+
 /** Writes a snapshot's packages (if it has any) into a (new) session. */
 export async function restorePackages(store: SnapshotStore, manifest: SnapshotManifest, session: Session): Promise<void> {
-  if (!manifest.packages) return;
-  await session.restoreContents([], { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages }, SNAPSHOT_CAPS);
+  const packages = await packagesOf(store, manifest);
+  if (packages) await session.restoreContents([], packages, SNAPSHOT_CAPS);
 }
 
 /** Writes a snapshot's files and packages into a (new) session; each blob is checked against its sha256 as it is read. */
 export async function restoreContents(store: SnapshotStore, manifest: SnapshotManifest, session: Session): Promise<number> {
-  const packages = manifest.packages ? { tar: await store.read(manifest.packages.sha256), names: manifest.snapshot.packages } : undefined;
+  const packages = await packagesOf(store, manifest);
   const files = manifest.files.map((f) => ({ path: f.path, size: f.size, load: () => store.read(f.sha256) }));
   await session.restoreContents(files, packages, SNAPSHOT_CAPS);
   return files.length;
