@@ -69,6 +69,7 @@ describe('background runs across a restart of Sandpit (records in the data folde
     expect(await second.runs.list(undefined, MALLORY)).toEqual([]);
     // The person in the panel sees both.
     expect(await second.runs.list(undefined, { transport: 'ipc' })).toHaveLength(2);
+    await second.runs.flush();
   });
 
   it('a run whose core died before it ended (no quit) reads back as stopped in the same words', async () => {
@@ -77,6 +78,11 @@ describe('background runs across a restart of Sandpit (records in the data folde
     await first.runs.flush();
     const second = core(home);
     expect((await get(second.runs, held.runId, ALICE)).run.error).toEqual({ code: 'STOPPED', message: 'Stopped: Sandpit quit.' });
+    // Both cores' records written before the data folder goes (the second writes back the run it found stopped).
+    first.quit();
+    await expect.poll(async () => (await get(first.runs, held.runId, ALICE)).run.state).toBe('failed');
+    await first.runs.flush();
+    await second.runs.flush();
   });
 
   it('an owner rewritten on disk to another client\'s does not hand the run over: the record is refused', async () => {
