@@ -198,7 +198,7 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
     const filename = `<cell-${seq}>`;
     restoreStdio();
     ensureHandlers();
-    const before = reserve.withFds(() => snapshotFiles(workspace), SCAN_FDS);
+    const before = reserve.retryWithFds(() => snapshotFiles(workspace), SCAN_FDS);
     handling = id;
     mark({ begin: { id, seq, limit } });
     while (backgroundErrors.length) {
@@ -227,10 +227,8 @@ function startExecutor({ worker, shared, mark, user, timers, stderr, restoreStdi
     let strays = 0;
     // No process outlives the execution that started it (a background process would print into later
     // executions, or hold pids and memory). Its output so far precedes the end mark, written after this.
-    const after = reserve.withFds(() => {
-      if (mayKillStrays) strays = killStrays();
-      return snapshotFiles(workspace);
-    }, SCAN_FDS);
+    if (mayKillStrays) strays = reserve.retryWithFds(killStrays, SCAN_FDS);
+    const after = reserve.retryWithFds(() => snapshotFiles(workspace), SCAN_FDS);
     const { files, filesTruncated } = changedFiles(before, after);
     messages.push(
       protocol.doneMessage(id, {

@@ -56,4 +56,9 @@ function fdKind(fd) {
   }
 }
 
-module.exports = { sleepMs, writeAll, reopen, placeAt, fdKind };
+/** Whether `error` says this process (EMFILE) or the system (ENFILE) has no descriptor left to give. */
+function noFds(error) {
+  return Boolean(error) && (error.code === 'EMFILE' || error.code === 'ENFILE');
+}
+
+module.exports = { sleepMs, writeAll, reopen, placeAt, fdKind, noFds };

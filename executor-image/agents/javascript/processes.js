@@ -4,10 +4,12 @@
  * blocked in a synchronous child process, see interrupts.js) and stray processes (every process but the
  * agent and init, killed at the end of every execution (executor.js) and on a `reap` request
  * (workspace-fs.js) when the agent is init's child in its own PID namespace and SANDPIT_KILL_STRAYS=1).
+ * The reads behind killStrays let a shortage of descriptors out (noFds): their caller frees the reserve's and reads
+ * again (fd-reserve.js), instead of taking an unreadable /proc for one without strays.
  */
 
 const fs = require('fs');
-const { sleepMs } = require('./fds');
+const { sleepMs, noFds } = require('./fds');
 
 /** SIGKILLs every descendant of this process (the whole tree is collected first: orphans escape). */
 function killDescendants() {
@@ -62,7 +64,8 @@ function processStates() {
   let names = [];
   try {
     names = fs.readdirSync('/proc');
-  } catch {
+  } catch (error) {
+    if (noFds(error)) throw error;
     return states;
   }
   for (const name of names) {
@@ -70,7 +73,8 @@ function processStates() {
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
       states.set(Number(name), stat[stat.lastIndexOf(')') + 2]);
-    } catch {
+    } catch (error) {
+      if (noFds(error)) throw error;
       // gone
     }
   }
@@ -86,7 +90,8 @@ function statFields(pid) {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ', 5);
-  } catch {
+  } catch (error) {
+    if (noFds(error)) throw error;
     return undefined;
   }
 }
@@ -100,7 +105,8 @@ function processTable() {
   let names = [];
   try {
     names = fs.readdirSync('/proc');
-  } catch {
+  } catch (error) {
+    if (noFds(error)) throw error;
     return table;
   }
   for (const name of names) {
@@ -124,7 +130,8 @@ function keptSessions(table) {
     try {
       const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0');
       if (argv.length > 4 && argv[0] === 'sh' && argv[3] === KEPT_MARK) kept.add(pid);
-    } catch {
+    } catch (error) {
+      if (noFds(error)) throw error;
       // gone
     }
   }
@@ -141,7 +148,9 @@ function keptSessions(table) {
 function killStrays() {
   const table = processTable();
   const kept = keptSessions(table);
-  const strays = new Set([...table].filter(([, [state, , session]]) => !isDead(state) && !kept.has(session)).map(([pid]) => pid));
+  const strays = new Set(
+    [...table].filter(([, [state, , session]]) => !isDead(state) && !kept.has(session)).map(([pid]) => pid),
+  );
   if (!strays.size) return 0;
   if (!kept.size) {
     try {

@@ -8,6 +8,7 @@
 const fs = require('fs');
 const path = require('path');
 const { MAX_WALK, MAX_FILES } = require('./limits');
+const { noFds } = require('./fds');
 
 /** The mount points found under each root (read once: see mountPointsUnder). */
 const mountsByRoot = new Map();
@@ -26,7 +27,8 @@ function mountPointsUnder(root) {
   let text;
   try {
     text = fs.readFileSync('/proc/self/mountinfo', 'latin1');
-  } catch {
+  } catch (error) {
+    if (noFds(error)) throw error;
     return new Set();
   }
   const found = new Set();
@@ -47,7 +49,8 @@ function mountPointsUnder(root) {
 }
 
 /** {files: Map(relative path -> {size, sig}), complete} of the regular files under `root` (nothing below another
- * mount: shared folders are left out). */
+ * mount: shared folders are left out). A shortage of descriptors is thrown (noFds), never taken for a folder that
+ * cannot be read: the caller frees the reserve's and scans again (fd-reserve.js). */
 function snapshotFiles(root) {
   const files = new Map();
   let seen = 0;
@@ -58,7 +61,8 @@ function snapshotFiles(root) {
     let entries;
     try {
       entries = fs.readdirSync(rel ? path.join(root, rel) : root, { withFileTypes: true });
-    } catch {
+    } catch (error) {
+      if (noFds(error)) throw error;
       continue;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

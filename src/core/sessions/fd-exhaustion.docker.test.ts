@@ -7,7 +7,10 @@ import { newSession } from '../../test-support/sessions';
 
 interface FdHogCase {
   language: Language;
-  /** Writes /workspace/before-hog.txt, then opens files until EMFILE and keeps them; prints `held N`. */
+  /**
+   * Writes /workspace/before-hog.txt, leaves a process running in the background, then opens files until EMFILE and
+   * keeps them; prints `held N`.
+   */
   hog: string;
   /** The next run: prints `next` and writes /workspace/after-hog.txt (after letting a few descriptors go). */
   next: string;
@@ -18,6 +21,8 @@ const CASES: FdHogCase[] = [
     language: 'python',
     hog: [
       "open('/workspace/before-hog.txt', 'w').write('made before')",
+      'import subprocess',
+      "subprocess.Popen(['sleep', '1000'], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)",
       'fds = []',
       'try:',
       '    while True:',
@@ -38,6 +43,7 @@ const CASES: FdHogCase[] = [
     hog: [
       "const fs = require('fs');",
       "fs.writeFileSync('/workspace/before-hog.txt', 'made before');",
+      "require('child_process').spawn('sleep', ['1000'], { stdio: 'ignore', detached: true }).unref();",
       'globalThis.fds = [];',
       'try {',
       "  for (;;) fds.push(fs.openSync('/dev/null', 'r'));",
@@ -94,6 +100,12 @@ describe.each(ISOLATION_LEVELS)('file descriptor exhaustion from inside the sand
       expect(Number(held?.[1])).toBeGreaterThan(500);
       expect(r.files.map((f) => f.path)).toContain('before-hog.txt');
       expect(r.artifacts.map((a) => a.path)).toContain('before-hog.txt');
+      // the agent read /proc to find what the run left behind, and stopped it, though the code kept every descriptor
+      // (bash's background jobs end with their command's process group instead, and are not strays)
+      if (language !== 'bash')
+        expect(r.message).toMatch(
+          /(A process|\d+ processes) this run left running in the background (was|were) stopped when it ended/,
+        );
 
       const after = await session.execute(next, { timeoutMs: 30_000 });
       expect(after.error).toBeUndefined();
