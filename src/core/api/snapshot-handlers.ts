@@ -6,7 +6,7 @@ import { sessionConnection } from '../session-opening/session-connection';
 import { replayRuns } from '../snapshots/replay-runs';
 import type { RunAgain } from '../snapshots/replay-runs';
 import type { MountedFolder } from '../folders/share-folders';
-import { restoreContents, restoreFileOf, restorePackages, snapshotHistory } from '../snapshots/restore-contents';
+import { restoreContents, restoreFilesOf, restorePackages, snapshotHistory } from '../snapshots/restore-contents';
 import { reviewFoldersToRestore } from '../snapshots/review-restore';
 import type { ReviewOutcome } from '../snapshots/review-restore';
 import { SnapshotStore } from '../snapshots/snapshot-store';
@@ -151,11 +151,12 @@ export function snapshotHandlers(kit: HandlerKit, execute: () => Handler<'sessio
     }
     const { session, release } = await openCopy(source.info(), 'session', { name: options.name }, context);
     const files = new AsyncQueue<RestoreFile>();
+    const restoreFile = restoreFilesOf(store);
     const writing = session.restoreContents(files, undefined, SNAPSHOT_CAPS);
     writing.catch(() => undefined);
     let manifest: SnapshotManifest;
     try {
-      const taken = await takeSnapshot(store, source, { ...request, onFile: (file) => files.push(restoreFileOf(store, file)) }).catch((error: unknown) => {
+      const taken = await takeSnapshot(store, source, { ...request, onFile: (file) => files.push(restoreFile(file)) }).catch((error: unknown) => {
         files.fail(error);
         throw error;
       });

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SandpitError } from '../../shared/api/errors';
+import { doneWith } from '../util/lent-buffers';
 import type { SandboxExecOptions, SandboxExecResult } from '../sandbox/sandbox-backend';
 import type { HostMessage } from '../sandbox/protocol';
 import type { ReplyCollector } from './agent-requests';
@@ -26,7 +27,11 @@ const DEFAULT_MAX_STDERR = 256 * 1024;
 
 let counter = 0;
 
-/** Writes `stdin` (a buffer or a stream) to the connection, then ends its writing side (the program's EOF). */
+/**
+ * Writes `stdin` (a buffer or a stream) to the connection, then ends its writing side (the program's EOF). A stream's
+ * chunks are written as they come, the stream paused while the connection is full (as `pipe` does); each chunk is
+ * given back once its bytes have left (lent-buffers.ts), and the stream is destroyed if the connection closes first.
+ */
 function feed(socket: Socket, stdin: Buffer | Readable | undefined): void {
   if (stdin === undefined) return;
   if (Buffer.isBuffer(stdin)) {
@@ -34,7 +39,14 @@ function feed(socket: Socket, stdin: Buffer | Readable | undefined): void {
     return;
   }
   stdin.on('error', (error) => socket.destroy(error));
-  stdin.pipe(socket);
+  stdin.on('data', (chunk: Buffer) => {
+    if (!socket.write(chunk, () => doneWith(chunk))) stdin.pause();
+  });
+  socket.on('drain', () => stdin.resume());
+  stdin.once('end', () => socket.end());
+  socket.once('close', () => {
+    if (!stdin.readableEnded) stdin.destroy();
+  });
 }
 
 /**

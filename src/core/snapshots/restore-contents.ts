@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { SandpitError } from '../../shared/api/errors';
 import { LANGUAGES } from '../../shared/domain/languages';
+import { ReusedBuffers } from '../util/reused-buffers';
 import type { RunRecord } from '../sessions/run-history';
 import type { Session } from '../sessions/session';
 import type { SnapshotManifest, SnapshotStore } from './snapshot-store';
@@ -17,9 +18,13 @@ export async function snapshotHistory(store: SnapshotStore, manifest: SnapshotMa
   return parsed.data;
 }
 
-/** A file a snapshot is taking, to write into a fork as it comes: its blob is read (and checked) once stored. */
-export function restoreFileOf(store: SnapshotStore, file: TakenFile): RestoreFile {
-  return { path: file.path, size: file.size, load: async () => store.read(await file.sha256) };
+/**
+ * What a fork writes of each file its snapshot takes, as it takes it: the file's blob, read when its turn comes into
+ * buffers used again once sent (one set for the whole fork).
+ */
+export function restoreFilesOf(store: SnapshotStore): (file: TakenFile) => RestoreFile {
+  const buffers = new ReusedBuffers();
+  return (file) => ({ path: file.path, size: file.size, load: async () => store.read(await file.sha256, buffers) });
 }
 
 /** A snapshot's package archive and the packages it holds, if it has any. */
@@ -36,7 +41,8 @@ export async function restorePackages(store: SnapshotStore, manifest: SnapshotMa
 /** Writes a snapshot's files and packages into a (new) session; each blob is checked against its sha256 as it is read. */
 export async function restoreContents(store: SnapshotStore, manifest: SnapshotManifest, session: Session): Promise<number> {
   const packages = await packagesOf(store, manifest);
-  const files = manifest.files.map((f) => ({ path: f.path, size: f.size, load: () => store.read(f.sha256) }));
+  const buffers = new ReusedBuffers();
+  const files = manifest.files.map((f) => ({ path: f.path, size: f.size, load: () => store.read(f.sha256, buffers) }));
   await session.restoreContents(files, packages, SNAPSHOT_CAPS);
   return files.length;
 }

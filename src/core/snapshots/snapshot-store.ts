@@ -8,6 +8,7 @@ import { pendingBaseSchema, pendingEntrySchema } from '../folders/review/review-
 import { denseBytes, syncFile, syncFolder, writeFileAtomic, writeSparseFile } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
 import { VerifiedBlobs, sha256Of } from './verified-blobs';
+import type { ReusedBuffers } from '../util/reused-buffers';
 
 const SHA256 = /^[a-f0-9]{64}$/;
 /** A blob written and not yet flushed (`<sha256>.<random>.tmp` beside where it will be). */
@@ -214,7 +215,8 @@ export class SnapshotStore {
     hold.clear();
   }
 
-  async read(sha256: string): Promise<Buffer> {
+  /** A blob's bytes, checked against its sha256; with `into`, in a buffer lent to be used again once sent (lent-buffers.ts). */
+  async read(sha256: string, into?: ReusedBuffers): Promise<Buffer> {
     if (!SHA256.test(sha256)) throw new SandpitError('INVALID_INPUT', 'A blob id is a sha256.');
     let content: Buffer | undefined;
     try {
@@ -224,9 +226,9 @@ export class SnapshotStore {
       await unsynced?.written;
       const temp = unsynced?.temp;
       content = await (temp === undefined
-        ? this.verified.read(sha256, this.blobPath(sha256))
-        : this.verified.read(sha256, temp).catch((error: unknown) => {
-            if (isMissing(error)) return this.verified.read(sha256, this.blobPath(sha256));
+        ? this.verified.read(sha256, this.blobPath(sha256), into)
+        : this.verified.read(sha256, temp, into).catch((error: unknown) => {
+            if (isMissing(error)) return this.verified.read(sha256, this.blobPath(sha256), into);
             throw error;
           }));
     } catch (error) {

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { lend } from '../util/lent-buffers';
+import type { ReusedBuffers } from '../util/reused-buffers';
 
 /** Blobs remembered at most (then forgotten all at once: each is checked again on its next read). */
 const MAX_REMEMBERED = 200_000;
@@ -8,6 +11,18 @@ const MAX_REMEMBERED = 200_000;
 /** A file's identity and last change: its inode, size, and modification and change times in nanoseconds. */
 function statKey(st: BigIntStats): string {
   return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+}
+
+/** The file's `size` bytes (fewer if it shrank meanwhile: the hash then says so) in a buffer of `buffers`, lent. */
+async function readLent(handle: FileHandle, size: number, buffers: ReusedBuffers): Promise<Buffer> {
+  const buffer = buffers.take(size);
+  let at = 0;
+  while (at < size) {
+    const { bytesRead } = await handle.read(buffer, at, size - at, at);
+    if (bytesRead === 0) break;
+    at += bytesRead;
+  }
+  return lend(buffer.subarray(0, at), () => buffers.give(buffer));
 }
 
 export function sha256Of(content: Buffer): string {
@@ -36,13 +51,15 @@ export class VerifiedBlobs {
 
   /**
    * The blob's bytes, read from `path` and checked against `sha256` unless its file is unchanged since its bytes were
-   * last known to match; undefined when they do not match. Errors of the file system are thrown as they are.
+   * last known to match; undefined when they do not match. Errors of the file system are thrown as they are. With
+   * `into`, the bytes are read into one of its buffers, lent (lent-buffers.ts) to be given back once they are sent.
    */
-  async read(sha256: string, path: string): Promise<Buffer | undefined> {
+  async read(sha256: string, path: string, into?: ReusedBuffers): Promise<Buffer | undefined> {
     const handle = await open(path, 'r');
     try {
-      const before = statKey(await handle.stat({ bigint: true }));
-      const content = await handle.readFile();
+      const first = await handle.stat({ bigint: true });
+      const before = statKey(first);
+      const content = into ? await readLent(handle, Number(first.size), into) : await handle.readFile();
       const after = statKey(await handle.stat({ bigint: true }));
       if (before === after && this.known.get(sha256) === after) return content;
       if (sha256Of(content) !== sha256) {
