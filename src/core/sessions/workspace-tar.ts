@@ -1,7 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { SandpitError } from '../../shared/api/errors';
 import { normalizeRelativePath } from '../files/safe-path';
-import { ReusedBuffers } from '../files/reused-buffers';
+import { ReusedBuffers } from '../util/reused-buffers';
 import { discard, readBodyInto } from '../files/safe-tar';
 import { streamTar } from '../files/stream-tar';
 import type { StreamFile } from '../files/stream-tar';
