@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import type { SnapshotManifest } from './snapshot-store';
 import { SnapshotStore } from './snapshot-store';
+import { ReusedBuffers } from '../util/reused-buffers';
 
 const execFileAsync = promisify(execFile);
 
@@ -62,6 +63,8 @@ describe('SnapshotStore', () => {
     store.release(hold);
     // read once (b): known good since; a is known good from its write
     expect((await store.read(b.sha256)).toString()).toBe('other bytes of b');
+    // the read a restore makes: into buffers used again once sent
+    expect((await store.read(b.sha256, new ReusedBuffers())).toString()).toBe('other bytes of b');
     for (const blob of [a, b]) {
       const path = join(dir, 'objects', blob.sha256.slice(0, 2), blob.sha256);
       const before = await stat(path, { bigint: true });
@@ -72,8 +75,12 @@ describe('SnapshotStore', () => {
       expect((await stat(path, { bigint: true })).mtimeNs).toBe(before.mtimeNs);
       await expect(store.read(blob.sha256)).rejects.toThrow(/was changed on disk/);
       await expect(store.read(blob.sha256)).rejects.toMatchObject({ code: 'INTERNAL' });
+      await expect(store.read(blob.sha256, new ReusedBuffers())).rejects.toMatchObject({ code: 'INTERNAL' });
       // and by a core that starts after the edit
       await expect(new SnapshotStore(dir).read(blob.sha256)).rejects.toMatchObject({ code: 'INTERNAL' });
+      // cut short: fewer bytes than were stored, read into a buffer larger than the file
+      await writeFile(path, Buffer.from('X'));
+      await expect(store.read(blob.sha256, new ReusedBuffers())).rejects.toMatchObject({ code: 'INTERNAL' });
     }
   });
 
