@@ -138,6 +138,32 @@ export function backendConformance(label: string, open: () => Promise<BackendUnd
       expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
     });
 
+    it.skipIf(!options.runsPrograms)(`gives a program's stdout to a reader read by read, paused while it asks, every byte taken once the exec resolves${programs}`, async () => {
+      // How a snapshot reads the workspace's tar stream (workspace-tar.ts): each read taken at once, none kept.
+      const bytes = randomBytes(3 * 1024 * 1024);
+      const wrote = await sandbox.exec(['sh', '-c', 'cat > /workspace/conformance-reader.bin'], { stdin: Readable.from([bytes]), timeoutMs: 20_000 });
+      expect(wrote).toMatchObject({ exitCode: 0, timedOut: false });
+      const chunks: Buffer[] = [];
+      let resume: (() => void) | undefined;
+      let pauses = 0;
+      const read = await sandbox.exec(['cat', '/workspace/conformance-reader.bin'], {
+        timeoutMs: 20_000,
+        stdoutReader: {
+          take: (chunk) => {
+            chunks.push(Buffer.from(chunk));
+            if (chunks.length % 5 !== 0) return true;
+            pauses += 1;
+            setTimeout(() => resume?.(), 5);
+            return false;
+          },
+          started: (again) => (resume = again),
+        },
+      });
+      expect(read).toMatchObject({ exitCode: 0, timedOut: false });
+      expect(pauses).toBeGreaterThan(0);
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    });
+
     it('takes files into the package store and gives them back out, regular files only', async () => {
       expect(await sandbox.exportPackages(1024 * 1024)).toBeUndefined();
       const tar = await packFiles([{ path: 'demo/__init__.py', content: Buffer.from('VALUE = 42\n') }], { maxFileBytes: 1024, maxTotalBytes: 4096 });

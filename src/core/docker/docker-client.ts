@@ -1,4 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
+import type { ChunkReader } from '../sandbox/chunk-reader';
 import type { ImageInfo } from '../sandbox/sandbox-images';
 import type { NetworkInfo, NetworkSummary } from '../sandbox/sandbox-networks';
 import type { ContainerProfile } from './profile-check';
@@ -169,6 +170,8 @@ export interface ExecOptions {
   maxOutputBytes?: number;
   /** Binary stdout goes here as it comes (uncapped, not collected; ended when the program ends). */
   stdoutTo?: Writable;
+  /** Or binary stdout is taken read by read (chunk-reader.ts: uncapped, not collected; every byte taken once the exec resolves). */
+  stdoutReader?: ChunkReader;
   /** Aborting cuts the program's streams (a pipe it writes to breaks). */
   signal?: AbortSignal;
   /** Told each piece of text as it comes (what is collected: within the cap, whole UTF-8 characters). */

@@ -1,6 +1,7 @@
 import { PassThrough } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
+import { readStreamInto } from '../sandbox/chunk-reader';
 import { withTimeout } from '../util/with-timeout';
 import type { AttachedStreams, ContainerSpec, DockerClient, ExecOptions, ExecResult } from './docker-client';
 
@@ -68,7 +69,10 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
     });
     return sink;
   };
-  docker.modem.demuxStream(stream, options.stdoutTo ?? collect(out, 'out'), collect(err, 'err'));
+  // A reader takes stdout as it comes out of the engine's frames (paused while it asks for no more).
+  const toReader = options.stdoutReader ? new PassThrough() : undefined;
+  if (toReader && options.stdoutReader) readStreamInto(toReader, options.stdoutReader);
+  docker.modem.demuxStream(stream, options.stdoutTo ?? toReader ?? collect(out, 'out'), collect(err, 'err'));
   if (Buffer.isBuffer(options.stdin)) stream.end(options.stdin);
   else if (options.stdin !== undefined) {
     options.stdin.on('error', () => stream.destroy());
@@ -99,6 +103,15 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
     stream.on('error', finish);
   });
   options.stdoutTo?.end();
+  if (toReader) {
+    // every byte taken before the exec says it is done (the reader may still be taking what came last)
+    const taken = new Promise<void>((resolve) => {
+      toReader.once('end', resolve);
+      toReader.once('close', resolve);
+    });
+    toReader.end();
+    await withTimeout(taken, timeoutMs, 'the program\'s output being taken').catch(() => toReader.destroy());
+  }
   if (aborted) return { exitCode: -1, stdout: '', stderr: Buffer.concat(err).toString('utf8'), timedOut: false };
   const info = await exec.inspect();
   return {

@@ -4,6 +4,7 @@ import type { Language } from '../../shared/domain/languages';
 import type { Isolation } from '../../shared/domain/isolation';
 import type { EngineProduct } from '../../shared/domain/engine';
 import type { ChannelKind } from '../../shared/domain/session';
+import type { ChunkReader } from './chunk-reader';
 import type { AgentChannel } from './agent-channel';
 
 /**
@@ -132,6 +133,8 @@ export interface SandboxExecOptions {
   maxOutputBytes?: number;
   /** Binary stdout goes here as it comes (not collected; ended when the program ends). */
   stdoutTo?: Writable;
+  /** Or binary stdout is taken read by read (chunk-reader.ts: not collected; every byte taken once the exec resolves). */
+  stdoutReader?: ChunkReader;
   /** Aborting cuts the program's streams (a pipe it writes to breaks). */
   signal?: AbortSignal;
   /** Told each piece of text as it comes (what is collected: within the cap, whole UTF-8 characters). */

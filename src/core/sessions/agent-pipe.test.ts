@@ -1,6 +1,7 @@
 // The host's pipe (agent-pipe.ts) against the real agents, started on this machine on a socket channel as their
 // images start them: a workspace read and written as one tar stream through a socket in the agent's folder.
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import type { Socket } from 'node:net';
@@ -120,6 +121,36 @@ describe.each(['python', 'javascript'])('the pipe of the %s agent', (language) =
     expect(tarNames(archive)).toEqual(['./', './big.bin', './data/', './data/a.txt', './link']);
     expect(tarVerbose(archive)).toMatch(/^lrwxrwxrwx .* \.\/link -> \/etc\/passwd$/m);
     expect(archive.length).toBeGreaterThan(3 * 1024 * 1024);
+  });
+
+  it('gives the stream to a reader read by read (chunk-reader.ts), paused while the reader asks, byte for byte what a stream gets', async () => {
+    const agent = await startAgent(language);
+    writeFileSync(join(agent.workspace, 'big.bin'), randomBytes(6 * 1024 * 1024));
+    const pipe = agentPipe(requester(agent.client), sandboxIn(agent.folder), true)!;
+    const argv = ['tar', '--create', '--file=-', '--blocking-factor=512', 'big.bin'];
+    const streamed = await collected((out) => pipe.exec(argv, { timeoutMs: 20_000, stdoutTo: out }));
+    const chunks: Buffer[] = [];
+    let resume: (() => void) | undefined;
+    let pauses = 0;
+    const r = await pipe.exec(argv, {
+      timeoutMs: 20_000,
+      stdoutReader: {
+        take: (bytes) => {
+          chunks.push(Buffer.from(bytes));
+          if (chunks.length % 4 !== 0) return true;
+          pauses += 1;
+          setTimeout(() => resume?.(), 5);
+          return false;
+        },
+        started: (again) => (resume = again),
+      },
+    });
+    // every byte was taken by the time the exec resolved
+    expect(r).toMatchObject({ exitCode: 0 });
+    expect(pauses).toBeGreaterThan(2);
+    expect(Buffer.concat(chunks).equals(streamed)).toBe(true);
+    expect(streamed.length).toBeGreaterThan(6 * 1024 * 1024);
+    expect(execFileSync('tar', ['-t', '--blocking-factor=512', '-f', '-'], { input: streamed, encoding: 'utf8' })).toBe('big.bin\n');
   });
 
   it('writes what the host sends on stdin (a tar stream unpacked in the workspace), and says the exit code and stderr', async () => {

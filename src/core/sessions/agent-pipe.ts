@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { Readable } from 'node:stream';
 import { SandpitError } from '../../shared/api/errors';
+import { readSocketInto } from '../sandbox/chunk-reader';
 import { doneWith } from '../util/lent-buffers';
 import type { SandboxExecOptions, SandboxExecResult } from '../sandbox/sandbox-backend';
 import type { HostMessage } from '../sandbox/protocol';
@@ -135,7 +136,7 @@ export function agentPipe(agent: PipeAgent, sandbox: PipeSandbox, canPipe: boole
         throw new SandpitError('EXEC_FAILED', `The sandbox answered a pipe with "${reply.type}".`);
       };
       const ended = agent.request(
-        (id) => [{ type: 'fs', id, op: 'pipe', argv, socket: name, token, stdin: options.stdin !== undefined, stdout: options.stdoutTo !== undefined, maxStderr: options.maxOutputBytes ?? DEFAULT_MAX_STDERR }],
+        (id) => [{ type: 'fs', id, op: 'pipe', argv, socket: name, token, stdin: options.stdin !== undefined, stdout: options.stdoutTo !== undefined || options.stdoutReader !== undefined, maxStderr: options.maxOutputBytes ?? DEFAULT_MAX_STDERR }],
         collect,
         options.timeoutMs,
         `running ${argv[0] ?? 'a program'}`,
@@ -147,16 +148,14 @@ export function agentPipe(agent: PipeAgent, sandbox: PipeSandbox, canPipe: boole
         throw error;
       });
       server.close();
-      const conn = socket;
+      // A reader takes stdout read by read into one buffer (chunk-reader.ts): the socket it reads through is the one used from now on.
+      const conn = options.stdoutReader ? readSocketInto(socket, options.stdoutReader) : socket;
+      socket = conn;
       abort.signal.addEventListener('abort', () => conn.destroy(), { once: true });
       const drained = new Promise<void>((resolve, reject) => {
-        if (options.stdoutTo) {
-          conn.pipe(options.stdoutTo);
-          conn.on('end', resolve);
-        } else {
-          conn.resume();
-          conn.on('end', resolve);
-        }
+        if (options.stdoutTo) conn.pipe(options.stdoutTo);
+        else if (!options.stdoutReader) conn.resume();
+        conn.on('end', resolve);
         conn.on('close', () => resolve());
         conn.on('error', reject);
       });

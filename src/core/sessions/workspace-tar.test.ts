@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { PassThrough } from 'node:stream';
 import { pack } from 'tar-stream';
 import { describe, expect, it, vi } from 'vitest';
 import type { StreamFile } from '../files/stream-tar';
 import { AsyncQueue } from '../util/async-queue';
+import { readStreamInto } from '../sandbox/chunk-reader';
 import type { SandboxExecOptions, SandboxExecResult } from '../sandbox/sandbox-backend';
 import { tarWorkspace, untarWorkspace } from './workspace-tar';
 import type { WorkspaceExec, WorkspaceFileSink } from './workspace-tar';
@@ -12,17 +14,21 @@ const CAPS = { maxFiles: 1000, maxBytes: 1024 * 1024 * 1024, maxFileBytes: 64 * 
 /** A sandbox whose find lists `files` and whose tar sends them as one archive, in that order. */
 function fakeWorkspace(files: Array<{ name: string; content: Buffer }>): WorkspaceExec {
   const exec = async (argv: string[], options: SandboxExecOptions): Promise<SandboxExecResult> => {
-    const out = options.stdoutTo!;
     if (argv.includes('find')) {
-      out.end(Buffer.from(files.map((f, i) => `f ${i + 1} ${f.content.length} 1.0 1.0 ${f.name}\0`).join(''), 'utf8'));
+      options.stdoutTo!.end(Buffer.from(files.map((f, i) => `f ${i + 1} ${f.content.length} 1.0 1.0 ${f.name}\0`).join(''), 'utf8'));
       return { exitCode: 0, stdout: '', stderr: '', timedOut: false };
     }
+    // tar's archive, read by read as an exec gives it to a reader (paused while the reader asks for no more)
+    const out = new PassThrough();
+    readStreamInto(out, options.stdoutReader!);
+    // aborting cuts the stream, as the engine's exec and the agent's pipe do
+    options.signal?.addEventListener('abort', () => out.destroy());
     const archive = pack();
     for (const f of files) archive.entry({ name: `./${f.name}`, size: f.content.length, type: 'file' }, f.content);
     archive.finalize();
     await new Promise<void>((resolve, reject) => {
       archive.on('error', reject);
-      out.on('finish', resolve);
+      out.on('end', resolve);
       out.on('close', resolve);
       archive.pipe(out);
     });

@@ -7,7 +7,7 @@ import { snapshotSchema } from '../../shared/domain/snapshot';
 import { pendingBaseSchema, pendingEntrySchema } from '../folders/review/review-pending';
 import { denseBytes, syncFile, syncFolder, writeFileAtomic, writeSparseFile } from '../util/atomic-write';
 import { SerialQueue } from '../util/serial-queue';
-import { VerifiedBlobs, sha256Of } from './verified-blobs';
+import { VerifiedBlobs, sha256OfAsync } from './verified-blobs';
 import type { ReusedBuffers } from '../util/reused-buffers';
 
 const SHA256 = /^[a-f0-9]{64}$/;
@@ -130,7 +130,7 @@ export class SnapshotStore {
    * written outside it, so the files of one snapshot are written several at a time.
    */
   async put(content: Buffer, hold: Set<string>): Promise<StoredBlob> {
-    const sha256 = sha256Of(content);
+    const sha256 = await sha256OfAsync(content);
     const need = denseBytes(content);
     const started = await this.lock.run(async (): Promise<{ written: Promise<number> } | undefined> => {
       if (!hold.has(sha256)) {

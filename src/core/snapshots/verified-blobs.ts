@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, webcrypto } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
@@ -27,6 +27,11 @@ async function readLent(handle: FileHandle, size: number, buffers: ReusedBuffers
 
 export function sha256Of(content: Buffer): string {
   return createHash('sha256').update(content).digest('hex');
+}
+
+/** The same, computed on a thread of the pool (Web Crypto's digest): the main thread goes on meanwhile. */
+export async function sha256OfAsync(content: Buffer): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', content)).toString('hex');
 }
 
 /**
