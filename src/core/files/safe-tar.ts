@@ -94,7 +94,7 @@ function refuseKind(path: string, type: TarHeader['type']): never {
 }
 
 /** Consumes an entry's body without keeping it. */
-export function discard(body: TarEntryBody): Promise<void> {
+function discard(body: TarEntryBody): Promise<void> {
   return new Promise((resolve, reject) => {
     body.on('end', () => resolve());
     body.on('error', reject);
@@ -103,33 +103,6 @@ export function discard(body: TarEntryBody): Promise<void> {
 }
 
 /** Reads an entry's body, failing as soon as it grows past `cap` bytes. */
-/**
- * Reads a tar entry's body (of the `size` its header declared) into `into` (at least that long), not into a buffer of
- * its own: the caller reuses `into` once done with what it holds. Resolves with the part of `into` it filled.
- */
-export function readBodyInto(body: TarEntryBody, path: string, size: number, into: Buffer): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    let at = 0;
-    let failed = false;
-    body.on('data', (data: unknown) => {
-      if (failed) return;
-      const chunk = data as Buffer;
-      if (at + chunk.length > size || at + chunk.length > into.length) {
-        failed = true;
-        reject(limitExceeded(`Tar entry ${JSON.stringify(path)} is larger than the ${size} bytes its header says`, { path, cap: size }));
-        return;
-      }
-      at += chunk.copy(into, at);
-    });
-    body.on('end', () => {
-      if (failed) return;
-      if (at !== size) reject(new SandpitError('INVALID_INPUT', `Tar entry ${JSON.stringify(path)} ended after ${at} of its ${size} bytes`));
-      else resolve(into.subarray(0, size));
-    });
-    body.on('error', reject);
-  });
-}
-
 export function readBody(body: TarEntryBody, path: string, cap: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];

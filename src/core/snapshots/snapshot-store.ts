@@ -272,7 +272,13 @@ export class SnapshotStore {
       }
     };
     await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, waiting.length) }, worker));
-    for (const prefix of new Set(waiting.map((b) => b.sha.slice(0, 2)))) await syncFolder(join(this.objects, prefix));
+    // Their folders' entries (the renames), several at a time as the files were: one by one, up to 256 folders each
+    // waiting on the disk took 20–80 ms for a snapshot of 100 files.
+    const folders = [...new Set(waiting.map((b) => b.sha.slice(0, 2)))];
+    const syncNext = async (): Promise<void> => {
+      for (let prefix = folders.pop(); prefix !== undefined; prefix = folders.pop()) await syncFolder(join(this.objects, prefix));
+    };
+    await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, folders.length) }, syncNext));
   }
 
   /** Every snapshot, newest first. */
