@@ -12,7 +12,14 @@ import type { WorkspaceExec, WorkspaceFileSink } from './workspace-tar';
 const CAPS = { maxFiles: 1000, maxBytes: 1024 * 1024 * 1024, maxFileBytes: 64 * 1024 * 1024 };
 
 /** A sandbox whose find lists `files` and whose tar sends them as one archive, in that order. */
-function fakeWorkspace(files: Array<{ name: string; content: Buffer }>): WorkspaceExec {
+/** How the fake tar ends: its exit code and stderr, and whether its archive is cut short (as a killed tar leaves it). */
+interface FakeTarEnd {
+  exitCode: number;
+  stderr: string;
+  cutShort?: boolean;
+}
+
+function fakeWorkspace(files: Array<{ name: string; content: Buffer }>, end: FakeTarEnd = { exitCode: 0, stderr: '' }): WorkspaceExec {
   const exec = async (argv: string[], options: SandboxExecOptions): Promise<SandboxExecResult> => {
     if (argv.includes('find')) {
       options.stdoutTo!.end(Buffer.from(files.map((f, i) => `f ${i + 1} ${f.content.length} 1.0 1.0 ${f.name}\0`).join(''), 'utf8'));
@@ -26,13 +33,15 @@ function fakeWorkspace(files: Array<{ name: string; content: Buffer }>): Workspa
     const archive = pack();
     for (const f of files) archive.entry({ name: `./${f.name}`, size: f.content.length, type: 'file' }, f.content);
     archive.finalize();
-    await new Promise<void>((resolve, reject) => {
-      archive.on('error', reject);
+    const chunks: Buffer[] = [];
+    for await (const chunk of archive) chunks.push(chunk as Buffer);
+    const whole = Buffer.concat(chunks);
+    await new Promise<void>((resolve) => {
       out.on('end', resolve);
       out.on('close', resolve);
-      archive.pipe(out);
+      out.end(end.cutShort ? whole.subarray(0, Math.floor(whole.length / 2) + 100) : whole);
     });
-    return { exitCode: 0, stdout: '', stderr: '', timedOut: false };
+    return { exitCode: end.exitCode, stdout: '', stderr: end.stderr, timedOut: false };
   };
   return { exec };
 }
@@ -95,6 +104,27 @@ describe('tarWorkspace', () => {
     await tarWorkspace(fakeWorkspace(files), sink, CAPS);
     // 32 MiB at most under way: one 20 MiB file at a time
     expect(most).toBe(1);
+  });
+});
+
+describe('tarWorkspace, when tar fails', () => {
+  const files = Array.from({ length: 6 }, (_, i) => ({ name: `f${i}.bin`, content: randomBytes(300 * 1024) }));
+  const sink: WorkspaceFileSink = async () => undefined;
+
+  it('says tar failed, with its exit code and words, rather than the archive it left cut short', async () => {
+    const killed = fakeWorkspace(files, { exitCode: 137, stderr: 'tar: killed by the timeout\n', cutShort: true });
+    await expect(tarWorkspace(killed, sink, CAPS)).rejects.toMatchObject({ code: 'EXEC_FAILED', message: 'Reading the workspace failed (tar exit 137): tar: killed by the timeout\n' });
+  });
+
+  it('refuses an archive cut short although tar says it ended well', async () => {
+    const short = fakeWorkspace(files, { exitCode: 0, stderr: '', cutShort: true });
+    await expect(tarWorkspace(short, sink, CAPS)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: 'The tar stream closed before its end' });
+  });
+
+  it('names the files tar could not read (exit 2) and keeps the others', async () => {
+    const partly = fakeWorkspace(files, { exitCode: 2, stderr: 'tar: ./secret.txt: Cannot open: Permission denied\ntar: Exiting with failure status due to previous errors\n' });
+    const walk = await tarWorkspace(partly, sink, CAPS);
+    expect(walk).toMatchObject({ files: 6, skipped: ['secret.txt'] });
   });
 });
 

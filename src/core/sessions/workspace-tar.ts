@@ -319,6 +319,11 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
       throw error;
     });
     throwIfStopped();
+    // 0: all read; 1: a file changed while it was read; 2: some could not be read (named below). Beyond: tar failed,
+    // and that is what is said (not the archive it left cut short).
+    if (result.timedOut || result.exitCode < 0 || result.exitCode > 2) {
+      throw new SandpitError('EXEC_FAILED', `Reading the workspace failed (tar exit ${result.exitCode}): ${result.stderr.slice(0, 500)}`);
+    }
     parser.end();
     // the files still waiting for room go as the sink takes the ones before them
     while (ready.length > 0) {
@@ -336,10 +341,6 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
     clearTimeout(timer);
   }
   for (const name of unreadable(result.stderr)) skip(name);
-  // 0: all read; 1: a file changed while it was read; 2: some could not be read (named above). Beyond: tar failed.
-  if (result.timedOut || result.exitCode < 0 || result.exitCode > 2) {
-    throw new SandpitError('EXEC_FAILED', `Reading the workspace failed (tar exit ${result.exitCode}): ${result.stderr.slice(0, 500)}`);
-  }
   return { files, bytes, skipped, leftOut: leaveOut, readBytes };
 }
 
