@@ -68,6 +68,43 @@ describe.each([
       watch.stop();
     }
   });
+
+  it('keeps a file that is itself a tar archive (with ../ names and a link) as one file, byte for byte, and names over 100 bytes whole', async () => {
+    sp ??= await startTestSandpit({ poolSize: 1, defaultIsolation: isolation });
+    const api = <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> => call(sp!.api, method, input, PANEL);
+    const source = await newSession(sp, {});
+    // Code in the sandbox plants tar headers in a file's content, to be read as entries of the snapshot's own stream.
+    const made = await api('sessions.execute', {
+      sessionId: source.id,
+      code: [
+        'import hashlib, io, os, tarfile',
+        'buf = io.BytesIO()',
+        "with tarfile.open(fileobj=buf, mode='w', format=tarfile.GNU_FORMAT) as t:",
+        "    for name in ('../../escape.txt', '/abs-escape.txt', 'plain.txt'):",
+        "        info = tarfile.TarInfo(name); data = b'planted'; info.size = len(data); t.addfile(info, io.BytesIO(data))",
+        "    link = tarfile.TarInfo('inner-link'); link.type = tarfile.SYMTYPE; link.linkname = '/etc/passwd'; t.addfile(link)",
+        "open('inner.tar', 'wb').write(buf.getvalue())",
+        "long_dir = 'd' * 120 + '/' + 'e' * 120",
+        'os.makedirs(long_dir)',
+        "open(long_dir + '/' + 'f' * 200 + '.txt', 'w').write('long')",
+        "hashlib.sha256(open('inner.tar', 'rb').read()).hexdigest()",
+      ].join('\n'),
+    });
+    expect(made.status).toBe('ok');
+    const digest = made.result?.replace(/'/g, '');
+    const snapshot = await api('snapshots.create', { sessionId: source.id });
+    expect(snapshot).toMatchObject({ files: 2, skipped: [] });
+    const restored = await api('snapshots.restore', { snapshot: snapshot.id });
+    const check = await api('sessions.execute', {
+      sessionId: restored.session.id,
+      code: [
+        'import hashlib, os',
+        "found = sorted(os.path.join(d, f)[2:] for d, _, fs in os.walk('.') for f in fs)",
+        "(hashlib.sha256(open('inner.tar', 'rb').read()).hexdigest(), len(found), os.path.exists('/escape.txt') or os.path.exists('/abs-escape.txt') or os.path.exists('/workspace/plain.txt'), open(found[0]).read() if found[0] != 'inner.tar' else open(found[1]).read())",
+      ].join('\n'),
+    });
+    expect(check.result).toBe(`('${digest}', 2, False, 'long')`);
+  });
 });
 
 describe('the pipe seen from inside the sandbox', () => {
