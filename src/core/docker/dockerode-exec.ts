@@ -72,6 +72,10 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
   // A reader takes stdout as it comes out of the engine's frames (paused while it asks for no more).
   const toReader = options.stdoutReader ? new PassThrough() : undefined;
   if (toReader && options.stdoutReader) readStreamInto(toReader, options.stdoutReader);
+  // Cut short (aborted, before or after the program has ended): what the reader has not taken is dropped, for a reader
+  // that stopped taking never would.
+  const dropUntaken = (): void => void toReader?.destroy();
+  if (toReader) options.signal?.addEventListener('abort', dropUntaken, { once: true });
   docker.modem.demuxStream(stream, options.stdoutTo ?? toReader ?? collect(out, 'out'), collect(err, 'err'));
   if (Buffer.isBuffer(options.stdin)) stream.end(options.stdin);
   else if (options.stdin !== undefined) {
@@ -103,15 +107,18 @@ export async function execInContainer(docker: Docker, id: string, argv: string[]
     stream.on('error', finish);
   });
   options.stdoutTo?.end();
-  if (toReader) {
+  if (toReader && (aborted || timedOut || options.signal?.aborted)) {
+    dropUntaken();
+  } else if (toReader) {
     // every byte taken before the exec says it is done (the reader may still be taking what came last)
     const taken = new Promise<void>((resolve) => {
       toReader.once('end', resolve);
       toReader.once('close', resolve);
     });
     toReader.end();
-    await withTimeout(taken, timeoutMs, 'the program\'s output being taken').catch(() => toReader.destroy());
+    await withTimeout(taken, timeoutMs, 'the program\'s output being taken').catch(dropUntaken);
   }
+  options.signal?.removeEventListener('abort', dropUntaken);
   if (aborted) return { exitCode: -1, stdout: '', stderr: Buffer.concat(err).toString('utf8'), timedOut: false };
   const info = await exec.inspect();
   return {

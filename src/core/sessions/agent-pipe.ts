@@ -159,6 +159,9 @@ export function agentPipe(agent: PipeAgent, sandbox: PipeSandbox, canPipe: boole
         conn.on('close', () => resolve());
         conn.on('error', reject);
       });
+      // Its failure is seen where it is awaited, below: a socket error while the agent's answer is awaited is no
+      // unhandled rejection.
+      drained.catch(() => undefined);
       feed(conn, options.stdin);
       if (options.stdin === undefined) conn.end();
       const outcome = await ended;

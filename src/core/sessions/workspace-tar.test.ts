@@ -121,6 +121,27 @@ describe('tarWorkspace, when tar fails', () => {
     await expect(tarWorkspace(short, sink, CAPS)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: 'The tar stream closed before its end' });
   });
 
+  it('hands no file to the sink once it has failed: what waited for room is dropped, what was being taken is waited for', async () => {
+    const many = Array.from({ length: 20 }, (_, i) => ({ name: `g${i}.bin`, content: randomBytes(100 * 1024) }));
+    let settled = false;
+    let late = 0;
+    let underWay = 0;
+    const slow: WorkspaceFileSink = async () => {
+      if (settled) late += 1;
+      underWay += 1;
+      await sleep(30);
+      underWay -= 1;
+    };
+    for (const end of [{ exitCode: 137, stderr: 'tar: killed\n' }, { exitCode: 0, stderr: '', cutShort: true }]) {
+      settled = false;
+      const failed = tarWorkspace(fakeWorkspace(many, end), slow, CAPS).finally(() => (settled = true));
+      await expect(failed).rejects.toThrow(end.exitCode === 137 ? /tar exit 137/ : /closed before its end/);
+      expect(underWay).toBe(0);
+      await sleep(200);
+      expect(late).toBe(0);
+    }
+  });
+
   it('names the files tar could not read (exit 2) and keeps the others', async () => {
     const partly = fakeWorkspace(files, { exitCode: 2, stderr: 'tar: ./secret.txt: Cannot open: Permission denied\ntar: Exiting with failure status due to previous errors\n' });
     const walk = await tarWorkspace(partly, sink, CAPS);

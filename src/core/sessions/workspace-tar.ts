@@ -333,7 +333,9 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
     await allSunk();
     throwIfStopped();
   } catch (error) {
-    abort.abort();
+    // Whatever stopped it (tar's failure, a cut archive, the exec's own error) stops it for good: no file waiting
+    // for room goes to the sink any more, and what the sink is taking is waited for.
+    fail(error);
     await allSunk(true);
     throwIfStopped();
     throw error;
