@@ -8,6 +8,7 @@ import type { AgentChannel } from '../core/sandbox/agent-channel';
 import type { AgentMessage } from '../core/sandbox/protocol';
 import type { Sandbox, SandboxBackend, SandboxSpec } from '../core/sandbox/sandbox-backend';
 import { PACKAGES_DIR } from '../core/sandbox/sandbox-paths';
+import { pausingReader } from './pausing-reader';
 import { packFiles } from '../core/files/safe-tar';
 import { walkTar } from '../core/files/tar-walk';
 import { newId } from '../core/util/ids';
@@ -143,25 +144,11 @@ export function backendConformance(label: string, open: () => Promise<BackendUnd
       const bytes = randomBytes(3 * 1024 * 1024);
       const wrote = await sandbox.exec(['sh', '-c', 'cat > /workspace/conformance-reader.bin'], { stdin: Readable.from([bytes]), timeoutMs: 20_000 });
       expect(wrote).toMatchObject({ exitCode: 0, timedOut: false });
-      const chunks: Buffer[] = [];
-      let resume: (() => void) | undefined;
-      let pauses = 0;
-      const read = await sandbox.exec(['cat', '/workspace/conformance-reader.bin'], {
-        timeoutMs: 20_000,
-        stdoutReader: {
-          take: (chunk) => {
-            chunks.push(Buffer.from(chunk));
-            if (chunks.length % 5 !== 0) return true;
-            pauses += 1;
-            setTimeout(() => resume?.(), 5);
-            return false;
-          },
-          started: (again) => (resume = again),
-        },
-      });
+      const reader = pausingReader(5, 5);
+      const read = await sandbox.exec(['cat', '/workspace/conformance-reader.bin'], { timeoutMs: 20_000, stdoutReader: reader });
       expect(read).toMatchObject({ exitCode: 0, timedOut: false });
-      expect(pauses).toBeGreaterThan(0);
-      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+      expect(reader.pauses).toBeGreaterThan(0);
+      expect(reader.bytes().equals(bytes)).toBe(true);
     });
 
     it('takes files into the package store and gives them back out, regular files only', async () => {

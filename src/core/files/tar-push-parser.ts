@@ -97,7 +97,7 @@ function paxRecords(body: Buffer): { path?: string; size?: number } {
   return found;
 }
 
-type Phase = 'header' | 'body' | 'meta' | 'padding';
+type Phase = 'header' | 'body' | 'padding';
 
 /**
  * A tar archive parsed as its bytes are pushed, each push's bytes used at once and never kept (the caller may
@@ -166,19 +166,16 @@ export class TarPushParser {
         return at + n;
       }
       case 'body': {
+        // an entry's body goes into the handler's buffer (or nowhere); a long name's or pax header's into its own
         const n = Math.min(this.left, available);
-        if (this.target) bytes.copy(this.target, this.filled, at, at + n);
+        const into = this.meta ? this.meta.bytes : this.target;
+        if (into) bytes.copy(into, this.filled, at, at + n);
         this.filled += n;
         this.left -= n;
-        if (this.left === 0) this.endBody();
-        return at + n;
-      }
-      case 'meta': {
-        const n = Math.min(this.left, available);
-        bytes.copy(this.meta!.bytes, this.filled, at, at + n);
-        this.filled += n;
-        this.left -= n;
-        if (this.left === 0) this.endMeta();
+        if (this.left === 0) {
+          if (this.meta) this.endMeta();
+          else this.endBody();
+        }
         return at + n;
       }
       case 'padding': {
@@ -202,7 +199,7 @@ export class TarPushParser {
     if (flag === 'L' || flag === 'x' || flag === 'g' || flag === 'K') {
       if (size > MAX_META_BYTES) throw malformed(`a long name or pax header of ${size} bytes`);
       this.meta = { kind: flag === 'L' ? 'long-name' : flag === 'x' ? 'pax' : 'ignored', bytes: Buffer.alloc(size) };
-      this.startBody('meta', size);
+      this.startBody(size);
       if (size === 0) this.endMeta();
       return;
     }
@@ -218,12 +215,12 @@ export class TarPushParser {
     this.current = header;
     this.target = this.handlers.entry(header);
     if (this.target && this.target.length < size) throw new SandpitError('INTERNAL', `A buffer of ${this.target.length} bytes was given for ${size}.`);
-    this.startBody('body', size);
+    this.startBody(size);
     if (size === 0) this.endBody();
   }
 
-  private startBody(phase: 'body' | 'meta', size: number): void {
-    this.phase = phase;
+  private startBody(size: number): void {
+    this.phase = 'body';
     this.left = size;
     this.filled = 0;
     this.padding = (BLOCK - (size % BLOCK)) % BLOCK;

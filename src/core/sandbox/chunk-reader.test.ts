@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SOCKET_READ_BYTES, readSocketInto, readStreamInto } from './chunk-reader';
-import type { ChunkReader } from './chunk-reader';
+import { pausingReader } from '../../test-support/pausing-reader';
 import { withTimeout } from '../util/with-timeout';
 
 let cleanup: Array<() => void> = [];
@@ -15,31 +15,6 @@ afterEach(() => {
   for (const step of cleanup.reverse()) step();
   cleanup = [];
 });
-
-/** A reader that copies what it takes, asks for no more after every third read and asks again a little later. */
-function pausingReader(): ChunkReader & { bytes(): Buffer; takes: number; pauses: number; views: Set<ArrayBufferLike> } {
-  const chunks: Buffer[] = [];
-  let resume: (() => void) | undefined;
-  const reader = {
-    takes: 0,
-    pauses: 0,
-    views: new Set<ArrayBufferLike>(),
-    take(bytes: Buffer): boolean {
-      reader.takes += 1;
-      reader.views.add(bytes.buffer);
-      chunks.push(Buffer.from(bytes));
-      if (reader.takes % 3 !== 0) return true;
-      reader.pauses += 1;
-      setTimeout(() => resume?.(), 2);
-      return false;
-    },
-    started(r: () => void): void {
-      resume = r;
-    },
-    bytes: (): Buffer => Buffer.concat(chunks),
-  };
-  return reader;
-}
 
 /** A unix socket server in a folder of its own; resolves with the first connection it accepts, paused. */
 async function listening(): Promise<{ path: string; accepted: Promise<Socket>; server: Server }> {

@@ -11,6 +11,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectClient, spawnAgent, waitUntil } from '../../../executor-image/agents/test-support/agent-client';
 import type { JsonLinesClient, Message } from '../../../executor-image/agents/test-support/agent-client';
+import { pausingReader } from '../../test-support/pausing-reader';
 import { agentPipe } from './agent-pipe';
 import type { PipeAgent, PipeSandbox } from './agent-pipe';
 
@@ -129,26 +130,12 @@ describe.each(['python', 'javascript'])('the pipe of the %s agent', (language) =
     const pipe = agentPipe(requester(agent.client), sandboxIn(agent.folder), true)!;
     const argv = ['tar', '--create', '--file=-', '--blocking-factor=512', 'big.bin'];
     const streamed = await collected((out) => pipe.exec(argv, { timeoutMs: 20_000, stdoutTo: out }));
-    const chunks: Buffer[] = [];
-    let resume: (() => void) | undefined;
-    let pauses = 0;
-    const r = await pipe.exec(argv, {
-      timeoutMs: 20_000,
-      stdoutReader: {
-        take: (bytes) => {
-          chunks.push(Buffer.from(bytes));
-          if (chunks.length % 4 !== 0) return true;
-          pauses += 1;
-          setTimeout(() => resume?.(), 5);
-          return false;
-        },
-        started: (again) => (resume = again),
-      },
-    });
+    const reader = pausingReader(4, 5);
+    const r = await pipe.exec(argv, { timeoutMs: 20_000, stdoutReader: reader });
     // every byte was taken by the time the exec resolved
     expect(r).toMatchObject({ exitCode: 0 });
-    expect(pauses).toBeGreaterThan(2);
-    expect(Buffer.concat(chunks).equals(streamed)).toBe(true);
+    expect(reader.pauses).toBeGreaterThan(2);
+    expect(reader.bytes().equals(streamed)).toBe(true);
     expect(streamed.length).toBeGreaterThan(6 * 1024 * 1024);
     expect(execFileSync('tar', ['-t', '--blocking-factor=512', '-f', '-'], { input: streamed, encoding: 'utf8' })).toBe('big.bin\n');
   });

@@ -174,7 +174,6 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
   // A file's body is copied into a buffer used again once the sink has taken the file (small files get their own).
   const buffers = new ReusedBuffers();
   const bufferFor = (size: number): Buffer => (size >= SMALL_FILE_BYTES ? buffers.take(size) : Buffer.allocUnsafe(size));
-  const windowFull = (): boolean => sinking.length >= SINK_WINDOW_FILES || sinkingBytes >= SINK_WINDOW_BYTES;
   const handToSink = (path: string, content: Buffer | undefined, key: string | undefined, buffer?: Buffer): void => {
     const size = content?.length ?? 0;
     const entry = { done: sink(path, content, key), bytes: size };
@@ -219,7 +218,7 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
   /** Each time the sink has taken a file: the files waiting for room go, and reads go on once nothing waits. */
   function onTaken(): void {
     handReady();
-    if (paused && ready.length === 0 && !windowFull() && failure === undefined) {
+    if (paused && ready.length === 0 && fits(0) && failure === undefined) {
       paused = false;
       resumeReads?.();
     }
@@ -296,7 +295,7 @@ export async function tarWorkspace(sandbox: WorkspaceExec, sink: WorkspaceFileSi
         fail(error);
         return false;
       }
-      paused = ready.length > 0 || windowFull();
+      paused = ready.length > 0 || !fits(0);
       return !paused;
     },
     started: (resume) => {

@@ -11,6 +11,11 @@ import { newSession } from '../../test-support/sessions';
 
 const PANEL: CallContext = { transport: 'internal' };
 
+/** The panel's calls to this core's API. */
+function apiOf(sp: TestSandpit): <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>) => Promise<MethodOutput<M>> {
+  return (method, input) => call(sp.api, method, input, PANEL);
+}
+
 /** The engine's exec starts in the containers of this core, as the engine reports them (`exec_create: tar …`). */
 async function watchExecs(sp: TestSandpit): Promise<{ execs: () => string[]; stop: () => void }> {
   const seen: EngineEvent[] = [];
@@ -34,7 +39,7 @@ describe.each([
 
   it('keeps every file (nested, large, odd names), leaves links out, and restores into a warm sandbox when the limits are the defaults', async () => {
     sp = await startTestSandpit({ poolSize: 1, defaultIsolation: isolation });
-    const api = <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> => call(sp!.api, method, input, PANEL);
+    const api = apiOf(sp);
     const source = await newSession(sp, {});
     const made = await api('sessions.execute', {
       sessionId: source.id,
@@ -71,7 +76,7 @@ describe.each([
 
   it('keeps a file that is itself a tar archive (with ../ names and a link) as one file, byte for byte, and names over 100 bytes whole', async () => {
     sp ??= await startTestSandpit({ poolSize: 1, defaultIsolation: isolation });
-    const api = <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> => call(sp!.api, method, input, PANEL);
+    const api = apiOf(sp);
     const source = await newSession(sp, {});
     // Code in the sandbox plants tar headers in a file's content, to be read as entries of the snapshot's own stream.
     const made = await api('sessions.execute', {
@@ -115,7 +120,7 @@ describe('the pipe seen from inside the sandbox', () => {
 
   it('its sockets cannot be found: code in the sandbox cannot list the agent folder, during a snapshot too', async () => {
     sp = await startTestSandpit();
-    const api = <M extends Parameters<typeof call>[1]>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> => call(sp!.api, method, input, PANEL);
+    const api = apiOf(sp);
     const session = await newSession(sp, {});
     await api('files.write', { sessionId: session.id, path: 'data.txt', content: 'x'.repeat(1_000_000) });
     // A process of the sandbox keeps looking for the pipe's socket while the snapshot is taken.
