@@ -615,6 +615,34 @@ describe('javascript agent lifecycle', () => {
   );
 
   it.skipIf(!canUnshare)(
+    'interrupts code blocked in a synchronous child process that keeps forking, orphans and all (in a PID namespace; skipped without unshare)',
+    async () => {
+      // A shell that forks all the time: a child forked while the agent collects the tree to kill is orphaned
+      // (its parent dies), still holds execSync's pipe, and used to keep the execution blocked to its end.
+      const agent = inNamespace();
+      const client = agent.client;
+      try {
+        expect((await client.run('process.ppid')).result).toBe('1');
+        const id = client.start(
+          "console.log('forking')\nrequire('child_process').execSync('while :; do sleep 30 & sleep 0.002; done')",
+        );
+        await client.waitFor((m) => m.id === id && m.type === 'stream');
+        await sleep(300); // a tree of some hundred processes, growing
+        client.send({ type: 'interrupt', id });
+        const run = await client.collect(id);
+        expect(run.done.status).toBe('interrupted');
+        const after = await client.run(
+          "require('fs').readdirSync('/proc').filter((n) => /^\\d+$/.test(n) && +n !== 1 && +n !== process.pid).filter((n) => { try { const st = require('fs').readFileSync(`/proc/${n}/stat`, 'latin1'); return st[st.lastIndexOf(')') + 2] !== 'Z' } catch { return false } }).length",
+        );
+        expect(after.result).toBe('0');
+        client.checkFraming();
+      } finally {
+        agent.stop();
+      }
+    },
+  );
+
+  it.skipIf(!canUnshare)(
     'shows none of a background printer in the next execution (in a PID namespace; skipped without unshare)',
     async () => {
       const agent = inNamespace();

@@ -6,7 +6,8 @@
  * execution is abandoned, its timers cleared). Code that keeps the thread busy after an `await` (outside the
  * vm call, IN_VM is 0) is stopped through an in-process inspector session (Runtime.terminateExecution)
  * after 250 ms; if the main thread is blocked in a synchronous child process (execSync), the agent's
- * descendants are killed after a second. SIGINT is repeated for at most a minute.
+ * descendants are killed after a second, and again at each later step (a child process started late is
+ * killed too). SIGINT is repeated for at most a minute.
  */
 
 const { log } = require('./log');
@@ -41,7 +42,6 @@ function createInterrupter(shared) {
     if (!seq || Atomics.load(shared, RUNNING) !== seq) return;
     const started = Date.now();
     let terminated = false;
-    let childrenKilled = false;
     const pending = () => Atomics.load(shared, RUNNING) === seq && Atomics.load(shared, ACK) !== seq;
     const step = () => {
       if (!pending()) return;
@@ -52,9 +52,8 @@ function createInterrupter(shared) {
         terminated = true;
         terminateMainJs();
       }
-      if (elapsed >= KILL_CHILDREN_AFTER_MS && !childrenKilled) {
+      if (elapsed >= KILL_CHILDREN_AFTER_MS) {
         // Blocked in a synchronous child process (execSync …): stop its tree so the thread comes back.
-        childrenKilled = true;
         killDescendants();
       }
       if (elapsed < GIVE_UP_AFTER_MS) setTimeout(step, elapsed < KILL_CHILDREN_AFTER_MS ? 250 : 500);

@@ -11,43 +11,72 @@
 const fs = require('fs');
 const { sleepMs, noFds } = require('./fds');
 
-/** SIGKILLs every descendant of this process (the whole tree is collected first: orphans escape). */
-function killDescendants() {
-  const children = new Map(); // ppid -> [pid]
+const isDead = (state) => state === undefined || state === 'Z' || state === 'X';
+
+/** Map(pid -> state letter) of this process's descendants, read from /proc (empty when /proc cannot be read). */
+function descendants() {
+  const children = new Map(); // ppid -> [[pid, state]]
   let names = [];
   try {
     names = fs.readdirSync('/proc');
   } catch {
-    return;
+    return new Map();
   }
   for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] === 'Z') continue;
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 2);
       const ppid = Number(fields[1]);
       if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push(Number(name));
+      children.get(ppid).push([Number(name), fields[0]]);
     } catch {
       // gone
     }
   }
-  const tree = [];
+  const tree = new Map();
   const todo = [process.pid];
   while (todo.length) {
-    for (const pid of children.get(todo.pop()) || []) {
-      tree.push(pid);
+    for (const [pid, state] of children.get(todo.pop()) || []) {
+      tree.set(pid, state);
       todo.push(pid);
     }
   }
-  for (const pid of tree) {
+  return tree;
+}
+
+const FREEZE_PASSES = 100;
+
+/**
+ * SIGKILLs every descendant of this process. The tree is frozen first (SIGSTOP, pass after pass, until every
+ * process in it is stopped and no new one appears): a process killed while it forks would leave its new child
+ * to init, out of the tree, still holding the pipes of a synchronous child process (execSync waits for them).
+ * Stopped processes cannot fork, so once the tree holds still, one SIGKILL each ends it all.
+ */
+function killDescendants() {
+  const seen = new Set();
+  const signal = (pid, name) => {
     try {
-      process.kill(pid, 'SIGKILL');
+      process.kill(pid, name);
     } catch {
       // gone
     }
+  };
+  for (let pass = 0; pass < FREEZE_PASSES; pass++) {
+    let still = true;
+    for (const [pid, state] of descendants()) {
+      if (!seen.has(pid)) {
+        seen.add(pid);
+        signal(pid, 'SIGSTOP');
+        still = false;
+      } else if (state !== 'T' && state !== 't' && !isDead(state)) {
+        still = false; // not stopped yet (in a system call, or a vfork)
+      }
+    }
+    if (still) break;
+    sleepMs(1);
   }
+  for (const pid of seen) signal(pid, 'SIGKILL');
 }
 
 /**
@@ -80,8 +109,6 @@ function processStates() {
   }
   return states;
 }
-
-const isDead = (state) => state === undefined || state === 'Z' || state === 'X';
 
 const KEPT_MARK = 'sandpit-process'; // argv[3] of the leader: sh -c <wrapper> sandpit-process <command>
 

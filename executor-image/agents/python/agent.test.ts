@@ -518,6 +518,29 @@ describe('python agent lifecycle', () => {
     }
   });
 
+  it.skipIf(!canUnshare)('interrupts a subprocess that keeps forking, orphans and all (in a PID namespace; skipped without unshare)', async () => {
+    const agent = inNamespace();
+    const client = agent.client;
+    try {
+      expect((await client.run('import os\nos.getppid()')).result).toBe('1');
+      const id = client.start(
+        "import subprocess\nprint('forking', flush=True)\nsubprocess.run('while :; do sleep 30 & sleep 0.002; done', shell=True, capture_output=True)",
+      );
+      await client.waitFor((m) => m.id === id && m.type === 'stream');
+      await sleep(300); // a tree of some hundred processes, growing
+      client.send({ type: 'interrupt', id });
+      const run = await client.collect(id);
+      expect(run.done.status).toBe('interrupted');
+      const after = await client.run(
+        "import os\nn = 0\nfor p in os.listdir('/proc'):\n    if p.isdigit() and int(p) not in (1, os.getpid()):\n        try: st = open('/proc/%s/stat' % p).read()\n        except OSError: continue\n        n += st[st.rfind(')') + 2] != 'Z'\nn",
+      );
+      expect(after.result).toBe('0');
+      client.checkFraming();
+    } finally {
+      agent.stop();
+    }
+  });
+
   it.skipIf(!canUnshare)('shows none of a background printer in the next execution (in a PID namespace; skipped without unshare)', async () => {
     const agent = inNamespace();
     const client = agent.client;
