@@ -6,20 +6,26 @@
  * execution is abandoned, its timers cleared). Code that keeps the thread busy after an `await` (outside the
  * vm call, IN_VM is 0) is stopped through an in-process inspector session (Runtime.terminateExecution)
  * after 250 ms; if the main thread is blocked in a synchronous child process (execSync), the agent's
- * descendants are killed after a second, and again at each later step (a child process started late is
- * killed too). SIGINT is repeated for at most a minute.
+ * descendants are killed after half a second (processes.js freezes the tree first); should the thread still be
+ * blocked at a later step, they are killed again, and where strays may be killed (the agent in a PID namespace of
+ * its own) every stray with them: a process that left the tree still holding execSync's pipes dies too. SIGINT
+ * is repeated for at most a minute.
  */
 
 const { log } = require('./log');
-const { killDescendants } = require('./processes');
+const { killDescendants, killStrays } = require('./processes');
 const { RUNNING, ACK, IN_VM } = require('./shared-slots');
 
+const STEP_MS = 250;
 const TERMINATE_AFTER_MS = 250;
-const KILL_CHILDREN_AFTER_MS = 1000;
+const KILL_CHILDREN_AFTER_MS = 500;
 const GIVE_UP_AFTER_MS = 60000;
 
-/** Returns {begin(id, seq), end(id), interrupt(id)}; `shared` is the Int32Array of shared-slots.js. */
-function createInterrupter(shared) {
+/**
+ * Returns {begin(id, seq), end(id), interrupt(id)}; `shared` is the Int32Array of shared-slots.js, `mayKillStrays`
+ * says whether strays may be killed (processes.js straysMayBeKilled(), decided at start-up).
+ */
+function createInterrupter(shared, mayKillStrays) {
   const seqById = new Map();
   let inspectorSession;
 
@@ -37,11 +43,20 @@ function createInterrupter(shared) {
     }
   }
 
+  function killStraysNow() {
+    try {
+      killStrays();
+    } catch (error) {
+      log(`cannot kill the strays of an interrupted execution: ${error && error.message}`);
+    }
+  }
+
   function interrupt(id) {
     const seq = seqById.get(id);
     if (!seq || Atomics.load(shared, RUNNING) !== seq) return;
     const started = Date.now();
     let terminated = false;
+    let killed = false;
     const pending = () => Atomics.load(shared, RUNNING) === seq && Atomics.load(shared, ACK) !== seq;
     const step = () => {
       if (!pending()) return;
@@ -54,9 +69,11 @@ function createInterrupter(shared) {
       }
       if (elapsed >= KILL_CHILDREN_AFTER_MS) {
         // Blocked in a synchronous child process (execSync …): stop its tree so the thread comes back.
-        killDescendants();
+        if (killed && mayKillStrays) killStraysNow();
+        else killDescendants();
+        killed = true;
       }
-      if (elapsed < GIVE_UP_AFTER_MS) setTimeout(step, elapsed < KILL_CHILDREN_AFTER_MS ? 250 : 500);
+      if (elapsed < GIVE_UP_AFTER_MS) setTimeout(step, STEP_MS);
     };
     step();
   }

@@ -25,7 +25,7 @@ const { pipeDir } = require('./pipe-program');
 function runIoThread(data) {
   setLogFd(data.logFd);
   const shared = new Int32Array(data.shared);
-  const interrupter = createInterrupter(shared);
+  const interrupter = createInterrupter(shared, data.mayKillStrays === true);
 
   function dispatch(line) {
     const msg = parseRequest(line);

@@ -45,13 +45,14 @@ function descendants() {
   return tree;
 }
 
-const FREEZE_PASSES = 100;
+const FREEZE_MS = 250;
 
 /**
- * SIGKILLs every descendant of this process. The tree is frozen first (SIGSTOP, pass after pass, until every
- * process in it is stopped and no new one appears): a process killed while it forks would leave its new child
- * to init, out of the tree, still holding the pipes of a synchronous child process (execSync waits for them).
- * Stopped processes cannot fork, so once the tree holds still, one SIGKILL each ends it all.
+ * SIGKILLs every descendant of this process. The tree is frozen first: SIGSTOP, pass after pass, until no new
+ * process appears and each one has stopped (or waits in vfork for a stopped child), for at most FREEZE_MS. A
+ * process killed while it forks would leave its new child to init, out of the tree, still holding the pipes of a
+ * synchronous child process (execSync waits for them); stopped processes cannot fork, so once the tree holds
+ * still, one SIGKILL each ends it all. (Should one escape all the same, interrupts.js kills the strays.)
  */
 function killDescendants() {
   const seen = new Set();
@@ -62,18 +63,19 @@ function killDescendants() {
       // gone
     }
   };
-  for (let pass = 0; pass < FREEZE_PASSES; pass++) {
+  const deadline = Date.now() + FREEZE_MS;
+  for (;;) {
     let still = true;
     for (const [pid, state] of descendants()) {
       if (!seen.has(pid)) {
         seen.add(pid);
         signal(pid, 'SIGSTOP');
         still = false;
-      } else if (state !== 'T' && state !== 't' && !isDead(state)) {
-        still = false; // not stopped yet (in a system call, or a vfork)
+      } else if (state !== 'T' && state !== 't' && state !== 'D' && !isDead(state)) {
+        still = false; // the stop is not delivered yet
       }
     }
-    if (still) break;
+    if (still || Date.now() >= deadline) break;
     sleepMs(1);
   }
   for (const pid of seen) signal(pid, 'SIGKILL');

@@ -137,6 +137,21 @@ describe('javascript limits and timeouts', () => {
     expect((await sp.sessions.session(id).execute('n * 2')).result).toBe('10');
   });
 
+  it('stops code blocked in execSync of a command that keeps forking at the timeout, keeping state', async () => {
+    const { id } = await newSession(sp, { language: 'javascript' });
+    await sp.sessions.session(id).execute('let m = 7');
+    const r = await sp.sessions.session(id).execute(
+      "require('child_process').execSync('while :; do sleep 300 & sleep 0.002; done')",
+      { timeoutMs: 1_500 },
+    );
+    expect(r.status).toBe('timeout');
+    expect(r.stateLost).toBe(false);
+    const after = await sp.sessions.session(id).execute(
+      "const fs2 = require('fs');\n[m, fs2.readdirSync('/proc').filter((p) => { try { return /^\\d+$/.test(p) && fs2.readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'sleep' } catch { return false } }).length]",
+    );
+    expect(after.result).toBe('[ 7, 0 ]');
+  });
+
   it('leaves no process of a timed-out run alive', async () => {
     const { id } = await newSession(sp, { language: 'javascript' });
     const r = await sp.sessions.session(id).execute("require('child_process').spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' })\nwhile (true) {}", { timeoutMs: 1_500 });
