@@ -14,6 +14,15 @@ const AGENT = join(__dirname, 'main.pl');
 const hasR = spawnSync('R', ['--version'], { encoding: 'utf8' }).status === 0;
 if (!hasR) console.warn('R agent tests skipped: no R on this machine (apt-get install r-base-core)');
 
+/** The processes of process group `pgid`: their command names and states. */
+function groupOf(pgid: number): { comm: string; state: string }[] {
+  return spawnSync('ps', ['-e', '-o', 'pgid=,stat=,comm='], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter((f) => f[0] === String(pgid))
+    .map((f) => ({ state: f[1]!.slice(0, 1), comm: f[2]! }));
+}
+
 function start(command: string[] = ['perl', AGENT]): SpawnedAgent {
   return spawnAgent(command, { workspacePrefix: 'sandpit-r-agent-ws-', env: { SANDPIT_KILL_STRAYS: undefined }, detached: true });
 }
@@ -79,6 +88,22 @@ describe.skipIf(!hasR)('r agent over stdio', () => {
     expect(run.done.status).toBe('interrupted');
     expect(run.stdout).toBe('busy\n');
     expect((await client.run('x * 2')).stdout).toBe('[1] 82\n');
+  });
+
+  it('interrupts code waiting for a system() command that keeps forking: no process is left, the state is kept', async () => {
+    // R ignores INT while system() waits: the agent kills the command's tree (frozen first, so no child forked
+    // meanwhile is orphaned holding the pipes) and the run ends interrupted.
+    await client.run('kept <- 5');
+    const id = client.start('cat("waiting\\n"); system("while :; do sleep 30 & sleep 0.002; done")');
+    await client.waitFor((m) => m.id === id && m.type === 'stream');
+    await sleep(300);
+    client.send({ type: 'interrupt', id });
+    const run = await client.collect(id);
+    expect(run.done.status).toBe('interrupted');
+    expect((await client.run('kept')).stdout).toBe('[1] 5\n');
+    // The agent leads its own process group: an orphaned sleep would still be in it (the killed ones are reaped).
+    await waitUntil(() => !groupOf(agent.proc.pid!).some((p) => p.comm === 'sleep' && p.state !== 'Z'), 'a sleep of the command was left running');
+    expect(groupOf(agent.proc.pid!).map((p) => p.comm)).toEqual(expect.arrayContaining(['perl', 'R']));
   });
 
   it('returns the pages of the default graphics device as PNG display items', async () => {

@@ -118,6 +118,8 @@ sub on_kernel_reply {
     }
   } elsif ($kind eq 'finished') {
     $current->{status} = $f[0] =~ /^(ok|error|interrupted)$/ ? $f[0] : 'error';
+    # its command was killed for an interrupt: the run was cut short, whatever R made of it
+    $current->{status} = 'interrupted' if $current->{interrupted} && $current->{interrupted}{killed};
   }
 }
 
@@ -152,6 +154,25 @@ sub wait_ready {
   }
 }
 
+# An interrupt of the running execution: one INT to R. R waiting for a command (system()) ignores it: from
+# 0.5 s on, every 0.25 s while the run goes on (for at most a minute), the command's process tree is killed
+# (where strays may be killed, from the second time on every stray: a process that left the tree), and the run
+# ends interrupted however R finishes it. No second INT: one that reached R after the run ended would cut the
+# next run, or stop R while it waits for a request.
+sub interrupt_pending { return $current && $current->{interrupted} && !defined $current->{status} }
+
+sub push_interrupt {
+  return unless interrupt_pending();
+  my $i = $current->{interrupted};
+  my $now = time;
+  if (!$i->{sent}) { $i->{sent} = 1; kill 'INT', $kernel->{pid}; return }
+  return if $now - $i->{at} < 0.5 || $now - $i->{at} > 60 || $now - $i->{killed_at} < 0.25;
+  if ($i->{killed} && SandpitProcesses::allowed()) { SandpitProcesses::kill_strays({ $kernel->{pid} => 1 }) }
+  else { SandpitProcesses::kill_tree($kernel->{pid}) }
+  $i->{killed} = 1;
+  $i->{killed_at} = time;
+}
+
 sub on_request {
   my ($line) = @_;
   return if $line =~ /^\s*$/;
@@ -165,7 +186,10 @@ sub on_request {
     push @queue, $req;
     start_next();
   } elsif ($type eq 'interrupt') {
-    if ($current && ($req->{id} // '') eq $current->{id} && !defined $current->{status}) { kill 'INT', $kernel->{pid} }
+    if ($current && ($req->{id} // '') eq $current->{id} && !defined $current->{status}) {
+      $current->{interrupted} //= { at => time, sent => 0, killed => 0, killed_at => 0 };
+      push_interrupt();
+    }
     else { $_->{cancelled} = 1 for grep { $_->{id} eq ($req->{id} // '') } @queue; start_next() }
   } elsif ($type eq 'fs') {
     SandpitFiles::handle($req, \&send_message);
@@ -178,7 +202,7 @@ start_kernel();
 wait_ready();
 while (1) {
   my $sel = IO::Select->new($channel->handles, $kernel->{replies}, $kernel->{out}{fh}, $kernel->{err}{fh});
-  my @ready = $sel->can_read(1);
+  my @ready = $sel->can_read(interrupt_pending() ? 0.1 : 1);
   for my $fh (@ready) {
     if ($fh == $kernel->{out}{fh} || $fh == $kernel->{err}{fh}) {
       my $capture = $fh == $kernel->{out}{fh} ? $kernel->{out} : $kernel->{err};
@@ -193,6 +217,7 @@ while (1) {
       on_request($_) for @$lines;
     }
   }
+  push_interrupt();
   finish_if_ready();
   exit 0 if $channel->unconnected_too_long;
 }

@@ -1,5 +1,6 @@
 # Stopping strays (PROTOCOL.md "straysKilled", `reap`): every process but the agent's own, init and the
-# sessions of processes the host started (ppid 0, argv[3] "sandpit-process"), killed pass after pass.
+# sessions of processes the host started (ppid 0, argv[3] "sandpit-process"), killed pass after pass; and the
+# descendants of the R kernel, when an interrupt finds R waiting for a command (system()): kill_tree.
 package SandpitProcesses;
 use strict;
 use warnings;
@@ -51,6 +52,50 @@ sub kill_strays {
     sleep 0.01;
   }
   return scalar keys %killed;
+}
+
+# pid → state letter of every descendant of $root.
+sub descendants {
+  my ($root) = @_;
+  my %children;
+  opendir(my $dh, '/proc') or return {};
+  for my $pid (grep { /^[0-9]+$/ } readdir $dh) {
+    open(my $fh, '<', "/proc/$pid/stat") or next;
+    my $stat = <$fh> // '';
+    close $fh;
+    $stat =~ /\)\s+(\S)\s+(-?\d+)/ or next;
+    push @{ $children{$2} }, [$pid, $1];
+  }
+  my %tree;
+  my @todo = ($root);
+  while (@todo) {
+    for (@{ $children{ pop @todo } // [] }) {
+      $tree{ $_->[0] } = $_->[1];
+      push @todo, $_->[0];
+    }
+  }
+  return \%tree;
+}
+
+# SIGKILLs every descendant of $root. The tree is frozen first (SIGSTOP, pass after pass, for at most 0.25 s,
+# until no new process appears and each one has stopped or waits in vfork for a stopped child): a process
+# killed while it forks would leave its new child to init, out of the tree, holding the command's pipes.
+sub kill_tree {
+  my ($root) = @_;
+  my %seen;
+  my $deadline = time + 0.25;
+  while (1) {
+    my $tree = descendants($root);
+    my $still = 1;
+    for my $pid (keys %$tree) {
+      if (!$seen{$pid}) { $seen{$pid} = 1; kill 'STOP', $pid; $still = 0 }
+      elsif ($tree->{$pid} !~ /^[TtDZX]$/) { $still = 0 }
+    }
+    last if $still || time >= $deadline;
+    sleep 0.001;
+  }
+  kill 'KILL', $_ for keys %seen;
+  return scalar keys %seen;
 }
 
 1;

@@ -120,6 +120,20 @@ describe('R sessions over MCP and REST', () => {
     expect((await run('length(x)')).out.stdout).toBe('[1] 3\n');
   });
 
+  it('stops code waiting for a system() command that keeps forking at its time limit, keeping the variables and leaving no process', async () => {
+    const r = await tool('execute_code', {
+      session_id: sessionId,
+      code: 'system("while :; do sleep 300 & sleep 0.002; done")',
+      timeout_seconds: 1,
+    });
+    const out = r.structuredContent as unknown as RunOut;
+    expect(out.status).toBe('timeout');
+    expect(text(r)).toContain('Variables were kept.');
+    const left = await run('sum(vapply(list.files("/proc", pattern = "^[0-9]+$"), function(p) identical(tryCatch(readLines(file.path("/proc", p, "comm"), warn = FALSE), error = function(e) ""), "sleep"), logical(1)))');
+    expect(left.out.stdout).toBe('[1] 0\n');
+    expect((await run('length(x)')).out.stdout).toBe('[1] 3\n');
+  });
+
   it('runs a .R file in the session’s state with run_file, and refuses it in a Python session', async () => {
     const written = await tool('write_file', { session_id: sessionId, path: 'analysis.R', content: 'cat("mean:", mean(x), "\\n")\n' });
     expect(written.isError ?? false, text(written)).toBe(false);
