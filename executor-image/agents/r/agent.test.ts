@@ -90,20 +90,33 @@ describe.skipIf(!hasR)('r agent over stdio', () => {
     expect((await client.run('x * 2')).stdout).toBe('[1] 82\n');
   });
 
-  it('interrupts code waiting for a system() command that keeps forking: no process is left, the state is kept', async () => {
+  it('interrupts code waiting for a system() command that keeps forking: nothing after it runs, no process is left, the state is kept', async () => {
     // R ignores INT while system() waits: the agent kills the command's tree (frozen first, so no child forked
-    // meanwhile is orphaned holding the pipes) and the run ends interrupted.
+    // meanwhile is orphaned holding the pipes), and the INT that follows stops R before the next line.
     await client.run('kept <- 5');
-    const id = client.start('cat("waiting\\n"); system("while :; do sleep 30 & sleep 0.002; done")');
+    const id = client.start('cat("waiting\\n"); system("while :; do sleep 30 & sleep 0.002; done"); Sys.sleep(3); after <- TRUE');
     await client.waitFor((m) => m.id === id && m.type === 'stream');
     await sleep(300);
     client.send({ type: 'interrupt', id });
     const run = await client.collect(id);
     expect(run.done.status).toBe('interrupted');
-    expect((await client.run('kept')).stdout).toBe('[1] 5\n');
+    expect((await client.run('c(exists("after"), kept)')).stdout).toBe('[1] 0 5\n');
     // The agent leads its own process group: an orphaned sleep would still be in it (the killed ones are reaped).
     await waitUntil(() => !groupOf(agent.proc.pid!).some((p) => p.comm === 'sleep' && p.state !== 'Z'), 'a sleep of the command was left running');
     expect(groupOf(agent.proc.pid!).map((p) => p.comm)).toEqual(expect.arrayContaining(['perl', 'R']));
+  });
+
+  it('drops an interrupt that reaches R after its run ended: the next runs are not cut and R does not halt', async () => {
+    const pid = Number((await client.run('cat(Sys.getpid())')).stdout);
+    await client.run('late <- 1');
+    for (let i = 0; i < 3; i++) {
+      process.kill(pid, 'SIGINT'); // as one sent for a run that had just ended would
+      await sleep(150);
+      const next = await client.run('late <- late + 1; late');
+      expect(next.done.status).toBe('ok');
+      expect(next.stdout).toBe(`[1] ${i + 2}\n`);
+    }
+    expect(Number((await client.run('cat(Sys.getpid())')).stdout)).toBe(pid); // the same R, its state kept
   });
 
   it('returns the pages of the default graphics device as PNG display items', async () => {

@@ -101,29 +101,45 @@ local({
     list(status = status, failure = failure)
   }
 
+  # An interrupt (INT from the agent) is meant for the code of a run. One that reaches R between runs (late:
+  # the run it was sent for had ended) is taken as the next request arrives and dropped, so it cannot cut that
+  # run; one that reaches R while it reports a run makes it go on where it was, so no reply is lost or sent
+  # twice; none reaches the top level (where it would halt R).
+  drain_interrupt <- function() tryCatch({ for (i in 1:2000) NULL; FALSE }, interrupt = function(e) TRUE)
+  report <- function(marker, outcome) {
+    step <- 0L
+    pages <- character(0)
+    shown <- 0L
+    for (attempt in 1:20) {
+      reported <- tryCatch({
+        if (step < 1L) { for (con in spares) if (!is.null(con)) try(close(con), silent = TRUE); step <- 1L }
+        if (step < 2L) { pages <- sandpit_collect_plots(); step <- 2L }
+        if (step < 3L) { cat(marker, "\n", sep = ""); step <- 3L }
+        if (step < 4L) { cat(marker, "\n", sep = "", file = stderr()); step <- 4L }
+        f <- outcome$failure
+        if (step < 5L) { if (!is.null(f)) reply("error", to_hex(f$name), to_hex(f$value), to_hex(f$traceback)); step <- 5L }
+        while (shown < length(pages)) { reply("display", to_hex(pages[shown + 1L])); shown <- shown + 1L }
+        if (step < 6L) { reply("finished", outcome$status); step <- 6L }
+        if (step < 7L) { spares <<- reserve(); step <- 7L }
+        TRUE
+      }, interrupt = function(e) FALSE)
+      if (reported) break
+    }
+  }
+
   reply("ready", to_hex(paste(R.version$major, R.version$minor, sep = ".")))
   repeat {
     line <- tryCatch(readLines(requests, n = 1), interrupt = function(e) NA_character_)
+    drain_interrupt()
     if (length(line) == 0) break
     if (is.na(line)) next
     fields <- strsplit(line, " ", fixed = TRUE)[[1]]
     if (length(fields) != 3 || fields[1] != "exec") next
-    marker <- from_hex(fields[2])
     outcome <- tryCatch({
       run <- run + 1L
       sandpit_begin_plots(run)
       execute(from_hex(fields[3]))
     }, interrupt = function(e) list(status = "interrupted", failure = NULL))
-    tryCatch({
-      for (con in spares) if (!is.null(con)) try(close(con), silent = TRUE)
-      pages <- sandpit_collect_plots()
-      cat(marker, "\n", sep = "")
-      cat(marker, "\n", sep = "", file = stderr())
-      f <- outcome$failure
-      if (!is.null(f)) reply("error", to_hex(f$name), to_hex(f$value), to_hex(f$traceback))
-      for (page in pages) reply("display", to_hex(page))
-      reply("finished", outcome$status)
-      spares <- reserve()
-    }, interrupt = function(e) reply("finished", "interrupted"))
+    report(from_hex(fields[2]), outcome)
   }
 })

@@ -154,23 +154,23 @@ sub wait_ready {
   }
 }
 
-# An interrupt of the running execution: one INT to R. R waiting for a command (system()) ignores it: from
-# 0.5 s on, every 0.25 s while the run goes on (for at most a minute), the command's process tree is killed
-# (where strays may be killed, from the second time on every stray: a process that left the tree), and the run
-# ends interrupted however R finishes it. No second INT: one that reached R after the run ended would cut the
-# next run, or stop R while it waits for a request.
+# An interrupt of the running execution: INT to R at once and every 0.25 s while the run goes on (for at most a
+# minute; kernel.R drops one that comes late, after the run). R waiting for a command (system()) ignores INT:
+# from 0.5 s on, at each step, the command's process tree is killed (where strays may be killed, from the second
+# time on every stray: a process that left the tree), and the run ends interrupted however R finishes it.
 sub interrupt_pending { return $current && $current->{interrupted} && !defined $current->{status} }
 
 sub push_interrupt {
   return unless interrupt_pending();
   my $i = $current->{interrupted};
   my $now = time;
-  if (!$i->{sent}) { $i->{sent} = 1; kill 'INT', $kernel->{pid}; return }
-  return if $now - $i->{at} < 0.5 || $now - $i->{at} > 60 || $now - $i->{killed_at} < 0.25;
+  return if $now - $i->{at} > 60 || $now - $i->{sent} < 0.25;
+  $i->{sent} = $now;
+  kill 'INT', $kernel->{pid};
+  return if $now - $i->{at} < 0.5;
   if ($i->{killed} && SandpitProcesses::allowed()) { SandpitProcesses::kill_strays({ $kernel->{pid} => 1 }) }
   else { SandpitProcesses::kill_tree($kernel->{pid}) }
   $i->{killed} = 1;
-  $i->{killed_at} = time;
 }
 
 sub on_request {
@@ -187,7 +187,7 @@ sub on_request {
     start_next();
   } elsif ($type eq 'interrupt') {
     if ($current && ($req->{id} // '') eq $current->{id} && !defined $current->{status}) {
-      $current->{interrupted} //= { at => time, sent => 0, killed => 0, killed_at => 0 };
+      $current->{interrupted} //= { at => time, sent => 0, killed => 0 };
       push_interrupt();
     }
     else { $_->{cancelled} = 1 for grep { $_->{id} eq ($req->{id} // '') } @queue; start_next() }
