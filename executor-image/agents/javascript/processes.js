@@ -81,6 +81,20 @@ function killDescendants() {
   for (const pid of seen) signal(pid, 'SIGKILL');
 }
 
+const CLOCK_TICKS_PER_S = 100; // USER_HZ, what /proc counts CPU time in
+
+/** The CPU time (ms) thread `tid` of this process has used (user + system), from /proc; -1 if unreadable. */
+function threadCpuMs(tid) {
+  try {
+    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_S : -1;
+  } catch {
+    return -1;
+  }
+}
+
 /**
  * Whether kill(-1, SIGKILL) is safe and wanted: SANDPIT_KILL_STRAYS=1 and the agent is init or init's child
  * (a PID namespace of its own). Read once at start-up, before user code can change the environment.
@@ -212,4 +226,4 @@ function killStrays() {
   return strays.size;
 }
 
-module.exports = { killDescendants, straysMayBeKilled, killStrays };
+module.exports = { killDescendants, straysMayBeKilled, killStrays, threadCpuMs };
