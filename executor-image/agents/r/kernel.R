@@ -110,7 +110,7 @@ local({
     step <- 0L
     pages <- character(0)
     shown <- 0L
-    for (attempt in 1:20) {
+    repeat {
       reported <- tryCatch({
         if (step < 1L) { for (con in spares) if (!is.null(con)) try(close(con), silent = TRUE); step <- 1L }
         if (step < 2L) { pages <- sandpit_collect_plots(); step <- 2L }
