@@ -13,32 +13,18 @@ const { sleepMs, noFds } = require('./fds');
 
 const isDead = (state) => state === undefined || state === 'Z' || state === 'X';
 
-/** Map(pid -> state letter) of this process's descendants, read from /proc (empty when /proc cannot be read). */
-function descendants() {
-  const children = new Map(); // ppid -> [[pid, state]]
-  let names = [];
-  try {
-    names = fs.readdirSync('/proc');
-  } catch {
-    return new Map();
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'latin1');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ', 2);
-      const ppid = Number(fields[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push([Number(name), fields[0]]);
-    } catch {
-      // gone
-    }
+/** Map(pid -> state letter) of this process's descendants in `table` (processTable()). */
+function descendants(table) {
+  const children = new Map(); // ppid -> [pid]
+  for (const [pid, [, ppid]] of table) {
+    if (!children.has(ppid)) children.set(ppid, []);
+    children.get(ppid).push(pid);
   }
   const tree = new Map();
   const todo = [process.pid];
   while (todo.length) {
-    for (const [pid, state] of children.get(todo.pop()) || []) {
-      tree.set(pid, state);
+    for (const pid of children.get(todo.pop()) || []) {
+      tree.set(pid, table.get(pid)[0]);
       todo.push(pid);
     }
   }
@@ -65,8 +51,14 @@ function killDescendants() {
   };
   const deadline = Date.now() + FREEZE_MS;
   for (;;) {
+    let tree;
+    try {
+      tree = descendants(processTable());
+    } catch {
+      break; // no descriptor left to read /proc: kill what was seen
+    }
     let still = true;
-    for (const [pid, state] of descendants()) {
+    for (const [pid, state] of tree) {
       if (!seen.has(pid)) {
         seen.add(pid);
         signal(pid, 'SIGSTOP');

@@ -57,21 +57,15 @@ sub kill_strays {
 # pid → state letter of every descendant of $root.
 sub descendants {
   my ($root) = @_;
+  my $all = processes();
   my %children;
-  opendir(my $dh, '/proc') or return {};
-  for my $pid (grep { /^[0-9]+$/ } readdir $dh) {
-    open(my $fh, '<', "/proc/$pid/stat") or next;
-    my $stat = <$fh> // '';
-    close $fh;
-    $stat =~ /\)\s+(\S)\s+(-?\d+)/ or next;
-    push @{ $children{$2} }, [$pid, $1];
-  }
+  push @{ $children{ $all->{$_}{ppid} } }, $_ for keys %$all;
   my %tree;
   my @todo = ($root);
   while (@todo) {
     for (@{ $children{ pop @todo } // [] }) {
-      $tree{ $_->[0] } = $_->[1];
-      push @todo, $_->[0];
+      $tree{$_} = $all->{$_}{state};
+      push @todo, $_;
     }
   }
   return \%tree;
