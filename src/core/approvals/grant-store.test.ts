@@ -65,6 +65,7 @@ describe('"Approve for this session" kept in the data folder', () => {
     const second = await startQueue(['ses-kept', 'ses-other']);
     expect(second.sessionGrants('ses-kept').map((g) => g.client)).toEqual(['claude-code']);
     expect(second.sessionGrants('ses-other')).toEqual([]);
+    await second.flushGrants(); // what the second queue writes lands before the folder is removed
   });
 
   it('a file that does not parse, or entries that are not grants, grant nothing', async () => {
