@@ -149,9 +149,9 @@ export class EnvironmentBuilder {
 
     if (!target.needsBuild || (!force && (await images.exists(target.tag)))) {
       logLine(target.needsBuild ? `${target.tag} is up to date` : `no packages to install: sessions use ${target.tag}`);
-      await store.setImage(environmentId, { tag: target.tag, hash: target.hash, builtAt: startedAt });
+      const built = await store.setBuilt(environmentId, { tag: target.tag, hash: target.hash, builtAt: startedAt }, { state: 'ready', startedAt, finishedAt: new Date().toISOString() });
       this.existing.add(target.tag);
-      return emit(await store.setBuild(environmentId, { state: 'ready', startedAt, finishedAt: new Date().toISOString() }));
+      return emit(built);
     }
 
     await emit(await store.setBuild(environmentId, { state: 'building', startedAt }));
@@ -170,9 +170,10 @@ export class EnvironmentBuilder {
           logLine(line);
         },
       );
-      await store.setImage(environmentId, { tag: target.tag, hash: target.hash, builtAt: new Date().toISOString() });
+      const finishedAt = new Date().toISOString();
+      const built = await store.setBuilt(environmentId, { tag: target.tag, hash: target.hash, builtAt: finishedAt }, { state: 'ready', startedAt, finishedAt });
       this.existing.add(target.tag);
-      return emit(await store.setBuild(environmentId, { state: 'ready', startedAt, finishedAt: new Date().toISOString() }));
+      return emit(built);
     } catch (error) {
       const message = toErrorBody(error).message;
       const diagnosis = diagnoseBuild(env, [...lines, message], settings);

@@ -263,8 +263,7 @@ describe('EnvironmentStore', () => {
     const created = await store.create({ name: 'Plot', language: 'python', packages: { pip: ['matplotlib'] } });
     await store.setBuild('plot', { state: 'building', startedAt: '2026-01-01T01:00:00.000Z' });
     const image = { tag: 'sandpit-env/plot:bbbbbbbbbbbb', builtAt: '2026-01-01T01:01:00.000Z', hash: HASH };
-    await store.setImage('plot', image);
-    const ready = await store.setBuild('plot', { state: 'ready', startedAt: '2026-01-01T01:00:00.000Z', finishedAt: '2026-01-01T01:01:00.000Z' });
+    const ready = await store.setBuilt('plot', image, { state: 'ready', startedAt: '2026-01-01T01:00:00.000Z', finishedAt: '2026-01-01T01:01:00.000Z' });
     expect(ready).toMatchObject({ image, build: { state: 'ready' }, updatedAt: created.updatedAt });
 
     // A new definition keeps the last good image (its hash tells the builder it is stale).
@@ -273,13 +272,13 @@ describe('EnvironmentStore', () => {
     await store.setBuild('plot', { state: 'failed', error: 'No matching distribution found for seabornx', failedPackage: 'seabornx' });
     expect(await open().get('plot')).toMatchObject({ image, build: { state: 'failed', failedPackage: 'seabornx' } });
 
-    await store.setImage('node', { ...image, tag: 'sandpit/node:1' });
-    await store.setBuild('node', { state: 'ready' });
+    await store.setBuilt('node', { ...image, tag: 'sandpit/node:1' }, { state: 'ready' });
     expect(await open().get('node')).toMatchObject({ preset: true, name: 'Node.js', image: { tag: 'sandpit/node:1' }, build: { state: 'ready' } });
     await rejection(store.remove('node'), 'CONFLICT');
 
     await rejection(store.setBuild('plot', { state: 'done' } as never), 'INVALID_INPUT');
-    await rejection(store.setImage('plot', { ...image, hash: 'x' }), 'INVALID_INPUT');
+    await rejection(store.setBuilt('plot', { ...image, hash: 'x' }, { state: 'ready' }), 'INVALID_INPUT');
+    await rejection(store.setBuilt('plot', image, { state: 'done' } as never), 'INVALID_INPUT');
     await rejection(store.setBuild('gone', { state: 'idle' }), 'NOT_FOUND');
   });
 

@@ -300,15 +300,18 @@ export class EnvironmentStore {
     return this.writes.run(async () => this.writeState(await this.get(id), { build: checked }));
   }
 
-  /** Records the last image that built successfully (presets too). Does not touch updatedAt. */
-  async setImage(id: string, image: EnvironmentImage): Promise<Environment> {
-    let checked: EnvironmentImage;
+  /**
+   * Records the last image that built successfully (presets too) with the build's state, in one write (the first
+   * session of a fresh data folder waits for it). Does not touch updatedAt.
+   */
+  async setBuilt(id: string, image: EnvironmentImage, build: EnvironmentBuild): Promise<Environment> {
+    let checked: { image: EnvironmentImage; build: EnvironmentBuild };
     try {
-      checked = environmentImageSchema.parse(image);
+      checked = { image: environmentImageSchema.parse(image), build: environmentBuildSchema.parse(build) };
     } catch (error) {
-      invalid(error, 'image');
+      invalid(error, 'image or build state');
     }
-    return this.writes.run(async () => this.writeState(await this.get(id), { image: checked }));
+    return this.writes.run(async () => this.writeState(await this.get(id), checked));
   }
 
   private async writeState(current: Environment, state: { build?: EnvironmentBuild; image?: EnvironmentImage }): Promise<Environment> {

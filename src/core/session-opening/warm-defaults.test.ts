@@ -13,6 +13,9 @@ function fakeSessions(): { sessions: SessionManager; calls: string[]; most: () =
   const sessions = {
     pooling: true,
     taken: 0,
+    /** Whether the last core left sandboxes (its record is there). */
+    waiting: false,
+    handedOverWaiting: async (): Promise<boolean> => (sessions as unknown as { waiting: boolean }).waiting,
     adoptHandedOver: async (templates: WarmTemplate[]): Promise<number> => {
       calls.push(`take over ${templates.map((t) => t.image).join('+')}`);
       return (sessions as unknown as { taken: number }).taken;
@@ -31,13 +34,17 @@ function fakeSessions(): { sessions: SessionManager; calls: string[]; most: () =
   return { sessions, calls, most: () => most };
 }
 
-/** Built-in environments, all built, each on its own image; `missing` ones are not built. */
-function fakeEnvironments(missing: string[] = []): EnvironmentServices {
+/** Built-in environments, all built, each on its own image; `missing` ones are not built; `slow` ones take 50 ms to look up. */
+function fakeEnvironments(missing: string[] = [], slow: string[] = [], calls?: string[]): EnvironmentServices {
   return {
     store: { get: async (id: string) => ({ id, language: id === 'node' ? 'javascript' : id }) },
     builder: {
       status: async (env: { id: string }) => ({ state: missing.includes(env.id) ? 'missing' : 'ready' }),
-      imageFor: async (id: string) => `img-${id}`,
+      imageFor: async (id: string) => {
+        if (slow.includes(id)) await new Promise((resolve) => setTimeout(resolve, 50));
+        calls?.push(`looked up ${id}`);
+        return `img-${id}`;
+      },
     },
     defaultIsolation: () => 'standard',
   } as unknown as EnvironmentServices;
@@ -48,9 +55,9 @@ describe('warmDefaultPools', () => {
     const { sessions, calls, most } = fakeSessions();
     await warmDefaultPools({ sessions, environments: fakeEnvironments(), log: silentLogger });
     expect(calls).toEqual([
-      // what the last core left is taken over first, for every template this core warms
-      'take over img-python+img-node+img-bash+img-typescript+img-r',
+      // nothing left by the last core: the default language's first sandbox starts at once
       'img-python ×1',
+      'take over img-python+img-node+img-bash+img-typescript+img-r',
       'img-node ×1',
       'img-bash ×1',
       'img-typescript ×1',
@@ -68,7 +75,7 @@ describe('warmDefaultPools', () => {
   it('warms only the environments that are built, and nothing when pools are off', async () => {
     const { sessions, calls } = fakeSessions();
     await warmDefaultPools({ sessions, environments: fakeEnvironments(['r', 'typescript']), log: silentLogger });
-    expect(calls).toEqual(['take over img-python+img-node+img-bash', 'img-python ×1', 'img-node ×1', 'img-bash ×1', 'img-python', 'img-node', 'img-bash']);
+    expect(calls).toEqual(['img-python ×1', 'take over img-python+img-node+img-bash', 'img-node ×1', 'img-bash ×1', 'img-python', 'img-node', 'img-bash']);
     const off = fakeSessions();
     (off.sessions as unknown as { pooling: boolean }).pooling = false;
     await warmDefaultPools({ sessions: off.sessions, environments: fakeEnvironments(), log: silentLogger });
@@ -79,16 +86,34 @@ describe('warmDefaultPools', () => {
   it('says when the default language\'s first sandbox is up, before any other starts (the egress proxy starts then), and at once with pools off', async () => {
     const { sessions, calls } = fakeSessions();
     await warmDefaultPools({ sessions, environments: fakeEnvironments(), log: silentLogger, afterFirst: () => calls.push('after the first') });
-    expect(calls.slice(0, 4)).toEqual(['take over img-python+img-node+img-bash+img-typescript+img-r', 'img-python ×1', 'after the first', 'img-node ×1']);
+    expect(calls.slice(0, 4)).toEqual(['img-python ×1', 'take over img-python+img-node+img-bash+img-typescript+img-r', 'after the first', 'img-node ×1']);
     const off = fakeSessions();
     (off.sessions as unknown as { pooling: boolean }).pooling = false;
     await warmDefaultPools({ sessions: off.sessions, environments: fakeEnvironments(), log: silentLogger, afterFirst: () => off.calls.push('after the first') });
     expect(off.calls).toEqual(['after the first', 'take over ']);
   });
 
+  it("starts the default language's first sandbox without waiting for the other languages' look-ups, when the last core left nothing", async () => {
+    const { sessions, calls } = fakeSessions();
+    await warmDefaultPools({ sessions, environments: fakeEnvironments([], ['node', 'r'], calls), log: silentLogger });
+    expect(calls.indexOf('img-python ×1')).toBeLessThan(calls.indexOf('looked up node'));
+    expect(calls.indexOf('img-python ×1')).toBeLessThan(calls.indexOf('looked up r'));
+    // what is taken over is still asked for every template, before any other language's sandbox starts
+    expect(calls.indexOf('take over img-python+img-node+img-bash+img-typescript+img-r')).toBeLessThan(calls.indexOf('img-node ×1'));
+  });
+
+  it('with sandboxes the last core left waiting, takes them over before its own first sandbox starts', async () => {
+    const { sessions, calls } = fakeSessions();
+    (sessions as unknown as { waiting: boolean }).waiting = true;
+    await warmDefaultPools({ sessions, environments: fakeEnvironments([], ['node'], calls), log: silentLogger });
+    expect(calls.filter((c) => !c.startsWith('looked up')).slice(0, 2)).toEqual(['take over img-python+img-node+img-bash+img-typescript+img-r', 'img-python ×1']);
+    expect(calls.indexOf('looked up node')).toBeLessThan(calls.indexOf('img-python ×1'));
+  });
+
   it('after taking over what the last core left, starts nothing for a quiet moment (the first calls come then)', async () => {
     const { sessions, calls } = fakeSessions();
     (sessions as unknown as { taken: number }).taken = 3;
+    (sessions as unknown as { waiting: boolean }).waiting = true;
     await warmDefaultPools({ sessions, environments: fakeEnvironments(), log: silentLogger, afterFirst: () => calls.push('after the first') });
     expect(calls.slice(0, 4)).toEqual(['take over img-python+img-node+img-bash+img-typescript+img-r', `quiet ${QUIET_AFTER_TAKE_OVER_MS} ms`, 'img-python ×1', 'after the first']);
   });

@@ -14,7 +14,8 @@ import type { EnvironmentServices } from './environment-services';
  * (JavaScript next: started together with the other three, its first sandbox took ≈ 2.2 s instead of ≈ 0.6,
  * bench/first-answer.ts); then the rest of each pool one by one, the default language's first. Before any of
  * them, the warm sandboxes the last core of this data folder left are taken over (warm-handover.ts): a pool they
- * fill starts nothing.
+ * fill starts nothing. When the last core left none, the default language's first sandbox starts as soon as its
+ * own environment is looked up (the other languages' look-ups go on beside it).
  */
 /** How long nothing more starts after sandboxes the last core left were taken over. */
 export const QUIET_AFTER_TAKE_OVER_MS = 3_000;
@@ -44,15 +45,21 @@ export async function warmDefaultPools(deps: {
     }
   };
   const ids = [...new Set(LANGUAGES.map((language) => LANGUAGE_ENTRIES[language].defaultEnvironment))];
-  const [first, ...others] = ids;
-  const firstTemplate = first === undefined ? undefined : await templateOf(first);
-  const otherTemplates = (await Promise.all(others.map(templateOf))).filter((t): t is WarmTemplate => t !== undefined);
+  // Every look-up starts at once (requests to the engine, and on a fresh data folder a write each).
+  const [firstLookUp, ...otherLookUps] = ids.map(templateOf);
+  const firstTemplate = await firstLookUp;
+  // With nothing left by the last core, the default language's first sandbox starts now: a client's first call
+  // sent at once waits for it, not for the other languages' look-ups.
+  const early = firstTemplate !== undefined && !(await sessions.handedOverWaiting()) ? sessions.warmUp([firstTemplate], 1) : undefined;
+  // Awaited below (a failure is reported there).
+  early?.catch(() => undefined);
+  const otherTemplates = (await Promise.all(otherLookUps)).filter((t): t is WarmTemplate => t !== undefined);
   const taken = await sessions.adoptHandedOver([...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]);
   // Sandboxes the last core left are ready: the client's first calls come now, so nothing else starts for a moment
   // (a container start, or the egress proxy's network, took the 2 cores from a call 1 s after connect: 0.4–0.8 s).
   if (taken > 0) await sessions.quiet(QUIET_AFTER_TAKE_OVER_MS);
   try {
-    if (firstTemplate) await sessions.warmUp([firstTemplate], 1);
+    if (firstTemplate) await (early ?? sessions.warmUp([firstTemplate], 1));
   } finally {
     deps.afterFirst?.();
   }

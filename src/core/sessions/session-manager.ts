@@ -155,6 +155,11 @@ export class SessionManager {
     return this.pools.warmUp(templates, upTo);
   }
 
+  /** Whether the last core of this data folder left warm sandboxes for this one (not taken over yet). */
+  async handedOverWaiting(): Promise<boolean> {
+    return this.deps.handOver !== undefined && !this.disposed && (await this.deps.handOver.store.waiting());
+  }
+
   /**
    * Takes over the warm sandboxes the last core of this data folder left (when they are of these templates) into
    * their pools, before the pools start their own: how many were taken.

@@ -41,7 +41,10 @@ describe('the hand-over of warm sandboxes between cores of a data folder', () =>
 
   it('spares what is left while it waits for the next core, and gives it to that core once', async () => {
     const store = new WarmHandOver(home, runRoot, silentLogger);
+    expect(await store.waiting()).toBe(false);
     await store.leave([sandbox('ses-a1'), sandbox('ses-b2')], Date.now() + 60_000);
+    // the next core's first sandbox waits for what was left (a pool it fills starts nothing)
+    expect(await store.waiting()).toBe(true);
     expect(await isHandedOver(runRoot, 'ses-a1', self)).toBe(true);
     expect(await isHandedOver(runRoot, 'ses-c3', self)).toBe(false);
     const taken = await store.take();
@@ -49,6 +52,7 @@ describe('the hand-over of warm sandboxes between cores of a data folder', () =>
     // still spared while the next core takes them over (a reaper may run meanwhile)
     expect(await isHandedOver(runRoot, 'ses-a1', self)).toBe(true);
     await taken.done();
+    expect(await store.waiting()).toBe(false);
     expect((await store.take()).sandboxes).toEqual([]);
     // once the record is gone, an unheld marker spares nothing
     expect(await isHandedOver(runRoot, 'ses-a1', self)).toBe(false);

@@ -100,6 +100,14 @@ export class WarmHandOver {
     }
   }
 
+  /** Whether the last core left sandboxes here (a record, whatever its time): until `take`, a pool waits for them. */
+  async waiting(): Promise<boolean> {
+    return stat(this.file).then(
+      (found) => found.isFile(),
+      () => false,
+    );
+  }
+
   /** This core holds the sandbox now: every reaper leaves it alone while this core lives. */
   async hold(sessionId: string, holder: InstanceIdentity): Promise<void> {
     const { instanceId, host, pid, processStart } = holder;
