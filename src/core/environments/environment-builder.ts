@@ -62,15 +62,24 @@ export class EnvironmentBuilder {
     if (this.running.has(env.id)) {
       return { state: 'building', message: `"${env.name}" is being built; sessions start once it is ready.` };
     }
-    const base = await this.deps.baseImageIfBuilt(env.base).catch(() => undefined);
-    const target = base === undefined ? undefined : tagFor(env, base);
-    if (target && env.image?.tag === target.tag && (await this.exists(target.tag))) return { state: 'ready', message: 'Ready: sessions start at once.' };
-    if (target && !target.needsBuild && (await this.exists(target.tag))) return { state: 'ready', message: 'Ready: sessions start at once.' };
+    if ((await this.readyImage(env)) !== undefined) return { state: 'ready', message: 'Ready: sessions start at once.' };
     if (failedSinceEdit(env)) {
       const fix = env.build?.diagnosis?.fixes[0] ?? 'Change its packages in the Environments screen and build it again.';
       return { state: 'failed', message: `The last build failed: ${env.build?.error ?? 'unknown error'} ${fix}` };
     }
     return { state: 'not-built', message: 'Not built yet: it is built when a session first needs it (this can take a minute).' };
+  }
+
+  /**
+   * The image sessions of this environment start from when it is ready (built, or needing no build, and there):
+   * nothing is built or written (`imageFor` records it). Undefined when it is not ready, or being built.
+   */
+  async readyImage(env: Environment): Promise<string | undefined> {
+    if (this.running.has(env.id)) return undefined;
+    const base = await this.deps.baseImageIfBuilt(env.base).catch(() => undefined);
+    const target = base === undefined ? undefined : tagFor(env, base);
+    if (target && (env.image?.tag === target.tag || !target.needsBuild) && (await this.exists(target.tag))) return target.tag;
+    return undefined;
   }
 
   /**

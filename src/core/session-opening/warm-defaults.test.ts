@@ -39,10 +39,13 @@ function fakeEnvironments(missing: string[] = [], slow: string[] = [], calls?: s
   return {
     store: { get: async (id: string) => ({ id, language: id === 'node' ? 'javascript' : id }) },
     builder: {
-      status: async (env: { id: string }) => ({ state: missing.includes(env.id) ? 'missing' : 'ready' }),
+      readyImage: async (env: { id: string }) => {
+        if (slow.includes(env.id)) await new Promise((resolve) => setTimeout(resolve, 50));
+        calls?.push(`looked up ${env.id}`);
+        return missing.includes(env.id) ? undefined : `img-${env.id}`;
+      },
       imageFor: async (id: string) => {
-        if (slow.includes(id)) await new Promise((resolve) => setTimeout(resolve, 50));
-        calls?.push(`looked up ${id}`);
+        calls?.push(`recorded ${id}`);
         return `img-${id}`;
       },
     },
@@ -100,6 +103,15 @@ describe('warmDefaultPools', () => {
     expect(calls.indexOf('img-python ×1')).toBeLessThan(calls.indexOf('looked up r'));
     // what is taken over is still asked for every template, before any other language's sandbox starts
     expect(calls.indexOf('take over img-python+img-node+img-bash+img-typescript+img-r')).toBeLessThan(calls.indexOf('img-node ×1'));
+  });
+
+  it('records each warmed environment as ready once the first sandbox is up, never one that is not built', async () => {
+    const { sessions, calls } = fakeSessions();
+    await warmDefaultPools({ sessions, environments: fakeEnvironments(['r'], [], calls), log: silentLogger, afterFirst: () => calls.push('after the first') });
+    const recorded = calls.filter((c) => c.startsWith('recorded'));
+    expect(recorded.sort()).toEqual(['recorded bash', 'recorded node', 'recorded python', 'recorded typescript']);
+    expect(calls.indexOf('recorded python')).toBeGreaterThan(calls.indexOf('after the first'));
+    expect(calls.indexOf('recorded python')).toBeLessThan(calls.indexOf('img-node ×1'));
   });
 
   it('with sandboxes the last core left waiting, takes them over before its own first sandbox starts', async () => {

@@ -34,20 +34,32 @@ export async function warmDefaultPools(deps: {
     await sessions.adoptHandedOver([]);
     return;
   }
+  // Only ready environments are warmed (nothing is built); they are recorded as ready later (a write each, which
+  // the first sandbox does not wait for: `recordReady`).
+  const readyIds: string[] = [];
   const templateOf = async (id: string): Promise<WarmTemplate | undefined> => {
     try {
       const env = await environments.store.get(id);
-      if ((await environments.builder.status(env)).state !== 'ready') return undefined;
-      return { language: env.language, image: await environments.builder.imageFor(env.id), isolation: isolationOf(env, environments) };
+      const image = await environments.builder.readyImage(env);
+      if (image === undefined) return undefined;
+      readyIds.push(id);
+      return { language: env.language, image, isolation: isolationOf(env, environments) };
     } catch (error) {
       log.warn('could not warm the pool of a built-in environment', { environmentId: id, error: toErrorBody(error).message });
       return undefined;
     }
   };
+  /** Each warmed environment recorded as ready with its image (on a fresh data folder, a write each). */
+  const recordReady = async (ids: readonly string[]): Promise<void> => {
+    for (const id of ids) {
+      await environments.builder.imageFor(id).catch((error: unknown) => log.warn('could not record a built-in environment as ready', { environmentId: id, error: toErrorBody(error).message }));
+    }
+  };
   const ids = [...new Set(LANGUAGES.map((language) => LANGUAGE_ENTRIES[language].defaultEnvironment))];
-  // Every look-up starts at once (requests to the engine, and on a fresh data folder a write each).
-  const [firstLookUp, ...otherLookUps] = ids.map(templateOf);
-  const firstTemplate = await firstLookUp;
+  // The default language's environment is looked up alone (a request to the engine), then the others' all at once.
+  const [first, ...others] = ids;
+  const firstTemplate = first === undefined ? undefined : await templateOf(first);
+  const otherLookUps = others.map(templateOf);
   // With nothing left by the last core, the default language's first sandbox starts now: a client's first call
   // sent at once waits for it, not for the other languages' look-ups.
   const early = firstTemplate !== undefined && !(await sessions.handedOverWaiting()) ? sessions.warmUp([firstTemplate], 1) : undefined;
@@ -63,6 +75,7 @@ export async function warmDefaultPools(deps: {
   } finally {
     deps.afterFirst?.();
   }
+  await recordReady(readyIds);
   for (const template of otherTemplates) await sessions.warmUp([template], 1);
   for (const template of [...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]) await sessions.warmUp([template]);
 }
