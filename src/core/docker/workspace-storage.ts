@@ -78,6 +78,12 @@ export class LoopWorkspaces implements WorkspaceStorage {
   private readonly dir: string;
   /** The empty file system of each workspace size, made once (see `template`). */
   private readonly templates = new Map<number, Promise<string>>();
+  /**
+   * A workspace disk made ahead (a copy of the template, attached) for the first sandbox of the usual size: its copy
+   * and `losetup` (two processes, 30–100 ms on a busy 2-core machine) happen while the core loads. Taken once.
+   */
+  private spare: { workspaceMb: number; disk: Promise<{ image: string; device: string } | undefined> } | undefined;
+  private closed = false;
   private readonly token = randomBytes(4).toString('hex');
 
   constructor(
@@ -89,7 +95,6 @@ export class LoopWorkspaces implements WorkspaceStorage {
   }
 
   async prepare(sessionId: string, limits: Limits): Promise<WorkspaceVolume> {
-    const template = await this.template(limits.workspaceMb);
     const image = join(this.dir, `${sessionId}.img`);
     let device: string | undefined;
     const release = async (): Promise<void> => {
@@ -97,19 +102,57 @@ export class LoopWorkspaces implements WorkspaceStorage {
       device = undefined;
       await rm(image, { force: true });
     };
+    const volume = (attached: string): WorkspaceVolume => ({ driverOpts: { type: 'ext4', device: attached, o: 'nosuid,nodev' }, disk: { image, device: attached }, release });
+    const spare = await this.takeSpare(limits.workspaceMb);
+    if (spare) {
+      // The device follows its file: renamed, it is this session's disk (the reaper and kept records name it so).
+      try {
+        await rename(spare.image, image);
+        device = spare.device;
+        return volume(device);
+      } catch (error) {
+        this.log.warn('could not take the workspace disk made ahead; making one', { error: String(error) });
+        await this.releaseDisk(spare);
+      }
+    }
+    const template = await this.template(limits.workspaceMb);
     try {
       // A copy of the empty file system (holes stay holes): one process instead of making one each time.
       await run('cp', ['--sparse=always', template, image]);
-      device = (await run('losetup', ['--find', '--show', image])).trim();
-      if (!device.startsWith('/dev/loop')) throw new SandpitError('INTERNAL', `losetup gave "${device}", not a loop device.`);
-      return { driverOpts: { type: 'ext4', device, o: 'nosuid,nodev' }, disk: { image, device }, release };
+      device = await this.attach(image);
+      return volume(device);
     } catch (error) {
       await release();
       throw error;
     }
   }
 
+  /** Attaches an image to a free loop device. */
+  private async attach(image: string): Promise<string> {
+    const device = (await run('losetup', ['--find', '--show', image])).trim();
+    if (!device.startsWith('/dev/loop')) throw new SandpitError('INTERNAL', `losetup gave "${device}", not a loop device.`);
+    return device;
+  }
+
+  /** The disk made ahead for this size (waiting for it when it is still being made), once; else undefined. */
+  private async takeSpare(workspaceMb: number): Promise<{ image: string; device: string } | undefined> {
+    const spare = this.spare;
+    if (!spare || spare.workspaceMb !== workspaceMb) return undefined;
+    this.spare = undefined;
+    return spare.disk;
+  }
+
+  /** Detaches and removes a disk no session took. Never throws. */
+  private async releaseDisk(disk: { image: string; device: string }): Promise<void> {
+    await run('losetup', ['-d', disk.device]).catch((error: unknown) => this.log.warn('could not detach a workspace loop device', { device: disk.device, error: String(error) }));
+    await rm(disk.image, { force: true }).catch(() => undefined);
+  }
+
   async close(): Promise<void> {
+    this.closed = true;
+    const spare = await this.spare?.disk;
+    this.spare = undefined;
+    if (spare) await this.releaseDisk(spare);
     const made = [...this.templates.values()];
     this.templates.clear();
     for (const template of made) {
@@ -118,9 +161,27 @@ export class LoopWorkspaces implements WorkspaceStorage {
     }
   }
 
-  /** Starts making the empty file system of this size now (the first sandbox then finds it made); never throws. */
+  /**
+   * Starts making the empty file system of this size now, and from it the first sandbox's disk (that sandbox then
+   * finds both made); never throws.
+   */
   prewarm(workspaceMb: number): void {
-    this.template(workspaceMb).catch((error: unknown) => this.log.warn('could not make the empty workspace file system ahead', { workspaceMb, error: String(error) }));
+    if (this.closed || this.spare) return;
+    const disk = (async (): Promise<{ image: string; device: string } | undefined> => {
+      const template = await this.template(workspaceMb);
+      const image = join(this.dir, `spare-${this.token}.img`);
+      await run('cp', ['--sparse=always', template, image]);
+      try {
+        return { image, device: await this.attach(image) };
+      } catch (error) {
+        await rm(image, { force: true });
+        throw error;
+      }
+    })().catch((error: unknown) => {
+      this.log.warn('could not make the empty workspace file system ahead', { workspaceMb, error: String(error) });
+      return undefined;
+    });
+    this.spare = { workspaceMb, disk };
   }
 
   /**
@@ -239,7 +300,8 @@ async function attachedLoops(): Promise<Array<{ device: string; file: string }>>
   return loops;
 }
 
-const IMAGE_PATH = /\/workspaces\/([^/]+)\/(ses-[a-z0-9]+)\.img$/;
+/** A session's disk, or a disk made ahead that no session took (`spare-<token>.img`). */
+const IMAGE_PATH = /\/workspaces\/([^/]+)\/((?:ses|spare)-[a-z0-9]+)\.img$/;
 
 /**
  * What dead instances left of their workspaces (their containers and volumes are gone): loop devices
@@ -251,7 +313,8 @@ export async function reapWorkspaceImages(root: string, self: InstanceIdentity, 
   const cleaned: string[] = [];
   for (const loop of await attachedLoops()) {
     const match = IMAGE_PATH.exec(loop.file);
-    if (!match || match[1] === self.instanceId || (await isKept(match[2] ?? ''))) continue;
+    const name = match?.[2] ?? '';
+    if (!match || match[1] === self.instanceId || (name.startsWith('ses-') && (await isKept(name)))) continue;
     const dir = loop.file.slice(0, loop.file.lastIndexOf('/'));
     if ((await ownerIsDead(dir, self)) !== true) continue;
     try {
