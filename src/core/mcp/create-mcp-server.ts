@@ -9,6 +9,7 @@ import { canAskInChat, chatAsker, FirstRequest } from './chat-approval';
 import { NoElicitationValidator } from './no-elicitation-validator';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity';
 import { registerResources } from './resources';
+import { rememberToolList } from './remember-tool-list';
 import { rendersApps } from './console-app';
 import { createToolKit } from './tool-kit';
 import type { McpSandpit } from './tool-kit';
@@ -59,6 +60,7 @@ export function createMcpServer(deps: McpServerDeps): SandpitMcpServer {
   );
   keepForegroundCalls(server);
   for (const tool of TOOLS) tool.register(server, kit, tasks);
+  rememberToolList(server);
   registerResources(server, kit);
   return {
     server,
