@@ -105,3 +105,49 @@ describe("EnvironmentBuilder: an R environment's build", () => {
     expect(built.build?.error).toBe("“r-cran-sandpit.missing” was not found on the Debian package mirror (the base image's package mirror), or not in a version that fits.");
   });
 });
+
+describe('EnvironmentBuilder: the image of a ready environment, without a build or a write', () => {
+  it('is the base image for a preset with no packages once that image is there, nothing for one that needs a build, and writes nothing', async () => {
+    const store = new EnvironmentStore({ dir, logger: silentLogger, presets: { offlineBase: true } });
+    const present = new Set(['sandpit/python:test']);
+    const missing = new EnvironmentBuilder({
+      images: { exists: () => Promise.resolve(false) } as Partial<SandboxImages> as SandboxImages,
+      store,
+      bus: new EventBus(),
+      log: silentLogger,
+      baseImage: () => Promise.resolve('sandpit/python:test'),
+      baseImageIfBuilt: () => Promise.resolve('sandpit/python:test'),
+      settings: () => Promise.reject(new Error('no build expected')),
+    });
+    // the image is not there: not ready
+    expect(await missing.readyImage(await store.get('python'))).toBeUndefined();
+    let builds = 0;
+    const images = {
+      exists: (tag: string) => Promise.resolve(present.has(tag)),
+      build: () => {
+        builds += 1;
+        return Promise.resolve();
+      },
+    } as Partial<SandboxImages> as SandboxImages;
+    const builder = new EnvironmentBuilder({
+      images,
+      store,
+      bus: new EventBus(),
+      log: silentLogger,
+      baseImage: () => Promise.resolve('sandpit/python:test'),
+      baseImageIfBuilt: () => Promise.resolve('sandpit/python:test'),
+      settings: () => Promise.reject(new Error('no build expected')),
+    });
+    const preset = await store.get('python');
+    expect(await builder.readyImage(preset)).toBe('sandpit/python:test');
+    expect((await builder.status(preset)).state).toBe('ready');
+    // nothing recorded: the preset's file is not there yet (imageFor records it)
+    expect((await store.get('python')).build).toBeUndefined();
+    const withPackages = await store.create({ name: 'Plot', language: 'python', packages: { pip: ['matplotlib'] } });
+    expect(await builder.readyImage(withPackages)).toBeUndefined();
+    expect(builds).toBe(0);
+    // imageFor records the preset as ready with its image, in one write
+    expect(await builder.imageFor('python')).toBe('sandpit/python:test');
+    expect(await store.get('python')).toMatchObject({ image: { tag: 'sandpit/python:test' }, build: { state: 'ready' } });
+  });
+});

@@ -105,20 +105,22 @@ describe('warmDefaultPools', () => {
     expect(calls.indexOf('take over img-python+img-node+img-bash+img-typescript+img-r')).toBeLessThan(calls.indexOf('img-node ×1'));
   });
 
-  it('records each warmed environment as ready once the first sandbox is up, never one that is not built', async () => {
+  it("records each warmed environment as ready while the default language's first sandbox starts, never one that is not built", async () => {
     const { sessions, calls } = fakeSessions();
     await warmDefaultPools({ sessions, environments: fakeEnvironments(['r'], [], calls), log: silentLogger, afterFirst: () => calls.push('after the first') });
     const recorded = calls.filter((c) => c.startsWith('recorded'));
     expect(recorded.sort()).toEqual(['recorded bash', 'recorded node', 'recorded python', 'recorded typescript']);
-    expect(calls.indexOf('recorded python')).toBeGreaterThan(calls.indexOf('after the first'));
-    expect(calls.indexOf('recorded python')).toBeLessThan(calls.indexOf('img-node ×1'));
+    // not before that sandbox was asked for, and all before any other language's sandbox starts
+    expect(calls.indexOf('recorded python')).toBeGreaterThan(calls.indexOf('img-python ×1'));
+    expect(calls.indexOf('recorded python')).toBeLessThan(calls.indexOf('after the first'));
+    for (const id of ['bash', 'node', 'python', 'typescript']) expect(calls.indexOf(`recorded ${id}`)).toBeLessThan(calls.indexOf('img-node ×1'));
   });
 
   it('with sandboxes the last core left waiting, takes them over before its own first sandbox starts', async () => {
     const { sessions, calls } = fakeSessions();
     (sessions as unknown as { waiting: boolean }).waiting = true;
     await warmDefaultPools({ sessions, environments: fakeEnvironments([], ['node'], calls), log: silentLogger });
-    expect(calls.filter((c) => !c.startsWith('looked up')).slice(0, 2)).toEqual(['take over img-python+img-node+img-bash+img-typescript+img-r', 'img-python ×1']);
+    expect(calls.filter((c) => !c.startsWith('looked up') && !c.startsWith('recorded')).slice(0, 2)).toEqual(['take over img-python+img-node+img-bash+img-typescript+img-r', 'img-python ×1']);
     expect(calls.indexOf('looked up node')).toBeLessThan(calls.indexOf('img-python ×1'));
   });
 

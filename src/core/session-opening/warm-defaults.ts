@@ -34,8 +34,8 @@ export async function warmDefaultPools(deps: {
     await sessions.adoptHandedOver([]);
     return;
   }
-  // Only ready environments are warmed (nothing is built); they are recorded as ready later (a write each, which
-  // the first sandbox does not wait for: `recordReady`).
+  // Only ready environments are warmed (nothing is built); they are recorded as ready beside the first sandbox's
+  // start (a write each, which that sandbox does not wait for: `recordReady`).
   const readyIds: string[] = [];
   const templateOf = async (id: string): Promise<WarmTemplate | undefined> => {
     try {
@@ -49,7 +49,7 @@ export async function warmDefaultPools(deps: {
       return undefined;
     }
   };
-  /** Each warmed environment recorded as ready with its image (on a fresh data folder, a write each). */
+  /** Each warmed environment recorded as ready with its image (on a fresh data folder, a write each). Never throws. */
   const recordReady = async (ids: readonly string[]): Promise<void> => {
     for (const id of ids) {
       await environments.builder.imageFor(id).catch((error: unknown) => log.warn('could not record a built-in environment as ready', { environmentId: id, error: toErrorBody(error).message }));
@@ -66,6 +66,8 @@ export async function warmDefaultPools(deps: {
   // Awaited below (a failure is reported there).
   early?.catch(() => undefined);
   const otherTemplates = (await Promise.all(otherLookUps)).filter((t): t is WarmTemplate => t !== undefined);
+  // Written while the engine starts the first sandbox: neither that sandbox nor a first call waits for them.
+  const recorded = recordReady(readyIds);
   const taken = await sessions.adoptHandedOver([...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]);
   // Sandboxes the last core left are ready: the client's first calls come now, so nothing else starts for a moment
   // (a container start, or the egress proxy's network, took the 2 cores from a call 1 s after connect: 0.4–0.8 s).
@@ -75,7 +77,7 @@ export async function warmDefaultPools(deps: {
   } finally {
     deps.afterFirst?.();
   }
-  await recordReady(readyIds);
+  await recorded;
   for (const template of otherTemplates) await sessions.warmUp([template], 1);
   for (const template of [...(firstTemplate ? [firstTemplate] : []), ...otherTemplates]) await sessions.warmUp([template]);
 }
