@@ -1,4 +1,5 @@
 /** An SDK client on a spawned stdio MCP server (`sandpit mcp`, or the trivial reference server), timed. */
+import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -10,6 +11,8 @@ export const SANDPIT_BIN = resolve(__dirname, '..', 'bin', 'sandpit.mjs');
 /** `node` arguments that run the trivial reference server (TypeScript, through tsx's loader). */
 export const TRIVIAL_SERVER_ARGS = ['--import', 'tsx', resolve(__dirname, 'trivial-mcp-server.ts')];
 export const CALL_TIMEOUT_MS = 120_000;
+/** How long a server told to close (its stdin ended) has to end by itself before the SDK's close signals it. */
+const EXIT_WAIT_MS = 60_000;
 
 export interface Spawned {
   client: Client;
@@ -32,7 +35,25 @@ export async function spawnStdio(args: string[], env: Record<string, string> = {
   const ms = now() - t0;
   const pid = transport.pid;
   if (pid === null) throw new Error(`node ${args.join(' ')} has no process id after connecting`);
-  return { ms, spawned: { client, pid, close: () => client.close().catch(() => undefined) } };
+  return { ms, spawned: { client, pid, close: () => closeAndWait(client, transport) } };
+}
+
+/**
+ * Closes the client once the server has ended by itself. The SDK's close ends the server's stdin, signals it after
+ * 2 s and kills it 2 s later: a `sandpit mcp` removing a dozen warm sandboxes on 2 cores takes longer, and one
+ * killed half-way leaves loop devices attached to disks in its data folder, which the bench then removes.
+ */
+async function closeAndWait(client: Client, transport: StdioClientTransport): Promise<void> {
+  // The SDK keeps the child process to itself.
+  const child = (transport as unknown as { _process?: ChildProcess })._process;
+  if (child && child.exitCode === null && child.signalCode === null) {
+    const ended = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    child.stdin?.end();
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ended, new Promise<void>((resolve) => (timer = setTimeout(resolve, EXIT_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+  await client.close().catch(() => undefined);
 }
 
 /**

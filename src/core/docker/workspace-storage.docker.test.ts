@@ -1,32 +1,15 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEFAULT_LIMITS } from '../../shared/domain/limits';
 import { silentLogger } from '../log';
 import { currentIdentity, markInstanceAlive, markInstanceDead } from '../sandbox/instance-identity';
+import { backingFile, detachLoopsUnder, loopsUnder } from '../../test-support/loop-devices';
 import { LoopWorkspaces, canLoopMount, reapWorkspaceImages } from './workspace-storage';
 
-const execFileAsync = promisify(execFile);
 const LIMITS = { ...DEFAULT_LIMITS, workspaceMb: 64 };
 const loops = await canLoopMount(true);
-
-/** The file a loop device is attached to now (sysfs), or undefined when it is detached. */
-async function backingFile(device: string): Promise<string | undefined> {
-  return (await readFile(`/sys/block/${basename(device)}/loop/backing_file`, 'utf8').catch(() => undefined))?.trim();
-}
-
-/** Every loop device attached to a file under `root`. */
-async function loopsUnder(root: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const name of (await readdir('/sys/block')).filter((n) => n.startsWith('loop'))) {
-    const file = await backingFile(`/dev/${name}`);
-    if (file?.startsWith(`${root}/`)) found.push(`/dev/${name}`);
-  }
-  return found;
-}
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;
@@ -47,7 +30,7 @@ describe.skipIf(!loops)(`capped workspace disks made ahead${loops ? '' : ' — S
   });
   afterEach(async () => {
     // A test that failed half-way leaves no loop device behind.
-    for (const device of await loopsUnder(home)) await execFileAsync('losetup', ['-d', device]).catch(() => undefined);
+    await detachLoopsUnder(home);
     await rm(home, { recursive: true, force: true });
   });
 

@@ -17,6 +17,7 @@ import { LABEL } from '../docker/labels';
 import type { Logger } from '../log';
 import { settingsPath } from '../settings/settings-file';
 import { containerExists, testDocker } from '../../test-support/docker';
+import { detachLoopsUnder } from '../../test-support/loop-devices';
 
 const PANEL: CallContext = { transport: 'ipc', client: 'panel' };
 const SECRET = 'protected-secret-9a71';
@@ -153,6 +154,8 @@ describe('a data folder edited while Sandpit is stopped', () => {
     }
     if (foreignId) await docker.removeContainer(foreignId).catch(() => undefined);
     if (impostorId) await docker.removeContainer(impostorId).catch(() => undefined);
+    // Kept sessions' disks stay attached while Sandpit is away (and those whose records were refused are not touched).
+    await detachLoopsUnder(home);
     await rm(home, { recursive: true, force: true });
     await rm(root, { recursive: true, force: true });
   });
