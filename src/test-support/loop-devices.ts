@@ -1,23 +1,17 @@
 import { execFile } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
-import { basename } from 'node:path';
 import { promisify } from 'node:util';
+import { attachedLoops } from '../core/docker/workspace-storage';
 
 const execFileAsync = promisify(execFile);
 
-/** The file a loop device is attached to now (from sysfs), or undefined when it is detached. */
+/** The file a loop device is attached to now (its name before it was removed, if it was), or undefined when it is detached. */
 export async function backingFile(device: string): Promise<string | undefined> {
-  return (await readFile(`/sys/block/${basename(device)}/loop/backing_file`, 'utf8').catch(() => undefined))?.trim().replace(/ \(deleted\)$/, '');
+  return (await attachedLoops()).find((loop) => loop.device === device)?.file.replace(/ \(deleted\)$/, '');
 }
 
 /** Every loop device attached to a file under `dir` (the file removed since, too). */
 export async function loopsUnder(dir: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const name of (await readdir('/sys/block').catch(() => [] as string[])).filter((n) => n.startsWith('loop'))) {
-    const file = await backingFile(`/dev/${name}`);
-    if (file?.startsWith(`${dir}/`)) found.push(`/dev/${name}`);
-  }
-  return found;
+  return (await attachedLoops()).filter((loop) => loop.file.replace(/ \(deleted\)$/, '').startsWith(`${dir}/`)).map((loop) => loop.device);
 }
 
 /**

@@ -291,7 +291,7 @@ async function ownerIsDead(dir: string, self: InstanceIdentity): Promise<boolean
 }
 
 /** Loop devices attached now, with their backing files (from sysfs). */
-async function attachedLoops(): Promise<Array<{ device: string; file: string }>> {
+export async function attachedLoops(): Promise<Array<{ device: string; file: string }>> {
   const loops: Array<{ device: string; file: string }> = [];
   for (const name of (await readdir('/sys/block').catch(() => [] as string[])).filter((n) => n.startsWith('loop'))) {
     const file = await readFile(`/sys/block/${name}/loop/backing_file`, 'utf8').catch(() => undefined);

@@ -20,10 +20,14 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function builderWith(build: (request: ImageBuild) => Promise<void>, settings: () => BuildSettings): { builder: EnvironmentBuilder; store: EnvironmentStore } {
+function builderWith(
+  build: (request: ImageBuild) => Promise<void>,
+  settings: () => BuildSettings | Promise<BuildSettings>,
+  exists: (tag: string) => Promise<boolean> = () => Promise.resolve(false),
+): { builder: EnvironmentBuilder; store: EnvironmentStore } {
   const store = new EnvironmentStore({ dir, logger: silentLogger, presets: { offlineBase: true } });
   const images = {
-    exists: () => Promise.resolve(false),
+    exists,
     build: (request: ImageBuild) => build(request),
   } as Partial<SandboxImages> as SandboxImages;
   const builder = new EnvironmentBuilder({
@@ -108,36 +112,16 @@ describe("EnvironmentBuilder: an R environment's build", () => {
 
 describe('EnvironmentBuilder: the image of a ready environment, without a build or a write', () => {
   it('is the base image for a preset with no packages once that image is there, nothing for one that needs a build, and writes nothing', async () => {
-    const store = new EnvironmentStore({ dir, logger: silentLogger, presets: { offlineBase: true } });
-    const present = new Set(['sandpit/python:test']);
-    const missing = new EnvironmentBuilder({
-      images: { exists: () => Promise.resolve(false) } as Partial<SandboxImages> as SandboxImages,
-      store,
-      bus: new EventBus(),
-      log: silentLogger,
-      baseImage: () => Promise.resolve('sandpit/python:test'),
-      baseImageIfBuilt: () => Promise.resolve('sandpit/python:test'),
-      settings: () => Promise.reject(new Error('no build expected')),
-    });
-    // the image is not there: not ready
-    expect(await missing.readyImage(await store.get('python'))).toBeUndefined();
+    const noBuild = (): Promise<BuildSettings> => Promise.reject(new Error('no build expected'));
     let builds = 0;
-    const images = {
-      exists: (tag: string) => Promise.resolve(present.has(tag)),
-      build: () => {
-        builds += 1;
-        return Promise.resolve();
-      },
-    } as Partial<SandboxImages> as SandboxImages;
-    const builder = new EnvironmentBuilder({
-      images,
-      store,
-      bus: new EventBus(),
-      log: silentLogger,
-      baseImage: () => Promise.resolve('sandpit/python:test'),
-      baseImageIfBuilt: () => Promise.resolve('sandpit/python:test'),
-      settings: () => Promise.reject(new Error('no build expected')),
-    });
+    const counted = (): Promise<void> => {
+      builds += 1;
+      return Promise.resolve();
+    };
+    // the image is not there: not ready
+    const missing = builderWith(counted, noBuild);
+    expect(await missing.builder.readyImage(await missing.store.get('python'))).toBeUndefined();
+    const { builder, store } = builderWith(counted, noBuild, (tag) => Promise.resolve(tag === 'sandpit/python:test'));
     const preset = await store.get('python');
     expect(await builder.readyImage(preset)).toBe('sandpit/python:test');
     expect((await builder.status(preset)).state).toBe('ready');
